@@ -1,0 +1,3 @@
+from agentmem.cli import main
+
+main()
