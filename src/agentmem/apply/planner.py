@@ -1,0 +1,90 @@
+"""The pure planner: proposal + current text → the new text, its diff and its fill level.
+
+Nothing here touches the disk. Every check (entry shape, guard, target, budget) runs before the
+writer is called, so a failure leaves every file as it was (STYLE §3).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from agentmem import guard
+from agentmem.config import MemoryConfig
+from agentmem.errors import ProposalError
+from agentmem.memory import (
+    BudgetStatus,
+    add_entry,
+    check_budget,
+    modify_entry,
+    new_memory_text,
+    parse_memory,
+    remove_entry,
+    validate_entry_text,
+)
+from agentmem.proposals import Proposal
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file's planned change: ``old`` is None for a new file, ``new`` None for a deletion."""
+
+    path: str
+    old: str | None
+    new: str | None
+
+    def diff(self) -> str:
+        """A unified diff of the change (``a/path`` → ``b/path``)."""
+        old_lines = (self.old or "").splitlines(keepends=True)
+        new_lines = (self.new or "").splitlines(keepends=True)
+        return "".join(
+            difflib.unified_diff(old_lines, new_lines, f"a/{self.path}", f"b/{self.path}", n=2)
+        )
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """The planned change of one memory file for one proposal, with the fill level after it."""
+
+    proposal: Proposal
+    change: FileChange
+    budget: BudgetStatus
+
+
+def check_entry(text: str, config: MemoryConfig, where: str) -> list[guard.Finding]:
+    """An entry's shape (SPEC §4) then the guard (SPEC §8); returns guard warnings.
+
+    Raises :class:`InvalidMemoryError` or :class:`GuardError`.
+    """
+    validate_entry_text(text, config, where)
+    return guard.check(text, where=where, max_chars=config.entry_max_chars, kind="entry")
+
+
+def plan_memory(
+    proposal: Proposal, current: str | None, config: MemoryConfig, relpath: str
+) -> MemoryPlan:
+    """Plan one memory proposal against the file's current text (None: the file is new).
+
+    Raises :class:`ProposalError` (wrong route), :class:`InvalidMemoryError` (file or entry
+    structure), :class:`GuardError`, :class:`ApplyConflictError` (target matches zero or several
+    entries, unknown section) or :class:`BudgetExceededError` (with the figures).
+    """
+    if proposal.route != "memory":
+        raise ProposalError(f"{proposal.id}: a '{proposal.route}' proposal is not a memory change")
+    where = f"{relpath} ({proposal.id})"
+    base = current if current is not None else new_memory_text(proposal.person, config)
+    memory = parse_memory(base, proposal.person, config, relpath)
+    if proposal.action == "add":
+        assert proposal.text is not None and proposal.section is not None
+        check_entry(proposal.text, config, where)
+        updated = add_entry(memory, proposal.section, proposal.text, where)
+    elif proposal.action == "modify":
+        assert proposal.text is not None and proposal.target is not None
+        check_entry(proposal.text, config, where)
+        updated = modify_entry(memory, proposal.target, proposal.text, where)
+    else:
+        assert proposal.target is not None
+        updated = remove_entry(memory, proposal.target, where)
+    new_text = updated.render()
+    budget = check_budget(new_text, config, relpath)
+    return MemoryPlan(proposal, FileChange(relpath, current, new_text), budget)

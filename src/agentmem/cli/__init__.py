@@ -1,0 +1,105 @@
+"""The command line: typer sub-apps, one per file; errors turned into exit codes in ONE place.
+
+Exit codes (SPEC §6, STYLE §6): 0 done; 1 refused or invalid input (an ``AgentmemError``);
+2 usage (typer's own, or ``UsageError``); 3 unexpected (``AGENTMEM_DEBUG=1`` shows the
+traceback); 130 on Ctrl-C. Sub-apps import their heavy dependencies lazily so that
+``agentmem memory show`` does not pay for the anthropic SDK or GitPython.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+from typer.exceptions import TyperException
+
+from agentmem import __version__
+from agentmem.cli import output
+from agentmem.errors import AgentmemError
+
+
+class AgentmemGroup(TyperGroup):
+    """Root group: the single place where exceptions become exit codes."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, TyperException):
+            raise
+        except AgentmemError as exc:
+            output.error(str(exc))
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            output.error("interrupted")
+            raise typer.Exit(130) from None
+        except Exception as exc:
+            if os.environ.get("AGENTMEM_DEBUG") == "1":
+                raise
+            output.error(
+                f"unexpected error ({type(exc).__name__}: {exc}); rerun with AGENTMEM_DEBUG=1 "
+                "to see the traceback, and report it"
+            )
+            raise typer.Exit(3) from None
+
+
+app = typer.Typer(
+    cls=AgentmemGroup,
+    name="agentmem",
+    help=(
+        "A memory for AI agents that people can read, approve, correct and undo.\n\n"
+        "Personal memory (memories/<person>.md) reaches only its owner's chat prompt; team "
+        "doctrine (doctrine/*.yaml) reaches only audit prompts. The model proposes, the owner "
+        "reviews, agentmem applies and commits every decision with Agentmem-* trailers."
+    ),
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    pretty_exceptions_show_locals=False,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        output.data(f"agentmem {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    repo: Annotated[
+        Path | None,
+        typer.Option(
+            "--repo",
+            help="The memory repository (default: found from the current folder upward; "
+            "or $AGENTMEM_REPO).",
+            show_default=False,
+        ),
+    ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    """agentmem — reviewed, committed memory for AI agents."""
+    if repo is not None:
+        os.environ["AGENTMEM_REPO"] = str(repo)
+
+
+def _register() -> None:
+    from agentmem.cli import harvest, inbox, init, log, memory, remember, review
+
+    for module in (init, harvest, remember, inbox, review, log):
+        app.add_typer(module.app)
+    app.add_typer(memory.app, name="memory")
+
+
+_register()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    sys.exit(app(standalone_mode=True))

@@ -1,0 +1,34 @@
+"""``agentmem inbox`` (SPEC §6)."""
+
+from __future__ import annotations
+
+import typer
+
+from agentmem.cli import output
+from agentmem.cli.common import FormatOption, PersonOption, repository
+from agentmem.cli.output import Format
+
+app = typer.Typer()
+
+
+@app.command()
+def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
+    """List pending proposals (yours by default; --person for someone else's)."""
+    from agentmem.inbox import list_pending
+
+    repo = repository()
+    who = person or repo.actor().id
+    pending = list_pending(repo, who)
+    if fmt is Format.json:
+        output.as_json(p.to_dict() for p in pending)
+        return
+    if not pending:
+        output.data(f"no pending proposals for {who}")
+        return
+    memory = [p for p in pending if p.route == "memory"]
+    doctrine = [p for p in pending if p.route == "doctrine"]
+    output.data(f"{len(pending)} pending proposal{'s' if len(pending) != 1 else ''} for {who}:")
+    for p in memory + doctrine:
+        output.data(f"  {p.id}  {p.summary()}  [{p.basis}, session {p.session[:12]}]")
+    if doctrine:
+        output.info(f"{len(doctrine)} doctrine proposal(s) wait for doctrine review, not memory review")

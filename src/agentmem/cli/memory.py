@@ -1,0 +1,101 @@
+"""``agentmem memory show|edit|blame`` (SPEC §4, §6)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+
+import typer
+
+from agentmem.cli import output
+from agentmem.cli.common import FormatOption, PersonOption, actor_and_person, repository
+from agentmem.cli.output import Format
+
+app = typer.Typer(help="Read, edit and trace a person's memory file.", no_args_is_help=True)
+
+
+@app.command()
+def show(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
+    """Print a memory file as it is, with its fill level."""
+    from agentmem.apply.writer import read_current
+    from agentmem.memory import budget_status, new_memory_text, parse_memory
+
+    repo = repository()
+    _actor, who = actor_and_person(repo, person)
+    relpath = repo.memory_relpath(who)
+    text = read_current(repo.root, relpath)
+    memory = parse_memory(text or new_memory_text(who, repo.config.memory), who, repo.config.memory, relpath)
+    if fmt is Format.json:
+        output.as_json({"person": who, **e.__dict__} for e in memory.entries())
+        return
+    status = budget_status(memory.render(), repo.config.memory)
+    if text is None:
+        output.info(f"{who} has no memory file yet ({relpath}); this is the empty layout")
+    output.data(memory.render().rstrip("\n"))
+    output.data("")
+    output.data(f"[{status.describe()}]")
+    if status.level != "ok":
+        output.warn(f"{relpath} is at {status.describe()}: remove or merge entries soon")
+
+
+@app.command()
+def edit() -> None:
+    """Open your memory file in $EDITOR; on save it is validated and committed, or refused.
+
+    Refused edits (structure, guard, budget) leave the file as it was; your text is kept in a
+    temporary file whose path is printed.
+    """
+    from agentmem.apply.writer import read_current
+    from agentmem.errors import AgentmemError, UsageError
+    from agentmem.memory import new_memory_text
+    from agentmem.review import commit_hand_edit
+
+    repo = repository()
+    actor = repo.actor()
+    relpath = repo.memory_relpath(actor.id)
+    old = read_current(repo.root, relpath)
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not editor:
+        raise UsageError("no editor: set $EDITOR (e.g. export EDITOR=nano)")
+    fd, tmp = tempfile.mkstemp(prefix=f"agentmem-{actor.id}-", suffix=".md")
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        handle.write(old if old is not None else new_memory_text(actor.id, repo.config.memory))
+    if subprocess.run([*shlex.split(editor), tmp], check=False).returncode != 0:
+        raise UsageError(f"the editor exited with an error; your text is in {tmp}")
+    new = Path(tmp).read_text(encoding="utf-8")
+    try:
+        with repo.locked():
+            commit = commit_hand_edit(repo, actor, old, new)
+    except AgentmemError as exc:
+        exc.hint = f"{relpath} was left as it was; your edited text is in {tmp}"
+        raise
+    os.unlink(tmp)
+    if commit is None:
+        output.info("no change")
+    else:
+        output.info(f"committed {commit[:10]}: memory({actor.id}): edit by hand")
+
+
+@app.command()
+def blame(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
+    """Each entry with the commit, date, approver, session and justification it came from."""
+    from agentmem.audit import blame_memory
+
+    repo = repository()
+    _actor, who = actor_and_person(repo, person)
+    entries = blame_memory(repo, who)
+    if fmt is Format.json:
+        output.as_json(e.to_dict() for e in entries)
+        return
+    if not entries:
+        output.data(f"{who}'s memory has no entries")
+    for e in entries:
+        output.data(f"#{e.number} [{e.section}] {e.text}")
+        if e.commit is None:
+            output.data("    not committed yet (changed on disk)")
+            continue
+        output.data(f"    {e.commit[:10]}  {(e.date or '')[:10]}  approved by {e.approver}")
+        output.data(f"    session {e.session or '-'}  proposal {e.proposal or '-'}  why: {e.justification or '-'}")

@@ -1,0 +1,32 @@
+"""``agentmem remember TEXT`` (SPEC §6)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from agentmem.cli import output
+from agentmem.cli.common import repository
+
+app = typer.Typer()
+
+
+@app.command()
+def remember(
+    text: Annotated[str, typer.Argument(help="The entry, one line.", show_default=False)],
+    section: Annotated[str | None, typer.Option("--section", "-s", help="Section (default: the first configured one).", show_default=False)] = None,
+    session: Annotated[str, typer.Option(help="Session id to record with it.")] = "manual",
+) -> None:
+    """Mid-session: put one 'add' proposal in your inbox and commit it at once.
+
+    Nothing reaches your memory until you accept it with 'agentmem review'.
+    """
+    from agentmem.review import remember as do_remember
+
+    repo = repository()
+    actor = repo.actor()
+    with repo.locked():
+        proposal = do_remember(repo, actor, text, section or repo.config.memory.sections[0], session)
+    output.data(f"{proposal.id}  {proposal.summary()}")
+    output.info("pending in your inbox; accept it with [bold]agentmem review[/]")

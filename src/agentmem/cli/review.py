@@ -1,0 +1,198 @@
+"""``agentmem review`` (SPEC §2, §6): interactive, or scripted with --accept/--reject/--edit."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from agentmem.cli import output
+
+if TYPE_CHECKING:
+    from agentmem.apply.planner import MemoryPlan
+    from agentmem.proposals import Proposal
+    from agentmem.repo import Person, Repository
+
+app = typer.Typer()
+
+
+@app.command()
+def review(
+    accept: Annotated[list[str] | None, typer.Option("--accept", "-a", help="Accept a proposal id, or 'all'. Repeatable.", show_default=False)] = None,
+    reject: Annotated[list[str] | None, typer.Option("--reject", "-r", help="Reject a proposal id, or 'all'. Repeatable.", show_default=False)] = None,
+    edit: Annotated[list[str] | None, typer.Option("--edit", "-e", help="Accept ID with new text: --edit ID=TEXT. Repeatable.", show_default=False)] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
+) -> None:
+    """Decide on your pending proposals, line by line.
+
+    Without flags, in a terminal: each proposal is shown as a diff of your memory file with the
+    fill level after it; answer accept / edit / reject / skip / quit. Each accepted proposal is
+    one commit; the rejections are one commit. Doctrine proposals wait for doctrine review.
+    """
+    from agentmem.cli.common import repository
+    from agentmem.errors import UsageError
+    from agentmem.inbox import list_pending
+
+    repo = repository()
+    actor = repo.actor()
+    pending = list_pending(repo, actor.id)
+    memory = [p for p in pending if p.route == "memory"]
+    doctrine = [p for p in pending if p.route == "doctrine"]
+    if doctrine:
+        output.info(
+            f"{len(doctrine)} doctrine proposal(s) wait for doctrine review; they are not part of "
+            "this memory review"
+        )
+    scripted = bool(accept or reject or edit)
+    if not memory:
+        output.info("no memory proposals to review")
+        if scripted and _names_ids(accept, reject, edit):
+            raise UsageError("nothing pending matches the given ids")
+        return
+    if scripted:
+        _scripted(repo, actor, memory, accept or [], reject or [], edit or [], dry_run)
+    elif dry_run:
+        for proposal in memory:
+            _show(proposal, _plan_or_none(repo, proposal))
+    elif not sys.stdin.isatty():
+        raise UsageError(
+            "no terminal to ask in",
+            hint="use --accept ID|all, --reject ID|all or --edit ID=TEXT (add --dry-run to preview)",
+        )
+    else:
+        _interactive(repo, actor, memory)
+
+
+def _names_ids(*lists: list[str] | None) -> bool:
+    return any(v and v != "all" for values in lists if values for v in values)
+
+
+def _plan_or_none(repo: Repository, proposal: Proposal, text: str | None = None) -> MemoryPlan | str:
+    from agentmem.errors import AgentmemError
+    from agentmem.review import plan_accept
+
+    try:
+        return plan_accept(repo, proposal, text)
+    except AgentmemError as exc:
+        return str(exc)
+
+
+def _show(proposal: Proposal, plan: MemoryPlan | str) -> None:
+    from rich.panel import Panel
+    from rich.syntax import Syntax
+
+    console = output.stderr()
+    head = (
+        f"[bold]{proposal.id}[/]  {output.esc(proposal.summary())}\n"
+        f"basis: {proposal.basis}   session: {output.esc(proposal.session)}   source: {proposal.source}\n"
+        f"why: {output.esc(proposal.justification)}"
+    )
+    console.print(Panel(head, expand=False))
+    if isinstance(plan, str):
+        console.print(f"[red]cannot be applied:[/] {output.esc(plan)}")
+        return
+    console.print(Syntax(plan.change.diff() or "(no change)", "diff", theme="ansi_dark", background_color="default"))
+    colour = {"ok": "green", "warning": "yellow", "over": "red"}[plan.budget.level]
+    console.print(f"fill level after: [{colour}]{plan.budget.describe()}[/]")
+
+
+def _resolve(ids: list[str], memory: list[Proposal], flag: str) -> list[Proposal]:
+    from agentmem.errors import UsageError
+
+    if "all" in ids:
+        return list(memory)
+    by_id = {p.id: p for p in memory}
+    missing = [i for i in ids if i not in by_id]
+    if missing:
+        raise UsageError(f"{flag}: no pending memory proposal {', '.join(missing)} (pending: {', '.join(by_id)})")
+    return [by_id[i] for i in dict.fromkeys(ids)]
+
+
+def _scripted(repo: Repository, actor: Person, memory: list[Proposal], accept: list[str], reject: list[str], edit: list[str], dry_run: bool) -> None:
+    from agentmem.errors import AgentmemError, UsageError
+    from agentmem.review import commit_accept, commit_reject, plan_accept
+
+    edits: dict[str, str] = {}
+    for item in edit:
+        pid, sep, text = item.partition("=")
+        if not sep or not text.strip():
+            raise UsageError(f"--edit takes ID=TEXT, got {item!r}")
+        edits[pid] = text
+    to_edit = _resolve(list(edits), memory, "--edit")
+    to_accept = [p for p in _resolve(accept, memory, "--accept") if p.id not in edits] if accept else []
+    to_reject = _resolve(reject, memory, "--reject") if reject else []
+    clash = {p.id for p in to_reject} & ({p.id for p in to_accept} | set(edits))
+    if clash:
+        raise UsageError(f"both accepted and rejected: {', '.join(sorted(clash))}")
+    failures = 0
+    for proposal in [*to_accept, *to_edit]:
+        try:
+            with repo.locked():
+                plan = plan_accept(repo, proposal, edits.get(proposal.id))
+                if dry_run:
+                    _show(plan.proposal, plan)
+                    continue
+                commit = commit_accept(repo, actor, plan, proposal)
+        except AgentmemError as exc:
+            output.error(f"{proposal.id} not applied: {exc}")
+            failures += 1
+            continue
+        output.data(f"accepted {proposal.id} → {commit[:10] if commit else 'no change'}  ({plan.budget.describe()})")
+    if to_reject and not dry_run:
+        with repo.locked():
+            commit = commit_reject(repo, actor, to_reject)
+        output.data(f"rejected {', '.join(p.id for p in to_reject)} → {commit[:10] if commit else '-'}")
+    elif to_reject:
+        output.data(f"would reject {', '.join(p.id for p in to_reject)}")
+    if failures:
+        raise typer.Exit(1)
+
+
+def _interactive(repo: Repository, actor: Person, memory: list[Proposal]) -> None:
+    from rich.prompt import Prompt
+
+    from agentmem.errors import AgentmemError
+    from agentmem.review import commit_accept, commit_reject
+
+    rejected: list[Proposal] = []
+    counts = {"accepted": 0, "rejected": 0, "skipped": 0}
+    console = output.stderr()
+    try:
+        for number, proposal in enumerate(memory, start=1):
+            console.rule(f"proposal {number} of {len(memory)}")
+            text: str | None = None
+            while True:
+                plan = _plan_or_none(repo, proposal, text)
+                _show(plan.proposal if not isinstance(plan, str) else proposal, plan)
+                choices = ["e", "r", "s", "q"] if isinstance(plan, str) else ["a", "e", "r", "s", "q"]
+                answer = Prompt.ask(
+                    "[a]ccept, [e]dit, [r]eject, [s]kip, [q]uit", choices=choices, console=console, show_choices=False
+                )
+                if answer == "e":
+                    text = Prompt.ask("new text", default=text or proposal.text or "", console=console)
+                    continue
+                break
+            if answer == "q":
+                break
+            if answer == "s":
+                counts["skipped"] += 1
+            elif answer == "r":
+                rejected.append(proposal)
+                counts["rejected"] += 1
+            elif answer == "a" and not isinstance(plan, str):
+                try:
+                    with repo.locked():
+                        commit = commit_accept(repo, actor, plan, proposal)
+                except AgentmemError as exc:
+                    output.error(f"{proposal.id} not applied: {exc}")
+                    continue
+                counts["accepted"] += 1
+                console.print(f"[green]accepted[/] {proposal.id} → {commit[:10] if commit else 'no change'}")
+    finally:
+        if rejected:
+            with repo.locked():
+                commit_reject(repo, actor, rejected)
+    console.print(
+        f"{counts['accepted']} accepted, {counts['rejected']} rejected, {counts['skipped']} skipped"
+    )

@@ -1,0 +1,228 @@
+"""The git adapter: every git call of agentmem goes through here (STYLE §10).
+
+It drives the git binary (fast to start, signs commits, reads trailers), returns plain values and
+turns git's failures into :class:`GitError` with advice. Commits are built on a private index file
+and published with ``update-ref`` against the expected old HEAD (a compare-and-swap), so a
+person's own staged changes never leak into an agentmem commit.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentmem.errors import GitError
+
+TRAILER_PREFIX = "Agentmem-"
+
+
+def run_git(
+    root: Path,
+    args: Sequence[str],
+    *,
+    input_text: str | None = None,
+    env: dict[str, str] | None = None,
+    check: bool = True,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``git -C root args…``; raises :class:`GitError` with git's message on failure."""
+    full_env = {**os.environ, **(env or {})}
+    full_env.setdefault("GIT_TERMINAL_PROMPT", "0")
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(root), *args],
+            input=input_text,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            env=full_env,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed or not on PATH", hint="install git 2.32 or newer") from None
+    if check and proc.returncode != 0:
+        message = (proc.stderr or proc.stdout).strip().splitlines()
+        raise GitError(f"git {args[0]} failed: {message[-1] if message else proc.returncode}")
+    return proc
+
+
+def is_work_tree(path: Path) -> bool:
+    """True when ``path`` is inside a git work tree."""
+    proc = run_git(path, ["rev-parse", "--is-inside-work-tree"], check=False)
+    return proc.returncode == 0 and proc.stdout.strip() == "true"
+
+
+def init(path: Path) -> None:
+    """``git init`` with ``main`` as the first branch."""
+    run_git(path, ["init", "-q", "-b", "main"])
+
+
+def git_dir(root: Path) -> Path:
+    out = run_git(root, ["rev-parse", "--absolute-git-dir"]).stdout.strip()
+    return Path(out)
+
+
+def head(root: Path) -> str | None:
+    """The commit HEAD points at, or None on an unborn branch."""
+    proc = run_git(root, ["rev-parse", "-q", "--verify", "HEAD^{commit}"], check=False)
+    return proc.stdout.strip() or None
+
+
+def identity(root: Path) -> tuple[str, str]:
+    """``(name, email)`` of whoever runs the command (``user.name``/``user.email``)."""
+    name = run_git(root, ["config", "user.name"], check=False).stdout.strip()
+    email = run_git(root, ["config", "user.email"], check=False).stdout.strip()
+    if not email:
+        raise GitError(
+            "no git identity: user.email is not set",
+            hint='git config user.email "you@example.com" (agentmem maps it to a person in roles.yaml)',
+        )
+    return name or email.split("@")[0], email
+
+
+def check_state(root: Path) -> None:
+    """Refuse to write while git is mid-operation (SPEC: nothing half-done).
+
+    Raises :class:`GitError` naming an interrupted rebase/merge/cherry-pick, a detached HEAD, or
+    a stale ``index.lock``, each with what to do.
+    """
+    gdir = git_dir(root)
+    for marker, what in (
+        ("rebase-merge", "a rebase"),
+        ("rebase-apply", "a rebase or am"),
+        ("MERGE_HEAD", "a merge"),
+        ("CHERRY_PICK_HEAD", "a cherry-pick"),
+    ):
+        if (gdir / marker).exists():
+            raise GitError(f"{what} is in progress in this repository", hint="finish or abort it first")
+    if (gdir / "index.lock").exists():
+        raise GitError(
+            f"{gdir / 'index.lock'} exists: another git process is running or one crashed",
+            hint="if no git command is running, remove that file",
+        )
+    proc = run_git(root, ["symbolic-ref", "-q", "HEAD"], check=False)
+    if proc.returncode != 0:
+        raise GitError("HEAD is detached", hint="check out a branch (git switch main) first")
+
+
+def format_message(subject: str, trailers: Sequence[tuple[str, str]], body: str = "") -> str:
+    """``subject\\n\\nbody\\n\\nKey: value\\n…`` — ends with a newline so git sees the trailers."""
+    lines = [" ".join(subject.split())]
+    if body.strip():
+        lines += ["", body.strip()]
+    if trailers:
+        lines.append("")
+        for key, value in trailers:
+            flat = " ".join(str(value).split())
+            lines.append(f"{key}: {flat}")
+    return "\n".join(lines) + "\n"
+
+
+def commit_paths(
+    root: Path,
+    paths: Sequence[str],
+    message: str,
+    *,
+    sign: bool = False,
+    expected_head: str | None = None,
+) -> str:
+    """Commit the work-tree state of ``paths`` (relative, added or deleted) and nothing else.
+
+    A private index is read from HEAD, updated with ``paths`` only, written as a tree, committed
+    with ``commit-tree`` and published with ``update-ref HEAD new old``. The real index then
+    takes the committed blobs for ``paths`` only, so other staged work stays staged.
+    Returns the new commit id. Raises :class:`GitError` (e.g. HEAD moved meanwhile).
+    """
+    parent = head(root) if expected_head is None else expected_head
+    gdir = git_dir(root)
+    with tempfile.NamedTemporaryFile(prefix="agentmem-index-", dir=gdir, delete=False) as tmp:
+        index_path = tmp.name
+    os.unlink(index_path)
+    env = {"GIT_INDEX_FILE": index_path}
+    try:
+        if parent:
+            run_git(root, ["read-tree", parent], env=env)
+        run_git(root, ["update-index", "--add", "--remove", "--", *paths], env=env)
+        tree = run_git(root, ["write-tree"], env=env).stdout.strip()
+        args = ["commit-tree", tree]
+        if parent:
+            args += ["-p", parent]
+        if sign:
+            args.append("-S")
+        new = run_git(root, [*args, "-F", "-"], input_text=message).stdout.strip()
+        run_git(root, ["update-ref", "-m", "agentmem: commit", "HEAD", new, parent or "0" * 40])
+    finally:
+        if os.path.exists(index_path):
+            os.unlink(index_path)
+    # Bring the real index in line for these paths only (others keep their staged state).
+    run_git(root, ["reset", "-q", "HEAD", "--", *paths], check=False)
+    return new
+
+
+@dataclass
+class CommitInfo:
+    """One commit as the audit log shows it; ``trailers`` holds only ``Agentmem-*`` keys."""
+
+    sha: str
+    author_name: str
+    author_email: str
+    date: str  # ISO 8601 strict
+    subject: str
+    trailers: dict[str, str] = field(default_factory=dict)
+    paths: list[str] = field(default_factory=list)
+
+
+_SEP = "\x1e"
+_FIELD = "\x1f"
+
+
+def log(
+    root: Path, paths: Sequence[str] = (), *, max_count: int | None = None, rev: str = "HEAD"
+) -> list[CommitInfo]:
+    """Commits touching ``paths`` (all when empty), newest first, read in ONE git process."""
+    if head(root) is None:
+        return []
+    fmt = _SEP + _FIELD.join(["%H", "%an", "%ae", "%aI", "%s", "%(trailers:only,unfold)"]) + _FIELD
+    args = ["log", f"--format={fmt}", "--name-only", rev]
+    if max_count:
+        args.insert(1, f"-n{max_count}")
+    out = run_git(root, [*args, "--", *paths]).stdout
+    commits: list[CommitInfo] = []
+    for record in out.split(_SEP)[1:]:
+        sha, name, email, date, subject, trailer_text, files = record.split(_FIELD)
+        trailers: dict[str, str] = {}
+        for ln in trailer_text.splitlines():
+            key, sep, value = ln.partition(":")
+            if sep and key.startswith(TRAILER_PREFIX):
+                trailers[key.strip()] = value.strip()
+        paths_changed = [p for p in files.splitlines() if p.strip()]
+        commits.append(CommitInfo(sha, name, email, date, subject, trailers, paths_changed))
+    return commits
+
+
+def blame_commits(root: Path, path: str) -> list[str]:
+    """For each line of ``path`` at HEAD, the id of the commit that last set it (``git blame``)."""
+    if head(root) is None:
+        return []
+    proc = run_git(root, ["blame", "--porcelain", "HEAD", "--", path], check=False)
+    if proc.returncode != 0:
+        return []
+    shas: list[str] = []
+    for ln in proc.stdout.splitlines():
+        parts = ln.split(" ")
+        if len(parts) >= 3 and len(parts[0]) == 40 and not ln.startswith("\t"):
+            try:
+                int(parts[2])
+            except ValueError:
+                continue
+            shas.append(parts[0])
+    return shas
+
+
+def show_file(root: Path, rev: str, path: str) -> str | None:
+    """The content of ``path`` at ``rev``, or None when it does not exist there."""
+    proc = run_git(root, ["show", f"{rev}:{path}"], check=False)
+    return proc.stdout if proc.returncode == 0 else None

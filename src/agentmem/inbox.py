@@ -1,0 +1,60 @@
+"""The inbox (SPEC §2): ``inbox/<person>/<proposal-id>.yaml``, one pending proposal a file.
+
+Inbox files are committed as soon as they are written, so a proposal survives a session that
+stops before its review.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentmem.errors import ProposalError
+from agentmem.proposals import Proposal, proposal_from_stored
+from agentmem.repo import INBOX_DIR, Repository, check_slug
+from agentmem.yamlio import dump_yaml, load_yaml_file
+
+
+def proposal_relpath(proposal: Proposal) -> str:
+    """``inbox/<person>/<id>.yaml``."""
+    return f"{INBOX_DIR}/{check_slug(proposal.person, 'person id')}/{proposal.id}.yaml"
+
+
+def render_proposal(proposal: Proposal) -> str:
+    """The inbox file text: canonical YAML with the SPEC §6 field names."""
+    return dump_yaml(proposal.to_dict())
+
+
+def list_pending(repo: Repository, person: str | None = None) -> list[Proposal]:
+    """Pending proposals, oldest first; of one person or of everyone. Raises ProposalError on a
+    malformed inbox file (naming it)."""
+    base = repo.root / INBOX_DIR
+    if not base.is_dir():
+        return []
+    folders = [base / check_slug(person, "person id")] if person else sorted(
+        p for p in base.iterdir() if p.is_dir()
+    )
+    found: list[Proposal] = []
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.glob("*.yaml")):
+            rel = path.relative_to(repo.root).as_posix()
+            proposal = proposal_from_stored(load_yaml_file(path, rel, ProposalError), rel)
+            if proposal.person != folder.name or f"{proposal.id}.yaml" != path.name:
+                raise ProposalError(f"{rel}: the file's place does not match its person and id")
+            found.append(proposal)
+    return sorted(found, key=lambda p: (p.created_at, p.id))
+
+
+def find_pending(repo: Repository, person: str, proposal_id: str) -> Proposal:
+    """One pending proposal of ``person``; raises ProposalError naming the ids that exist."""
+    pending = list_pending(repo, person)
+    for proposal in pending:
+        if proposal.id == proposal_id:
+            return proposal
+    known = ", ".join(p.id for p in pending) or "none"
+    raise ProposalError(f"no pending proposal '{proposal_id}' for {person} (pending: {known})")
+
+
+def inbox_path(repo: Repository, proposal: Proposal) -> Path:
+    return repo.root / proposal_relpath(proposal)

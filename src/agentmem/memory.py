@@ -1,0 +1,282 @@
+"""Personal memory files (SPEC §4): ``memories/<person>.md``.
+
+A memory file is kept as its list of lines, each classified (title, heading, entry, blank), so
+that rendering gives back the exact bytes that were read and an edit touches only its own line.
+
+Layout::
+
+    # Memory: alice
+                                 (blank lines are free)
+    ## Writing style             (exactly the configured sections, in order)
+    - one entry per line
+
+Sizes are counted in Unicode code points on the NFC form of the whole file (SPEC §3).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from enum import Enum
+
+from agentmem.config import MemoryConfig
+from agentmem.errors import ApplyConflictError, BudgetExceededError, InvalidMemoryError
+
+ENTRY_PREFIX = "- "
+HEADING_PREFIX = "## "
+TITLE_PREFIX = "# Memory: "
+# Every kind of line break Python's str.splitlines() knows, plus the ones SPEC §4 names.
+LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+FORBIDDEN_ENTRY_STARTS = ("#", "-", ">")
+
+
+class LineKind(Enum):
+    TITLE = "title"
+    HEADING = "heading"
+    ENTRY = "entry"
+    BLANK = "blank"
+
+
+@dataclass(frozen=True)
+class Line:
+    """One physical line, with its end-of-line characters (``raw`` re-renders it exactly)."""
+
+    kind: LineKind
+    raw: str
+    section: str | None = None  # the section an entry or heading belongs to
+
+    @property
+    def text(self) -> str:
+        """For an entry: the text after ``- ``, without the line end."""
+        body = self.raw.rstrip("\n")
+        return body[len(ENTRY_PREFIX) :] if self.kind is LineKind.ENTRY else body
+
+
+@dataclass(frozen=True)
+class Entry:
+    """An entry as listed to people: ``number`` counts from 1 across the file, ``line`` is 1-based."""
+
+    number: int
+    section: str
+    text: str
+    line: int
+
+
+@dataclass(frozen=True)
+class BudgetStatus:
+    """Fill level of a memory file: ``used``/``budget`` code points; ``level`` ok | warning | over."""
+
+    used: int
+    budget: int
+    warn_ratio: float
+
+    @property
+    def ratio(self) -> float:
+        return self.used / self.budget
+
+    @property
+    def level(self) -> str:
+        if self.used > self.budget:
+            return "over"
+        return "warning" if self.ratio >= self.warn_ratio else "ok"
+
+    def describe(self) -> str:
+        """``43 % — 3440/8000 characters`` (SPEC §10)."""
+        return f"{self.ratio:.0%} — {self.used}/{self.budget} characters".replace("%", " %")
+
+
+@dataclass
+class MemoryFile:
+    """A parsed memory file. ``lines`` render back to the exact input bytes."""
+
+    person: str
+    lines: list[Line] = field(default_factory=list)
+
+    def render(self) -> str:
+        return "".join(line.raw for line in self.lines)
+
+    def entries(self) -> list[Entry]:
+        found: list[Entry] = []
+        for index, line in enumerate(self.lines, start=1):
+            if line.kind is LineKind.ENTRY and line.section is not None:
+                found.append(Entry(len(found) + 1, line.section, line.text, index))
+        return found
+
+    def sections(self) -> list[str]:
+        return [ln.section for ln in self.lines if ln.kind is LineKind.HEADING and ln.section]
+
+
+def char_count(text: str) -> int:
+    """Size in Unicode code points of the NFC form (SPEC §3 ``budget_chars``)."""
+    return len(unicodedata.normalize("NFC", text))
+
+
+def budget_status(text: str, config: MemoryConfig) -> BudgetStatus:
+    """The fill level of a whole memory file's text."""
+    return BudgetStatus(char_count(text), config.budget_chars, config.warn_ratio)
+
+
+def check_budget(text: str, config: MemoryConfig, where: str) -> BudgetStatus:
+    """Refuse a text over budget with the figures (SPEC §4); returns the status otherwise."""
+    status = budget_status(text, config)
+    if status.level == "over":
+        raise BudgetExceededError(
+            f"{where}: {status.used}/{status.budget} characters: remove or merge entries first"
+        )
+    return status
+
+
+def new_memory_text(person: str, config: MemoryConfig) -> str:
+    """An empty memory file with the configured sections (SPEC §4 example)."""
+    parts = [f"{TITLE_PREFIX}{person}\n"]
+    for section in config.sections:
+        parts.append(f"\n{HEADING_PREFIX}{section}\n")
+    return "".join(parts)
+
+
+def validate_entry_text(text: str, config: MemoryConfig, where: str) -> None:
+    """An entry is exactly one non-empty line, no leading ``#``, ``-`` or ``>``, at most
+    ``entry_max_chars`` code points (SPEC §4). Raises :class:`InvalidMemoryError`."""
+    breaks = sorted({f"U+{ord(c):04X}" for c in text if c in LINE_BREAKS})
+    if breaks:
+        raise InvalidMemoryError(
+            f"{where}: an entry must be one line; it contains line break(s) {', '.join(breaks)}"
+        )
+    stripped = text.strip()
+    if not stripped:
+        raise InvalidMemoryError(f"{where}: an entry cannot be empty")
+    if stripped != text:
+        raise InvalidMemoryError(f"{where}: an entry cannot start or end with white space")
+    if text.startswith(FORBIDDEN_ENTRY_STARTS):
+        raise InvalidMemoryError(
+            f"{where}: an entry cannot start with '{text[0]}' (it would read as Markdown structure)"
+        )
+    size = char_count(text)
+    if size > config.entry_max_chars:
+        raise InvalidMemoryError(
+            f"{where}: entry is {size} characters; the limit is {config.entry_max_chars}"
+        )
+
+
+def parse_memory(text: str, person: str, config: MemoryConfig, where: str) -> MemoryFile:
+    """Parse a memory file's text; ``where`` is the path shown in errors.
+
+    Raises :class:`InvalidMemoryError` with ``where:line: problem (expected …)`` for a missing or
+    wrong title, an unknown, missing or out-of-order section, text outside an entry, or an
+    invalid entry. Budget is not checked here (see :func:`check_budget`).
+    """
+    if "\r" in text:
+        raise InvalidMemoryError(f"{where}: uses CR or CRLF line ends; save it with LF line ends")
+    expected = list(config.sections)
+    title = f"{TITLE_PREFIX}{person}"
+    lines: list[Line] = []
+    current: str | None = None
+    seen: list[str] = []
+    raw_lines = text.splitlines(keepends=True)
+    for number, raw in enumerate(raw_lines, start=1):
+        body = raw[:-1] if raw.endswith("\n") else raw
+        at = f"{where}:{number}"
+        if not lines:
+            if body != title:
+                raise InvalidMemoryError(f"{at}: expected the title line '{title}', found {body[:60]!r}")
+            lines.append(Line(LineKind.TITLE, raw))
+            continue
+        if not body.strip():
+            lines.append(Line(LineKind.BLANK, raw, current))
+        elif body.startswith(HEADING_PREFIX):
+            name = body[len(HEADING_PREFIX) :]
+            want = expected[len(seen)] if len(seen) < len(expected) else None
+            if name != want:
+                hint = f"expected '## {want}'" if want else "all sections are already present"
+                if name in seen:
+                    hint = f"section '{name}' appears twice"
+                raise InvalidMemoryError(
+                    f"{at}: unexpected section '{name}' ({hint}; sections: {', '.join(expected)})"
+                )
+            seen.append(name)
+            current = name
+            lines.append(Line(LineKind.HEADING, raw, name))
+        elif body.startswith(ENTRY_PREFIX):
+            if current is None:
+                raise InvalidMemoryError(
+                    f"{at}: entry outside any section (expected one of: {', '.join(expected)})"
+                )
+            line = Line(LineKind.ENTRY, raw, current)
+            validate_entry_text(line.text, config, at)
+            lines.append(line)
+        else:
+            raise InvalidMemoryError(
+                f"{at}: unexpected text {body[:40]!r} (expected an entry '- …', a blank line "
+                f"or a section heading '## …')"
+            )
+    if not lines:
+        raise InvalidMemoryError(f"{where}:1: empty file (expected the title line '{title}')")
+    if len(seen) < len(expected):
+        missing = ", ".join(expected[len(seen) :])
+        raise InvalidMemoryError(f"{where}:{len(raw_lines)}: missing section(s): {missing}")
+    return MemoryFile(person, lines)
+
+
+def find_entries(memory: MemoryFile, target: str) -> list[Entry]:
+    """The entries whose text contains ``target`` as an exact substring (SPEC §4)."""
+    return [e for e in memory.entries() if target in e.text]
+
+
+def _unique_target(memory: MemoryFile, target: str, where: str) -> Entry:
+    matches = find_entries(memory, target)
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        listed = "; ".join(f"#{e.number} {e.text[:60]!r}" for e in memory.entries()[:10])
+        raise ApplyConflictError(
+            f"{where}: no entry contains {target!r}",
+            hint=f"entries: {listed}" if listed else "the memory has no entries yet",
+        )
+    listed = "; ".join(f"#{e.number} (line {e.line}) {e.text[:60]!r}" for e in matches)
+    raise ApplyConflictError(
+        f"{where}: {len(matches)} entries contain {target!r}: {listed}",
+        hint="give a longer target that matches exactly one entry",
+    )
+
+
+def _entry_raw(text: str) -> str:
+    return f"{ENTRY_PREFIX}{text}\n"
+
+
+def add_entry(memory: MemoryFile, section: str, text: str, where: str) -> MemoryFile:
+    """A new MemoryFile with ``- text`` appended at the end of ``section`` (SPEC §4 ``add``)."""
+    if section not in memory.sections():
+        raise ApplyConflictError(
+            f"{where}: no section '{section}' (sections: {', '.join(memory.sections())})"
+        )
+    lines = list(memory.lines)
+    heading = next(i for i, ln in enumerate(lines) if ln.kind is LineKind.HEADING and ln.section == section)
+    insert_at = heading + 1
+    for i in range(heading + 1, len(lines)):
+        if lines[i].kind is LineKind.HEADING:
+            break
+        if lines[i].kind is LineKind.ENTRY:
+            insert_at = i + 1
+    before = lines[insert_at - 1]
+    if not before.raw.endswith("\n"):
+        lines[insert_at - 1] = Line(before.kind, before.raw + "\n", before.section)
+    lines.insert(insert_at, Line(LineKind.ENTRY, _entry_raw(text), section))
+    return MemoryFile(memory.person, lines)
+
+
+def modify_entry(memory: MemoryFile, target: str, text: str, where: str) -> MemoryFile:
+    """A new MemoryFile with the one entry containing ``target`` replaced by ``text``."""
+    entry = _unique_target(memory, target, where)
+    lines = list(memory.lines)
+    old = lines[entry.line - 1]
+    ending = "\n" if old.raw.endswith("\n") else ""
+    lines[entry.line - 1] = Line(LineKind.ENTRY, f"{ENTRY_PREFIX}{text}{ending}", old.section)
+    return MemoryFile(memory.person, lines)
+
+
+def remove_entry(memory: MemoryFile, target: str, where: str) -> MemoryFile:
+    """A new MemoryFile without the one entry containing ``target``."""
+    entry = _unique_target(memory, target, where)
+    lines = list(memory.lines)
+    del lines[entry.line - 1]
+    return MemoryFile(memory.person, lines)

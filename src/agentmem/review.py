@@ -1,0 +1,207 @@
+"""Review (SPEC §2, §4, §9): the owner's decision on each pending proposal, and its audit commit.
+
+Each accepted memory proposal is applied by the planner, written atomically, removed from the
+inbox and committed as ONE commit with the SPEC §9 trailers. Rejections are one commit whose
+trailers list them. Proposals routed to ``doctrine`` wait for the doctrine review.
+The caller holds the repository lock around plan + commit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentmem import gitio
+from agentmem.apply.planner import FileChange, MemoryPlan, plan_memory
+from agentmem.apply.writer import apply_changes, read_current
+from agentmem.errors import GovernanceError, ProposalError
+from agentmem.inbox import proposal_relpath, render_proposal
+from agentmem.memory import parse_memory
+from agentmem.proposals import Proposal
+from agentmem.repo import Person, Repository
+
+
+def require_owner(actor: Person, person: str, what: str) -> None:
+    """Only the owner writes their memory (SPEC §6); an admin may read, never write it."""
+    if actor.id != person:
+        raise GovernanceError(
+            f"{what} {person}'s memory is for {person} only; you are {actor.id} ({actor.role})",
+            hint="each person reviews and edits their own memory",
+        )
+
+
+def plan_accept(repo: Repository, proposal: Proposal, edited_text: str | None = None) -> MemoryPlan:
+    """The change an accept would make, planned against the file as it is now (pure read)."""
+    if proposal.route != "memory":
+        raise ProposalError(
+            f"{proposal.id} is a doctrine proposal: it waits for doctrine review, not memory review"
+        )
+    if edited_text is not None:
+        if proposal.action == "remove":
+            raise ProposalError(f"{proposal.id}: a 'remove' has no text to edit")
+        proposal = proposal.with_text(edited_text.strip())
+    relpath = repo.memory_relpath(proposal.person)
+    return plan_memory(proposal, read_current(repo.root, relpath), repo.config.memory, relpath)
+
+
+def _trailers(actor: Person, proposal: Proposal, decision: str, edited: bool) -> list[tuple[str, str]]:
+    trailers = [
+        ("Agentmem-Action", proposal.action),
+        ("Agentmem-Route", proposal.route),
+        ("Agentmem-Decision", decision),
+        ("Agentmem-Proposal", proposal.id),
+        ("Agentmem-Session", proposal.session),
+        ("Agentmem-Actor", actor.signature()),
+        ("Agentmem-Role", actor.role),
+    ]
+    if proposal.scope:
+        trailers.append(("Agentmem-Scope", proposal.scope))
+    trailers.append(("Agentmem-Basis", proposal.basis))
+    if proposal.section:
+        trailers.append(("Agentmem-Section", proposal.section))
+    if edited:
+        trailers.append(("Agentmem-Edited", "yes"))
+    trailers.append(("Agentmem-Justification", proposal.justification))
+    return trailers
+
+
+def commit_accept(repo: Repository, actor: Person, plan: MemoryPlan, original: Proposal) -> str | None:
+    """Write the planned memory change, remove the proposal from the inbox, one audit commit.
+
+    ``plan.change.old`` must still be on disk (else :class:`ApplyConflictError`, nothing written).
+    Returns the commit id.
+    """
+    proposal = plan.proposal
+    require_owner(actor, proposal.person, "accepting into")
+    edited = proposal.text != original.text
+    inbox_rel = proposal_relpath(original)
+    changes = [
+        plan.change,
+        FileChange(inbox_rel, read_current(repo.root, inbox_rel), None),
+    ]
+    where = f' "{proposal.section}"' if proposal.section and proposal.action == "add" else ""
+    prep = {"add": "to", "modify": "in", "remove": "from"}[proposal.action]
+    subject = f"memory({proposal.person}): {proposal.action} {prep}{where}".rstrip()
+    if proposal.action != "add":
+        section = _entry_section(repo, plan)
+        subject = f'memory({proposal.person}): {proposal.action} {prep} "{section}"' if section else subject
+    message = gitio.format_message(subject, _trailers(actor, proposal, "accepted", edited))
+    return apply_changes(repo.root, changes, message)
+
+
+def _entry_section(repo: Repository, plan: MemoryPlan) -> str | None:
+    if plan.change.old is None or plan.proposal.target is None:
+        return None
+    memory = parse_memory(plan.change.old, plan.proposal.person, repo.config.memory, plan.change.path)
+    for entry in memory.entries():
+        if plan.proposal.target in entry.text:
+            return entry.section
+    return None
+
+
+def commit_reject(repo: Repository, actor: Person, proposals: list[Proposal]) -> str | None:
+    """Remove rejected proposals from the inbox in ONE commit whose trailers list them."""
+    if not proposals:
+        return None
+    for proposal in proposals:
+        require_owner(actor, proposal.person, "rejecting proposals for")
+    person = proposals[0].person
+    changes = []
+    for proposal in proposals:
+        rel = proposal_relpath(proposal)
+        changes.append(FileChange(rel, read_current(repo.root, rel), None))
+    trailers = [
+        ("Agentmem-Action", "reject"),
+        ("Agentmem-Decision", "rejected"),
+        ("Agentmem-Actor", actor.signature()),
+        ("Agentmem-Role", actor.role),
+    ]
+    trailers += [("Agentmem-Proposal", p.id) for p in proposals]
+    trailers += [("Agentmem-Session", s) for s in dict.fromkeys(p.session for p in proposals)]
+    count = len(proposals)
+    subject = f"inbox({person}): reject {count} proposal{'s' if count != 1 else ''}"
+    return apply_changes(repo.root, changes, gitio.format_message(subject, trailers))
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A scripted decision: ``kind`` accept | reject | edit; ``text`` for edit."""
+
+    kind: str
+    proposal_id: str
+    text: str | None = None
+
+
+def remember(
+    repo: Repository, actor: Person, text: str, section: str, session: str = "manual"
+) -> Proposal:
+    """``agentmem remember`` (SPEC §6): a pending ``add``, validated and committed at once."""
+    from agentmem.harvest import validate, write_to_inbox
+    from agentmem.inbox import list_pending
+    from agentmem.proposals import parse_proposal
+
+    if section not in repo.config.memory.sections:
+        raise ProposalError(
+            f"unknown section {section!r} (sections: {', '.join(repo.config.memory.sections)})"
+        )
+    proposal = parse_proposal(
+        {
+            "action": "add",
+            "route": "memory",
+            "section": section,
+            "text": text,
+            "justification": "asked with agentmem remember",
+            "basis": "declared",
+        },
+        person=actor.id,
+        session=session,
+        source="remember",
+        scope=None,
+        where="remember",
+    )
+    relpath = repo.memory_relpath(actor.id)
+    validate(proposal, repo, read_current(repo.root, relpath), list_pending(repo, actor.id))
+    write_to_inbox(repo, actor, [proposal], session, "remember")
+    return proposal
+
+
+__all__ = [
+    "Decision",
+    "commit_accept",
+    "commit_reject",
+    "plan_accept",
+    "remember",
+    "render_proposal",
+    "require_owner",
+]
+
+
+def commit_hand_edit(repo: Repository, actor: Person, old: str | None, new: str) -> str | None:
+    """``agentmem memory edit`` (issue 2 item 9): validate the owner's edited file — structure,
+    each new or changed entry through the guard, budget — and commit it as one audited change.
+
+    Raises :class:`InvalidMemoryError`, :class:`GuardError` or :class:`BudgetExceededError`
+    before anything is written; returns None when nothing changed.
+    """
+    from agentmem.apply.planner import check_entry
+    from agentmem.memory import check_budget
+
+    relpath = repo.memory_relpath(actor.id)
+    config = repo.config.memory
+    edited = parse_memory(new, actor.id, config, relpath)
+    before = {e.text for e in parse_memory(old, actor.id, config, relpath).entries()} if old else set()
+    for entry in edited.entries():
+        if entry.text not in before:
+            check_entry(entry.text, config, f"{relpath}:{entry.line}")
+    check_budget(new, config, relpath)
+    if new == old:
+        return None
+    trailers = [
+        ("Agentmem-Action", "edit"),
+        ("Agentmem-Route", "memory"),
+        ("Agentmem-Decision", "edited"),
+        ("Agentmem-Actor", actor.signature()),
+        ("Agentmem-Role", actor.role),
+        ("Agentmem-Justification", "edited by hand with agentmem memory edit"),
+    ]
+    message = gitio.format_message(f"memory({actor.id}): edit by hand", trailers)
+    return apply_changes(repo.root, [FileChange(relpath, old, new)], message)
