@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import asdict, dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from agentmem.errors import ProposalError
@@ -99,9 +99,22 @@ class Proposal:
         return f"remove from{where} [{self.target}]"
 
 
+_last_stamp: list[datetime] = []
+
+
 def now_utc() -> datetime:
     """The clock used for ids and timestamps (tests monkeypatch ``agentmem.proposals.now_utc``)."""
     return datetime.now(UTC)
+
+
+def _creation_stamp() -> str:
+    """ISO 8601 UTC with microseconds, strictly increasing within a process, so that the inbox
+    lists proposals in the order they were made."""
+    stamp = now_utc()
+    if _last_stamp and stamp <= _last_stamp[0]:
+        stamp = _last_stamp[0] + timedelta(microseconds=1)
+    _last_stamp[:] = [stamp]
+    return stamp.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def new_proposal_id(when: datetime | None = None) -> str:
@@ -186,7 +199,7 @@ def parse_proposal(
         basis=basis,
         scope=scope,
         session=session,
-        created_at=now_utc().strftime("%Y-%m-%dT%H:%M:%SZ"),
+        created_at=_creation_stamp(),
         source=source,
     )
 
