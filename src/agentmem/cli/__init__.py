@@ -90,11 +90,32 @@ def root(
 
 
 def _register() -> None:
-    from agentmem.cli import harvest, inbox, init, log, memory, remember, review
+    from agentmem.cli import (
+        check,
+        context,
+        doctrine,
+        erase,
+        harvest,
+        hook,
+        inbox,
+        init,
+        log,
+        mcp,
+        memory,
+        remember,
+        review,
+        sync,
+        usage,
+    )
 
-    for module in (init, harvest, remember, inbox, review, log):
+    # Top-level commands: each module's Typer holds one or a few commands, merged here.
+    for module in (init, harvest, remember, inbox, review, log, check, usage, mcp, sync, erase):
         app.add_typer(module.app)
+    # Command groups.
     app.add_typer(memory.app, name="memory")
+    app.add_typer(doctrine.app, name="doctrine")
+    app.add_typer(context.app, name="context")
+    app.add_typer(hook.app, name="hook")
 
 
 _register()

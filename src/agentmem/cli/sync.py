@@ -1,0 +1,7 @@
+"""``agentmem sync``: not built yet (see the open issues)."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer()
