@@ -37,7 +37,7 @@ def test_offline_harvest_of_the_example_session(memrepo: Path, runner: CliRunner
         ("memory", "Writing style", "Je préfère des phrases courtes et à la voix active dans les commentaires.", "declared"),
         ("memory", "Recurring patterns", "Vérifie toujours la clause de garantie avant la clause de pénalités.", "declared"),
         ("doctrine", None, "The team accepts a 12-month warranty on supply contracts with suppliers we have worked with for more than two years.", "declared"),
-        ("memory", "Priorities & scope", "Often leaves aside suggestions of this kind; confirm scope before proposing similar changes.", "inferred"),
+        ("memory", "Priorities & scope", "Keep suggestions to what was asked; unrequested changes are often left aside.", "inferred"),
     ]
     assert out["rejected"] == [] and out["cut"] == 0
     assert all(p["person"] == "alice" and p["scope"] == "contracts/supply" for p in out["proposals"])

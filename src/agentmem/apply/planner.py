@@ -6,10 +6,10 @@ writer is called, so a failure leaves every file as it was (STYLE §3).
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from agentmem import guard
+from agentmem.apply.change import FileChange
 from agentmem.config import MemoryConfig
 from agentmem.errors import ProposalError
 from agentmem.memory import (
@@ -24,22 +24,10 @@ from agentmem.memory import (
 )
 from agentmem.proposals import Proposal
 
+if TYPE_CHECKING:
+    from agentmem.guard import Finding
 
-@dataclass(frozen=True)
-class FileChange:
-    """One file's planned change: ``old`` is None for a new file, ``new`` None for a deletion."""
-
-    path: str
-    old: str | None
-    new: str | None
-
-    def diff(self) -> str:
-        """A unified diff of the change (``a/path`` → ``b/path``)."""
-        old_lines = (self.old or "").splitlines(keepends=True)
-        new_lines = (self.new or "").splitlines(keepends=True)
-        return "".join(
-            difflib.unified_diff(old_lines, new_lines, f"a/{self.path}", f"b/{self.path}", n=2)
-        )
+__all__ = ["FileChange", "MemoryPlan", "check_entry", "plan_memory"]
 
 
 @dataclass(frozen=True)
@@ -51,11 +39,13 @@ class MemoryPlan:
     budget: BudgetStatus
 
 
-def check_entry(text: str, config: MemoryConfig, where: str) -> list[guard.Finding]:
+def check_entry(text: str, config: MemoryConfig, where: str) -> list[Finding]:
     """An entry's shape (SPEC §4) then the guard (SPEC §8); returns guard warnings.
 
     Raises :class:`InvalidMemoryError` or :class:`GuardError`.
     """
+    from agentmem import guard  # compiled patterns: paid only by commands that write
+
     validate_entry_text(text, config, where)
     return guard.check(text, where=where, max_chars=config.entry_max_chars, kind="entry")
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agentmem import gitio
-from agentmem.apply.planner import FileChange
+from agentmem.apply.change import FileChange
 from agentmem.errors import AgentmemError, ApplyConflictError
 
 

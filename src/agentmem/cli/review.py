@@ -79,22 +79,20 @@ def _plan_or_none(repo: Repository, proposal: Proposal, text: str | None = None)
 
 
 def _show(proposal: Proposal, plan: MemoryPlan | str) -> None:
-    from rich.panel import Panel
     from rich.syntax import Syntax
 
     console = output.stderr()
-    head = (
-        f"[bold]{proposal.id}[/]  {output.esc(proposal.summary())}\n"
-        f"basis: {proposal.basis}   session: {output.esc(proposal.session)}   source: {proposal.source}\n"
-        f"why: {output.esc(proposal.justification)}"
+    console.print(f"[bold]{proposal.id}[/]  {output.esc(proposal.summary())}")
+    console.print(
+        f"  basis: {proposal.basis} · session: {output.esc(proposal.session)} · source: {proposal.source}"
     )
-    console.print(Panel(head, expand=False))
+    console.print(f"  why: {output.esc(proposal.justification)}")
     if isinstance(plan, str):
-        console.print(f"[red]cannot be applied:[/] {output.esc(plan)}")
+        console.print(f"[red]cannot be applied:[/] {output.esc(plan)}\n")
         return
     console.print(Syntax(plan.change.diff() or "(no change)", "diff", theme="ansi_dark", background_color="default"))
     colour = {"ok": "green", "warning": "yellow", "over": "red"}[plan.budget.level]
-    console.print(f"fill level after: [{colour}]{plan.budget.describe()}[/]")
+    console.print(f"fill level after: [{colour}]{plan.budget.describe()}[/]\n")
 
 
 def _resolve(ids: list[str], memory: list[Proposal], flag: str) -> list[Proposal]:

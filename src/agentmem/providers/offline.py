@@ -121,9 +121,9 @@ def _outcome_proposals(outcomes: tuple[Outcome, ...], sections: tuple[str, ...])
     """
     counts = Counter(o.decision for o in outcomes)
     texts = {
-        "ignored": ("Priorities & scope", "Often leaves aside suggestions of this kind; confirm scope before proposing similar changes."),
-        "reworked": ("Writing style", "Usually rewrites suggested wording; offer drafts to adapt rather than final text."),
-        "accepted": ("Priorities & scope", "Readily accepts suggestions of this kind; they are within scope."),
+        "ignored": ("Priorities & scope", "Keep suggestions to what was asked; unrequested changes are often left aside."),
+        "reworked": ("Writing style", "Offer wording as a draft to adapt; suggested wording is often rewritten."),
+        "accepted": ("Priorities & scope", "Suggestions within the requested clauses are usually accepted as proposed."),
     }
     proposals: list[dict[str, object]] = []
     for decision in ("ignored", "reworked", "accepted"):

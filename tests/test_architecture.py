@@ -1,0 +1,94 @@
+"""Meta-tests (STYLE §1, §15): layers import one way, hot paths stay light, every command has
+help and is documented in the README."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentmem.cli import app
+from tests.conftest import REPO_ROOT
+
+SRC = REPO_ROOT / "src" / "agentmem"
+HEAVY = ("anthropic", "git", "ruamel", "rapidfuzz", "mcp", "httpx2", "phonenumbers")
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_the_domain_never_imports_typer_or_rich() -> None:
+    offenders = [
+        str(path.relative_to(SRC))
+        for path in SRC.rglob("*.py")
+        if "cli" not in path.relative_to(SRC).parts and _imports(path) & {"typer", "rich"}
+    ]
+    assert offenders == []
+
+
+def test_apply_never_reaches_the_network() -> None:
+    for path in (SRC / "apply").glob("*.py"):
+        assert not _imports(path) & {"anthropic", "httpx2", "httpx", "urllib", "socket", "requests"}
+
+
+def _loaded_after(args: list[str], cwd: Path) -> list[str]:
+    code = (
+        "import sys\n"
+        "from agentmem.cli import app\n"
+        "try:\n"
+        f"    app({args!r}, standalone_mode=False)\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=True)
+    return eval(proc.stdout.strip().splitlines()[-1])  # noqa: S307 - our own printed list
+
+
+def test_memory_show_imports_neither_the_model_sdk_nor_gitpython(memrepo: Path) -> None:
+    assert _loaded_after(["memory", "show"], memrepo) == []
+    assert _loaded_after(["inbox"], memrepo) == []
+
+
+def _commands(group: object, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    import typer.main
+
+    click_group = typer.main.get_command(app) if group is None else group
+    found: list[tuple[str, ...]] = []
+    for name, command in getattr(click_group, "commands", {}).items():
+        path = (*prefix, name)
+        if getattr(command, "commands", None):
+            found += _commands(command, path)
+        elif getattr(command, "commands", None) is None or not prefix or True:
+            found.append(path)
+    return found
+
+
+ALL_COMMANDS = _commands(None)
+
+
+@pytest.mark.parametrize("command", ALL_COMMANDS, ids=lambda c: " ".join(c))
+def test_every_command_has_help(command: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(app, [*command, "--help"])
+    assert result.exit_code == 0
+    assert "Usage:" in result.stdout
+    lines = [ln for ln in result.stdout.splitlines() if ln.strip()]
+    assert len(lines) >= 3, result.stdout
+
+
+@pytest.mark.parametrize("command", ALL_COMMANDS, ids=lambda c: " ".join(c))
+def test_every_command_is_in_the_readme(command: tuple[str, ...]) -> None:
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"agentmem {' '.join(command)}" in readme
