@@ -308,3 +308,20 @@ def test_init_is_idempotent(tmp_path: Path, runner: CliRunner) -> None:
     assert second.exit_code == 0 and "already a memory repository" in second.stderr
     assert git(target, "rev-parse", "HEAD") == head
     assert sorted(p.name for p in target.iterdir()) == [".git", ".gitignore", "agentmem.yaml", "doctrine", "inbox", "memories", "roles.yaml"]
+
+
+def test_interactive_review_records_accept_edit_and_reject(memrepo: Path, runner: CliRunner) -> None:
+    out = _harvest_json(runner)
+    first, second, third = [p["id"] for p in out["proposals"] if p["route"] == "memory"][:3]
+    answers = "a\ne\nLeave confidentiality clauses aside; legal reviews them.\na\nr\nq\n"
+    result = invoke(runner, "review", "--interactive", input=answers)
+    assert result.exit_code == 0, result.stderr
+    assert "2 accepted, 1 rejected, 0 skipped" in result.stderr
+    log = git(memrepo, "log", "-3", "--format=%s|%(trailers:key=Agentmem-Proposal,valueonly,separator=%x2C)|%(trailers:key=Agentmem-Edited,valueonly)")
+    assert [ln for ln in log.splitlines() if ln] == [
+        f"inbox(alice): reject 1 proposal|{third}|",
+        f'memory(alice): add to "Priorities & scope"|{second}|yes',
+        f'memory(alice): add to "Writing style"|{first}|',
+    ]
+    text = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
+    assert "- Leave confidentiality clauses aside; legal reviews them.\n" in text

@@ -32,11 +32,15 @@ __all__ = ["FileChange", "MemoryPlan", "check_entry", "plan_memory"]
 
 @dataclass(frozen=True)
 class MemoryPlan:
-    """The planned change of one memory file for one proposal, with the fill level after it."""
+    """The planned change of one memory file for one proposal, with the fill level after it.
+
+    ``base`` is the text the plan was made from: the file, or the empty layout for a new file.
+    """
 
     proposal: Proposal
     change: FileChange
     budget: BudgetStatus
+    base: str
 
 
 def check_entry(text: str, config: MemoryConfig, where: str) -> list[Finding]:
@@ -77,4 +81,4 @@ def plan_memory(
         updated = remove_entry(memory, proposal.target, where)
     new_text = updated.render()
     budget = check_budget(new_text, config, relpath)
-    return MemoryPlan(proposal, FileChange(relpath, current, new_text), budget)
+    return MemoryPlan(proposal, FileChange(relpath, current, new_text), budget, base)

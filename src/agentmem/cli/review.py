@@ -23,6 +23,7 @@ def review(
     reject: Annotated[list[str] | None, typer.Option("--reject", "-r", help="Reject a proposal id, or 'all'. Repeatable.", show_default=False)] = None,
     edit: Annotated[list[str] | None, typer.Option("--edit", "-e", help="Accept ID with new text: --edit ID=TEXT. Repeatable.", show_default=False)] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
+    interactive: Annotated[bool, typer.Option("--interactive", "-i", help="Ask even when stdin is not a terminal (answers may be piped).")] = False,
 ) -> None:
     """Decide on your pending proposals, line by line.
 
@@ -55,7 +56,7 @@ def review(
     elif dry_run:
         for proposal in memory:
             _show(proposal, _plan_or_none(repo, proposal))
-    elif not sys.stdin.isatty():
+    elif not interactive and not sys.stdin.isatty():
         raise UsageError(
             "no terminal to ask in",
             hint="use --accept ID|all, --reject ID|all or --edit ID=TEXT (add --dry-run to preview)",
@@ -90,9 +91,19 @@ def _show(proposal: Proposal, plan: MemoryPlan | str) -> None:
     if isinstance(plan, str):
         console.print(f"[red]cannot be applied:[/] {output.esc(plan)}\n")
         return
-    console.print(Syntax(plan.change.diff() or "(no change)", "diff", theme="ansi_dark", background_color="default"))
+    change = plan.change
+    if change.old is None:  # a first entry: diff against the empty layout, not against nothing
+        from agentmem.apply.change import FileChange
+
+        change = FileChange(change.path, plan.base, change.new)
+    console.print(Syntax(change.diff() or "(no change)", "diff", theme="ansi_dark", background_color="default"))
     colour = {"ok": "green", "warning": "yellow", "over": "red"}[plan.budget.level]
     console.print(f"fill level after: [{colour}]{plan.budget.describe()}[/]\n")
+
+
+def _menu(choices: list[str]) -> str:
+    words = {"a": "accept", "e": "edit", "r": "reject", "s": "skip", "q": "quit"}
+    return ", ".join(f"[bold]\\[{c}][/]{words[c][1:]}" for c in choices)
 
 
 def _resolve(ids: list[str], memory: list[Proposal], flag: str) -> list[Proposal]:
@@ -165,7 +176,7 @@ def _interactive(repo: Repository, actor: Person, memory: list[Proposal]) -> Non
                 _show(plan.proposal if not isinstance(plan, str) else proposal, plan)
                 choices = ["e", "r", "s", "q"] if isinstance(plan, str) else ["a", "e", "r", "s", "q"]
                 answer = Prompt.ask(
-                    "[a]ccept, [e]dit, [r]eject, [s]kip, [q]uit", choices=choices, console=console, show_choices=False
+                    _menu(choices), choices=choices, console=console, show_choices=False
                 )
                 if answer == "e":
                     text = Prompt.ask("new text", default=text or proposal.text or "", console=console)
