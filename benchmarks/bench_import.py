@@ -28,17 +28,29 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "mem"
         root.mkdir()
-        for args in (["init", "-q"], ["config", "user.email", "bench@example.com"], ["config", "user.name", "Bench"]):
+        for args in (
+            ["init", "-q"],
+            ["config", "user.email", "bench@example.com"],
+            ["config", "user.name", "Bench"],
+        ):
             subprocess.run(["git", "-C", str(root), *args], check=True)
-        subprocess.run([sys.executable, "-m", "agentmem", "init", str(root)], check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "agentmem", "init", str(root)], check=True, capture_output=True
+        )
         baseline = _time([sys.executable, "-c", "import typer, rich.console, yaml"], root, runs)
         show = _time([sys.executable, "-m", "agentmem", "memory", "show"], root, runs)
         sdk = _time([sys.executable, "-c", "import anthropic"], root, max(3, runs // 3))
         gitpython = _time([sys.executable, "-c", "import git"], root, max(3, runs // 3))
     print(f"python -c 'import typer, rich.console, yaml' : {baseline:7.1f} ms (median of {runs})")
-    print(f"agentmem memory show                         : {show:7.1f} ms  ({show / baseline:.2f}x)")
-    print(f"python -c 'import anthropic'                 : {sdk:7.1f} ms  (not paid by memory show)")
-    print(f"python -c 'import git'                       : {gitpython:7.1f} ms  (not paid by memory show)")
+    print(
+        f"agentmem memory show                         : {show:7.1f} ms  ({show / baseline:.2f}x)"
+    )
+    print(
+        f"python -c 'import anthropic'                 : {sdk:7.1f} ms  (not paid by memory show)"
+    )
+    print(
+        f"python -c 'import git'                       : {gitpython:7.1f} ms  (not paid by memory show)"
+    )
 
 
 if __name__ == "__main__":

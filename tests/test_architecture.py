@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.conftest import REPO_ROOT
 from typer.testing import CliRunner
 
 from agentmem.cli import app
-from tests.conftest import REPO_ROOT
 
 SRC = REPO_ROOT / "src" / "agentmem"
 HEAVY = ("anthropic", "git", "ruamel", "rapidfuzz", "mcp", "httpx2", "phonenumbers")
@@ -53,7 +53,9 @@ def _loaded_after(args: list[str], cwd: Path) -> list[str]:
         "    pass\n"
         f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=True
+    )
     return eval(proc.stdout.strip().splitlines()[-1])  # noqa: S307 - our own printed list
 
 

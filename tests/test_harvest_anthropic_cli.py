@@ -11,10 +11,10 @@ from pathlib import Path
 import anthropic
 import httpx2
 import pytest
+from tests.conftest import DATA, git, invoke
 from typer.testing import CliRunner
 
 from agentmem.proposals import PROPOSAL_JSON_SCHEMA
-from tests.conftest import DATA, git, invoke
 
 RECORDED = DATA / "anthropic"
 
@@ -61,7 +61,9 @@ def _ok(name: str) -> httpx2.Response:
     return httpx2.Response(200, json=json.loads((RECORDED / name).read_text(encoding="utf-8")))
 
 
-def test_one_request_with_the_schema_and_no_sampling_parameters(memrepo: Path, runner: CliRunner, tmp_path: Path, api) -> None:
+def test_one_request_with_the_schema_and_no_sampling_parameters(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, api
+) -> None:
     seen = api([_ok("success.json")])
     result = invoke(runner, "harvest", str(_session(tmp_path)))
     assert result.exit_code == 0, result.stderr
@@ -69,21 +71,27 @@ def test_one_request_with_the_schema_and_no_sampling_parameters(memrepo: Path, r
     body = json.loads(seen[0].content)
     assert set(body) == {"model", "max_tokens", "system", "messages", "output_config"}
     assert body["model"] == "claude-sonnet-5-5"
-    assert body["output_config"] == {"format": {"type": "json_schema", "schema": PROPOSAL_JSON_SCHEMA}}
+    assert body["output_config"] == {
+        "format": {"type": "json_schema", "schema": PROPOSAL_JSON_SCHEMA}
+    }
     sent = body["messages"][0]["content"]
     assert "keep client emails short" in sent
     assert "claire.martin@example.com" not in sent and "[EMAIL]" in sent
     assert "via anthropic: 2 proposals kept, 0 rejected" in result.stdout
 
 
-def test_agentmem_model_overrides_the_configured_model(memrepo: Path, runner: CliRunner, tmp_path: Path, api, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_agentmem_model_overrides_the_configured_model(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, api, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("AGENTMEM_MODEL", "claude-haiku-5-5")
     seen = api([_ok("success.json")])
     assert invoke(runner, "harvest", str(_session(tmp_path))).exit_code == 0
     assert json.loads(seen[0].content)["model"] == "claude-haiku-5-5"
 
 
-def test_429_then_200_succeeds_through_the_sdk_retries(memrepo: Path, runner: CliRunner, tmp_path: Path, api) -> None:
+def test_429_then_200_succeeds_through_the_sdk_retries(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, api
+) -> None:
     limited = httpx2.Response(
         429,
         headers={"retry-after-ms": "1"},
@@ -95,8 +103,12 @@ def test_429_then_200_succeeds_through_the_sdk_retries(memrepo: Path, runner: Cl
     assert len(seen) == 2
 
 
-def test_400_is_exit_1_with_the_api_message_and_nothing_stored(memrepo: Path, runner: CliRunner, tmp_path: Path, api) -> None:
-    bad = httpx2.Response(400, json=json.loads((RECORDED / "error_400.json").read_text(encoding="utf-8")))
+def test_400_is_exit_1_with_the_api_message_and_nothing_stored(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, api
+) -> None:
+    bad = httpx2.Response(
+        400, json=json.loads((RECORDED / "error_400.json").read_text(encoding="utf-8"))
+    )
     seen = api([bad])
     head = git(memrepo, "rev-parse", "HEAD")
     result = invoke(runner, "harvest", str(_session(tmp_path)))
@@ -107,15 +119,22 @@ def test_400_is_exit_1_with_the_api_message_and_nothing_stored(memrepo: Path, ru
     assert "Traceback" not in result.output
 
 
-def test_eight_proposals_are_cut_to_six_and_said(memrepo: Path, runner: CliRunner, tmp_path: Path, api) -> None:
+def test_eight_proposals_are_cut_to_six_and_said(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, api
+) -> None:
     api([_ok("eight_proposals.json")])
     result = invoke(runner, "harvest", str(_session(tmp_path)))
     assert result.exit_code == 0, result.stderr
     assert "the answer held 8 proposals; only the first 6 were kept" in result.stdout
-    assert len(list((memrepo / "inbox" / "alice").glob("*.yaml"))) + result.stdout.count("rejected #") == 6
+    assert (
+        len(list((memrepo / "inbox" / "alice").glob("*.yaml"))) + result.stdout.count("rejected #")
+        == 6
+    )
 
 
-def test_an_answer_outside_the_schema_is_exit_1_and_nothing_stored(memrepo: Path, runner: CliRunner, tmp_path: Path, api) -> None:
+def test_an_answer_outside_the_schema_is_exit_1_and_nothing_stored(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, api
+) -> None:
     message = json.loads((RECORDED / "success.json").read_text(encoding="utf-8"))
     message["content"][-1]["text"] = '{"ideas": ["shorter emails"]}'
     api([httpx2.Response(200, json=message)])
@@ -127,7 +146,9 @@ def test_an_answer_outside_the_schema_is_exit_1_and_nothing_stored(memrepo: Path
     assert not (memrepo / "inbox" / "alice").exists()
 
 
-def test_a_missing_key_is_explained_before_any_call(memrepo: Path, runner: CliRunner, tmp_path: Path, api, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_missing_key_is_explained_before_any_call(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, api, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen = api([])
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     result = invoke(runner, "harvest", str(_session(tmp_path)), "--provider", "anthropic")

@@ -7,16 +7,17 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
 from tests.conftest import DATA, git, invoke
+from typer.testing import CliRunner
 
 SESSION = DATA / "sessions" / "contract-review-session.md"
 OUTCOMES = DATA / "sessions" / "contract-review-outcomes.json"
 
 
 def _harvest_json(runner: CliRunner, *extra: str) -> dict:
-    result = invoke(runner, "harvest", str(SESSION), "--provider", "offline", "--format", "json", *extra)
+    result = invoke(
+        runner, "harvest", str(SESSION), "--provider", "offline", "--format", "json", *extra
+    )
     assert result.exit_code == 0, result.stderr
     (only,) = json.loads(result.stdout)
     return only
@@ -32,15 +33,47 @@ def test_offline_harvest_of_the_example_session(memrepo: Path, runner: CliRunner
     out = _harvest_json(runner, "--outcomes", str(OUTCOMES), "--scope", "contracts/supply")
     kept = [(p["route"], p["section"], p["text"], p["basis"]) for p in out["proposals"]]
     assert kept == [
-        ("memory", "Writing style", "I want a collaborative tone with long-standing suppliers.", "declared"),
-        ("memory", "Priorities & scope", "Don't suggest revisions on confidentiality clauses: legal handles them separately.", "declared"),
-        ("memory", "Writing style", "Je préfère des phrases courtes et à la voix active dans les commentaires.", "declared"),
-        ("memory", "Recurring patterns", "Vérifie toujours la clause de garantie avant la clause de pénalités.", "declared"),
-        ("doctrine", None, "The team accepts a 12-month warranty on supply contracts with suppliers we have worked with for more than two years.", "declared"),
-        ("memory", "Priorities & scope", "Keep suggestions to what was asked; unrequested changes are often left aside.", "inferred"),
+        (
+            "memory",
+            "Writing style",
+            "I want a collaborative tone with long-standing suppliers.",
+            "declared",
+        ),
+        (
+            "memory",
+            "Priorities & scope",
+            "Don't suggest revisions on confidentiality clauses: legal handles them separately.",
+            "declared",
+        ),
+        (
+            "memory",
+            "Writing style",
+            "Je préfère des phrases courtes et à la voix active dans les commentaires.",
+            "declared",
+        ),
+        (
+            "memory",
+            "Recurring patterns",
+            "Vérifie toujours la clause de garantie avant la clause de pénalités.",
+            "declared",
+        ),
+        (
+            "doctrine",
+            None,
+            "The team accepts a 12-month warranty on supply contracts with suppliers we have worked with for more than two years.",
+            "declared",
+        ),
+        (
+            "memory",
+            "Priorities & scope",
+            "Keep suggestions to what was asked; unrequested changes are often left aside.",
+            "inferred",
+        ),
     ]
     assert out["rejected"] == [] and out["cut"] == 0
-    assert all(p["person"] == "alice" and p["scope"] == "contracts/supply" for p in out["proposals"])
+    assert all(
+        p["person"] == "alice" and p["scope"] == "contracts/supply" for p in out["proposals"]
+    )
     pending = sorted(p.name for p in (memrepo / "inbox" / "alice").glob("*.yaml"))
     assert len(pending) == 6
     assert git(memrepo, "status", "--porcelain") == ""
@@ -48,7 +81,9 @@ def test_offline_harvest_of_the_example_session(memrepo: Path, runner: CliRunner
     assert trailers.strip() == "propose"
 
 
-def test_accept_all_commits_each_proposal_with_trailers_and_blame(memrepo: Path, runner: CliRunner) -> None:
+def test_accept_all_commits_each_proposal_with_trailers_and_blame(
+    memrepo: Path, runner: CliRunner
+) -> None:
     out = _harvest_json(runner, "--scope", "contracts/supply")
     memory_ids = [p["id"] for p in out["proposals"] if p["route"] == "memory"]
     before = int(git(memrepo, "rev-list", "--count", "HEAD"))
@@ -57,7 +92,10 @@ def test_accept_all_commits_each_proposal_with_trailers_and_blame(memrepo: Path,
     assert "1 doctrine proposal(s) wait for doctrine review" in result.stderr
     assert int(git(memrepo, "rev-list", "--count", "HEAD")) == before + len(memory_ids)
     text = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
-    assert "## Writing style\n- I want a collaborative tone with long-standing suppliers.\n- Je préfère" in text
+    assert (
+        "## Writing style\n- I want a collaborative tone with long-standing suppliers.\n- Je préfère"
+        in text
+    )
     last = git(memrepo, "log", "-1", "--format=%s%n%(trailers)")
     assert last.startswith('memory(alice): add to "Recurring patterns"\n')
     for line in (
@@ -77,7 +115,12 @@ def test_accept_all_commits_each_proposal_with_trailers_and_blame(memrepo: Path,
     ]
     blame = invoke(runner, "memory", "blame", "--format", "json")
     entries = json.loads(blame.stdout)
-    assert [e["proposal"] for e in entries] == [memory_ids[0], memory_ids[2], memory_ids[1], memory_ids[3]]
+    assert [e["proposal"] for e in entries] == [
+        memory_ids[0],
+        memory_ids[2],
+        memory_ids[1],
+        memory_ids[3],
+    ]
     assert entries[0]["approver"] == "alice <alice@example.com>"
     assert entries[0]["justification"] == "asked explicitly in line 13 of the session"
     # The doctrine proposal stays pending.
@@ -88,8 +131,25 @@ def test_accept_all_commits_each_proposal_with_trailers_and_blame(memrepo: Path,
 @pytest.mark.parametrize(
     ("proposal", "message"),
     [
-        ({"action": "remove", "section": "Writing style", "target": "absent", "justification": "j"}, "no entry contains 'absent'"),
-        ({"action": "modify", "section": "Writing style", "target": "tone", "text": "New.", "justification": "j"}, "2 entries contain 'tone'"),
+        (
+            {
+                "action": "remove",
+                "section": "Writing style",
+                "target": "absent",
+                "justification": "j",
+            },
+            "no entry contains 'absent'",
+        ),
+        (
+            {
+                "action": "modify",
+                "section": "Writing style",
+                "target": "tone",
+                "text": "New.",
+                "justification": "j",
+            },
+            "2 entries contain 'tone'",
+        ),
     ],
 )
 def test_target_zero_or_two_matches_is_refused_and_nothing_changes(
@@ -100,7 +160,9 @@ def test_target_zero_or_two_matches_is_refused_and_nothing_changes(
     assert invoke(runner, "review", "--accept", "all").exit_code == 0
     memory_before = (memrepo / "memories" / "alice.md").read_bytes()
     # The harvest refuses it at once, with the reason …
-    out = _harvest_json(runner, "--provider", "replay", "--proposals", str(_replay(tmp_path, [proposal])))
+    out = _harvest_json(
+        runner, "--provider", "replay", "--proposals", str(_replay(tmp_path, [proposal]))
+    )
     assert out["proposals"] == [] and message in out["rejected"][0]["reason"]
     # … and a proposal that went stale in the inbox is refused at review.
     from agentmem.harvest import write_to_inbox
@@ -108,7 +170,9 @@ def test_target_zero_or_two_matches_is_refused_and_nothing_changes(
     from agentmem.repo import open_repository
 
     repo = open_repository()
-    stale = parse_proposal(proposal, person="alice", session="s", source="replay", scope=None, where="p")
+    stale = parse_proposal(
+        proposal, person="alice", session="s", source="replay", scope=None, where="p"
+    )
     write_to_inbox(repo, repo.actor(), [stale], "s", "replay")
     head = git(memrepo, "rev-parse", "HEAD")
     result = invoke(runner, "review", "--accept", stale.id)
@@ -138,7 +202,9 @@ def test_accept_over_budget_is_refused_with_the_figures(memrepo: Path, runner: C
     assert git(memrepo, "rev-parse", "HEAD") == head
 
 
-def test_more_than_six_proposals_are_cut_and_said(memrepo: Path, runner: CliRunner, tmp_path: Path) -> None:
+def test_more_than_six_proposals_are_cut_and_said(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
     many = [
         {"action": "add", "section": "Recurring patterns", "text": text, "justification": "said so"}
         for text in (
@@ -155,12 +221,17 @@ def test_more_than_six_proposals_are_cut_and_said(memrepo: Path, runner: CliRunn
     result = invoke(runner, "harvest", str(SESSION), "--proposals", str(_replay(tmp_path, many)))
     assert result.exit_code == 0, result.stderr
     assert "6 proposals kept, 0 rejected" in result.stdout
-    assert "the answer held 8 proposals; only the first 6 were kept (harvest.max_proposals)" in result.stdout
+    assert (
+        "the answer held 8 proposals; only the first 6 were kept (harvest.max_proposals)"
+        in result.stdout
+    )
 
 
 def test_zero_proposals_is_said_as_zero(memrepo: Path, runner: CliRunner, tmp_path: Path) -> None:
     quiet = tmp_path / "quiet.md"
-    quiet.write_text("User: Summarise clause 4.\n\nAssistant: It sets the price.\n", encoding="utf-8")
+    quiet.write_text(
+        "User: Summarise clause 4.\n\nAssistant: It sets the price.\n", encoding="utf-8"
+    )
     result = invoke(runner, "harvest", str(quiet), "--provider", "offline")
     assert result.exit_code == 0
     assert "0 proposals kept, 0 rejected" in result.stdout
@@ -179,9 +250,14 @@ def test_rejections_are_one_commit_listing_them(memrepo: Path, runner: CliRunner
 def test_edit_accepts_the_persons_text_and_marks_it(memrepo: Path, runner: CliRunner) -> None:
     out = _harvest_json(runner)
     pid = out["proposals"][0]["id"]
-    result = invoke(runner, "review", "--edit", f"{pid}=Warm, collaborative tone with long-standing suppliers.")
+    result = invoke(
+        runner, "review", "--edit", f"{pid}=Warm, collaborative tone with long-standing suppliers."
+    )
     assert result.exit_code == 0, result.stderr
-    assert "- Warm, collaborative tone with long-standing suppliers.\n" in (memrepo / "memories/alice.md").read_text()
+    assert (
+        "- Warm, collaborative tone with long-standing suppliers.\n"
+        in (memrepo / "memories/alice.md").read_text()
+    )
     assert "Agentmem-Edited: yes" in git(memrepo, "log", "-1", "--format=%(trailers)")
 
 
@@ -195,14 +271,18 @@ def test_dry_run_writes_nothing(memrepo: Path, runner: CliRunner) -> None:
     assert git(memrepo, "rev-parse", "HEAD") == head
 
 
-def test_review_without_terminal_or_flags_refuses_with_advice(memrepo: Path, runner: CliRunner) -> None:
+def test_review_without_terminal_or_flags_refuses_with_advice(
+    memrepo: Path, runner: CliRunner
+) -> None:
     _harvest_json(runner)
     result = invoke(runner, "review")
     assert result.exit_code == 2
     assert "no terminal to ask in" in result.stderr and "--accept ID|all" in result.stderr
 
 
-def test_staged_work_of_the_person_never_leaks_into_an_agentmem_commit(memrepo: Path, runner: CliRunner) -> None:
+def test_staged_work_of_the_person_never_leaks_into_an_agentmem_commit(
+    memrepo: Path, runner: CliRunner
+) -> None:
     (memrepo / "notes.txt").write_text("my draft\n", encoding="utf-8")
     git(memrepo, "add", "notes.txt")
     _harvest_json(runner)
@@ -226,7 +306,10 @@ def test_memory_edit_commits_a_valid_file_and_refuses_a_broken_one(
     assert "- Read the annexes first." in (memrepo / "memories/alice.md").read_text()
     assert "Agentmem-Action: edit" in git(memrepo, "log", "-1", "--format=%(trailers)")
     broken = tmp_path / "broken.py"
-    broken.write_text("import sys, pathlib\npathlib.Path(sys.argv[1]).write_text('# Memory: alice\\nstray\\n')\n", encoding="utf-8")
+    broken.write_text(
+        "import sys, pathlib\npathlib.Path(sys.argv[1]).write_text('# Memory: alice\\nstray\\n')\n",
+        encoding="utf-8",
+    )
     monkeypatch.setenv("EDITOR", f"python {broken}")
     before = (memrepo / "memories/alice.md").read_bytes()
     result = invoke(runner, "memory", "edit")
@@ -263,7 +346,13 @@ def test_only_the_owner_writes_their_memory(memrepo: Path, runner: CliRunner) ->
 
 
 def test_remember_puts_a_pending_add_in_the_inbox(memrepo: Path, runner: CliRunner) -> None:
-    result = invoke(runner, "remember", "Cite the clause number in every comment.", "--section", "Recurring patterns")
+    result = invoke(
+        runner,
+        "remember",
+        "Cite the clause number in every comment.",
+        "--section",
+        "Recurring patterns",
+    )
     assert result.exit_code == 0, result.stderr
     assert 'add to "Recurring patterns": Cite the clause number in every comment.' in result.stdout
     assert git(memrepo, "status", "--porcelain") == ""
@@ -271,7 +360,9 @@ def test_remember_puts_a_pending_add_in_the_inbox(memrepo: Path, runner: CliRunn
     assert bad.exit_code == 1 and "unknown section 'Nope'" in bad.stderr
 
 
-def test_expected_errors_have_no_traceback(tmp_path: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_expected_errors_have_no_traceback(
+    tmp_path: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     result = invoke(runner, "inbox")
     assert result.exit_code == 1
@@ -279,7 +370,9 @@ def test_expected_errors_have_no_traceback(tmp_path: Path, runner: CliRunner, mo
     assert "Traceback" not in result.output
 
 
-def test_a_malformed_transcript_is_exit_1_with_file_and_line(memrepo: Path, runner: CliRunner, tmp_path: Path) -> None:
+def test_a_malformed_transcript_is_exit_1_with_file_and_line(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "user"}\n{not json\n', encoding="utf-8")
     result = invoke(runner, "harvest", str(bad), "--provider", "offline")
@@ -288,7 +381,9 @@ def test_a_malformed_transcript_is_exit_1_with_file_and_line(memrepo: Path, runn
     assert "Traceback" not in result.output
 
 
-def test_unexpected_errors_are_exit_3(memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unexpected_errors_are_exit_3(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def boom(*_a: object, **_k: object) -> None:
         raise RuntimeError("kaboom")
 
@@ -307,17 +402,32 @@ def test_init_is_idempotent(tmp_path: Path, runner: CliRunner) -> None:
     second = invoke(runner, "init", str(target))
     assert second.exit_code == 0 and "already a memory repository" in second.stderr
     assert git(target, "rev-parse", "HEAD") == head
-    assert sorted(p.name for p in target.iterdir()) == [".git", ".gitignore", "agentmem.yaml", "doctrine", "inbox", "memories", "roles.yaml"]
+    assert sorted(p.name for p in target.iterdir()) == [
+        ".git",
+        ".gitignore",
+        "agentmem.yaml",
+        "doctrine",
+        "inbox",
+        "memories",
+        "roles.yaml",
+    ]
 
 
-def test_interactive_review_records_accept_edit_and_reject(memrepo: Path, runner: CliRunner) -> None:
+def test_interactive_review_records_accept_edit_and_reject(
+    memrepo: Path, runner: CliRunner
+) -> None:
     out = _harvest_json(runner)
     first, second, third = [p["id"] for p in out["proposals"] if p["route"] == "memory"][:3]
     answers = "a\ne\nLeave confidentiality clauses aside; legal reviews them.\na\nr\nq\n"
     result = invoke(runner, "review", "--interactive", input=answers)
     assert result.exit_code == 0, result.stderr
     assert "2 accepted, 1 rejected, 0 skipped" in result.stderr
-    log = git(memrepo, "log", "-3", "--format=%s|%(trailers:key=Agentmem-Proposal,valueonly,separator=%x2C)|%(trailers:key=Agentmem-Edited,valueonly)")
+    log = git(
+        memrepo,
+        "log",
+        "-3",
+        "--format=%s|%(trailers:key=Agentmem-Proposal,valueonly,separator=%x2C)|%(trailers:key=Agentmem-Edited,valueonly)",
+    )
     assert [ln for ln in log.splitlines() if ln] == [
         f"inbox(alice): reject 1 proposal|{third}|",
         f'memory(alice): add to "Priorities & scope"|{second}|yes',

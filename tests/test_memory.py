@@ -51,11 +51,23 @@ def test_entries_are_numbered_with_sections_and_lines() -> None:
     ("text", "message"),
     [
         ("# Memory: bob\n", "m.md:1: expected the title line '# Memory: alice'"),
-        (SAMPLE.replace("## Writing style", "## Style"), "m.md:3: unexpected section 'Style' (expected '## Writing style'"),
-        (SAMPLE.replace("## Recurring patterns\n", ""), "m.md:10: unexpected section 'Rule dependencies' (expected '## Recurring patterns'"),
-        (SAMPLE.replace("\n## Rule dependencies\n", ""), "m.md:9: missing section(s): Rule dependencies"),
+        (
+            SAMPLE.replace("## Writing style", "## Style"),
+            "m.md:3: unexpected section 'Style' (expected '## Writing style'",
+        ),
+        (
+            SAMPLE.replace("## Recurring patterns\n", ""),
+            "m.md:10: unexpected section 'Rule dependencies' (expected '## Recurring patterns'",
+        ),
+        (
+            SAMPLE.replace("\n## Rule dependencies\n", ""),
+            "m.md:9: missing section(s): Rule dependencies",
+        ),
         (SAMPLE.replace("- Keep", "Keep"), "m.md:4: unexpected text 'Keep a collaborative"),
-        ("# Memory: alice\n- early\n", "m.md:2: entry outside any section (expected one of: Writing style"),
+        (
+            "# Memory: alice\n- early\n",
+            "m.md:2: entry outside any section (expected one of: Writing style",
+        ),
         (SAMPLE + "## Extra\n", "all sections are already present"),
         (SAMPLE.replace("\n", "\r\n"), "CR or CRLF"),
         ("", "m.md:1: empty file"),
@@ -90,23 +102,38 @@ def test_budget_counts_nfc_code_points() -> None:
     decomposed = "e\u0301" * 10  # NFC: 10 × "é"
     assert char_count(decomposed) == 10
     status = budget_status("x" * 6400, CONFIG)
-    assert (status.used, status.level, status.describe()) == (6400, "warning", "80 % — 6400/8000 characters")
+    assert (status.used, status.level, status.describe()) == (
+        6400,
+        "warning",
+        "80 % — 6400/8000 characters",
+    )
     assert budget_status("x" * 6399, CONFIG).level == "ok"
     assert budget_status("x" * 8000, CONFIG).level == "warning"
-    with pytest.raises(BudgetExceededError, match="m.md: 8001/8000 characters: remove or merge entries first"):
+    with pytest.raises(
+        BudgetExceededError, match="m.md: 8001/8000 characters: remove or merge entries first"
+    ):
         check_budget("x" * 8001, CONFIG, "m.md")
 
 
 def test_add_appends_at_the_end_of_its_section() -> None:
     memory = parse_memory(SAMPLE, "alice", CONFIG, "m.md")
     added = add_entry(memory, "Writing style", "Short sentences.", "m.md")
-    assert "- Keep a collaborative tone with long-standing suppliers.\n- Short sentences.\n\n## Priorities" in added.render()
+    assert (
+        "- Keep a collaborative tone with long-standing suppliers.\n- Short sentences.\n\n## Priorities"
+        in added.render()
+    )
     empty = add_entry(memory, "Recurring patterns", "Check warranty first.", "m.md")
-    assert "## Recurring patterns\n- Check warranty first.\n\n## Rule dependencies\n" in empty.render()
+    assert (
+        "## Recurring patterns\n- Check warranty first.\n\n## Rule dependencies\n" in empty.render()
+    )
     last = add_entry(memory, "Rule dependencies", "Penalties follow warranty.", "m.md")
     assert last.render().endswith("## Rule dependencies\n- Penalties follow warranty.\n")
     no_newline = parse_memory(SAMPLE.rstrip("\n"), "alice", CONFIG, "m.md")
-    assert add_entry(no_newline, "Rule dependencies", "X y z.", "m.md").render().endswith("dependencies\n- X y z.\n")
+    assert (
+        add_entry(no_newline, "Rule dependencies", "X y z.", "m.md")
+        .render()
+        .endswith("dependencies\n- X y z.\n")
+    )
 
 
 def test_modify_and_remove_need_exactly_one_match() -> None:

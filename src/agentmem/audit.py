@@ -46,7 +46,9 @@ def _record(info: gitio.CommitInfo) -> AuditRecord:
     )
 
 
-def audit_log(repo: Repository, person: str | None = None, rule: str | None = None) -> list[AuditRecord]:
+def audit_log(
+    repo: Repository, person: str | None = None, rule: str | None = None
+) -> list[AuditRecord]:
     """Commits carrying ``Agentmem-*`` trailers, newest first; of one person's memory and inbox,
     or of one rule file, or all."""
     paths: list[str] = []
@@ -100,7 +102,8 @@ def blame_memory(repo: Repository, person: str) -> list[BlameEntry]:
                 entry.text,
                 sha,
                 info.date if info else None,
-                t.get("Agentmem-Actor") or (f"{info.author_name} <{info.author_email}>" if info else None),
+                t.get("Agentmem-Actor")
+                or (f"{info.author_name} <{info.author_email}>" if info else None),
                 t.get("Agentmem-Session"),
                 t.get("Agentmem-Proposal"),
                 t.get("Agentmem-Justification"),

@@ -17,7 +17,12 @@ from agentmem.errors import ConfigError
 from agentmem.yamlio import load_yaml_file
 
 CONFIG_FILE = "agentmem.yaml"
-DEFAULT_SECTIONS = ("Writing style", "Priorities & scope", "Recurring patterns", "Rule dependencies")
+DEFAULT_SECTIONS = (
+    "Writing style",
+    "Priorities & scope",
+    "Recurring patterns",
+    "Rule dependencies",
+)
 
 
 @dataclass(frozen=True)
@@ -102,10 +107,12 @@ def _check_value(where: str, group: str, key: str, value: Any) -> Any:
         return tuple(value)
     choices = _CHOICES.get((group, key))
     if choices and value not in choices:
-        raise ConfigError(f"{where}: {group}.{key} is {value!r}; expected one of {', '.join(choices)}")
+        raise ConfigError(
+            f"{where}: {group}.{key} is {value!r}; expected one of {', '.join(choices)}"
+        )
     if isinstance(value, int) and not isinstance(value, bool) and value <= 0:
         raise ConfigError(f"{where}: {group}.{key} must be positive, got {value}")
-    if key == "warn_ratio" and not 0 < value <= 1:
+    if key == "warn_ratio" and isinstance(value, float) and not 0 < value <= 1:
         raise ConfigError(f"{where}: memory.warn_ratio must be between 0 and 1, got {value}")
     return value
 
@@ -147,7 +154,9 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
     if env.get("AGENTMEM_MODEL"):
         harvest = HarvestConfig(harvest.max_proposals, harvest.provider, env["AGENTMEM_MODEL"])
     if env.get("AGENTMEM_PROVIDER"):
-        provider = _check_value("AGENTMEM_PROVIDER", "harvest", "provider", env["AGENTMEM_PROVIDER"])
+        provider = _check_value(
+            "AGENTMEM_PROVIDER", "harvest", "provider", env["AGENTMEM_PROVIDER"]
+        )
         harvest = HarvestConfig(harvest.max_proposals, provider, harvest.model)
     return Config(config.memory, harvest, config.doctrine, config.context)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentmem import gitio
-from agentmem.apply.planner import check_entry, plan_memory
+from agentmem.apply.planner import plan_memory
 from agentmem.apply.writer import atomic_write, read_current
 from agentmem.errors import AgentmemError, GuardError, ProposalError, UsageError
 from agentmem.inbox import list_pending, proposal_relpath, render_proposal
@@ -89,7 +89,9 @@ def load_outcomes(path: Path) -> tuple[Outcome, ...]:
                 f"{where}: outcome {i} has decision {decision!r}; expected accepted, reworked or ignored"
             )
         final = item.get("final_text")
-        outcomes.append(Outcome(item["suggestion"], decision, final if isinstance(final, str) else None))
+        outcomes.append(
+            Outcome(item["suggestion"], decision, final if isinstance(final, str) else None)
+        )
     return tuple(outcomes)
 
 
@@ -132,7 +134,9 @@ def _call_provider(name: str, request: HarvestRequest, proposals_file: Path | No
     return offline.harvest(request)
 
 
-def validate(proposal: Proposal, repo: Repository, memory_text: str | None, accepted: list[Proposal]) -> None:
+def validate(
+    proposal: Proposal, repo: Repository, memory_text: str | None, accepted: list[Proposal]
+) -> None:
     """SPEC §7 validation of one parsed proposal against the current memory and the proposals
     kept before it. Raises an :class:`AgentmemError` whose message is the reason."""
     config = repo.config.memory
@@ -160,7 +164,11 @@ def validate(proposal: Proposal, repo: Repository, memory_text: str | None, acce
             if score >= DUPLICATE_ENTRY_SCORE:
                 raise ProposalError(f"repeats entry #{entry.number} ({score:.0f} % similar)")
         for other in accepted:
-            if other.text and fuzz.ratio(proposal.text, other.text, processor=utils.default_process) >= DUPLICATE_ENTRY_SCORE:
+            if (
+                other.text
+                and fuzz.ratio(proposal.text, other.text, processor=utils.default_process)
+                >= DUPLICATE_ENTRY_SCORE
+            ):
                 raise ProposalError(f"repeats proposal {other.id} of this harvest")
     del plan
 
@@ -224,7 +232,9 @@ def harvest_session(
             continue
         result.kept.append(proposal)
     if result.kept:
-        result.commit = write_to_inbox(repo, actor, result.kept, transcript.session_id, answer.provider)
+        result.commit = write_to_inbox(
+            repo, actor, result.kept, transcript.session_id, answer.provider
+        )
     return result
 
 

@@ -30,8 +30,10 @@ def list_pending(repo: Repository, person: str | None = None) -> list[Proposal]:
     base = repo.root / INBOX_DIR
     if not base.is_dir():
         return []
-    folders = [base / check_slug(person, "person id")] if person else sorted(
-        p for p in base.iterdir() if p.is_dir()
+    folders = (
+        [base / check_slug(person, "person id")]
+        if person
+        else sorted(p for p in base.iterdir() if p.is_dir())
     )
     found: list[Proposal] = []
     for folder in folders:

@@ -178,7 +178,9 @@ def parse_memory(text: str, person: str, config: MemoryConfig, where: str) -> Me
         at = f"{where}:{number}"
         if not lines:
             if body != title:
-                raise InvalidMemoryError(f"{at}: expected the title line '{title}', found {body[:60]!r}")
+                raise InvalidMemoryError(
+                    f"{at}: expected the title line '{title}', found {body[:60]!r}"
+                )
             lines.append(Line(LineKind.TITLE, raw))
             continue
         if not body.strip():
@@ -250,7 +252,9 @@ def add_entry(memory: MemoryFile, section: str, text: str, where: str) -> Memory
             f"{where}: no section '{section}' (sections: {', '.join(memory.sections())})"
         )
     lines = list(memory.lines)
-    heading = next(i for i, ln in enumerate(lines) if ln.kind is LineKind.HEADING and ln.section == section)
+    heading = next(
+        i for i, ln in enumerate(lines) if ln.kind is LineKind.HEADING and ln.section == section
+    )
     insert_at = heading + 1
     for i in range(heading + 1, len(lines)):
         if lines[i].kind is LineKind.HEADING:

@@ -133,7 +133,9 @@ def _str_or_none(raw: dict[str, Any], key: str, where: str) -> str | None:
     return value or None
 
 
-def _enum(raw: dict[str, Any], key: str, allowed: tuple[str, ...], where: str, default: str | None = None) -> str:
+def _enum(
+    raw: dict[str, Any], key: str, allowed: tuple[str, ...], where: str, default: str | None = None
+) -> str:
     value = raw.get(key, default)
     if not isinstance(value, str) or value.strip().lower() not in allowed:
         raise ProposalError(

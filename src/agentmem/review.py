@@ -43,7 +43,9 @@ def plan_accept(repo: Repository, proposal: Proposal, edited_text: str | None = 
     return plan_memory(proposal, read_current(repo.root, relpath), repo.config.memory, relpath)
 
 
-def _trailers(actor: Person, proposal: Proposal, decision: str, edited: bool) -> list[tuple[str, str]]:
+def _trailers(
+    actor: Person, proposal: Proposal, decision: str, edited: bool
+) -> list[tuple[str, str]]:
     trailers = [
         ("Agentmem-Action", proposal.action),
         ("Agentmem-Route", proposal.route),
@@ -64,7 +66,9 @@ def _trailers(actor: Person, proposal: Proposal, decision: str, edited: bool) ->
     return trailers
 
 
-def commit_accept(repo: Repository, actor: Person, plan: MemoryPlan, original: Proposal) -> str | None:
+def commit_accept(
+    repo: Repository, actor: Person, plan: MemoryPlan, original: Proposal
+) -> str | None:
     """Write the planned memory change, remove the proposal from the inbox, one audit commit.
 
     ``plan.change.old`` must still be on disk (else :class:`ApplyConflictError`, nothing written).
@@ -83,7 +87,11 @@ def commit_accept(repo: Repository, actor: Person, plan: MemoryPlan, original: P
     subject = f"memory({proposal.person}): {proposal.action} {prep}{where}".rstrip()
     if proposal.action != "add":
         section = _entry_section(repo, plan)
-        subject = f'memory({proposal.person}): {proposal.action} {prep} "{section}"' if section else subject
+        subject = (
+            f'memory({proposal.person}): {proposal.action} {prep} "{section}"'
+            if section
+            else subject
+        )
     message = gitio.format_message(subject, _trailers(actor, proposal, "accepted", edited))
     return apply_changes(repo.root, changes, message)
 
@@ -91,7 +99,9 @@ def commit_accept(repo: Repository, actor: Person, plan: MemoryPlan, original: P
 def _entry_section(repo: Repository, plan: MemoryPlan) -> str | None:
     if plan.change.old is None or plan.proposal.target is None:
         return None
-    memory = parse_memory(plan.change.old, plan.proposal.person, repo.config.memory, plan.change.path)
+    memory = parse_memory(
+        plan.change.old, plan.proposal.person, repo.config.memory, plan.change.path
+    )
     for entry in memory.entries():
         if plan.proposal.target in entry.text:
             return entry.section
@@ -188,7 +198,9 @@ def commit_hand_edit(repo: Repository, actor: Person, old: str | None, new: str)
     relpath = repo.memory_relpath(actor.id)
     config = repo.config.memory
     edited = parse_memory(new, actor.id, config, relpath)
-    before = {e.text for e in parse_memory(old, actor.id, config, relpath).entries()} if old else set()
+    before = (
+        {e.text for e in parse_memory(old, actor.id, config, relpath).entries()} if old else set()
+    )
     for entry in edited.entries():
         if entry.text not in before:
             check_entry(entry.text, config, f"{relpath}:{entry.line}")

@@ -17,7 +17,7 @@ _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_YAML_BYTES = 1_000_000  # a hand-written settings or proposal file is never this large
 
 
-class _StrictLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+class _StrictLoader(_BaseLoader):
     """Safe loader that refuses duplicate keys instead of keeping the last one."""
 
 
@@ -33,9 +33,7 @@ def _construct_mapping(loader: Any, node: Any, deep: bool = False) -> dict[Any, 
     return dict(loader.construct_pairs(node, deep=deep))
 
 
-_StrictLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping
-)
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
 def load_yaml_text(text: str, where: str, error: type[Exception] = ConfigError) -> Any:
@@ -49,7 +47,9 @@ def load_yaml_text(text: str, where: str, error: type[Exception] = ConfigError) 
         raise error(f"{where}{line}: invalid YAML: {problem}") from None
 
 
-def load_yaml_file(path: Path, where: str | None = None, error: type[Exception] = ConfigError) -> Any:
+def load_yaml_file(
+    path: Path, where: str | None = None, error: type[Exception] = ConfigError
+) -> Any:
     """Read and parse a YAML file; size-capped at :data:`MAX_YAML_BYTES`; errors as ``error``."""
     where = where or str(path)
     try:

@@ -11,7 +11,12 @@ from agentmem.repo import Person, Repository, open_repository
 
 PersonOption = Annotated[
     str | None,
-    typer.Option("--person", "-p", help="Whose memory (default: you, from your git identity).", show_default=False),
+    typer.Option(
+        "--person",
+        "-p",
+        help="Whose memory (default: you, from your git identity).",
+        show_default=False,
+    ),
 ]
 FormatOption = Annotated[
     Format, typer.Option("--format", "-f", help="text for people, json for programs.")

@@ -16,12 +16,39 @@ app = typer.Typer()
 
 @app.command()
 def harvest(
-    transcripts: Annotated[list[Path], typer.Argument(help="Session transcript file(s): Claude Code or Codex JSONL, Messages JSON, or User:/Assistant: text.", show_default=False)],
-    outcomes: Annotated[Path | None, typer.Option(help="JSON file of what you did with the agent's suggestions.", show_default=False)] = None,
+    transcripts: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Session transcript file(s): Claude Code or Codex JSONL, Messages JSON, or User:/Assistant: text.",
+            show_default=False,
+        ),
+    ],
+    outcomes: Annotated[
+        Path | None,
+        typer.Option(
+            help="JSON file of what you did with the agent's suggestions.", show_default=False
+        ),
+    ] = None,
     person: PersonOption = None,
-    scope: Annotated[str | None, typer.Option(help="Scope of the session (e.g. contracts/supply).", show_default=False)] = None,
-    provider: Annotated[str | None, typer.Option(help="anthropic | offline | replay (default: harvest.provider; auto = anthropic when ANTHROPIC_API_KEY is set).", show_default=False)] = None,
-    proposals: Annotated[Path | None, typer.Option("--proposals", help="Replay proposals from a JSON file instead of asking a model.", show_default=False)] = None,
+    scope: Annotated[
+        str | None,
+        typer.Option(help="Scope of the session (e.g. contracts/supply).", show_default=False),
+    ] = None,
+    provider: Annotated[
+        str | None,
+        typer.Option(
+            help="anthropic | offline | replay (default: harvest.provider; auto = anthropic when ANTHROPIC_API_KEY is set).",
+            show_default=False,
+        ),
+    ] = None,
+    proposals: Annotated[
+        Path | None,
+        typer.Option(
+            "--proposals",
+            help="Replay proposals from a JSON file instead of asking a model.",
+            show_default=False,
+        ),
+    ] = None,
     fmt: FormatOption = Format.text,
 ) -> None:
     """Read finished session(s) and put at most 6 proposals per session in your inbox.
@@ -36,13 +63,25 @@ def harvest(
     repo = repository()
     actor = repo.actor()
     require_owner(actor, person or actor.id, "harvesting into")
-    name = "replay" if proposals is not None and provider is None else choose_provider(provider, repo.config.harvest.provider)
+    name = (
+        "replay"
+        if proposals is not None and provider is None
+        else choose_provider(provider, repo.config.harvest.provider)
+    )
     loaded = load_outcomes(outcomes) if outcomes else ()
     results, failures = [], 0
     for path in transcripts:
         try:
             with repo.locked():
-                result = harvest_session(repo, actor, path, provider=name, scope=scope, outcomes=loaded, proposals_file=proposals)
+                result = harvest_session(
+                    repo,
+                    actor,
+                    path,
+                    provider=name,
+                    scope=scope,
+                    outcomes=loaded,
+                    proposals_file=proposals,
+                )
         except AgentmemError as exc:
             if len(transcripts) == 1:
                 raise
@@ -62,7 +101,9 @@ def harvest(
                 "cut": r.cut,
                 "commit": r.commit,
                 "proposals": [p.to_dict() for p in r.kept],
-                "rejected": [{"index": x.index, "label": x.label, "reason": x.reason} for x in r.rejected],
+                "rejected": [
+                    {"index": x.index, "label": x.label, "reason": x.reason} for x in r.rejected
+                ],
             }
             for r in results
         )

@@ -31,4 +31,6 @@ def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     for p in memory + doctrine:
         output.data(f"  {p.id}  {p.summary()}  [{p.basis}, session {p.session[:12]}]")
     if doctrine:
-        output.info(f"{len(doctrine)} doctrine proposal(s) wait for doctrine review, not memory review")
+        output.info(
+            f"{len(doctrine)} doctrine proposal(s) wait for doctrine review, not memory review"
+        )

@@ -14,7 +14,9 @@ app = typer.Typer()
 
 @app.command()
 def init(
-    path: Annotated[Path, typer.Argument(help="Folder to make a memory repository (default: here).")] = Path("."),
+    path: Annotated[
+        Path, typer.Argument(help="Folder to make a memory repository (default: here).")
+    ] = Path("."),
 ) -> None:
     """Create a memory repository: agentmem.yaml, roles.yaml, memories/, doctrine/, inbox/.
 

@@ -15,8 +15,15 @@ app = typer.Typer()
 
 @app.command()
 def log(
-    person: Annotated[str | None, typer.Option("--person", "-p", help="Only this person's memory and inbox.", show_default=False)] = None,
-    rule: Annotated[str | None, typer.Option("--rule", help="Only this doctrine rule.", show_default=False)] = None,
+    person: Annotated[
+        str | None,
+        typer.Option(
+            "--person", "-p", help="Only this person's memory and inbox.", show_default=False
+        ),
+    ] = None,
+    rule: Annotated[
+        str | None, typer.Option("--rule", help="Only this doctrine rule.", show_default=False)
+    ] = None,
     fmt: FormatOption = Format.text,
 ) -> None:
     """The audit history: every agentmem commit with who, when, what and why."""

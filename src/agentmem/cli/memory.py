@@ -27,7 +27,9 @@ def show(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     _actor, who = actor_and_person(repo, person)
     relpath = repo.memory_relpath(who)
     text = read_current(repo.root, relpath)
-    memory = parse_memory(text or new_memory_text(who, repo.config.memory), who, repo.config.memory, relpath)
+    memory = parse_memory(
+        text or new_memory_text(who, repo.config.memory), who, repo.config.memory, relpath
+    )
     if fmt is Format.json:
         output.as_json({"person": who, **e.__dict__} for e in memory.entries())
         return
@@ -98,4 +100,6 @@ def blame(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
             output.data("    not committed yet (changed on disk)")
             continue
         output.data(f"    {e.commit[:10]}  {(e.date or '')[:10]}  approved by {e.approver}")
-        output.data(f"    session {e.session or '-'}  proposal {e.proposal or '-'}  why: {e.justification or '-'}")
+        output.data(
+            f"    session {e.session or '-'}  proposal {e.proposal or '-'}  why: {e.justification or '-'}"
+        )

@@ -6,14 +6,14 @@ import json
 import os
 import sys
 from collections.abc import Iterable
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     """``--format`` of listings: a table for people, JSON for programs (SPEC §6)."""
 
     text = "text"

@@ -15,7 +15,15 @@ app = typer.Typer()
 @app.command()
 def remember(
     text: Annotated[str, typer.Argument(help="The entry, one line.", show_default=False)],
-    section: Annotated[str | None, typer.Option("--section", "-s", help="Section (default: the first configured one).", show_default=False)] = None,
+    section: Annotated[
+        str | None,
+        typer.Option(
+            "--section",
+            "-s",
+            help="Section (default: the first configured one).",
+            show_default=False,
+        ),
+    ] = None,
     session: Annotated[str, typer.Option(help="Session id to record with it.")] = "manual",
 ) -> None:
     """Mid-session: put one 'add' proposal in your inbox and commit it at once.
@@ -27,6 +35,8 @@ def remember(
     repo = repository()
     actor = repo.actor()
     with repo.locked():
-        proposal = do_remember(repo, actor, text, section or repo.config.memory.sections[0], session)
+        proposal = do_remember(
+            repo, actor, text, section or repo.config.memory.sections[0], session
+        )
     output.data(f"{proposal.id}  {proposal.summary()}")
     output.info("pending in your inbox; accept it with [bold]agentmem review[/]")

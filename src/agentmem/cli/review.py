@@ -19,11 +19,38 @@ app = typer.Typer()
 
 @app.command()
 def review(
-    accept: Annotated[list[str] | None, typer.Option("--accept", "-a", help="Accept a proposal id, or 'all'. Repeatable.", show_default=False)] = None,
-    reject: Annotated[list[str] | None, typer.Option("--reject", "-r", help="Reject a proposal id, or 'all'. Repeatable.", show_default=False)] = None,
-    edit: Annotated[list[str] | None, typer.Option("--edit", "-e", help="Accept ID with new text: --edit ID=TEXT. Repeatable.", show_default=False)] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
-    interactive: Annotated[bool, typer.Option("--interactive", "-i", help="Ask even when stdin is not a terminal (answers may be piped).")] = False,
+    accept: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--accept", "-a", help="Accept a proposal id, or 'all'. Repeatable.", show_default=False
+        ),
+    ] = None,
+    reject: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--reject", "-r", help="Reject a proposal id, or 'all'. Repeatable.", show_default=False
+        ),
+    ] = None,
+    edit: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--edit",
+            "-e",
+            help="Accept ID with new text: --edit ID=TEXT. Repeatable.",
+            show_default=False,
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what would change; write nothing.")
+    ] = False,
+    interactive: Annotated[
+        bool,
+        typer.Option(
+            "--interactive",
+            "-i",
+            help="Ask even when stdin is not a terminal (answers may be piped).",
+        ),
+    ] = False,
 ) -> None:
     """Decide on your pending proposals, line by line.
 
@@ -69,7 +96,9 @@ def _names_ids(*lists: list[str] | None) -> bool:
     return any(v and v != "all" for values in lists if values for v in values)
 
 
-def _plan_or_none(repo: Repository, proposal: Proposal, text: str | None = None) -> MemoryPlan | str:
+def _plan_or_none(
+    repo: Repository, proposal: Proposal, text: str | None = None
+) -> MemoryPlan | str:
     from agentmem.errors import AgentmemError
     from agentmem.review import plan_accept
 
@@ -96,7 +125,11 @@ def _show(proposal: Proposal, plan: MemoryPlan | str) -> None:
         from agentmem.apply.change import FileChange
 
         change = FileChange(change.path, plan.base, change.new)
-    console.print(Syntax(change.diff() or "(no change)", "diff", theme="ansi_dark", background_color="default"))
+    console.print(
+        Syntax(
+            change.diff() or "(no change)", "diff", theme="ansi_dark", background_color="default"
+        )
+    )
     colour = {"ok": "green", "warning": "yellow", "over": "red"}[plan.budget.level]
     console.print(f"fill level after: [{colour}]{plan.budget.describe()}[/]\n")
 
@@ -114,11 +147,21 @@ def _resolve(ids: list[str], memory: list[Proposal], flag: str) -> list[Proposal
     by_id = {p.id: p for p in memory}
     missing = [i for i in ids if i not in by_id]
     if missing:
-        raise UsageError(f"{flag}: no pending memory proposal {', '.join(missing)} (pending: {', '.join(by_id)})")
+        raise UsageError(
+            f"{flag}: no pending memory proposal {', '.join(missing)} (pending: {', '.join(by_id)})"
+        )
     return [by_id[i] for i in dict.fromkeys(ids)]
 
 
-def _scripted(repo: Repository, actor: Person, memory: list[Proposal], accept: list[str], reject: list[str], edit: list[str], dry_run: bool) -> None:
+def _scripted(
+    repo: Repository,
+    actor: Person,
+    memory: list[Proposal],
+    accept: list[str],
+    reject: list[str],
+    edit: list[str],
+    dry_run: bool,
+) -> None:
     from agentmem.errors import AgentmemError, UsageError
     from agentmem.review import commit_accept, commit_reject, plan_accept
 
@@ -129,7 +172,9 @@ def _scripted(repo: Repository, actor: Person, memory: list[Proposal], accept: l
             raise UsageError(f"--edit takes ID=TEXT, got {item!r}")
         edits[pid] = text
     to_edit = _resolve(list(edits), memory, "--edit")
-    to_accept = [p for p in _resolve(accept, memory, "--accept") if p.id not in edits] if accept else []
+    to_accept = (
+        [p for p in _resolve(accept, memory, "--accept") if p.id not in edits] if accept else []
+    )
     to_reject = _resolve(reject, memory, "--reject") if reject else []
     clash = {p.id for p in to_reject} & ({p.id for p in to_accept} | set(edits))
     if clash:
@@ -147,11 +192,15 @@ def _scripted(repo: Repository, actor: Person, memory: list[Proposal], accept: l
             output.error(f"{proposal.id} not applied: {exc}")
             failures += 1
             continue
-        output.data(f"accepted {proposal.id} → {commit[:10] if commit else 'no change'}  ({plan.budget.describe()})")
+        output.data(
+            f"accepted {proposal.id} → {commit[:10] if commit else 'no change'}  ({plan.budget.describe()})"
+        )
     if to_reject and not dry_run:
         with repo.locked():
             commit = commit_reject(repo, actor, to_reject)
-        output.data(f"rejected {', '.join(p.id for p in to_reject)} → {commit[:10] if commit else '-'}")
+        output.data(
+            f"rejected {', '.join(p.id for p in to_reject)} → {commit[:10] if commit else '-'}"
+        )
     elif to_reject:
         output.data(f"would reject {', '.join(p.id for p in to_reject)}")
     if failures:
@@ -174,12 +223,16 @@ def _interactive(repo: Repository, actor: Person, memory: list[Proposal]) -> Non
             while True:
                 plan = _plan_or_none(repo, proposal, text)
                 _show(plan.proposal if not isinstance(plan, str) else proposal, plan)
-                choices = ["e", "r", "s", "q"] if isinstance(plan, str) else ["a", "e", "r", "s", "q"]
+                choices = (
+                    ["e", "r", "s", "q"] if isinstance(plan, str) else ["a", "e", "r", "s", "q"]
+                )
                 answer = Prompt.ask(
                     _menu(choices), choices=choices, console=console, show_choices=False
                 )
                 if answer == "e":
-                    text = Prompt.ask("new text", default=text or proposal.text or "", console=console)
+                    text = Prompt.ask(
+                        "new text", default=text or proposal.text or "", console=console
+                    )
                     continue
                 break
             if answer == "q":
@@ -197,7 +250,9 @@ def _interactive(repo: Repository, actor: Person, memory: list[Proposal]) -> Non
                     output.error(f"{proposal.id} not applied: {exc}")
                     continue
                 counts["accepted"] += 1
-                console.print(f"[green]accepted[/] {proposal.id} → {commit[:10] if commit else 'no change'}")
+                console.print(
+                    f"[green]accepted[/] {proposal.id} → {commit[:10] if commit else 'no change'}"
+                )
     finally:
         if rejected:
             with repo.locked():

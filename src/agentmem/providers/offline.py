@@ -26,7 +26,10 @@ _TRIGGERS: list[tuple[str, bool]] = [
     (r"(?:don't|do\s+not|never)\s+(?:suggest|propose)\b", True),
     (r"stop\s+(?:suggesting|proposing)\b", True),
     # French
-    (r"(?:s'il\s+te\s+pla[iî]t\s*,?\s*)?retiens\s+(?:bien\s+)?(?:que\s+|qu'|ceci\s*:\s*|:\s*)", False),
+    (
+        r"(?:s'il\s+te\s+pla[iî]t\s*,?\s*)?retiens\s+(?:bien\s+)?(?:que\s+|qu'|ceci\s*:\s*|:\s*)",
+        False,
+    ),
     (r"souviens[- ]toi\s+(?:que\s+|qu')", False),
     (r"rappelle[- ]toi\s+(?:que\s+|qu')", False),
     (r"garde\s+en\s+t[eê]te\s+(?:que\s+|qu')", False),
@@ -46,29 +49,81 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})
 _SECTION_KEYWORDS: list[tuple[str, tuple[str, ...]]] = [
     (
         "Rule dependencies",
-        ("depends on", "before applying", "when the rule", "rule ", "règle", "dépend", "avant d'appliquer"),
+        (
+            "depends on",
+            "before applying",
+            "when the rule",
+            "rule ",
+            "règle",
+            "dépend",
+            "avant d'appliquer",
+        ),
     ),
     (
         "Priorities & scope",
         (
-            "suggest", "propose", "focus", "priorit", "scope", "skip", "ignore", "handled separately",
-            "not my", "périmètre", "perimetre", "ne me propose", "traité", "traite", "hors",
+            "suggest",
+            "propose",
+            "focus",
+            "priorit",
+            "scope",
+            "skip",
+            "ignore",
+            "handled separately",
+            "not my",
+            "périmètre",
+            "perimetre",
+            "ne me propose",
+            "traité",
+            "traite",
+            "hors",
         ),
     ),
     (
         "Writing style",
         (
-            "tone", "wording", "style", "phras", "concise", "short", "formal", "word", "sentence",
-            "bullet", "ton ", "ton.", "formul", "rédig", "redig", "phrase", "vouvoie", "tutoie",
-            "passive", "passif", "language", "langue", "english", "français", "francais",
+            "tone",
+            "wording",
+            "style",
+            "phras",
+            "concise",
+            "short",
+            "formal",
+            "word",
+            "sentence",
+            "bullet",
+            "ton ",
+            "ton.",
+            "formul",
+            "rédig",
+            "redig",
+            "phrase",
+            "vouvoie",
+            "tutoie",
+            "passive",
+            "passif",
+            "language",
+            "langue",
+            "english",
+            "français",
+            "francais",
         ),
     ),
 ]
 _FALLBACK_SECTION = "Recurring patterns"
 _DOCTRINE_MARKERS = (
-    "the team accepts", "we accept", "is acceptable", "are acceptable", "our policy",
-    "team rule", "l'équipe accepte", "nous acceptons", "est acceptable", "sont acceptables",
-    "notre politique", "règle d'équipe",
+    "the team accepts",
+    "we accept",
+    "is acceptable",
+    "are acceptable",
+    "our policy",
+    "team rule",
+    "l'équipe accepte",
+    "nous acceptons",
+    "est acceptable",
+    "sont acceptables",
+    "notre politique",
+    "règle d'équipe",
 )
 _MAX_TEXT = 300
 
@@ -113,7 +168,9 @@ def _requests_in(turn_text: str) -> list[str]:
     return found
 
 
-def _outcome_proposals(outcomes: tuple[Outcome, ...], sections: tuple[str, ...]) -> list[dict[str, object]]:
+def _outcome_proposals(
+    outcomes: tuple[Outcome, ...], sections: tuple[str, ...]
+) -> list[dict[str, object]]:
     """Repeated outcome signals (SPEC §7): ignored → scope, reworked → style, accepted → priorities.
 
     One signal is noise; a decision seen at least twice in a session becomes one ``inferred``
@@ -121,9 +178,18 @@ def _outcome_proposals(outcomes: tuple[Outcome, ...], sections: tuple[str, ...])
     """
     counts = Counter(o.decision for o in outcomes)
     texts = {
-        "ignored": ("Priorities & scope", "Keep suggestions to what was asked; unrequested changes are often left aside."),
-        "reworked": ("Writing style", "Offer wording as a draft to adapt; suggested wording is often rewritten."),
-        "accepted": ("Priorities & scope", "Suggestions within the requested clauses are usually accepted as proposed."),
+        "ignored": (
+            "Priorities & scope",
+            "Keep suggestions to what was asked; unrequested changes are often left aside.",
+        ),
+        "reworked": (
+            "Writing style",
+            "Offer wording as a draft to adapt; suggested wording is often rewritten.",
+        ),
+        "accepted": (
+            "Priorities & scope",
+            "Suggestions within the requested clauses are usually accepted as proposed.",
+        ),
     }
     proposals: list[dict[str, object]] = []
     for decision in ("ignored", "reworked", "accepted"):
