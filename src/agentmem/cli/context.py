@@ -1,7 +1,100 @@
-"""``agentmem context``: not built yet (see the open issues)."""
+"""``agentmem context chat|audit`` (SPEC §10): the blocks that reach a prompt."""
 
 from __future__ import annotations
 
+from enum import StrEnum
+from typing import Annotated
+
 import typer
 
-app = typer.Typer()
+from agentmem.cli import output
+from agentmem.cli.common import PersonOption, repository
+
+app = typer.Typer(
+    help="Context blocks for prompts: chat (your memory, never doctrine) and audit (team "
+    "doctrine for a scope, never personal memory).",
+    no_args_is_help=True,
+)
+
+
+class ContextFormat(StrEnum):
+    """``--format`` of a context block."""
+
+    text = "text"
+    markdown = "markdown"
+    json = "json"
+
+
+ContextFormatOption = Annotated[
+    ContextFormat,
+    typer.Option(
+        "--format", "-f", help="text for prompts, markdown for documents, json for programs."
+    ),
+]
+
+
+@app.command()
+def chat(person: PersonOption = None, fmt: ContextFormatOption = ContextFormat.text) -> None:
+    """Print your memory as a prompt block: fill level, numbered entries under their sections.
+
+    Never any doctrine. The block is labelled as remembered preference, not instructions.
+    An admin may print another person's block with --person.
+    """
+    run_chat(person, fmt.value)
+
+
+def run_chat(person: str | None, fmt: str) -> None:
+    """The body of ``context chat``, shared with the fast path (``agentmem.cli.fastpath``)."""
+    from agentmem.context import build_chat, chat_json, chat_reader, check_format, render_chat
+
+    check_format(fmt)
+    repo = repository()
+    ctx = build_chat(repo, chat_reader(repo, repo.actor(), person))
+    if fmt == "json":
+        output.as_json(chat_json(ctx))
+    else:
+        output.data(render_chat(ctx, fmt))
+    if not ctx.exists:
+        output.info(f"{ctx.person} has no memory file yet ({ctx.path})")
+    if ctx.withheld:
+        numbers = ", ".join(f"#{n}" for n in ctx.withheld)
+        output.warn(f"{ctx.path}: entr(ies) {numbers} withheld: they contain an agentmem delimiter")
+    if ctx.status.level != "ok":
+        output.warn(f"{ctx.path} is at {ctx.status.describe()}: remove or merge entries soon")
+
+
+@app.command()
+def audit(
+    scope: Annotated[
+        str,
+        typer.Option(
+            "--scope", "-s", help="The scope audited, e.g. contracts/supply.", show_default=False
+        ),
+    ],
+    fmt: ContextFormatOption = ContextFormat.text,
+) -> None:
+    """Print the active doctrine rules that apply to a scope (its own and every ancestor), with
+    their limits, numbered. Never any personal memory.
+
+    Each call appends one line to .agentmem/usage.jsonl: every rule considered, applied or why
+    not (read it with 'agentmem usage').
+    """
+    from agentmem.context import audit_json, render_audit, run_audit
+
+    repo = repository()
+    ctx = run_audit(repo, repo.actor(), scope)
+    if fmt is ContextFormat.json:
+        output.as_json(audit_json(ctx))
+    else:
+        output.data(render_audit(ctx, fmt.value))
+    if not ctx.given:
+        output.warn(f"role {ctx.role} is not in context.doctrine_for_roles: no doctrine given")
+    if ctx.withheld:
+        output.warn(
+            f"rule(s) {', '.join(sorted(ctx.withheld))} withheld: they contain an agentmem delimiter"
+        )
+    if ctx.overdue:
+        output.warn(
+            f"applied although past review: {', '.join(sorted(ctx.overdue))} (agentmem doctrine due)"
+        )
+    output.info(f"usage logged as run {ctx.run_id} in .agentmem/usage.jsonl")

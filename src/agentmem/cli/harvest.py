@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,18 +11,22 @@ from agentmem.cli import output
 from agentmem.cli.common import FormatOption, PersonOption, repository
 from agentmem.cli.output import Format
 
+if TYPE_CHECKING:
+    from agentmem.harvest import HarvestResult
+    from agentmem.repo import Person, Repository
+
 app = typer.Typer()
 
 
 @app.command()
 def harvest(
     transcripts: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Argument(
             help="Session transcript file(s): Claude Code or Codex JSONL, Messages JSON, or User:/Assistant: text.",
             show_default=False,
         ),
-    ],
+    ] = None,
     outcomes: Annotated[
         Path | None,
         typer.Option(
@@ -49,17 +53,30 @@ def harvest(
             show_default=False,
         ),
     ] = None,
+    queue: Annotated[
+        bool,
+        typer.Option(
+            "--queue",
+            help="Harvest every session queued by the Claude Code hooks and not harvested yet.",
+        ),
+    ] = False,
     fmt: FormatOption = Format.text,
 ) -> None:
     """Read finished session(s) and put at most 6 proposals per session in your inbox.
 
     One model call per session (or the offline extractor). Every proposal is validated; the
     rejected ones are listed with their reason. Review them with 'agentmem review'.
+    With --queue: the sessions queued by 'agentmem hook session-end|pre-compact', each once.
     """
-    from agentmem.errors import AgentmemError
+    from agentmem.errors import AgentmemError, UsageError
     from agentmem.harvest import choose_provider, harvest_session, load_outcomes
+    from agentmem.queue import record_harvested
     from agentmem.review import require_owner
 
+    if queue == bool(transcripts):
+        raise UsageError("give transcript file(s) or --queue (one of the two)")
+    if queue and outcomes is not None:
+        raise UsageError("--outcomes describes one session; it cannot go with --queue")
     repo = repository()
     actor = repo.actor()
     require_owner(actor, person or actor.id, "harvesting into")
@@ -68,6 +85,10 @@ def harvest(
         if proposals is not None and provider is None
         else choose_provider(provider, repo.config.harvest.provider)
     )
+    if queue:
+        _harvest_queue(repo, actor, name, scope, proposals, fmt)
+        return
+    transcripts = transcripts or []
     loaded = load_outcomes(outcomes) if outcomes else ()
     results, failures = [], 0
     for path in transcripts:
@@ -88,25 +109,14 @@ def harvest(
             output.error(str(exc))
             failures += 1
             continue
+        record_harvested(
+            repo.root, [result.session], str(path), actor.id, len(result.kept), result.commit
+        )
         results.append(result)
         if fmt is Format.text:
             _print_result(result)
     if fmt is Format.json:
-        output.as_json(
-            {
-                "session": r.session,
-                "transcript": r.transcript,
-                "provider": r.provider,
-                "received": r.received,
-                "cut": r.cut,
-                "commit": r.commit,
-                "proposals": [p.to_dict() for p in r.kept],
-                "rejected": [
-                    {"index": x.index, "label": x.label, "reason": x.reason} for x in r.rejected
-                ],
-            }
-            for r in results
-        )
+        output.as_json(_result_json(r) for r in results)
     elif any(r.kept for r in results):
         output.info("next: [bold]agentmem review[/] to accept, edit or reject them")
     if failures:
@@ -131,3 +141,72 @@ def _print_result(result: object) -> None:
         output.data(f"  {p.id}  {p.summary()}  [{p.basis}]")
     for r in result.rejected:
         output.data(f"  rejected #{r.index} {r.label}: {r.reason}")
+
+
+def _result_json(result: HarvestResult) -> dict[str, object]:
+    return {
+        "session": result.session,
+        "transcript": result.transcript,
+        "provider": result.provider,
+        "received": result.received,
+        "cut": result.cut,
+        "commit": result.commit,
+        "proposals": [p.to_dict() for p in result.kept],
+        "rejected": [
+            {"index": x.index, "label": x.label, "reason": x.reason} for x in result.rejected
+        ],
+    }
+
+
+def _harvest_queue(
+    repo: Repository,
+    actor: Person,
+    provider: str,
+    scope: str | None,
+    proposals: Path | None,
+    fmt: Format,
+) -> None:
+    """``harvest --queue``: every queued session not harvested yet, a progress bar on stderr."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from agentmem.queue import harvest_queue
+
+    progress = Progress(
+        TextColumn("harvesting queued sessions"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        console=output.stderr(),
+    )
+    task = progress.add_task("", total=None)
+    with progress:
+        run = harvest_queue(
+            repo,
+            actor,
+            provider=provider,
+            scope=scope,
+            proposals_file=proposals,
+            on_start=lambda total: progress.update(task, total=total),
+            on_done=lambda s: progress.update(task, advance=1, description=s.session_id[:12]),
+        )
+    if run.bad_lines:
+        lines = ", ".join(map(str, run.bad_lines[:10]))
+        output.warn(f".agentmem/queue.jsonl: unreadable line(s) {lines} skipped")
+    if fmt is Format.json:
+        output.as_json(_result_json(r) for r in run.results)
+    else:
+        for result in run.results:
+            _print_result(result)
+    for session, message in run.failures:
+        output.error(f"session {session}: {message}")
+    done = len(run.results)
+    if not done and not run.failures:
+        output.info(
+            f"nothing to harvest: no queued session waits ({run.skipped} already harvested)"
+        )
+    elif done:
+        output.info(
+            f"{done} queued session{'s' if done != 1 else ''} harvested; next: [bold]agentmem review[/]"
+        )
+    if run.failures:
+        raise typer.Exit(1)

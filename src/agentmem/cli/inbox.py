@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 from agentmem.cli import output
@@ -19,6 +21,8 @@ def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     repo = repository()
     who = person or repo.actor().id
     pending = list_pending(repo, who)
+    if person is None:  # the queue is this clone's: sessions wait for whoever runs here
+        _waiting_sessions_note(repo.root)
     if fmt is Format.json:
         output.as_json(p.to_dict() for p in pending)
         return
@@ -33,4 +37,16 @@ def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     if doctrine:
         output.info(
             f"{len(doctrine)} doctrine proposal(s) wait for doctrine review, not memory review"
+        )
+
+
+def _waiting_sessions_note(root: Path) -> None:
+    """How many sessions the Claude Code hooks queued and no harvest took yet (on stderr)."""
+    from agentmem.queue import waiting
+
+    count = len(waiting(root))
+    if count:
+        output.info(
+            f"{count} session{'s' if count != 1 else ''} wait{'' if count != 1 else 's'} in the "
+            "harvest queue: run [bold]agentmem harvest --queue[/]"
         )

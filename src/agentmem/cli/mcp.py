@@ -1,7 +1,32 @@
-"""``agentmem mcp``: not built yet (see the open issues)."""
+"""``agentmem mcp``: the stdio MCP server (issue 6; REFERENCE §4)."""
 
 from __future__ import annotations
+
+from typing import Annotated
 
 import typer
 
 app = typer.Typer()
+
+
+@app.command()
+def mcp(
+    scope: Annotated[
+        str | None,
+        typer.Option(
+            "--scope",
+            "-s",
+            help="Scope of this session: given to rules proposed with propose_rule (default: $AGENTMEM_SCOPE, else to be assigned).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Run the MCP server on stdin/stdout (for 'claude mcp add agentmem -- agentmem mcp').
+
+    Tools: remember (a pending memory proposal, committed at once), propose_rule (a doctrine
+    draft), show_memory (your chat context). No tool can approve, activate or write memory:
+    you review everything with 'agentmem review' and 'agentmem doctrine'.
+    """
+    from agentmem.mcp_server import build_server, session_scope
+
+    build_server(session_scope(scope)).run("stdio")

@@ -1,0 +1,183 @@
+"""The usage log (SPEC §10): which doctrine each audit prompt was given, and why not the rest.
+
+``agentmem context audit --scope S`` appends ONE JSON line per call to ``.agentmem/usage.jsonl``
+(local, git-ignored)::
+
+    {"run_id": "r-20261129T101500-3fa2c1", "time": "2026-11-29T10:15:00Z", "actor": "alice",
+     "role": "member", "scope": "contracts/supply", "applied": 2,
+     "rules": [{"rule": "supply-warranty-12-months", "version": 3, "status": "active",
+                "scope": "contracts/supply", "applied": true, "reason": null,
+                "review_overdue": false}, ...]}
+
+``reason`` says why a rule was not applied: ``draft``, ``suspended``, ``deactivated``,
+``archived``, ``out of scope``, ``review overdue`` (under ``on_review_due: suspend``) or
+``role not given doctrine`` (``context.doctrine_for_roles``). ``agentmem usage`` reads it back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from agentmem.errors import AgentmemError
+
+USAGE_FILE = ".agentmem/usage.jsonl"
+
+
+@dataclass(frozen=True)
+class RuleUsage:
+    """One rule considered by an audit: ``applied``, else ``reason``; ``version`` of the rule."""
+
+    rule: str
+    version: int
+    status: str
+    scope: str | None
+    applied: bool
+    reason: str | None
+    review_overdue: bool
+
+
+@dataclass(frozen=True)
+class UsageRecord:
+    """One audit call: ``time`` ISO 8601 UTC, ``applied`` = how many rules were given."""
+
+    run_id: str
+    time: str
+    actor: str
+    role: str
+    scope: str
+    rules: tuple[RuleUsage, ...]
+
+    @property
+    def applied(self) -> int:
+        return sum(1 for r in self.rules if r.applied)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["rules"] = [asdict(r) for r in self.rules]
+        return {
+            **{k: data[k] for k in ("run_id", "time", "actor", "role", "scope")},
+            "applied": self.applied,
+            "rules": data["rules"],
+        }
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """``r-YYYYMMDDTHHMMSS-xxxxxx``: sortable by time, 24 random bits against collisions."""
+    now = now or datetime.now(UTC)
+    return f"r-{now:%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
+
+
+def now_stamp() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def append_usage(root: Path, record: UsageRecord) -> None:
+    """Append ``record`` as one line, in a single ``write`` on an ``O_APPEND`` descriptor (two
+    audits at once never interleave their lines). Raises :class:`AgentmemError` when the log
+    cannot be written: an audit that cannot be traced is refused, not run silently."""
+    path = root / USAGE_FILE
+    line = json.dumps(record.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise AgentmemError(
+            f"{USAGE_FILE}: cannot append the usage line ({exc.strerror})",
+            hint="check that .agentmem/ is writable",
+        ) from None
+
+
+def _rule_usage(data: Any) -> RuleUsage | None:
+    if not isinstance(data, dict) or not isinstance(data.get("rule"), str):
+        return None
+    version = data.get("version")
+    return RuleUsage(
+        data["rule"],
+        version if isinstance(version, int) else 0,
+        str(data.get("status") or ""),
+        data.get("scope") if isinstance(data.get("scope"), str) else None,
+        data.get("applied") is True,
+        data.get("reason") if isinstance(data.get("reason"), str) else None,
+        data.get("review_overdue") is True,
+    )
+
+
+def _record(data: Any) -> UsageRecord | None:
+    if not isinstance(data, dict):
+        return None
+    fields = ("run_id", "time", "actor", "scope")
+    if not all(isinstance(data.get(k), str) for k in fields) or not isinstance(
+        data.get("rules"), list
+    ):
+        return None
+    rules = [_rule_usage(r) for r in data["rules"]]
+    if any(r is None for r in rules):
+        return None
+    return UsageRecord(
+        data["run_id"],
+        data["time"],
+        data["actor"],
+        str(data.get("role") or ""),
+        data["scope"],
+        tuple(r for r in rules if r is not None),
+    )
+
+
+@dataclass(frozen=True)
+class UsageLog:
+    """The log as read: ``records`` oldest first; ``bad_lines`` numbers of unreadable lines."""
+
+    records: list[UsageRecord]
+    bad_lines: list[int]
+
+
+def read_usage(root: Path) -> UsageLog:
+    """Every record of ``.agentmem/usage.jsonl`` (none when it does not exist)."""
+    try:
+        text = (root / USAGE_FILE).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return UsageLog([], [])
+    records: list[UsageRecord] = []
+    bad: list[int] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = _record(json.loads(line))
+        except json.JSONDecodeError:
+            record = None
+        if record is None:
+            bad.append(number)
+        else:
+            records.append(record)
+    return UsageLog(records, bad)
+
+
+def filter_usage(
+    records: list[UsageRecord],
+    *,
+    scope: str | None = None,
+    rule: str | None = None,
+    actor: str | None = None,
+) -> list[UsageRecord]:
+    """Records of one scope (exact), one actor, or that considered ``rule`` as applied."""
+    found = []
+    for record in records:
+        if scope is not None and record.scope != scope:
+            continue
+        if actor is not None and record.actor != actor:
+            continue
+        if rule is not None and not any(r.rule == rule and r.applied for r in record.rules):
+            continue
+        found.append(record)
+    return found

@@ -1,0 +1,351 @@
+"""Claude Code hooks and the harvest queue (issue 6) with the real payloads of
+``tests/data/hooks/`` (JSON arrays, one payload per event, see SOURCES.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.conftest import DATA, git, invoke, set_identity
+from tests.test_context import MEMORY_ENTRIES, write_memory, write_rules
+from typer.testing import CliRunner
+
+HOOKS = DATA / "hooks"
+TRANSCRIPT = DATA / "transcripts" / "viewer_init_1af7fc5e.jsonl"
+TRANSCRIPT_SESSION = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+
+
+def payloads(name: str) -> list[dict]:
+    """The real payloads of one file, without the logging template's ``logged_at``."""
+    items = json.loads((HOOKS / f"{name}.json").read_text(encoding="utf-8"))
+    return [{k: v for k, v in item.items() if k != "logged_at"} for item in items]
+
+
+def queue_lines(root: Path) -> list[dict]:
+    path = root / ".agentmem" / "queue.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines()]
+
+
+# -- session-start -----------------------------------------------------------------------------
+
+
+def test_session_start_prints_the_memory_for_every_real_payload(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    write_memory(memrepo, runner)
+    write_rules(memrepo)
+    for payload in payloads("macos_session_start") + payloads("windows_session_start"):
+        result = invoke(runner, "hook", "session-start", input=json.dumps(payload))
+        assert result.exit_code == 0, result.stderr
+        assert result.stdout.startswith(
+            '<agentmem-memory person="alice">\nRemembered preferences of alice ['
+        )
+        assert "1. Keep a collaborative tone with long-standing suppliers." in result.stdout
+        assert "Title of" not in result.stdout and "agentmem-doctrine" not in result.stdout
+        assert len(result.stdout) <= 10_000
+
+
+def test_session_start_finds_the_repository_from_the_payload_cwd(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_memory(memrepo, runner)
+    (memrepo / "project").mkdir()
+    payload = {**payloads("macos_session_start")[0], "cwd": str(memrepo / "project")}
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    result = invoke(runner, "hook", "session-start", input=json.dumps(payload))
+    assert (
+        result.exit_code == 0 and "2. Prefer short sentences in the active voice." in result.stdout
+    )
+
+
+def test_session_start_never_fails_the_session(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    payload = json.dumps(payloads("macos_session_start")[0])
+    empty = invoke(runner, "hook", "session-start", input=payload)
+    assert (empty.exit_code, empty.stdout) == (0, "")
+    assert "alice has no memory entries yet" in empty.stderr
+    write_memory(memrepo, runner)
+    garbled = invoke(runner, "hook", "session-start", input="{not json")
+    assert garbled.exit_code == 0 and "1. Keep a collaborative tone" in garbled.stdout
+    assert "hook payload is not JSON" in garbled.stderr
+    set_identity(memrepo, "Mallory", "mallory@example.com")
+    stranger = invoke(runner, "hook", "session-start", input=payload)
+    assert (stranger.exit_code, stranger.stdout) == (0, "")
+    assert "not a person in roles.yaml" in stranger.stderr
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    monkeypatch.chdir(outside)
+    lost = invoke(runner, "hook", "session-start", input=payload)
+    assert (lost.exit_code, lost.stdout) == (0, "")
+    assert "not a memory repository" in lost.stderr
+
+
+# -- session-end / pre-compact -----------------------------------------------------------------
+
+
+def test_session_end_and_pre_compact_queue_the_real_payloads(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    expected = []
+    for name, command in (
+        ("macos_session_end", "session-end"),
+        ("windows_session_end", "session-end"),
+        ("macos_pre_compact", "pre-compact"),
+        ("windows_pre_compact", "pre-compact"),
+    ):
+        for payload in payloads(name):
+            result = invoke(runner, "hook", command, input=json.dumps(payload))
+            assert (result.exit_code, result.stdout) == (0, ""), result.stderr
+            assert f"session {payload['session_id']} queued" in result.stderr
+            reason = payload.get("reason") or payload.get("trigger")
+            expected.append(
+                (
+                    payload["session_id"],
+                    payload["transcript_path"],
+                    payload["cwd"],
+                    reason,
+                    payload["hook_event_name"],
+                )
+            )
+    lines = queue_lines(memrepo)
+    assert [
+        (q["session_id"], q["transcript_path"], q["cwd"], q["reason"], q["event"]) for q in lines
+    ] == expected
+    assert lines[2]["transcript_path"].startswith("C:\\Users\\USER\\.claude\\projects\\")
+    assert git(memrepo, "status", "--porcelain") == ""  # .agentmem/ is local and ignored
+    from agentmem.queue import read_queue
+
+    distinct = {
+        p["session_id"] for p in payloads("macos_session_end") + payloads("windows_session_end")
+    }
+    distinct |= {
+        p["session_id"] for p in payloads("macos_pre_compact") + payloads("windows_pre_compact")
+    }
+    assert len(read_queue(memrepo).sessions) == len(distinct)
+
+
+@pytest.mark.parametrize(
+    "stdin",
+    [
+        "",
+        "   ",
+        "not json",
+        "[]",
+        '"text"',
+        "{}",
+        '{"session_id": "../../etc/passwd", "transcript_path": "/x"}',
+        '{"session_id": "abc"}',
+        '{"session_id": 7, "transcript_path": "/x"}',
+    ],
+)
+def test_a_malformed_payload_exits_0_with_a_note_and_queues_nothing(
+    memrepo: Path, runner: CliRunner, stdin: str
+) -> None:
+    for command in ("session-end", "pre-compact"):
+        result = invoke(runner, "hook", command, input=stdin)
+        assert (result.exit_code, result.stdout) == (0, "")
+        assert result.stderr.startswith("agentmem hook: ") and "nothing queued" in result.stderr
+    assert queue_lines(memrepo) == []
+
+
+def test_session_end_needs_neither_settings_nor_git(memrepo: Path, tmp_path: Path) -> None:
+    """The SessionEnd budget is 1.5 s: the hook loads no agentmem.yaml and spawns no git (here
+    the settings are broken and git is not on PATH) and imports nothing heavy."""
+    (memrepo / "agentmem.yaml").write_text("memory: [this is: not valid\n", encoding="utf-8")
+    payload = json.dumps(payloads("macos_session_end")[0])
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.stderr.write('LOADED=' + repr(sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'anthropic', 'git', 'ruamel', 'rapidfuzz', 'mcp', 'httpx2', 'pydantic'})) + '\\n'))\n"
+        "sys.argv = ['agentmem', 'hook', 'session-end']\n"
+        "from agentmem.cli import main\n"
+        "main()\n"
+    )
+    empty_bin = tmp_path / "bin"
+    empty_bin.mkdir()
+    env = {**os.environ, "PATH": str(empty_bin)}
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=memrepo,
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "LOADED=[]" in proc.stderr
+    assert queue_lines(memrepo)[0]["session_id"] == "dea1da88-7470-4a4b-bc87-38f8aa16288c"
+
+
+def test_hooks_through_the_installed_entry_point(memrepo: Path, runner: CliRunner) -> None:
+    write_memory(memrepo, runner)
+    start = subprocess.run(
+        [sys.executable, "-m", "agentmem", "hook", "session-start"],
+        cwd=memrepo,
+        input=json.dumps(payloads("windows_session_start")[0]),
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        start.returncode == 0
+        and "3. Do not propose revisions on confidentiality clauses." in start.stdout
+    )
+    end = subprocess.run(
+        [sys.executable, "-m", "agentmem", "--repo", str(memrepo), "hook", "pre-compact"],
+        cwd=memrepo.parent,
+        input=json.dumps(payloads("windows_pre_compact")[0]),
+        capture_output=True,
+        text=True,
+    )
+    assert end.returncode == 0 and queue_lines(memrepo)[0]["reason"] == "auto"
+
+
+# -- the queue, the inbox count and harvest --queue ---------------------------------------------
+
+
+def _queue_transcript(
+    runner: CliRunner,
+    tmp_path: Path,
+    name: str = "session.jsonl",
+    session: str = TRANSCRIPT_SESSION,
+) -> Path:
+    """A real transcript where Claude Code would leave it, and its SessionEnd in the queue."""
+    transcript = tmp_path / "claude" / name
+    transcript.parent.mkdir(exist_ok=True)
+    shutil.copy(TRANSCRIPT, transcript)
+    payload = {
+        **payloads("macos_session_end")[0],
+        "session_id": session,
+        "transcript_path": str(transcript),
+    }
+    assert invoke(runner, "hook", "session-end", input=json.dumps(payload)).exit_code == 0
+    return transcript
+
+
+def _replay(tmp_path: Path) -> Path:
+    path = tmp_path / "answer.json"
+    proposals = [
+        {
+            "action": "add",
+            "route": "memory",
+            "section": "Recurring patterns",
+            "text": "Start every review with the CLAUDE.md of the project.",
+            "justification": "asked in the session",
+            "basis": "declared",
+        }
+    ]
+    path.write_text(json.dumps({"proposals": proposals}), encoding="utf-8")
+    return path
+
+
+def test_harvest_queue_harvests_a_queued_real_session_once(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    _queue_transcript(runner, tmp_path)
+    before = invoke(runner, "inbox")
+    assert "1 session waits in the harvest queue: run agentmem harvest --queue" in before.stderr
+    first = invoke(runner, "harvest", "--queue", "--proposals", str(_replay(tmp_path)))
+    assert first.exit_code == 0, first.stderr
+    assert (
+        f"session {TRANSCRIPT_SESSION} (session.jsonl) via replay: 1 proposal kept, 0 rejected"
+        in first.stdout
+    )
+    assert "1 queued session harvested" in first.stderr
+    assert "harvesting queued sessions" in first.stderr  # the progress bar
+    trailers = git(memrepo, "log", "-1", "--format=%(trailers:key=Agentmem-Session,valueonly)")
+    assert trailers.strip() == TRANSCRIPT_SESSION
+    after = invoke(runner, "inbox")
+    assert (
+        "Start every review with the CLAUDE.md" in after.stdout
+        and "harvest queue" not in after.stderr
+    )
+    commits = git(memrepo, "rev-list", "--count", "HEAD")
+    second = invoke(runner, "harvest", "--queue", "--proposals", str(_replay(tmp_path)))
+    assert second.exit_code == 0 and second.stdout == ""
+    assert "nothing to harvest: no queued session waits (1 already harvested)" in second.stderr
+    assert git(memrepo, "rev-list", "--count", "HEAD") == commits
+    as_json = invoke(runner, "harvest", "--queue", "--format", "json")
+    assert json.loads(as_json.stdout) == []
+
+
+def test_harvest_queue_with_no_proposal_still_counts_as_harvested(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    _queue_transcript(runner, tmp_path)
+    first = invoke(runner, "harvest", "--queue", "--provider", "offline", "--format", "json")
+    assert first.exit_code == 0, first.stderr
+    (only,) = json.loads(first.stdout)
+    assert (only["session"], only["provider"], only["proposals"]) == (
+        TRANSCRIPT_SESSION,
+        "offline",
+        [],
+    )
+    second = invoke(runner, "harvest", "--queue", "--provider", "offline")
+    assert "nothing to harvest" in second.stderr
+    record = json.loads((memrepo / ".agentmem" / "harvested.jsonl").read_text(encoding="utf-8"))
+    assert (record["session_id"], record["actor"], record["proposals"], record["commit"]) == (
+        TRANSCRIPT_SESSION,
+        "alice",
+        0,
+        None,
+    )
+
+
+def test_a_session_harvested_by_hand_or_on_another_clone_is_not_harvested_again(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    transcript = _queue_transcript(runner, tmp_path)
+    by_hand = invoke(runner, "harvest", str(transcript), "--proposals", str(_replay(tmp_path)))
+    assert by_hand.exit_code == 0, by_hand.stderr
+    assert "harvest queue" not in invoke(runner, "inbox").stderr
+    (memrepo / ".agentmem" / "harvested.jsonl").unlink()  # local record lost: the trailers remain
+    again = invoke(runner, "harvest", "--queue", "--proposals", str(_replay(tmp_path)))
+    assert again.exit_code == 0 and again.stdout == ""
+    assert "(1 already harvested)" in again.stderr
+
+
+def test_a_missing_transcript_stays_queued_and_the_others_go_on(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    gone = _queue_transcript(runner, tmp_path, "gone.jsonl", "11111111-2222-3333-4444-555555555555")
+    gone.unlink()
+    _queue_transcript(runner, tmp_path)
+    result = invoke(runner, "harvest", "--queue", "--provider", "offline")
+    assert result.exit_code == 1
+    assert f"session {TRANSCRIPT_SESSION} (session.jsonl) via offline" in result.stdout
+    assert "error: session 11111111-2222-3333-4444-555555555555:" in result.stderr
+    assert "transcript not found" in result.stderr
+    assert "1 session waits in the harvest queue" in invoke(runner, "inbox").stderr
+
+
+def test_harvest_needs_transcripts_or_queue(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    neither = invoke(runner, "harvest")
+    assert neither.exit_code == 2 and "give transcript file(s) or --queue" in neither.stderr
+    both = invoke(runner, "harvest", str(TRANSCRIPT), "--queue")
+    assert both.exit_code == 2
+    empty = invoke(runner, "harvest", "--queue")
+    assert (
+        empty.exit_code == 0
+        and "nothing to harvest: no queued session waits (0 already harvested)" in empty.stderr
+    )
+
+
+def test_memory_entries_fixture_is_what_the_hooks_print(memrepo: Path, runner: CliRunner) -> None:
+    write_memory(memrepo, runner)
+    result = invoke(
+        runner, "hook", "session-start", input=json.dumps(payloads("macos_session_start")[3])
+    )
+    printed = [ln.split(". ", 1)[1] for ln in result.stdout.splitlines() if ln[:1].isdigit()]
+    assert sorted(printed) == sorted(text for _section, text in MEMORY_ENTRIES)
