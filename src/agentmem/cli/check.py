@@ -1,7 +1,66 @@
-"""``agentmem check``: not built yet (see the open issues)."""
+"""``agentmem check`` (issue 5, SPEC §6): what a memory repository's CI runs."""
 
 from __future__ import annotations
 
+from enum import StrEnum
+from typing import Annotated
+
 import typer
 
+from agentmem.checks.findings import Finding
+from agentmem.cli import output
+
 app = typer.Typer()
+
+
+class CheckFormat(StrEnum):
+    """``text`` for people, ``json`` for programs, ``github`` for GitHub Actions annotations."""
+
+    text = "text"
+    json = "json"
+    github = "github"
+
+
+@app.command()
+def check(
+    history: Annotated[bool, typer.Option("--history", help="Also check every commit: who activated, who wrote which memory, trailers, signatures.")] = False,
+    since: Annotated[str | None, typer.Option("--since", metavar="REV", help="With --history: only the commits after REV (e.g. origin/main).", show_default=False)] = None,
+    require_signed: Annotated[bool, typer.Option("--require-signed", help="With --history: activations and roles/settings changes need a good signature from a key listed for their author (default: doctrine.require_signed).")] = False,
+    fmt: Annotated[CheckFormat, typer.Option("--format", "-f", help="text, json, or github (workflow annotations).")] = CheckFormat.text,
+) -> None:
+    """Check the memory repository: memory files, doctrine rules, roles, settings, inbox.
+
+    Exit 0 when clean (warnings alone are clean), 1 when an error is found, 2 on a usage error.
+    """
+    from agentmem.checks import locate_root, run_check
+    from agentmem.errors import UsageError
+
+    if (since or require_signed) and not history:
+        raise UsageError(f"{'--since' if since else '--require-signed'} checks commits: add --history")
+    report = run_check(locate_root(), history=history, since=since, require_signed=require_signed or None)
+    findings = report.sorted()
+    if fmt is CheckFormat.json:
+        output.as_json(f.to_dict() for f in findings)
+    else:
+        for f in findings:
+            output.data(_github(f) if fmt is CheckFormat.github else f"{f.path}:{f.line}: {f.severity}: {f.message} [{f.code}]")
+    errors, warnings = len(report.errors), len(report.warnings)
+    looked = f"{report.files} files" + (f", {report.commits} commit{'s' * (report.commits != 1)}" if report.commits is not None else "")
+    if errors or warnings:
+        output.info(f"agentmem check: {errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)} ({looked})")
+    else:
+        output.info(f"agentmem check: clean ({looked})")
+    if errors:
+        raise typer.Exit(1)
+
+
+def _escape(value: str, *, prop: bool = False) -> str:
+    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return value.replace(":", "%3A").replace(",", "%2C") if prop else value
+
+
+def _github(f: Finding) -> str:
+    """A GitHub Actions workflow command: ``::error file=…,line=…,title=…::message``."""
+    level = "error" if f.is_error else "warning"
+    props = f"file={_escape(f.path, prop=True)},line={f.line},title={_escape(f.code, prop=True)}"
+    return f"::{level} {props}::{_escape(f.message)}"

@@ -1,0 +1,74 @@
+"""``agentmem check``: the server-side check a memory repository's CI runs (issue 5, SPEC §5,
+§8, §9).
+
+:func:`run_check` checks the working tree — ``agentmem.yaml``, ``roles.yaml``, every memory file,
+every doctrine rule, the inbox — and, with ``history=True``, every commit (all, or
+``since..HEAD``) against ``roles.yaml`` as it was at the commit's parent. It never stops at the
+first bad file: it returns every :class:`Finding`. Errors fail the check; warnings alone do not.
+
+Modules: :mod:`.findings` (the finding shape), :mod:`.tree` (settings, people, memory, inbox),
+:mod:`.rules` (doctrine files), :mod:`.history` and :mod:`.gitread` (the walk), :mod:`.signing`
+(signed activations).
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import date
+from pathlib import Path
+
+from agentmem.checks.findings import ERROR, WARNING, CheckReport, Finding
+from agentmem.repo import find_root
+
+__all__ = ["ERROR", "WARNING", "CheckReport", "Finding", "locate_root", "run_check"]
+
+
+def locate_root(explicit: Path | None = None) -> Path:
+    """The memory repository to check: ``explicit`` (``--repo``), ``$AGENTMEM_REPO``, or found
+    from the current folder upward — without loading its settings (a broken ``agentmem.yaml``
+    is a finding, not a stop). Raises :class:`~agentmem.errors.NotARepositoryError`."""
+    if explicit is None and os.environ.get("AGENTMEM_REPO"):
+        explicit = Path(os.environ["AGENTMEM_REPO"])
+    return find_root(explicit if explicit is not None else Path.cwd())
+
+
+def run_check(
+    root: Path,
+    *,
+    history: bool = False,
+    since: str | None = None,
+    require_signed: bool | None = None,
+    today: date | None = None,
+) -> CheckReport:
+    """Check the repository at ``root``; ``today`` (default: the doctrine clock) dates review
+    deadlines; ``require_signed`` None follows ``doctrine.require_signed``.
+
+    Raises :class:`~agentmem.errors.GitError` only when git itself fails during the walk.
+    """
+    from agentmem.checks import rules, tree
+    from agentmem.doctrine import today as doctrine_today
+
+    state = tree.TreeState()
+    report = CheckReport()
+    report.findings += tree.check_config(root, state)
+    report.findings += tree.check_roles(root, state)
+    for check in (tree.check_memories, tree.check_inbox):
+        found, count = check(root, state)
+        report.findings += found
+        report.files += count
+    found, count = rules.check_rules(root, state, today or doctrine_today())
+    report.findings += found
+    report.files += count + 2
+    if history:
+        from agentmem.checks.history import check_history
+
+        signed = state.config.doctrine.require_signed if require_signed is None else require_signed
+        result = check_history(
+            root,
+            since=since,
+            require_signed=signed,
+            distinct_approver=state.config.doctrine.distinct_approver,
+        )
+        report.findings += result.findings
+        report.commits = result.commits
+    return report

@@ -1,0 +1,177 @@
+"""Reading history in bulk for ``check --history``: ONE ``git log`` process for the walk, one
+``git cat-file --batch-check`` for ``roles.yaml`` at the parents, one ``git cat-file --batch``
+for the blobs — a constant number of git processes whatever the number of commits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentmem.errors import GitError
+from agentmem.gitio import TRAILER_PREFIX, head, run_git
+
+WATCHED = ("doctrine/", "memories/", "inbox/", "roles.yaml", "agentmem.yaml")
+_ZERO = re.compile(r"^0+$")
+_OID = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One changed path: blob ids before (at the first parent) and after; None = absent."""
+
+    path: str
+    old: str | None
+    new: str | None
+
+
+@dataclass
+class CommitRecord:
+    """One commit of the walk: ``trailers`` keeps only ``Agentmem-*`` keys (values in order)."""
+
+    sha: str
+    parents: list[str]
+    author_name: str
+    author_email: str
+    trailers: dict[str, list[str]] = field(default_factory=dict)
+    changes: list[Change] = field(default_factory=list)
+
+    def trailer(self, key: str) -> str | None:
+        values = self.trailers.get(key)
+        return values[0] if values else None
+
+    @property
+    def who(self) -> str:
+        return f"{self.author_name} <{self.author_email}>"
+
+
+def _trailers(text: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip().startswith(TRAILER_PREFIX):
+            found.setdefault(key.strip(), []).append(value.strip())
+    return found
+
+
+def _blob(oid: str) -> str | None:
+    return None if _ZERO.match(oid) else oid
+
+
+def read_log(root: Path, since: str | None = None) -> list[CommitRecord]:
+    """Commits touching :data:`WATCHED` paths, parents before children, with their changes.
+
+    One ``git log -z --raw`` process (merges: only paths that differ from every parent).
+    Raises :class:`GitError` when ``since`` is not a commit or git fails.
+    """
+    if head(root) is None:
+        return []
+    if since is not None:
+        proc = run_git(root, ["rev-parse", "-q", "--verify", f"{since}^{{commit}}"], check=False)
+        if proc.returncode != 0:
+            raise GitError(f"--since {since}: not a commit in this repository")
+    rev = f"{since}..HEAD" if since else "HEAD"
+    args = [
+        "-c", "log.showSignature=false", "-c", "core.quotePath=false",
+        "log", "-z", "--topo-order", "--reverse", "--no-renames", "--raw", "--no-abbrev",
+        "--root", "--diff-merges=combined", "--no-color",
+        "--format=%H%x00%P%x00%an%x00%ae%x00%(trailers:only,unfold)%x00",
+        rev, "--", *WATCHED,
+    ]  # fmt: skip
+    return parse_log(run_git(root, args).stdout)
+
+
+def parse_log(out: str) -> list[CommitRecord]:
+    """Parse :func:`read_log`'s stream: per commit five NUL-ended header fields, then raw
+    entries ``:modes… oids… status`` NUL ``path`` NUL."""
+    tokens = out.split("\0")
+    commits: list[CommitRecord] = []
+    i, n = 0, len(tokens)
+    while i < n:
+        token = tokens[i].strip("\n")
+        if not token:
+            i += 1
+            continue
+        if not _OID.match(token) or i + 4 >= n:
+            raise GitError(f"unexpected git log output near {token[:40]!r}")
+        sha, parents, name, email, trailer_text = token, *tokens[i + 1 : i + 5]
+        record = CommitRecord(sha, parents.split(), name, email, _trailers(trailer_text))
+        i += 5
+        while i < n:
+            meta = tokens[i].lstrip("\n")
+            if not meta:
+                i += 1
+                continue
+            if not meta.startswith(":"):
+                break
+            record.changes.append(_change(meta, tokens[i + 1]))
+            i += 2
+        commits.append(record)
+    return commits
+
+
+def _change(meta: str, path: str) -> Change:
+    colons = len(meta) - len(meta.lstrip(":"))
+    fields = meta[colons:].split()
+    # One parent: mode mode oid oid status. N parents (combined): N+1 modes, N+1 oids, status.
+    oids = fields[colons + 1 : 2 * colons + 2]
+    return Change(path, _blob(oids[0]), _blob(oids[-1]))
+
+
+def object_ids(root: Path, names: Sequence[str]) -> dict[str, str | None]:
+    """``{name: blob id or None}`` for ``rev:path`` names, in ONE ``cat-file --batch-check``."""
+    if not names:
+        return {}
+    out = run_git(
+        root, ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+        input_text="".join(f"{n}\n" for n in names),
+    ).stdout.splitlines()  # fmt: skip
+    found: dict[str, str | None] = {}
+    for name, line in zip(names, out, strict=False):
+        parts = line.split()
+        found[name] = parts[0] if len(parts) == 2 and parts[1] == "blob" else None
+    return found
+
+
+def blobs(root: Path, oids: Iterable[str]) -> dict[str, str]:
+    """``{blob id: text}`` in ONE ``cat-file --batch`` process (undecodable bytes replaced)."""
+    wanted = sorted(set(oids))
+    if not wanted:
+        return {}
+    proc = run_git_bytes(root, ["cat-file", "--batch"], "".join(f"{o}\n" for o in wanted).encode())
+    found: dict[str, str] = {}
+    pos = 0
+    data = proc
+    for _ in wanted:
+        end = data.index(b"\n", pos)
+        header = data[pos:end].decode("ascii", "replace").split()
+        pos = end + 1
+        if len(header) != 3:
+            continue  # "<oid> missing"
+        size = int(header[2])
+        found[header[0]] = data[pos : pos + size].decode("utf-8", "replace")
+        pos += size + 1
+    return found
+
+
+def run_git_bytes(root: Path, args: Sequence[str], input_bytes: bytes) -> bytes:
+    """Like :func:`agentmem.gitio.run_git` for binary output (blob contents)."""
+    import os
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(root), *args],
+            input=input_bytes,
+            capture_output=True,
+            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
+            check=False,
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed or not on PATH", hint="install git 2.32 or newer") from None
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {args[0]} failed: {message[-1] if message else proc.returncode}")
+    return proc.stdout

@@ -1,0 +1,249 @@
+"""``agentmem check --history`` (issue 5 item 2, SPEC §9) on real temporary repositories."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from tests.conftest import git, invoke, set_identity
+from tests.test_check_support import commit_as, make_rule, set_people, ssh_key, trailers, write_rule
+
+from agentmem.checks import run_check
+from agentmem.checks.history import fast_status
+from agentmem.doctrine import canonical_text
+
+
+def history_errors(root: Path, **kwargs) -> list:
+    return [f for f in run_check(root, history=True, **kwargs).findings if f.commit and f.is_error]
+
+
+@pytest.fixture
+def team(memrepo: Path) -> Path:
+    """alice admin, bob member, carol admin, dave user; bob's draft rule 'warranty' committed."""
+    set_people(memrepo, {"alice": "admin", "bob": "member", "carol": "admin", "dave": "user"})
+    commit_as(memrepo, "alice", "people", "roles.yaml")
+    write_rule(memrepo, make_rule("warranty", proposed_by="bob"))
+    commit_as(memrepo, "bob", "doctrine: propose warranty", "doctrine/warranty.yaml", body=trailers("propose", "bob", "member"))
+    return memrepo
+
+
+def approve_as(root: Path, person: str, rule_id: str = "warranty", proposed_by: str = "bob", **kwargs) -> str:
+    rule = make_rule(rule_id, status="active", proposed_by=proposed_by, approved_by=person)
+    write_rule(root, rule)
+    return commit_as(root, person, f"doctrine: approve {rule_id}", rule.path, body=trailers("approve", person, "admin"), **kwargs)
+
+
+def test_a_proper_activation_passes(team: Path, runner) -> None:
+    approve_as(team, "alice")
+    result = invoke(runner, "check", "--history")
+    assert result.exit_code == 0, result.stdout
+    assert "clean" in result.stderr and "commits" in result.stderr
+
+
+def test_a_member_activating_with_plain_git_fails_naming_commit_author_and_role(team: Path, runner) -> None:
+    path = team / "doctrine" / "warranty.yaml"
+    path.write_text(path.read_text().replace("status: draft", "status: active"), encoding="utf-8")
+    sha = commit_as(team, "bob", "activate it myself", "doctrine/warranty.yaml")
+    assert invoke(runner, "check").exit_code == 1  # no approval on an active rule
+    result = invoke(runner, "check", "--history", "--format", "json")
+    assert result.exit_code == 1
+    findings = [f for f in json.loads(result.stdout) if f["commit"] == sha]
+    not_admin = next(f for f in findings if f["code"] == "history-not-admin")
+    assert not_admin["path"] == "doctrine/warranty.yaml"
+    assert not_admin["message"] == (
+        f"commit {sha[:10]} by Bob <bob@example.com> sets rule 'warranty' to active, but bob was "
+        "member in roles.yaml at the parent commit (admin required)"
+    )
+    assert any(f["code"] == "history-trailers" for f in findings)
+
+
+def test_granting_admin_and_activating_in_the_same_commit_fails(team: Path) -> None:
+    set_people(team, {"alice": "admin", "bob": "admin", "carol": "admin", "dave": "user"})
+    rule = make_rule("warranty", status="active", proposed_by="carol", approved_by="bob")
+    write_rule(team, rule)
+    sha = commit_as(team, "bob", "promote myself and approve", "roles.yaml", rule.path, body=trailers("approve", "bob", "admin"))
+    errors = history_errors(team)
+    assert {(f.path, f.code) for f in errors} == {
+        ("roles.yaml", "history-not-admin"),
+        ("doctrine/warranty.yaml", "history-not-admin"),
+    }
+    assert all(f.commit == sha and "bob was member in roles.yaml at the parent commit" in f.message for f in errors)
+    # the next commit by bob, now admin at its parent, may approve (carol proposed)
+    assert len(history_errors(team, since=sha)) == 0
+
+
+def test_the_proposer_cannot_activate_their_own_rule(team: Path) -> None:
+    approve_as(team, "carol", proposed_by="carol")
+    errors = history_errors(team)
+    assert [f.code for f in errors] == ["history-self-approval"]
+    assert "carol proposed it" in errors[0].message
+
+
+def test_activation_needs_a_complete_rule_and_a_matching_approval(team: Path) -> None:
+    rule = make_rule("warranty", status="active", proposed_by="bob", approved_by="carol", limits=())
+    write_rule(team, rule)
+    commit_as(team, "alice", "approve without limit", rule.path, body=trailers("approve", "alice", "admin"))
+    codes = sorted(f.code for f in history_errors(team))
+    assert codes == ["history-approval-mismatch", "history-incomplete"]
+
+
+def test_status_changes_need_an_admin_and_drafts_a_member(team: Path) -> None:
+    approve_as(team, "alice")
+    rule = make_rule("warranty", status="suspended", proposed_by="bob", approved_by="alice")
+    write_rule(team, rule)
+    sha = commit_as(team, "bob", "suspend", rule.path, body=trailers("suspend", "bob", "member"))
+    write_rule(team, make_rule("by-a-user", proposed_by="dave"))
+    sha2 = commit_as(team, "dave", "propose", "doctrine/by-a-user.yaml", body=trailers("propose", "dave", "user"))
+    errors = history_errors(team)
+    assert [(f.commit, f.code) for f in errors] == [(sha, "history-not-admin"), (sha2, "history-not-member")]
+    assert "from active to suspended" in errors[0].message
+
+
+def test_memory_written_by_someone_else_fails_but_an_admin_erasure_passes(team: Path) -> None:
+    (team / "memories" / "bob.md").write_text("# Memory: bob\n", encoding="utf-8")
+    ok = commit_as(team, "bob", "memory(bob): add", "memories/bob.md", body=trailers("add", "bob", "member"))
+    (team / "memories" / "bob.md").write_text("# Memory: bob\n\n## Writing style\n", encoding="utf-8")
+    bad = commit_as(team, "alice", "memory(bob): fix", "memories/bob.md", body=trailers("edit", "alice", "admin"))
+    (team / "memories" / "bob.md").unlink()
+    erased = commit_as(team, "alice", "erase bob", "memories/bob.md", body=trailers("erase", "alice", "admin"))
+    errors = history_errors(team)
+    assert [(f.commit, f.code) for f in errors] == [(bad, "history-memory-owner")]
+    assert "changes bob's memory; only its owner writes it" in errors[0].message
+    assert ok != erased
+
+
+def test_agentmem_shaped_commits_need_trailers_naming_their_author(team: Path) -> None:
+    (team / "memories" / "bob.md").write_text("# Memory: bob\n", encoding="utf-8")
+    plain = commit_as(team, "bob", "my memory, by hand", "memories/bob.md")
+    (team / "memories" / "bob.md").write_text("# Memory: bob\n\n", encoding="utf-8")
+    forged = commit_as(team, "bob", "memory(bob): add", "memories/bob.md", body=trailers("add", "carol", "admin"))
+    errors = history_errors(team)
+    assert [(f.commit, f.code) for f in errors] == [(plain, "history-trailers"), (forged, "history-actor-mismatch")]
+    assert "without the audit trailers Agentmem-Action, Agentmem-Actor, Agentmem-Role" in errors[0].message
+
+
+def test_since_limits_the_walk(team: Path) -> None:
+    (team / "memories" / "bob.md").write_text("# Memory: bob\n", encoding="utf-8")
+    commit_as(team, "bob", "by hand", "memories/bob.md")
+    after = git(team, "rev-parse", "HEAD").strip()
+    assert history_errors(team)
+    report = run_check(team, history=True, since=after)
+    assert report.commits == 0 and not [f for f in report.errors if f.commit]
+    with pytest.raises(Exception, match="not a commit"):
+        run_check(team, history=True, since="no-such-rev")
+
+
+def test_a_merge_is_judged_on_what_it_changes_itself(team: Path) -> None:
+    git(team, "switch", "-q", "-c", "side")
+    approve_as(team, "alice")
+    git(team, "switch", "-q", "main")
+    (team / "memories" / "alice.md").write_text("# Memory: alice\n", encoding="utf-8")
+    commit_as(team, "alice", "memory(alice): add", "memories/alice.md", body=trailers("add", "alice", "admin"))
+    git(team, "-c", "user.name=Dave", "-c", "user.email=dave@example.com", "merge", "-q", "--no-edit", "side")
+    assert history_errors(team) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("id: a\nstatus: draft\ninstruction: be active\n", None),
+        ("id: a\nstatus: draft\n", "draft"),
+        ("id: a\nstatus: deactivated\n", "deactivated"),
+        ("id: a\nstatus: active\n", "active"),
+        ("status: active\nid: a\n", "active"),
+        ("id: a\nstatus: draft\nstatus: active\n", None),
+        ('id: a\ntitle: "x\nstatus: draft\n"\n"status": active\n', None),
+        ('id: a\n"status": "\\x61ctive"\nstatus: draft\n', None),
+        ("id: a\nstatus: draft # comment\n", None),
+    ],
+)
+def test_fast_status_is_only_used_when_provable(text: str, expected: str | None) -> None:
+    assert fast_status(text) == expected
+
+
+def test_with_the_real_doctrine_and_memory_commands_history_is_clean(team: Path, runner) -> None:
+    set_identity(team, "Bob", "bob@example.com")
+    result = invoke(runner, "doctrine", "propose", "--id", "net-60", "--title", "Sixty-day payment terms",
+                    "--instruction", "Accept payment terms up to 60 days.", "--limit", "Not for new suppliers.",
+                    "--scope", "contracts/supply")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    result = invoke(runner, "remember", "Keep answers short and list the clauses first.")
+    assert result.exit_code == 0, result.stderr
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    set_identity(team, "Alice", "alice@example.com")
+    for args in (("approve", "net-60"), ("suspend", "net-60"), ("resume", "net-60")):
+        result = invoke(runner, "doctrine", *args)
+        assert result.exit_code == 0, result.stderr
+    result = invoke(runner, "check", "--history")
+    assert result.exit_code == 0, result.stdout + result.stderr
+
+
+needs_ssh = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen not installed")
+
+
+@needs_ssh
+def test_require_signed_activations(memrepo: Path, tmp_path: Path) -> None:
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    alice_key, alice_pub = ssh_key(keys, "alice")
+    carol_key, carol_pub = ssh_key(keys, "carol")
+    stranger_key, _ = ssh_key(keys, "stranger")
+    set_people(memrepo, {"alice": "admin", "carol": "admin", "bob": "member"}, {"alice": [alice_pub], "carol": [carol_pub]})
+    start = commit_as(memrepo, "alice", "people and their keys", "roles.yaml")
+    for rule_id in ("unsigned", "stranger", "proposer", "other-key", "good"):
+        write_rule(memrepo, make_rule(rule_id, proposed_by="carol"))
+    commit_as(memrepo, "carol", "propose five", "doctrine", body=trailers("propose", "carol", "admin"))
+
+    unsigned = approve_as(memrepo, "alice", "unsigned", proposed_by="carol")
+    stranger = approve_as(memrepo, "alice", "stranger", proposed_by="carol", sign_key=stranger_key)
+    proposer = approve_as(memrepo, "carol", "proposer", proposed_by="carol", sign_key=carol_key)
+    other = approve_as(memrepo, "alice", "other-key", proposed_by="carol", sign_key=carol_key)
+    good = approve_as(memrepo, "alice", "good", proposed_by="carol", sign_key=alice_key)
+
+    errors = history_errors(memrepo, since=start, require_signed=True)
+    by_commit: dict[str, list[str]] = {}
+    for f in errors:
+        by_commit.setdefault(f.commit, []).append(f.code)
+    assert by_commit == {
+        unsigned: ["history-signature"],
+        stranger: ["history-signature"],
+        proposer: ["history-self-approval"],
+        other: ["history-signature"],
+    }
+    assert good not in by_commit
+    messages = {f.commit: f.message for f in errors if f.code == "history-signature"}
+    assert messages[unsigned].endswith("is not signed; signatures are required")
+    assert "which roles.yaml at the parent commit does not list for alice" in messages[stranger]
+    assert "which roles.yaml at the parent commit does not list for alice" in messages[other]
+    # without --require-signed (and doctrine.require_signed false) signatures are not asked for
+    assert {f.commit for f in history_errors(memrepo, since=start)} == {proposer}
+
+
+@needs_ssh
+def test_a_key_added_in_the_activating_commit_does_not_count(memrepo: Path, tmp_path: Path) -> None:
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    alice_key, alice_pub = ssh_key(keys, "alice")
+    new_key, new_pub = ssh_key(keys, "alice-new")
+    set_people(memrepo, {"alice": "admin", "carol": "admin"}, {"alice": [alice_pub]})
+    start = commit_as(memrepo, "alice", "people", "roles.yaml")
+    write_rule(memrepo, make_rule("late-key", proposed_by="carol"))
+    commit_as(memrepo, "carol", "propose", "doctrine", body=trailers("propose", "carol", "admin"))
+    set_people(memrepo, {"alice": "admin", "carol": "admin"}, {"alice": [alice_pub, new_pub]})
+    rule = make_rule("late-key", status="active", proposed_by="carol", approved_by="alice")
+    write_rule(memrepo, rule)
+    sha = commit_as(memrepo, "alice", "new key and approve", "roles.yaml", rule.path,
+                    body=trailers("approve", "alice", "admin"), sign_key=new_key)  # fmt: skip
+    errors = history_errors(memrepo, since=start, require_signed=True)
+    assert [(f.commit, f.code) for f in errors] == [(sha, "history-signature")]
+    # require_signed from agentmem.yaml works like the flag
+    (memrepo / "agentmem.yaml").write_text("doctrine:\n  require_signed: true\n", encoding="utf-8")
+    assert [f.code for f in history_errors(memrepo, since=start)] == ["history-signature"]
+    assert alice_key.exists()
+
+
+def test_canonical_rule_round_trip_used_by_helpers() -> None:
+    rule = make_rule("x", status="active", approved_by="alice")
+    assert "content_sha256" in canonical_text(rule)

@@ -1,0 +1,108 @@
+"""Helpers for the ``agentmem check`` tests (no tests here): rule files, people, commits."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from agentmem.doctrine import Approval, Rule, canonical_text, content_sha256
+
+PEOPLE = {
+    "alice": "alice@example.com",
+    "bob": "bob@example.com",
+    "carol": "carol@example.com",
+    "dave": "dave@example.com",
+}
+
+
+def make_rule(
+    rule_id: str,
+    *,
+    status: str = "draft",
+    proposed_by: str = "bob",
+    approved_by: str | None = None,
+    scope: str | None = "contracts/supply",
+    instruction: str = "Accept a 12-month warranty on supply contracts although the playbook asks for 24.",
+    limits: tuple[str, ...] = ("Not when the supplier has traded with us for less than two years.",),
+    version: int = 1,
+) -> Rule:
+    """A rule; with ``approved_by`` it carries a correct approval of its content."""
+    rule = Rule(
+        id=rule_id,
+        title=f"Rule {rule_id}",
+        status=status,
+        scope=scope,
+        instruction=instruction,
+        limits=limits,
+        justification="Settled across several audits of long-standing suppliers.",
+        version=version,
+        proposed_by=proposed_by,
+        proposed_at="2026-11-29T10:02:00Z",
+        origin_session=None,
+        distinct_from=(),
+        approval=None,
+        review_due=None,
+        path=f"doctrine/{rule_id}.yaml",
+    )
+    if approved_by:
+        approval = Approval(approved_by, "2026-11-30T08:00:00Z", version, content_sha256(rule))
+        rule = rule.with_changes(approval=approval, review_due="2099-02-28")
+    return rule
+
+
+def write_rule(root: Path, rule: Rule) -> str:
+    """Write ``doctrine/<id>.yaml`` canonically; returns its relative path."""
+    (root / rule.path).write_text(canonical_text(rule), encoding="utf-8")
+    return rule.path
+
+
+def set_people(root: Path, roles: dict[str, str], keys: dict[str, list[str]] | None = None) -> None:
+    """Rewrite roles.yaml: ``{person: role}``, e-mails from :data:`PEOPLE`."""
+    data: dict[str, dict[str, object]] = {}
+    for person, role in roles.items():
+        data[person] = {"email": PEOPLE[person], "role": role}
+        if keys and person in keys:
+            data[person]["signing_keys"] = keys[person]
+    (root / "roles.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+
+
+def trailers(action: str, person: str, role: str, **extra: str) -> str:
+    lines = [
+        f"Agentmem-Action: {action}",
+        f"Agentmem-Actor: {person} <{PEOPLE[person]}>",
+        f"Agentmem-Role: {role}",
+    ]
+    lines += [f"Agentmem-{key.replace('_', '-').title()}: {value}" for key, value in extra.items()]
+    return "\n".join(lines)
+
+
+def commit_as(
+    root: Path,
+    person: str,
+    subject: str,
+    *paths: str,
+    body: str | None = None,
+    sign_key: Path | None = None,
+) -> str:
+    """``git add paths`` then commit them as ``person`` (plain git); returns the commit id."""
+    subprocess.run(["git", "-C", str(root), "add", "-A", "--", *paths], check=True)
+    args = ["git", "-C", str(root), "-c", f"user.name={person.title()}", "-c", f"user.email={PEOPLE[person]}"]
+    if sign_key is not None:
+        args += ["-c", "gpg.format=ssh", "-c", f"user.signingkey={sign_key}"]
+    message = subject + (f"\n\n{body}\n" if body else "\n")
+    args += ["commit", "-q", *(["-S"] if sign_key is not None else []), "-F", "-", "--", *paths]
+    subprocess.run(args, input=message, text=True, check=True, capture_output=True)
+    return subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def ssh_key(folder: Path, name: str) -> tuple[Path, str]:
+    """A fresh ed25519 key pair in ``folder``: (private key path, public key line)."""
+    path = folder / name
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(path)], check=True
+    )
+    return path, (folder / f"{name}.pub").read_text(encoding="utf-8").strip()
