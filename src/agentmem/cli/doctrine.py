@@ -1,7 +1,320 @@
-"""``agentmem doctrine``: not built yet (see the open issues)."""
+"""``agentmem doctrine …`` (SPEC §5, §6): propose, review and govern the team's rules."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
+
 import typer
 
-app = typer.Typer()
+from agentmem.cli import output
+from agentmem.cli.common import FormatOption, repository
+from agentmem.cli.output import Format
+
+if TYPE_CHECKING:
+    from agentmem.doctrine import Rule, Transition
+    from agentmem.repo import Person, Repository
+
+app = typer.Typer(
+    help="Team doctrine: rules anyone may propose and only an admin activates (SPEC §5).",
+    no_args_is_help=True,
+)
+
+Ids = Annotated[list[str], typer.Argument(help="Rule id(s).", show_default=False)]
+Id = Annotated[str, typer.Argument(help="Rule id.", show_default=False)]
+Yes = Annotated[
+    bool, typer.Option("--yes", "-y", help="Do not ask before an active rule drops to draft.")
+]
+Distinct = Annotated[
+    bool,
+    typer.Option(
+        "--distinct", help="Create it although similar rules exist (the override is recorded)."
+    ),
+]
+Limits = Annotated[
+    list[str] | None,
+    typer.Option("--limit", "-l", help="An explicit limit of the rule. Repeatable.", show_default=False),
+]
+
+
+def _report(verb: str, t: Transition) -> None:
+    commit = t.commit[:10] if t.commit else "no change"
+    signed = ", signed" if t.signed else ""
+    output.data(
+        f"{verb} {t.rule.id}: {t.status_from} → {t.rule.status}, version {t.rule.version} "
+        f"({commit}{signed})"
+    )
+    for warning in t.warnings:
+        output.warn(output.esc(warning))
+
+
+def _each(ids: list[str], verb: str, action: Callable[[Repository, Person, str], Transition]) -> None:
+    """Run one transition per id (one commit each); report each failure, exit 1 if any."""
+    from agentmem.errors import AgentmemError
+
+    repo = repository()
+    actor = repo.actor()
+    failed = 0
+    for rule_id in dict.fromkeys(ids):
+        try:
+            with repo.locked():
+                transition = action(repo, actor, rule_id)
+        except AgentmemError as exc:
+            if len(ids) == 1:
+                raise
+            output.error(f"{rule_id}: {exc}")
+            failed += 1
+            continue
+        _report(verb, transition)
+    if failed:
+        raise typer.Exit(1)
+
+
+def _confirmed(run: Callable[[bool], Transition]) -> Transition:
+    """Run a content change; if it would drop an active rule to draft, say so and ask."""
+    from agentmem.doctrine import ConfirmationNeeded, DoctrineError
+
+    try:
+        return run(False)
+    except ConfirmationNeeded as exc:
+        output.warn(output.esc(exc.message))
+        if not typer.confirm("Go on?", default=False, err=True):
+            raise DoctrineError("nothing changed", hint="pass --yes to skip the question") from None
+    return run(True)
+
+
+@app.command()
+def propose(
+    title: Annotated[str, typer.Option("--title", "-t", help="A short name of the rule.")],
+    instruction: Annotated[str, typer.Option("--instruction", "-i", help="What the audit should do.")] = "",
+    limit: Limits = None,
+    justification: Annotated[str, typer.Option("--justification", "-j", help="Why the team settled it.")] = "",
+    session: Annotated[str | None, typer.Option("--session", help="The session it was born in; its scope is inherited.", show_default=False)] = None,
+    scope: Annotated[str | None, typer.Option("--scope", "-s", help="Scope (default: the session's; else to be assigned).", show_default=False)] = None,
+    rule_id: Annotated[str | None, typer.Option("--id", help="Rule id (default: from the title).", show_default=False)] = None,
+    distinct: Distinct = False,
+) -> None:
+    """Propose a draft rule (member, admin). A draft applies nowhere until an admin approves it;
+    scope, instruction and at least one limit are checked then, not now."""
+    from agentmem.doctrine import Draft
+    from agentmem.doctrine import propose as do_propose
+
+    repo = repository()
+    actor = repo.actor()
+    draft = Draft(title, instruction, tuple(limit or ()), justification, scope, session)
+    with repo.locked():
+        transition = do_propose(repo, actor, draft, rule_id=rule_id, distinct=distinct)
+    _report("proposed", transition)
+    if transition.rule.scope is None:
+        output.info(f"scope to be assigned: agentmem doctrine assign {transition.rule.id} --scope S")
+
+
+@app.command()
+def edit(
+    rule_id: Id,
+    title: Annotated[str | None, typer.Option("--title", "-t", help="New title.", show_default=False)] = None,
+    instruction: Annotated[str | None, typer.Option("--instruction", "-i", help="New instruction.", show_default=False)] = None,
+    limit: Limits = None,
+    justification: Annotated[str | None, typer.Option("--justification", "-j", help="New justification.", show_default=False)] = None,
+    yes: Yes = False,
+    distinct: Distinct = False,
+) -> None:
+    """Change a rule's content (member, admin): a new version. An active rule drops to draft and
+    its approval is cleared — you are told and asked first (--yes for scripts). --limit replaces
+    all limits."""
+    from agentmem.doctrine import Changes
+    from agentmem.doctrine import edit as do_edit
+
+    repo = repository()
+    actor = repo.actor()
+    changes = Changes(title, instruction, tuple(limit) if limit else None, justification)
+
+    def run(confirmed: bool) -> Transition:
+        with repo.locked():
+            return do_edit(repo, actor, rule_id, changes, yes=confirmed or yes, distinct=distinct)
+
+    _report("edited", _confirmed(run))
+
+
+@app.command()
+def assign(
+    rule_id: Id,
+    scope: Annotated[str, typer.Option("--scope", "-s", help="The scope, e.g. contracts/supply.")],
+    yes: Yes = False,
+    distinct: Distinct = False,
+) -> None:
+    """Give a rule its scope (member, admin): a content change, like edit."""
+    from agentmem.doctrine import assign as do_assign
+
+    repo = repository()
+    actor = repo.actor()
+
+    def run(confirmed: bool) -> Transition:
+        with repo.locked():
+            return do_assign(repo, actor, rule_id, scope, yes=confirmed or yes, distinct=distinct)
+
+    _report("assigned", _confirmed(run))
+
+
+@app.command()
+def restore(
+    rule_id: Id,
+    version: Annotated[int, typer.Option("--version", "-v", help="The version whose content comes back.", min=1)],
+    yes: Yes = False,
+    distinct: Distinct = False,
+) -> None:
+    """Bring back the content of version N (from git history) as a new draft version; its old
+    status and approval never come back (member, admin)."""
+    from agentmem.doctrine import restore as do_restore
+
+    repo = repository()
+    actor = repo.actor()
+
+    def run(confirmed: bool) -> Transition:
+        with repo.locked():
+            return do_restore(repo, actor, rule_id, version, yes=confirmed or yes, distinct=distinct)
+
+    _report(f"restored version {version} of", _confirmed(run))
+
+
+@app.command()
+def approve(rule_ids: Ids) -> None:
+    """Activate draft rules (admin, never the proposer; needs scope, instruction, ≥1 limit)."""
+    from agentmem.doctrine import approve as do
+
+    _each(rule_ids, "approved", do)
+
+
+@app.command()
+def suspend(rule_ids: Ids) -> None:
+    """Stop applying active rules for a while (admin); resume brings them back."""
+    from agentmem.doctrine import suspend as do
+
+    _each(rule_ids, "suspended", do)
+
+
+@app.command()
+def resume(rule_ids: Ids) -> None:
+    """Re-activate suspended rules (admin) whose content still matches their approval."""
+    from agentmem.doctrine import resume as do
+
+    _each(rule_ids, "resumed", do)
+
+
+@app.command()
+def deactivate(rule_ids: Ids) -> None:
+    """Retire active or suspended rules (admin); their approval is cleared."""
+    from agentmem.doctrine import deactivate as do
+
+    _each(rule_ids, "deactivated", do)
+
+
+@app.command()
+def archive(rule_ids: Ids) -> None:
+    """Archive rules in any status (admin): kept for the record, never changed again."""
+    from agentmem.doctrine import archive as do
+
+    _each(rule_ids, "archived", do)
+
+
+@app.command()
+def reconfirm(rule_ids: Ids) -> None:
+    """Review active rules (admin, not the proposer): review_due moves review_days ahead."""
+    from agentmem.doctrine import reconfirm as do
+
+    _each(rule_ids, "reconfirmed", do)
+
+
+def _line(rule: Rule) -> str:
+    scope = rule.scope or "(to be assigned)"
+    return f"{rule.id:<40} {rule.status:<11} v{rule.version:<3} {scope:<24} {rule.title}"
+
+
+@app.command("list")
+def list_rules(
+    status: Annotated[str | None, typer.Option("--status", help="Only this status.", show_default=False)] = None,
+    scope: Annotated[str | None, typer.Option("--scope", "-s", help="Only rules that apply to this scope.", show_default=False)] = None,
+    fmt: FormatOption = Format.text,
+) -> None:
+    """List the rules: id, status, version, scope, title."""
+    from agentmem.doctrine import STATUSES, applies_to, load_rules
+    from agentmem.errors import UsageError
+
+    if status is not None and status not in STATUSES:
+        raise UsageError(f"--status {status!r}: expected one of {', '.join(STATUSES)}")
+    rules = [
+        r
+        for r in load_rules(repository().root)
+        if (status is None or r.status == status) and (scope is None or applies_to(r.scope, scope))
+    ]
+    if fmt is Format.json:
+        output.as_json(r.to_dict() for r in rules)
+    elif not rules:
+        output.info("no rules")
+    else:
+        for rule in rules:
+            output.data(_line(rule))
+
+
+@app.command()
+def show(rule_ids: Ids, fmt: FormatOption = Format.text) -> None:
+    """Show rules as their files hold them, with what approval still needs."""
+    from agentmem.apply.writer import read_current
+    from agentmem.doctrine import lifecycle_problems, load_rule, missing_for_activation
+
+    root = repository().root
+    rules = [load_rule(root, rule_id) for rule_id in dict.fromkeys(rule_ids)]
+    if fmt is Format.json:
+        output.as_json(r.to_dict() for r in rules)
+        return
+    for number, rule in enumerate(rules):
+        if number:
+            output.data("")
+        output.data(f"# {rule.path}")
+        output.data((read_current(root, rule.path) or "").rstrip("\n"))
+        missing = missing_for_activation(rule)
+        if rule.status == "draft" and missing:
+            output.info(f"{rule.id}: approval needs {', '.join(missing)}")
+        for key, reason in lifecycle_problems(rule):
+            output.warn(output.esc(f"{rule.path}: {key}: {reason}"))
+
+
+@app.command()
+def history(rule_id: Id, fmt: FormatOption = Format.text) -> None:
+    """Every version and status change of a rule: who, what, when (from the audit commits)."""
+    from agentmem.doctrine import load_rule, rule_history
+
+    repo = repository()
+    load_rule(repo.root, rule_id)
+    entries = rule_history(repo.root, rule_id)
+    if fmt is Format.json:
+        output.as_json(e.to_dict() for e in entries)
+        return
+    for e in entries:
+        version = f"v{e.version}" if e.version is not None else "v?"
+        change = f"{e.status_from} → {e.status_to}"
+        output.data(f"{version:<4} {e.date[:19]}  {e.actor:<32} {e.action:<10} {change:<22} {e.commit[:10]}")
+
+
+@app.command()
+def due(fmt: FormatOption = Format.text) -> None:
+    """Active rules past their review date (admin). Under on_review_due: alert they stay applied;
+    under suspend they stop applying until reconfirmed."""
+    from agentmem.doctrine import due as find_due
+
+    repo = repository()
+    items = find_due(repo, repo.actor())
+    if fmt is Format.json:
+        output.as_json(d.to_dict() for d in items)
+        return
+    if not items:
+        output.info("no rule is past its review date")
+        return
+    policy = repo.config.doctrine.on_review_due
+    for d in items:
+        state = "still applied" if d.applied else "not applied"
+        output.data(
+            f"{d.rule.id:<40} due {d.rule.review_due} ({d.days_overdue} day(s) overdue)  "
+            f"{state} (on_review_due: {policy})"
+        )
+    output.info("review each with: agentmem doctrine reconfirm ID (or edit, suspend, deactivate)")

@@ -1,0 +1,296 @@
+"""Status transitions of a rule (SPEC §5 table): approve, suspend, resume, deactivate, archive,
+reconfirm, and the ``due`` queue. Each transition is ONE audit commit (SPEC §9 trailers plus
+``Agentmem-Rule``, ``-Version``, ``-Status-From``, ``-Status-To``).
+
+Roles come from ``roles.yaml`` through :meth:`Repository.actor`; a refusal names the role needed
+and the actor's. Callers hold :meth:`Repository.locked` around each call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+from agentmem import gitio
+from agentmem.apply.change import FileChange
+from agentmem.apply.writer import apply_changes, read_current
+from agentmem.doctrine.model import (
+    APPROVED_STATUSES,
+    FIELD_MAX_CHARS,
+    Approval,
+    DoctrineError,
+    Rule,
+    content_sha256,
+    is_overdue,
+    missing_for_activation,
+    now_stamp,
+    today,
+)
+from agentmem.doctrine.parse import load_rule, load_rules
+from agentmem.doctrine.render import updated_text
+from agentmem.errors import GovernanceError
+from agentmem.repo import Person, Repository
+
+ADMIN = ("admin",)
+PROPOSERS = ("member", "admin")
+
+
+@dataclass(frozen=True)
+class Transition:
+    """What one lifecycle command did: the rule after it, the status before, the commit id."""
+
+    rule: Rule
+    status_from: str
+    commit: str | None
+    signed: bool = False
+    warnings: tuple[str, ...] = ()
+
+
+def require_role(actor: Person, roles: Sequence[str], doing: str) -> None:
+    """Refuse unless ``actor.role`` is in ``roles``; the message names both (issue 3 item 2)."""
+    if actor.role not in roles:
+        needed = " or ".join(roles)
+        raise GovernanceError(
+            f"{needed} required: {doing} needs the {needed} role; "
+            f"{actor.id} has the {actor.role} role",
+            hint="ask an admin (roles.yaml lists who has which role)",
+        )
+
+
+def current(repo: Repository, rule_id: str) -> tuple[Rule, str]:
+    """The rule and its file text, which must be as committed: every change is audited, so a
+    file with uncommitted edits is refused (nothing would say who made them)."""
+    rule = load_rule(repo.root, rule_id)
+    text = read_current(repo.root, rule.path) or ""
+    if gitio.show_file(repo.root, "HEAD", rule.path) != text:
+        raise DoctrineError(
+            f"{rule.path} has changes that are not committed; agentmem changes rules only from "
+            "their committed state",
+            hint=f"commit or discard them first (git diff -- {rule.path})",
+        )
+    return rule, text
+
+
+def guard_rule(rule: Rule) -> tuple[str, ...]:
+    """Pass every text field of ``rule`` through the guard (kind ``rule``, SPEC §8); returns the
+    warnings, raises :class:`GuardError` naming the field."""
+    from agentmem import guard
+
+    fields: list[tuple[str, str]] = [("title", rule.title), ("instruction", rule.instruction)]
+    fields += [(f"limits[{n}]", limit) for n, limit in enumerate(rule.limits, start=1)]
+    fields += [("justification", rule.justification)]
+    if rule.scope:
+        fields.append(("scope", rule.scope))
+    warnings: list[str] = []
+    for key, text in fields:
+        if text:
+            found = guard.check(text, where=f"{rule.path}: {key}", max_chars=FIELD_MAX_CHARS, kind="rule")
+            warnings += [f"{rule.path}: {key}: {f.message}" for f in found]
+    return tuple(warnings)
+
+
+def trailers_for(
+    actor: Person, before: Rule | None, after: Rule, action: str, extra: Sequence[tuple[str, str]] = ()
+) -> list[tuple[str, str]]:
+    """The SPEC §9 trailers of a doctrine commit, in a fixed order."""
+    trailers = [
+        ("Agentmem-Action", action),
+        ("Agentmem-Route", "doctrine"),
+        ("Agentmem-Rule", after.id),
+        ("Agentmem-Version", str(after.version)),
+        ("Agentmem-Status-From", before.status if before else "new"),
+        ("Agentmem-Status-To", after.status),
+        ("Agentmem-Actor", actor.signature()),
+        ("Agentmem-Role", actor.role),
+    ]
+    if after.scope:
+        trailers.append(("Agentmem-Scope", after.scope))
+    return trailers + list(extra)
+
+
+def commit_rule(
+    repo: Repository,
+    actor: Person,
+    before: Rule | None,
+    after: Rule,
+    action: str,
+    old_text: str | None,
+    *,
+    extra: Sequence[tuple[str, str]] = (),
+    more: Sequence[FileChange] = (),
+    sign: bool = False,
+) -> str | None:
+    """Write ``after`` (round trip over ``old_text``, or the canonical layout for a new rule)
+    plus ``more`` changes, and commit them as ONE audit commit."""
+    from agentmem.doctrine.render import canonical_text
+
+    new_text = canonical_text(after) if old_text is None else updated_text(old_text, after, after.path)
+    arrow = f"{before.status} → {after.status}" if before else after.status
+    subject = f"doctrine({after.id}): {action} v{after.version} ({arrow})"
+    message = gitio.format_message(subject, trailers_for(actor, before, after, action, extra))
+    changes = [FileChange(after.path, old_text, new_text), *more]
+    return apply_changes(repo.root, changes, message, sign=sign)
+
+
+def signing_wanted(repo: Repository) -> bool:
+    """Sign approval commits when a key is configured (``user.signingkey``); refuse when
+    ``doctrine.require_signed`` is true and none is (SPEC §5, REFERENCE §6)."""
+    key = gitio.run_git(repo.root, ["config", "user.signingkey"], check=False).stdout.strip()
+    if key:
+        return True
+    if repo.config.doctrine.require_signed:
+        raise GovernanceError(
+            "doctrine.require_signed is true but git has no signing key (user.signingkey)",
+            hint="git config user.signingkey <key> (with gpg.format ssh for an SSH key), then retry",
+        )
+    return False
+
+
+def _distinct_approver(repo: Repository, actor: Person, rule: Rule, doing: str) -> None:
+    if not repo.config.doctrine.distinct_approver:
+        return
+    from agentmem.doctrine.history import version_author
+
+    if actor.id == rule.proposed_by:
+        raise GovernanceError(
+            f"distinct_approver: {actor.id} proposed {rule.id}; another admin must do the {doing}",
+            hint="nobody approves a rule they proposed (doctrine.distinct_approver)",
+        )
+    if version_author(repo.root, rule) == actor.id:
+        raise GovernanceError(
+            f"distinct_approver: {actor.id} wrote version {rule.version} of {rule.id}; "
+            f"another admin must do the {doing}",
+        )
+
+
+def _from(rule: Rule, allowed: Sequence[str], doing: str, advice: str = "") -> None:
+    if rule.status not in allowed:
+        raise DoctrineError(
+            f"{rule.path}: cannot {doing}: the rule is {rule.status} "
+            f"(possible from: {', '.join(allowed)})",
+            hint=advice or None,
+        )
+
+
+def _unchanged_since_approval(rule: Rule, doing: str) -> None:
+    approval = rule.approval
+    if approval is None or approval.content_sha256 != content_sha256(rule) or approval.version != rule.version:
+        raise DoctrineError(
+            f"{rule.path}: cannot {doing}: the content no longer matches its approval "
+            "(content_sha256 or version differs: the file was changed after approval)",
+            hint=f"agentmem doctrine edit {rule.id} makes it a draft to approve again",
+        )
+
+
+def _review_due(repo: Repository, start: date) -> str:
+    return (start + timedelta(days=repo.config.doctrine.review_days)).isoformat()
+
+
+def approve(repo: Repository, actor: Person, rule_id: str) -> Transition:
+    """draft → active (admin, not the proposer; scope, instruction and ≥1 limit present).
+
+    Sets ``approval`` (by, at, version, content hash) and ``review_due`` = today +
+    ``review_days``; the commit is signed when a key is configured. Raises
+    :class:`GovernanceError` or :class:`DoctrineError` (naming what is missing).
+    """
+    require_role(actor, ADMIN, "approving doctrine")
+    rule, text = current(repo, rule_id)
+    _from(rule, ("draft",), "approve", "a suspended rule is resumed (doctrine resume)")
+    _distinct_approver(repo, actor, rule, "approval")
+    missing = missing_for_activation(rule)
+    if missing:
+        how = {"scope": "doctrine assign --scope S", "instruction": "doctrine edit --instruction", "limit": "doctrine edit --limit"}
+        raise DoctrineError(
+            f"{rule.path}: cannot approve {rule.id}: missing {', '.join(missing)}",
+            hint="add it first: " + "; ".join(f"agentmem {how[m]}" for m in missing),
+        )
+    warnings = guard_rule(rule)
+    sign = signing_wanted(repo)
+    approval = Approval(actor.id, now_stamp(), rule.version, content_sha256(rule))
+    after = rule.with_changes(status="active", approval=approval, review_due=_review_due(repo, today()))
+    commit = commit_rule(repo, actor, rule, after, "approve", text, sign=sign)
+    return Transition(after, rule.status, commit, sign, warnings)
+
+
+def _simple(repo: Repository, actor: Person, rule_id: str, action: str, allowed: Sequence[str], status: str, doing: str) -> Transition:
+    require_role(actor, ADMIN, doing)
+    rule, text = current(repo, rule_id)
+    _from(rule, allowed, action)
+    changes: dict[str, Any] = {"status": status}
+    if status not in APPROVED_STATUSES:
+        changes.update(approval=None, review_due=None)
+    after = rule.with_changes(**changes)
+    return Transition(after, rule.status, commit_rule(repo, actor, rule, after, action, text))
+
+
+def suspend(repo: Repository, actor: Person, rule_id: str) -> Transition:
+    """active → suspended (admin): it stops applying; its approval is kept for ``resume``."""
+    return _simple(repo, actor, rule_id, "suspend", ("active",), "suspended", "suspending doctrine")
+
+
+def deactivate(repo: Repository, actor: Person, rule_id: str) -> Transition:
+    """active/suspended → deactivated (admin); the approval and review date are cleared."""
+    return _simple(
+        repo, actor, rule_id, "deactivate", ("active", "suspended"), "deactivated", "deactivating doctrine"
+    )
+
+
+def archive(repo: Repository, actor: Person, rule_id: str) -> Transition:
+    """any → archived (admin); the approval and review date are cleared."""
+    statuses = ("draft", "active", "suspended", "deactivated")
+    return _simple(repo, actor, rule_id, "archive", statuses, "archived", "archiving doctrine")
+
+
+def resume(repo: Repository, actor: Person, rule_id: str) -> Transition:
+    """suspended → active (admin), only if the content still matches its approval hash."""
+    require_role(actor, ADMIN, "resuming doctrine")
+    rule, text = current(repo, rule_id)
+    _from(rule, ("suspended",), "resume")
+    _unchanged_since_approval(rule, "resume")
+    sign = signing_wanted(repo)
+    after = rule.with_changes(status="active")
+    return Transition(after, rule.status, commit_rule(repo, actor, rule, after, "resume", text, sign=sign), sign)
+
+
+def reconfirm(repo: Repository, actor: Person, rule_id: str) -> Transition:
+    """Review of an active (or suspended) rule (admin, not its proposer): the content must still
+    match its approval; ``review_due`` moves to today + ``review_days``."""
+    require_role(actor, ADMIN, "reconfirming doctrine")
+    rule, text = current(repo, rule_id)
+    _from(rule, APPROVED_STATUSES, "reconfirm")
+    _distinct_approver(repo, actor, rule, "review")
+    _unchanged_since_approval(rule, "reconfirm")
+    sign = signing_wanted(repo)
+    after = rule.with_changes(review_due=_review_due(repo, today()))
+    extra = [("Agentmem-Review-Due", f"{rule.review_due} → {after.review_due}")]
+    commit = commit_rule(repo, actor, rule, after, "reconfirm", text, extra=extra, sign=sign)
+    return Transition(after, rule.status, commit, sign)
+
+
+@dataclass(frozen=True)
+class DueRule:
+    """An active rule past its ``review_due`` (SPEC §5 ``due``): ``applied`` says whether audits
+    still get it (``on_review_due: alert``) or not (``suspend``)."""
+
+    rule: Rule
+    days_overdue: int
+    applied: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.rule.to_dict(), "days_overdue": self.days_overdue, "applied": self.applied}
+
+
+def due(repo: Repository, actor: Person, on: date | None = None) -> list[DueRule]:
+    """Active rules whose ``review_due`` is before ``on`` (default :func:`today`), most overdue
+    first (admin: the review queue is theirs)."""
+    require_role(actor, ADMIN, "the doctrine review queue")
+    on = on or today()
+    applied = repo.config.doctrine.on_review_due == "alert"
+    found = [
+        DueRule(rule, (on - date.fromisoformat(rule.review_due or "")).days, applied)
+        for rule in load_rules(repo.root)
+        if is_overdue(rule, on)
+    ]
+    return sorted(found, key=lambda d: (-d.days_overdue, d.rule.id))

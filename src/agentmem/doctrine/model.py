@@ -1,0 +1,240 @@
+"""The doctrine rule (SPEC §5): its shape, its content hash, and the pure questions asked of it.
+
+Nothing here touches the disk or git. Dates are ISO 8601 strings in the rule (``proposed_at`` and
+``approval.at`` as ``YYYY-MM-DDTHH:MM:SSZ``, ``review_due`` as ``YYYY-MM-DD``), so that a rule is
+exactly what its file says; they are parsed only when compared.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import asdict, dataclass, replace
+from datetime import UTC, date, datetime, time
+from typing import Any
+
+from agentmem.errors import AgentmemError
+
+STATUSES = ("draft", "active", "suspended", "deactivated", "archived")
+#: Statuses compared by the duplicate guard (SPEC §5: draft, active, suspended).
+LIVE_STATUSES = ("draft", "active", "suspended")
+#: Statuses that carry an approval (SPEC §5: ``approval`` only while active or suspended).
+APPROVED_STATUSES = ("active", "suspended")
+#: The canonical key order of a rule file (SPEC §5).
+KEYS = (
+    "id",
+    "title",
+    "status",
+    "scope",
+    "instruction",
+    "limits",
+    "justification",
+    "version",
+    "proposed_by",
+    "proposed_at",
+    "origin_session",
+    "distinct_from",
+    "approval",
+    "review_due",
+)
+APPROVAL_KEYS = ("by", "at", "version", "content_sha256")
+#: Keys whose change makes a new version (SPEC §5 ``version``) and enters ``content_sha256``.
+CONTENT_KEYS = ("title", "scope", "instruction", "limits")
+DOCTRINE_DIR = "doctrine"
+STAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+FIELD_MAX_CHARS = 1000  # one doctrine text field (title, instruction, a limit, justification)
+
+_SCOPE_SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+
+class DoctrineError(AgentmemError):
+    """A rule file or a doctrine request is invalid (exit 1).
+
+    Parse errors read ``doctrine/<id>.yaml:<line>: <key>: <reason>``.
+    """
+
+
+class DuplicateRuleError(DoctrineError):
+    """The duplicate guard refused a new or edited rule (SPEC §5); ``similar`` lists the matches."""
+
+    def __init__(self, message: str, similar: list[Any], *, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.similar = similar
+
+
+@dataclass(frozen=True)
+class Approval:
+    """Who approved which content (SPEC §5): ``at`` ISO 8601 UTC, ``content_sha256`` hex."""
+
+    by: str
+    at: str
+    version: int
+    content_sha256: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One doctrine rule as its file holds it (SPEC §5); ``path`` is ``doctrine/<id>.yaml``."""
+
+    id: str
+    title: str
+    status: str
+    scope: str | None
+    instruction: str
+    limits: tuple[str, ...]
+    justification: str
+    version: int
+    proposed_by: str
+    proposed_at: str
+    origin_session: str | None
+    distinct_from: tuple[str, ...]
+    approval: Approval | None
+    review_due: str | None
+    path: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--format json`` shape: the SPEC §5 keys in order, then ``path``."""
+        data = asdict(self)
+        data["limits"] = list(self.limits)
+        data["distinct_from"] = list(self.distinct_from)
+        return {key: data[key] for key in (*KEYS, "path")}
+
+    def with_changes(self, **changes: Any) -> Rule:
+        return replace(self, **changes)
+
+
+def rule_relpath(rule_id: str) -> str:
+    """``doctrine/<id>.yaml`` (the id must already be a checked slug)."""
+    return f"{DOCTRINE_DIR}/{rule_id}.yaml"
+
+
+def content_sha256(rule: Rule) -> str:
+    """SHA-256 hex of the canonical JSON of ``{title, scope, instruction, limits}`` (SPEC §5).
+
+    Canonical JSON: keys sorted, no spaces, UTF-8 (``ensure_ascii=False``), limits as a list.
+    """
+    content = {
+        "title": rule.title,
+        "scope": rule.scope,
+        "instruction": rule.instruction,
+        "limits": list(rule.limits),
+    }
+    blob = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def missing_for_activation(rule: Rule) -> list[str]:
+    """What approval still needs (SPEC §5): a subset of ``["scope", "instruction", "limit"]``."""
+    missing = []
+    if not rule.scope:
+        missing.append("scope")
+    if not rule.instruction.strip():
+        missing.append("instruction")
+    if not any(limit.strip() for limit in rule.limits):
+        missing.append("limit")
+    return missing
+
+
+def normalise_scope(scope: str | None, where: str = "scope") -> str | None:
+    """A scope as stored: ``/``-separated segments, no leading/trailing ``/`` (SPEC §2 *scope*).
+
+    ``None`` or an empty string means "to be assigned". Raises :class:`DoctrineError` for an empty
+    segment, ``.``/``..``, spaces or other characters outside ``[A-Za-z0-9_.-]``.
+    """
+    if scope is None or not scope.strip():
+        return None
+    value = scope.strip().strip("/")
+    for segment in value.split("/"):
+        if segment in (".", "..") or not _SCOPE_SEGMENT.match(segment):
+            raise DoctrineError(
+                f"{where}: invalid scope {scope!r} (expected a path such as contracts/supply)"
+            )
+    return value
+
+
+def applies_to(rule_scope: str | None, scope: str) -> bool:
+    """True when a rule of ``rule_scope`` applies to ``scope``: its scope and everything below it.
+
+    ``"contracts"`` applies to ``"contracts"`` and ``"contracts/supply"``, not to ``"contractsx"``;
+    a rule without scope applies nowhere.
+    """
+    if not rule_scope:
+        return False
+    mine = rule_scope.strip("/")
+    other = scope.strip().strip("/")
+    return bool(mine) and (other == mine or other.startswith(mine + "/"))
+
+
+def scopes_overlap(a: str | None, b: str | None) -> bool:
+    """Two scopes meet when equal, or one lies below the other; ``None`` meets only ``None``."""
+    if a is None or b is None:
+        return a is None and b is None
+    return applies_to(a, b) or applies_to(b, a)
+
+
+def is_overdue(rule: Rule, today: date) -> bool:
+    """An active rule whose ``review_due`` is before ``today`` (SPEC §5 ``doctrine due``)."""
+    if rule.status != "active" or not rule.review_due:
+        return False
+    return date.fromisoformat(rule.review_due) < today
+
+
+def not_applied_reason(rule: Rule, scope: str, today: date, on_review_due: str) -> str | None:
+    """Why ``rule`` does not apply to an audit of ``scope`` (None when it applies; SPEC §10).
+
+    Reasons: the status (``draft``, ``suspended`` …), ``out of scope``, ``review overdue`` (only
+    under ``on_review_due: suspend``; under ``alert`` an overdue rule stays applied).
+    """
+    if rule.status != "active":
+        return rule.status
+    if not applies_to(rule.scope, scope):
+        return "out of scope"
+    if on_review_due == "suspend" and is_overdue(rule, today):
+        return "review overdue"
+    return None
+
+
+def today() -> date:
+    """The clock of ``due``, ``reconfirm`` and approvals: ``$AGENTMEM_TODAY`` (``YYYY-MM-DD``,
+    for tests and rehearsals) or the UTC date. Raises :class:`DoctrineError` on a bad value."""
+    value = os.environ.get("AGENTMEM_TODAY")
+    if not value:
+        return datetime.now(UTC).date()
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise DoctrineError(f"AGENTMEM_TODAY is {value!r}; expected YYYY-MM-DD") from None
+
+
+def now_stamp() -> str:
+    """Now as ``YYYY-MM-DDTHH:MM:SSZ`` (the date follows :func:`today`)."""
+    now = datetime.now(UTC)
+    moment = datetime.combine(today(), time(now.hour, now.minute, now.second), UTC)
+    return moment.strftime(STAMP_FORMAT)
+
+
+def lifecycle_problems(rule: Rule) -> list[tuple[str, str]]:
+    """``(key, reason)`` pairs where a rule's status, approval and content disagree (SPEC §5):
+    an active or suspended rule without approval, an approval on another status, an approval of
+    another version or content (a hand edit after approval), a review date without approval."""
+    problems: list[tuple[str, str]] = []
+    approval = rule.approval
+    if rule.status in APPROVED_STATUSES and approval is None:
+        problems.append(("approval", f"a {rule.status} rule must carry its approval"))
+    if approval is not None and rule.status not in APPROVED_STATUSES:
+        problems.append(("approval", f"a {rule.status} rule carries no approval"))
+    if approval is not None and approval.version != rule.version:
+        problems.append(
+            ("approval.version", f"approves version {approval.version}, the rule is at {rule.version}")
+        )
+    if approval is not None and approval.content_sha256 != content_sha256(rule):
+        problems.append(
+            ("approval.content_sha256", "does not match the content: it changed after approval")
+        )
+    if rule.review_due is not None and approval is None:
+        problems.append(("review_due", "set on a rule without approval"))
+    if approval is not None and rule.review_due is None:
+        problems.append(("review_due", "missing on an approved rule"))
+    return problems
