@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from agentmem.proposals import Proposal
     from agentmem.repo import Repository
 
-MCP_SESSION = "mcp"  # the session recorded with a proposal made through the MCP server
 INSTRUCTIONS = (
     "agentmem keeps the user's approved working preferences (personal memory) and the team's "
     "doctrine in a git repository. These tools only propose or read. remember puts one pending "
@@ -67,16 +66,23 @@ def open_repo() -> Repository:
         return Repository(root, load_config(root))
 
 
-def remember(text: str, section: str | None = None) -> Proposal:
+def new_session_id() -> str:
+    """``mcp-YYYYMMDDTHHMMSS-xxxxxx``: one per server run (one agent session), so a draft never
+    inherits the scope of another session's proposals (SPEC §5 ``origin_session``)."""
+    from datetime import UTC, datetime
+    from secrets import token_hex
+
+    return f"mcp-{datetime.now(UTC):%Y%m%dT%H%M%S}-{token_hex(3)}"
+
+
+def remember(text: str, section: str | None, session: str) -> Proposal:
     """One pending memory proposal for the actor, committed at once (``review.remember``)."""
     from agentmem.review import remember as do_remember
 
     repo = open_repo()
     actor = repo.actor()
     with repo.locked():
-        return do_remember(
-            repo, actor, text, section or repo.config.memory.sections[0], MCP_SESSION
-        )
+        return do_remember(repo, actor, text, section or repo.config.memory.sections[0], session)
 
 
 def show_memory() -> str:
@@ -88,61 +94,29 @@ def show_memory() -> str:
 
 
 def propose_rule(
-    title: str, instruction: str, limits: list[str], justification: str, scope: str | None
-) -> str:
-    """A doctrine draft proposed by the actor in ``scope``; returns a one-line summary."""
-    from agentmem import doctrine
-
-    repo = open_repo()
-    actor = repo.actor()
-    propose = getattr(doctrine, "propose_rule", None)
-    if propose is None:
-        return _propose_through_inbox(repo, instruction, title, limits, justification, scope)
-    with repo.locked():
-        rule = propose(
-            repo,
-            actor,
-            title=title,
-            instruction=instruction,
-            limits=list(limits),
-            justification=justification,
-            session=MCP_SESSION,
-            scope=scope,
-        )
-    where = f"scope {rule.scope}" if rule.scope else "scope to be assigned"
-    return (
-        f"draft rule {rule.id} (version {rule.version}, {where}) proposed by {actor.id}; "
-        "an admin reviews it with 'agentmem doctrine approve'"
-    )
-
-
-def _propose_through_inbox(
-    repo: Repository,
-    instruction: str,
     title: str,
+    instruction: str,
     limits: list[str],
     justification: str,
     scope: str | None,
+    session: str,
 ) -> str:
-    """Fallback while the doctrine module has no ``propose_rule``: a doctrine-routed proposal."""
-    from agentmem.harvest import validate, write_to_inbox
-    from agentmem.inbox import list_pending
-    from agentmem.proposals import parse_proposal
+    """A doctrine draft proposed by the actor (``doctrine.propose``: role, guard and duplicate
+    guard apply, one audit commit); returns a one-line summary for the model."""
+    from agentmem.doctrine import Draft, propose
 
+    repo = open_repo()
     actor = repo.actor()
-    why = " ".join([justification, f"Title: {title}.", *[f"Limit: {x}" for x in limits]]).strip()
-    proposal = parse_proposal(
-        {"action": "add", "route": "doctrine", "text": instruction, "justification": why},
-        person=actor.id,
-        session=MCP_SESSION,
-        source="mcp",
-        scope=scope,
-        where="propose_rule",
-    )
+    draft = Draft(title, instruction, tuple(limits), justification, scope, session)
     with repo.locked():
-        validate(proposal, repo, None, list_pending(repo, actor.id))
-        write_to_inbox(repo, actor, [proposal], MCP_SESSION, "mcp")
-    return f"doctrine proposal {proposal.id} in {actor.id}'s inbox (route doctrine)"
+        transition = propose(repo, actor, draft)
+    rule = transition.rule
+    where = f"scope {rule.scope}" if rule.scope else "scope to be assigned"
+    notes = "".join(f" Note: {w}." for w in transition.warnings)
+    return (
+        f"draft rule {rule.id} (version {rule.version}, {where}) proposed by {actor.id}. It "
+        f"applies to no audit until an admin approves it with 'agentmem doctrine approve'.{notes}"
+    )
 
 
 def _tool_call(fn: Callable[[], T]) -> T:
@@ -161,6 +135,7 @@ def build_server(scope: str | None = None) -> MCPServer:
     from mcp.types import ToolAnnotations
 
     server = MCPServer("agentmem", instructions=INSTRUCTIONS)
+    session = new_session_id()
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
     reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -172,7 +147,7 @@ def build_server(scope: str | None = None) -> MCPServer:
         the memory until the user accepts it with 'agentmem review'. section: one of the
         memory's sections (default: the first, "Writing style").
         """
-        proposal = _tool_call(lambda: remember(text, section))
+        proposal = _tool_call(lambda: remember(text, section, session))
         return (
             f"pending proposal {proposal.id} in {proposal.person}'s inbox: {proposal.summary()}. "
             "The user accepts or rejects it with 'agentmem review'."
@@ -187,7 +162,9 @@ def build_server(scope: str | None = None) -> MCPServer:
         limits: at least one explicit case where the rule does not hold. The draft's scope is
         the session's; it applies to no audit until an admin approves it.
         """
-        return _tool_call(lambda: propose_rule(title, instruction, limits, justification, scope))
+        return _tool_call(
+            lambda: propose_rule(title, instruction, limits, justification, scope, session)
+        )
 
     @server.tool(name="show_memory", annotations=reads)
     def show_memory_tool() -> str:
