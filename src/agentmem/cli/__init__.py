@@ -95,6 +95,7 @@ def _register() -> None:
         context,
         doctrine,
         erase,
+        guard,
         harvest,
         hook,
         inbox,
@@ -109,7 +110,9 @@ def _register() -> None:
     )
 
     # Top-level commands: each module's Typer holds one or a few commands, merged here.
-    for module in (init, harvest, remember, inbox, review, log, check, usage, mcp, sync, erase):
+    for module in (
+        init, harvest, remember, inbox, review, log, check, guard, usage, mcp, sync, erase
+    ):
         app.add_typer(module.app)
     # Command groups.
     app.add_typer(memory.app, name="memory")

@@ -138,14 +138,9 @@ def _render_outcomes(outcomes: tuple[Outcome, ...], mask: Callable[[str], str]) 
 
 
 def _guard_mask() -> Callable[[str], str]:
-    try:
-        from agentmem.guard import mask
-    except ModuleNotFoundError as exc:
-        if exc.name != "agentmem.guard":
-            raise
-        # TODO: remove this fallback once agentmem.guard lands; until then the transcript is
-        # sent unmasked, which SPEC §7 forbids in a release.
-        return lambda s: s
+    """The guard's masking (SPEC §7: secrets and personal data never leave the machine)."""
+    from agentmem.guard import mask
+
     return mask
 
 
