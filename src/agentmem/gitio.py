@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +50,23 @@ def run_git(
     return proc
 
 
+def run_git_bytes(
+    root: Path, args: Sequence[str], *, input_bytes: bytes | None = None, check: bool = True
+) -> bytes:
+    """Like :func:`run_git` for binary output (``cat-file --batch``, exact blob bytes)."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(root), *args], input=input_bytes, capture_output=True, env=env, check=False
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed or not on PATH", hint="install git 2.32 or newer") from None
+    if check and proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {args[0]} failed: {message[-1] if message else proc.returncode}")
+    return proc.stdout
+
+
 def is_work_tree(path: Path) -> bool:
     """True when ``path`` is inside a git work tree."""
     proc = run_git(path, ["rev-parse", "--is-inside-work-tree"], check=False)
@@ -83,29 +101,46 @@ def identity(root: Path) -> tuple[str, str]:
     return name or email.split("@")[0], email
 
 
-def check_state(root: Path) -> None:
-    """Refuse to write while git is mid-operation (SPEC: nothing half-done).
+INDEX_LOCK_WAIT_SECONDS = 2.0
 
-    Raises :class:`GitError` naming an interrupted rebase/merge/cherry-pick, a detached HEAD, or
-    a stale ``index.lock``, each with what to do.
+
+def check_state(root: Path) -> None:
+    """Refuse to write while git is mid-operation (issue 7 item 2: nothing half-done).
+
+    Raises :class:`GitError` naming an interrupted rebase/merge/cherry-pick/revert/bisect, a
+    detached HEAD, or a stale ``index.lock`` (one still there after
+    ``INDEX_LOCK_WAIT_SECONDS``: a running git command holds it only for a moment), each with
+    what to do.
     """
     gdir = git_dir(root)
-    for marker, what in (
-        ("rebase-merge", "a rebase"),
-        ("rebase-apply", "a rebase or am"),
-        ("MERGE_HEAD", "a merge"),
-        ("CHERRY_PICK_HEAD", "a cherry-pick"),
+    for marker, what, how in (
+        ("rebase-merge", "a rebase", "git rebase --continue or git rebase --abort"),
+        ("rebase-apply", "a rebase or am", "git rebase --continue/--abort (or git am --abort)"),
+        ("MERGE_HEAD", "a merge", "commit the merge or run git merge --abort"),
+        ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue or --abort"),
+        ("REVERT_HEAD", "a revert", "git revert --continue or --abort"),
+        ("BISECT_LOG", "a bisect", "git bisect reset"),
     ):
         if (gdir / marker).exists():
-            raise GitError(f"{what} is in progress in this repository", hint="finish or abort it first")
-    if (gdir / "index.lock").exists():
+            raise GitError(
+                f"{what} is in progress in this repository; agentmem writes nothing until it ends",
+                hint=f"finish or abort it first ({how})",
+            )
+    lock = gdir / "index.lock"
+    deadline = time.monotonic() + INDEX_LOCK_WAIT_SECONDS
+    while lock.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if lock.exists():
         raise GitError(
-            f"{gdir / 'index.lock'} exists: another git process is running or one crashed",
-            hint="if no git command is running, remove that file",
+            f"{lock} exists: another git process is running, or one crashed and left it",
+            hint="if no git command is running in this repository, remove that file and retry",
         )
     proc = run_git(root, ["symbolic-ref", "-q", "HEAD"], check=False)
     if proc.returncode != 0:
-        raise GitError("HEAD is detached", hint="check out a branch (git switch main) first")
+        raise GitError(
+            "HEAD is detached: agentmem commits only on a branch",
+            hint="check out a branch first (git switch main)",
+        )
 
 
 def format_message(subject: str, trailers: Sequence[tuple[str, str]], body: str = "") -> str:
@@ -128,12 +163,14 @@ def commit_paths(
     *,
     sign: bool = False,
     expected_head: str | None = None,
+    on_published: Callable[[str], None] | None = None,
 ) -> str:
     """Commit the work-tree state of ``paths`` (relative, added or deleted) and nothing else.
 
     A private index is read from HEAD, updated with ``paths`` only, written as a tree, committed
     with ``commit-tree`` and published with ``update-ref HEAD new old``. The real index then
     takes the committed blobs for ``paths`` only, so other staged work stays staged.
+    ``on_published(sha)`` runs right after the ref update (the writer's crash-test hook).
     Returns the new commit id. Raises :class:`GitError` (e.g. HEAD moved meanwhile).
     """
     parent = head(root) if expected_head is None else expected_head
@@ -153,12 +190,26 @@ def commit_paths(
         if sign:
             args.append("-S")
         new = run_git(root, [*args, "-F", "-"], input_text=message).stdout.strip()
-        run_git(root, ["update-ref", "-m", "agentmem: commit", "HEAD", new, parent or "0" * 40])
+        proc = run_git(
+            root, ["update-ref", "-m", "agentmem: commit", "HEAD", new, parent or "0" * 40], check=False
+        )
+        if proc.returncode != 0:
+            said = (proc.stderr.strip().splitlines() or ["?"])[-1]
+            if "expected" in said or "is at" in said:
+                raise GitError(
+                    "HEAD moved while agentmem was committing (another commit landed first); "
+                    "nothing was committed",
+                    hint="run the command again",
+                )
+            raise GitError(f"git update-ref failed: {said}; nothing was committed")
+        if on_published is not None:
+            on_published(new)
     finally:
         if os.path.exists(index_path):
             os.unlink(index_path)
     # Bring the real index in line for these paths only (others keep their staged state).
-    run_git(root, ["reset", "-q", "HEAD", "--", *paths], check=False)
+    if paths:  # with no path, "reset HEAD --" would unstage everything
+        run_git(root, ["reset", "-q", "HEAD", "--", *paths], check=False)
     return new
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from agentmem import gitio
 from agentmem.config import CONFIG_FILE, DEFAULT_CONFIG_TEXT, Config, load_config
 from agentmem.errors import (
+    AgentmemError,
     BusyError,
     ConfigError,
     GovernanceError,
@@ -33,7 +34,8 @@ INBOX_DIR = "inbox"
 LOCAL_DIR = ".agentmem"
 LOCK_TIMEOUT_SECONDS = 15.0
 
-_SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
+# \Z, not $: "$" would accept a trailing newline ("alice\n").
+_SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?\Z")
 
 
 def check_slug(value: str, what: str) -> str:
@@ -141,19 +143,84 @@ class Repository:
 
     # -- lock ---------------------------------------------------------------------------------
     @contextmanager
-    def locked(self, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
-        """The repository-level lock around read → validate → write → commit (flock; the
-        kernel releases it if the process dies). Raises :class:`BusyError` after ``timeout``."""
+    def locked(self, timeout: float | None = None) -> Iterator[None]:
+        """The repository-level lock around read → validate → write → commit (issue 7 item 1).
+
+        ``flock`` on ``.agentmem/lock``: the kernel releases it if the process dies. Once held,
+        git's state is checked (:func:`gitio.check_state`: no rebase/merge in progress, no
+        detached HEAD, no stale ``index.lock``) and an interrupted change is recovered from the
+        journal (:func:`agentmem.journal.recover`) — before the caller writes anything.
+        ``timeout`` in seconds defaults to ``$AGENTMEM_LOCK_TIMEOUT`` or 15. Raises
+        :class:`BusyError` after it, :class:`GitError` for git's state.
+        """
         from filelock import FileLock, Timeout
 
-        lock = FileLock(str(self.local_dir / "lock"), timeout=timeout)
+        from agentmem import journal
+
+        lock = FileLock(str(self.local_dir / "lock"), timeout=_lock_timeout(timeout))
         try:
-            with lock:
-                yield
+            lock.acquire()
         except Timeout:
             raise BusyError(
-                "another agentmem command is writing to this repository", hint="retry in a moment"
+                "another agentmem command is writing to this repository",
+                hint="retry in a moment (or raise AGENTMEM_LOCK_TIMEOUT, in seconds)",
             ) from None
+        try:
+            gitio.check_state(self.root)
+            journal.recover(self.root)
+            yield
+        finally:
+            lock.release()
+
+
+def _lock_timeout(explicit: float | None) -> float:
+    if explicit is not None:
+        return explicit
+    raw = os.environ.get("AGENTMEM_LOCK_TIMEOUT", "")
+    try:
+        return float(raw) if raw else LOCK_TIMEOUT_SECONDS
+    except ValueError:
+        raise ConfigError(f"AGENTMEM_LOCK_TIMEOUT={raw!r}: expected a number of seconds") from None
+
+
+# -- path safety (issue 7 item 5) -------------------------------------------------------------
+class UnsafePathError(AgentmemError):
+    """A path that could escape the repository or alias another file; nothing was written."""
+
+
+def check_relpath(root: Path, relpath: str) -> Path:
+    """``root / relpath`` when it is safe to write, else :class:`UnsafePathError`.
+
+    Refused: empty, absolute, ``..`` or ``.`` parts, backslashes, NUL and control characters,
+    anything inside ``.git``; a symlink as the target or any folder between ``root`` and it; a
+    sibling whose name differs only by case (``memories/Alice.md`` next to ``alice.md`` would be
+    one file on macOS or Windows). ``relpath`` uses ``/`` separators.
+    """
+    def refuse(why: str) -> UnsafePathError:
+        return UnsafePathError(f"refused to write {relpath!r}: {why}; nothing was written",
+                               hint="rename or remove the offending file, then retry")
+
+    if not relpath or any(ord(ch) < 32 or ch in "\\\x7f" for ch in relpath):
+        raise refuse("empty path, backslash or control character (NUL…)")
+    parts = relpath.split("/")
+    if relpath.startswith("/") or (len(relpath) > 1 and relpath[1] == ":"):
+        raise refuse("absolute path")
+    if any(part in ("", ".", "..") for part in parts):
+        raise refuse("'..', '.' or an empty part")
+    if parts[0].casefold() == ".git":
+        raise refuse("inside .git")
+    folder = root
+    for part in parts:
+        path = folder / part
+        if path.is_symlink():
+            raise refuse(f"{path.relative_to(root).as_posix()} is a symbolic link")
+        if folder.is_dir():
+            twins = [n for n in os.listdir(folder) if n != part and n.casefold() == part.casefold()]
+            if twins:
+                where = (folder / twins[0]).relative_to(root).as_posix()
+                raise refuse(f"{where} differs from it only by case")
+        folder = path
+    return root / relpath
 
 
 def find_root(start: Path) -> Path:
@@ -175,7 +242,24 @@ def open_repository(explicit: Path | None = None) -> Repository:
     root = find_root(explicit if explicit is not None else Path.cwd())
     if explicit is not None and root != explicit.resolve():
         raise NotARepositoryError(f"not a memory repository: no {CONFIG_FILE} in {explicit}")
-    return Repository(root, load_config(root))
+    repo = Repository(root, load_config(root))
+    _recover_if_pending(repo)
+    return repo
+
+
+def _recover_if_pending(repo: Repository) -> None:
+    """Every command first recovers (issue 7 item 2). Costs one stat when nothing is pending;
+    otherwise recovers under the lock if it is free now. Never blocks nor fails a read: when
+    the lock is busy or git is mid-operation, the next mutating command recovers (or says why)."""
+    from agentmem import journal
+
+    if not journal.has_pending(repo.root):
+        return
+    try:
+        with repo.locked(timeout=0):
+            pass
+    except AgentmemError:
+        return
 
 
 def _person_id_from_email(email: str) -> str:

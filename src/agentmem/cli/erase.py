@@ -1,7 +1,63 @@
-"""``agentmem erase``: not built yet (see the open issues)."""
+"""``agentmem erase`` (issue 7 item 4): remove a person's memory, or a text, from everywhere."""
 
 from __future__ import annotations
 
+import sys
+from typing import Annotated
+
 import typer
 
+from agentmem.cli import output
+
 app = typer.Typer()
+
+
+@app.command()
+def erase(
+    person: Annotated[
+        str | None,
+        typer.Option("--person", "-p", help="Erase this person's memory and pending proposals.", show_default=False),
+    ] = None,
+    text: Annotated[
+        str | None,
+        typer.Option("--text", help="Erase this exact text (e.g. an e-mail address); '-' reads one line from stdin.", show_default=False),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Erase personal data from the work tree, every commit, the inbox and local logs (admin only).
+
+    Rewrites the history of this clone with git-filter-repo (on a fresh mirror), verifies that
+    git log --all -S, the reflog and every git object no longer hold it, and records who erased
+    what class of data in an audit commit — never the data itself. Prints the steps left for the
+    remote host and the other clones.
+    """
+    from agentmem.cli.common import repository
+    from agentmem.erase import erase as run_erase
+    from agentmem.erase import make_target, survey
+    from agentmem.errors import UsageError
+
+    if text == "-":
+        text = sys.stdin.readline().rstrip("\r\n")
+    repo = repository()
+    actor = repo.actor()
+    target = make_target(repo, actor, person, text)
+    with repo.locked():
+        found = survey(repo, target)
+        output.info(
+            f"erase {output.esc(target.data_class)}: {len(found.files)} file(s) in the work tree, "
+            f"{found.commits} commit(s), {len(found.local)} local file(s); history will be rewritten"
+        )
+        if not yes:
+            if not sys.stdin.isatty():
+                raise UsageError("erase rewrites history: confirm with --yes (no terminal to ask in)")
+            typer.confirm("Rewrite the history of this repository?", abort=True, err=True)
+        result = run_erase(repo, actor, target)
+    output.data(f"erased {result.target.data_class}: commit {result.commit[:10]}")
+    for path in result.files + result.local:
+        output.data(f"  cleaned {path}")
+    output.data(f"verified: {'; '.join(result.checks)} find nothing")
+    for path in result.untracked:
+        output.warn(f"{path}: an untracked file still holds the text; delete or edit it yourself")
+    output.data("left to do elsewhere:")
+    for number, step in enumerate(result.steps, start=1):
+        output.data(f"  {number}. {step}")

@@ -1,7 +1,49 @@
-"""``agentmem sync``: not built yet (see the open issues)."""
+"""``agentmem sync`` (issue 7 item 3): share the memory repository through its git remote."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
+from agentmem.cli import output
+
 app = typer.Typer()
+
+
+@app.command()
+def sync(
+    remote: Annotated[
+        str | None,
+        typer.Option(
+            "--remote",
+            help="The git remote (default: the branch's upstream, else origin).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Fetch the team's changes, replay your commits on top, push — never a force-push.
+
+    Entries added on both sides are both kept. When the same memory entry or the same doctrine
+    rule changed on both sides, it stops with "sync paused": your commits stay local, the
+    remote is untouched, and the message says how to resolve it. A push rejected because
+    someone pushed meanwhile is retried a few times.
+    """
+    from agentmem.cli.common import repository
+    from agentmem.sync import sync as run_sync
+
+    repo = repository()
+    with repo.locked():
+        result = run_sync(repo, remote)
+    where = f"{result.remote}/{result.branch}"
+    head = (result.head or "")[:10]
+    if result.outcome == "up-to-date":
+        output.data(f"up to date with {where} ({head})")
+    elif result.outcome == "pulled":
+        output.data(f"brought in {result.pulled} commit(s) from {where} ({head})")
+    else:
+        replayed = f", {result.replayed} replayed onto theirs" if result.replayed else ""
+        pulled = f"; {result.pulled} commit(s) brought in" if result.pulled else ""
+        output.data(f"pushed to {where} ({head}{replayed}){pulled}")
+    if result.attempts > 1:
+        output.info(f"the push was rejected {result.attempts - 1} time(s) by a concurrent push; retried")

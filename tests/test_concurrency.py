@@ -1,0 +1,175 @@
+"""Concurrent writers (issue 7 item 1): one repository lock around read → validate → write →
+commit, commits on a private index published with a compare-and-swap, a person's staged work
+never in an agentmem commit, and a file changed since its diff was shown never overwritten."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.conftest import git, invoke
+from typer.testing import CliRunner
+
+from agentmem import journal
+from agentmem.errors import BusyError
+from agentmem.repo import open_repository
+
+PEOPLE = [f"p{n:02d}" for n in range(1, 21)]
+
+
+def _identity_env(person: str) -> dict[str, str]:
+    """Per-process git identity: GIT_CONFIG_* entries win over every config file."""
+    return {
+        "GIT_CONFIG_COUNT": "2",
+        "GIT_CONFIG_KEY_0": "user.email",
+        "GIT_CONFIG_VALUE_0": f"{person}@example.com",
+        "GIT_CONFIG_KEY_1": "user.name",
+        "GIT_CONFIG_VALUE_1": person.upper(),
+    }
+
+
+def _add_people(root: Path) -> None:
+    roles = root / "roles.yaml"
+    text = roles.read_text(encoding="utf-8")
+    text += "".join(f"{p}:\n  email: {p}@example.com\n  role: member\n" for p in PEOPLE)
+    roles.write_text(text, encoding="utf-8")
+    git(root, "commit", "-qm", "add twenty people", "--", "roles.yaml")
+
+
+@pytest.mark.slow
+def test_twenty_parallel_accepts_make_twenty_clean_commits(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _add_people(memrepo)
+    proposals: dict[str, str] = {}
+    for person in PEOPLE:
+        for key, value in _identity_env(person).items():
+            monkeypatch.setenv(key, value)
+        assert invoke(runner, "remember", f"Entry of {person}: keep it short.").exit_code == 0
+        (pending,) = json.loads(invoke(runner, "inbox", "--format", "json").stdout)
+        proposals[person] = pending["id"]
+    for key in _identity_env("x"):
+        monkeypatch.delenv(key)
+    before = git(memrepo, "rev-parse", "HEAD").strip()
+
+    procs = {
+        person: subprocess.Popen(
+            [sys.executable, "-m", "agentmem", "review", "--accept", proposals[person]],
+            cwd=memrepo,
+            env={**os.environ, **_identity_env(person), "AGENTMEM_LOCK_TIMEOUT": "300"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for person in PEOPLE
+    }
+    for person, proc in procs.items():
+        _out, err = proc.communicate()
+        assert proc.returncode == 0, f"{person}: {err}"
+
+    commits = git(memrepo, "rev-list", "--reverse", f"{before}..HEAD").split()
+    assert len(commits) == 20
+    seen = set()
+    for sha in commits:
+        actor = git(memrepo, "log", "-1", "--format=%(trailers:key=Agentmem-Actor,valueonly)", sha).strip()
+        person = actor.split(" ")[0]
+        assert actor == f"{person} <{person}@example.com>"
+        pid = git(memrepo, "log", "-1", "--format=%(trailers:key=Agentmem-Proposal,valueonly)", sha).strip()
+        assert pid == proposals[person]
+        assert git(memrepo, "show", "--name-only", "--format=", sha).split() == [
+            f"inbox/{person}/{pid}.yaml",
+            f"memories/{person}.md",
+        ]
+        assert git(memrepo, "log", "-1", "--format=%ae", sha).strip() == f"{person}@example.com"
+        seen.add(person)
+    assert seen == set(PEOPLE)
+    for person in PEOPLE:
+        text = (memrepo / "memories" / f"{person}.md").read_text(encoding="utf-8")
+        assert f"- Entry of {person}: keep it short.\n" in text
+    assert git(memrepo, "status", "--porcelain", "--untracked-files=all") == ""
+    assert not journal.has_pending(memrepo)
+    assert not (memrepo / ".git" / "index.lock").exists()
+    with open_repository(memrepo).locked(timeout=0):
+        pass  # nobody holds the lock any more
+
+
+def test_staged_work_of_the_person_stays_staged_and_out_of_the_commit(memrepo: Path, runner: CliRunner) -> None:
+    notes = memrepo / "notes.txt"
+    notes.write_text("draft v1\n", encoding="utf-8")
+    git(memrepo, "add", "notes.txt")
+    git(memrepo, "commit", "-qm", "notes")
+    notes.write_text("draft v2, staged\n", encoding="utf-8")
+    git(memrepo, "add", "notes.txt")
+    notes.write_text("draft v3, not staged\n", encoding="utf-8")
+    assert invoke(runner, "remember", "Quote clause numbers.").exit_code == 0
+    result = invoke(runner, "review", "--accept", "all")
+    assert result.exit_code == 0, result.stderr
+    for rev in ("HEAD", "HEAD^"):
+        assert "notes.txt" not in git(memrepo, "show", "--name-only", "--format=", rev)
+    assert git(memrepo, "show", ":notes.txt") == "draft v2, staged\n"
+    assert notes.read_text(encoding="utf-8") == "draft v3, not staged\n"
+    assert git(memrepo, "status", "--porcelain") == "MM notes.txt\n"
+
+
+def test_a_held_lock_makes_a_writer_say_busy(memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENTMEM_LOCK_TIMEOUT", "0.2")
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time\nfrom filelock import FileLock\n"
+         "with FileLock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(60)\n",
+         str(memrepo / ".agentmem" / "lock")],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        result = invoke(runner, "remember", "Quote clause numbers.")
+        assert result.exit_code == 1
+        assert "another agentmem command is writing to this repository" in result.stderr
+        assert "retry in a moment" in result.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+    assert invoke(runner, "remember", "Quote clause numbers.").exit_code == 0
+
+
+def test_the_lock_is_released_by_the_kernel_when_its_holder_dies(memrepo: Path) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time\nfrom filelock import FileLock\nlock = FileLock(sys.argv[1])\nlock.acquire()\n"
+         "print('held', flush=True)\ntime.sleep(60)\n",
+         str(memrepo / ".agentmem" / "lock")],
+        stdout=subprocess.PIPE, text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    repo = open_repository(memrepo)
+    with pytest.raises(BusyError):
+        with repo.locked(timeout=0):
+            pass
+    holder.kill()
+    holder.wait()
+    with repo.locked(timeout=5):
+        pass
+
+
+def test_a_memory_file_changed_since_its_diff_was_shown_is_not_overwritten(memrepo: Path, runner: CliRunner) -> None:
+    from agentmem.errors import ApplyConflictError
+    from agentmem.inbox import list_pending
+    from agentmem.review import commit_accept, plan_accept
+
+    assert invoke(runner, "remember", "Quote clause numbers.").exit_code == 0
+    repo = open_repository(memrepo)
+    (proposal,) = list_pending(repo, "alice")
+    plan = plan_accept(repo, proposal)  # the diff the person saw
+    memory = memrepo / "memories" / "alice.md"
+    memory.write_text("# Memory: alice\n\n## Writing style\n- Edited meanwhile.\n\n## Priorities & scope\n\n"
+                      "## Recurring patterns\n\n## Rule dependencies\n", encoding="utf-8")
+    head = git(memrepo, "rev-parse", "HEAD").strip()
+    with pytest.raises(ApplyConflictError, match="changed on disk since its diff was shown"):
+        with repo.locked():
+            commit_accept(repo, repo.actor(), plan, proposal)
+    assert "Edited meanwhile" in memory.read_text(encoding="utf-8")
+    assert git(memrepo, "rev-parse", "HEAD").strip() == head
