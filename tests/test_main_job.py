@@ -89,14 +89,15 @@ def test_accept_all_commits_each_proposal_with_trailers_and_blame(
     before = int(git(memrepo, "rev-list", "--count", "HEAD"))
     result = invoke(runner, "review", "--accept", "all")
     assert result.exit_code == 0, result.stderr
-    assert "1 doctrine proposal(s) wait for doctrine review" in result.stderr
-    assert int(git(memrepo, "rev-list", "--count", "HEAD")) == before + len(memory_ids)
+    # Memory proposals first, then the doctrine proposal as a draft rule (issue 3 item 6).
+    assert "approval will need limit" in result.stderr
+    assert int(git(memrepo, "rev-list", "--count", "HEAD")) == before + len(memory_ids) + 1
     text = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
     assert (
         "## Writing style\n- I want a collaborative tone with long-standing suppliers.\n- Je préfère"
         in text
     )
-    last = git(memrepo, "log", "-1", "--format=%s%n%(trailers)")
+    last = git(memrepo, "log", "-1", "HEAD~1", "--format=%s%n%(trailers)")
     assert last.startswith('memory(alice): add to "Recurring patterns"\n')
     for line in (
         "Agentmem-Action: add",
@@ -109,7 +110,7 @@ def test_accept_all_commits_each_proposal_with_trailers_and_blame(
         "Agentmem-Justification: asked explicitly in line 17 of the session",
     ):
         assert line in last
-    assert git(memrepo, "show", "--name-only", "--format=", "HEAD").split() == [
+    assert git(memrepo, "show", "--name-only", "--format=", "HEAD~1").split() == [
         f"inbox/alice/{memory_ids[-1]}.yaml",
         "memories/alice.md",
     ]
@@ -123,9 +124,10 @@ def test_accept_all_commits_each_proposal_with_trailers_and_blame(
     ]
     assert entries[0]["approver"] == "alice <alice@example.com>"
     assert entries[0]["justification"] == "asked explicitly in line 13 of the session"
-    # The doctrine proposal stays pending.
+    # The doctrine proposal became a draft rule, committed last.
     left = json.loads(invoke(runner, "inbox", "--format", "json").stdout)
-    assert [p["route"] for p in left] == ["doctrine"]
+    assert left == []
+    assert git(memrepo, "log", "-1", "--format=%s").startswith("doctrine(")
 
 
 @pytest.mark.parametrize(
@@ -334,7 +336,9 @@ def test_log_lists_audit_commits_as_json(memrepo: Path, runner: CliRunner) -> No
     invoke(runner, "review", "--accept", "all")
     records = json.loads(invoke(runner, "log", "--person", "alice", "--format", "json").stdout)
     assert [r["action"] for r in records][-1] == "propose"
-    assert records[0]["action"] == "add" and records[0]["actor"] == "alice <alice@example.com>"
+    # Newest: the doctrine proposal made a draft (it removes alice's inbox file), after her memory.
+    assert records[0]["trailers"]["Agentmem-Route"] == "doctrine"
+    assert records[1]["action"] == "add" and records[1]["actor"] == "alice <alice@example.com>"
 
 
 def test_only_the_owner_writes_their_memory(memrepo: Path, runner: CliRunner) -> None:

@@ -2,13 +2,16 @@
 
 Each accepted memory proposal is applied by the planner, written atomically, removed from the
 inbox and committed as ONE commit with the SPEC §9 trailers. Rejections are one commit whose
-trailers list them. Proposals routed to ``doctrine`` wait for the doctrine review.
-The caller holds the repository lock around plan + commit.
+trailers list them. Proposals routed to ``doctrine`` become draft rules
+(:func:`accept_doctrine`), always after the memory proposals of the same review: a draft that
+fails (guard, duplicate, invalid) is reported on its own and the memory commits stay (issue 3
+item 6). The caller holds the repository lock around plan + commit.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agentmem import gitio
 from agentmem.apply.planner import FileChange, MemoryPlan, plan_memory
@@ -18,6 +21,10 @@ from agentmem.inbox import proposal_relpath, render_proposal
 from agentmem.memory import parse_memory
 from agentmem.proposals import Proposal
 from agentmem.repo import Person, Repository
+
+if TYPE_CHECKING:
+    from agentmem.doctrine import Transition
+    from agentmem.errors import AgentmemError
 
 
 def require_owner(actor: Person, person: str, what: str) -> None:
@@ -176,6 +183,8 @@ def remember(
 
 __all__ = [
     "Decision",
+    "DoctrineOutcome",
+    "accept_doctrine",
     "commit_accept",
     "commit_reject",
     "plan_accept",
@@ -217,3 +226,44 @@ def commit_hand_edit(repo: Repository, actor: Person, old: str | None, new: str)
     ]
     message = gitio.format_message(f"memory({actor.id}): edit by hand", trailers)
     return apply_changes(repo.root, [FileChange(relpath, old, new)], message)
+
+
+@dataclass(frozen=True)
+class DoctrineOutcome:
+    """One accepted doctrine proposal: the draft made (``transition``) or why not (``error``)."""
+
+    proposal: Proposal
+    transition: Transition | None
+    error: AgentmemError | None
+
+
+def accept_doctrine(
+    repo: Repository,
+    actor: Person,
+    proposals: list[Proposal],
+    edits: dict[str, str] | None = None,
+    *,
+    distinct: bool = False,
+) -> list[DoctrineOutcome]:
+    """Make each accepted ``doctrine`` proposal a draft rule, ONE commit each (SPEC §5).
+
+    Run after the memory proposals of the same review are committed (issue 3 item 6). Each draft
+    takes the repository lock itself; a failure (guard, duplicate guard, invalid scope, role) is
+    returned with its proposal — the proposal stays pending — and the others go on. ``edits``
+    maps a proposal id to the person's edited text; ``distinct`` overrides the duplicate guard.
+    """
+    from agentmem.doctrine import draft_from_proposal
+    from agentmem.errors import AgentmemError
+
+    outcomes = []
+    for proposal in proposals:
+        try:
+            with repo.locked():
+                transition = draft_from_proposal(
+                    repo, actor, proposal, text=(edits or {}).get(proposal.id), distinct=distinct
+                )
+        except AgentmemError as exc:
+            outcomes.append(DoctrineOutcome(proposal, None, exc))
+            continue
+        outcomes.append(DoctrineOutcome(proposal, transition, None))
+    return outcomes

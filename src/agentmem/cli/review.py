@@ -10,9 +10,12 @@ import typer
 from agentmem.cli import output
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from agentmem.apply.planner import MemoryPlan
     from agentmem.proposals import Proposal
     from agentmem.repo import Person, Repository
+    from agentmem.review import DoctrineOutcome
 
 app = typer.Typer()
 
@@ -51,12 +54,22 @@ def review(
             help="Ask even when stdin is not a terminal (answers may be piped).",
         ),
     ] = False,
+    distinct: Annotated[
+        bool,
+        typer.Option(
+            "--distinct",
+            help="Make accepted doctrine proposals drafts although similar rules exist "
+            "(the override is recorded).",
+        ),
+    ] = False,
 ) -> None:
     """Decide on your pending proposals, line by line.
 
     Without flags, in a terminal: each proposal is shown as a diff of your memory file with the
     fill level after it; answer accept / edit / reject / skip / quit. Each accepted proposal is
-    one commit; the rejections are one commit. Doctrine proposals wait for doctrine review.
+    one commit; the rejections are one commit. Memory proposals are committed first; then each
+    accepted doctrine proposal becomes a draft rule (one commit each, you are its proposer); a
+    draft that fails is reported rule by rule and the memory commits stay.
     """
     from agentmem.cli.common import repository
     from agentmem.errors import UsageError
@@ -67,29 +80,27 @@ def review(
     pending = list_pending(repo, actor.id)
     memory = [p for p in pending if p.route == "memory"]
     doctrine = [p for p in pending if p.route == "doctrine"]
-    if doctrine:
-        output.info(
-            f"{len(doctrine)} doctrine proposal(s) wait for doctrine review; they are not part of "
-            "this memory review"
-        )
     scripted = bool(accept or reject or edit)
-    if not memory:
-        output.info("no memory proposals to review")
+    if not pending:
+        output.info("no proposals to review")
         if scripted and _names_ids(accept, reject, edit):
             raise UsageError("nothing pending matches the given ids")
         return
     if scripted:
-        _scripted(repo, actor, memory, accept or [], reject or [], edit or [], dry_run)
+        flags = (accept or [], reject or [], edit or [])
+        _scripted(repo, actor, memory + doctrine, *flags, dry_run, distinct)
     elif dry_run:
         for proposal in memory:
             _show(proposal, _plan_or_none(repo, proposal))
+        for proposal in doctrine:
+            _show_doctrine(repo, actor, proposal)
     elif not interactive and not sys.stdin.isatty():
         raise UsageError(
             "no terminal to ask in",
             hint="use --accept ID|all, --reject ID|all or --edit ID=TEXT (add --dry-run to preview)",
         )
     else:
-        _interactive(repo, actor, memory)
+        _interactive(repo, actor, memory, doctrine, distinct)
 
 
 def _names_ids(*lists: list[str] | None) -> bool:
@@ -134,21 +145,64 @@ def _show(proposal: Proposal, plan: MemoryPlan | str) -> None:
     console.print(f"fill level after: [{colour}]{plan.budget.describe()}[/]\n")
 
 
+def _show_doctrine(
+    repo: Repository, actor: Person, proposal: Proposal, text: str | None = None
+) -> bool:
+    """Show the draft rule a doctrine proposal would become; False when it cannot be made."""
+    from agentmem.doctrine import plan_from_proposal
+    from agentmem.errors import AgentmemError
+
+    console = output.stderr()
+    console.print(f"[bold]{proposal.id}[/]  {output.esc(proposal.summary())}")
+    console.print(f"  basis: {proposal.basis} · session: {output.esc(proposal.session)}")
+    console.print(f"  why: {output.esc(proposal.justification)}")
+    try:
+        plan = plan_from_proposal(repo, actor, proposal, text=text)
+    except AgentmemError as exc:
+        console.print(f"[red]cannot be made a draft:[/] {output.esc(exc)}\n")
+        return False
+    scope = plan.rule.scope or "to be assigned"
+    console.print(f"  draft rule {plan.rule.id} · scope: {output.esc(scope)} · a draft applies nowhere")
+    for similar in plan.similar:
+        console.print(f"  [yellow]similar:[/] {output.esc(similar.describe())}")
+    console.print("")
+    return True
+
+
+def _report_doctrine(outcomes: list[DoctrineOutcome]) -> int:
+    """Print each draft made, and each failure rule by rule; returns the number of failures."""
+    failures = 0
+    for outcome in outcomes:
+        t = outcome.transition
+        if t is None:
+            output.error(f"{outcome.proposal.id} not made a draft rule: {outcome.error}")
+            failures += 1
+            continue
+        commit = t.commit[:10] if t.commit else "no change"
+        output.data(f"accepted {outcome.proposal.id} → draft rule {t.rule.id} v1 ({commit})")
+        from agentmem.doctrine import missing_for_activation
+
+        missing = missing_for_activation(t.rule)
+        if missing:
+            output.info(f"  {t.rule.id}: approval will need {', '.join(missing)}")
+    return failures
+
+
 def _menu(choices: list[str]) -> str:
     words = {"a": "accept", "e": "edit", "r": "reject", "s": "skip", "q": "quit"}
     return ", ".join(f"[bold]\\[{c}][/]{words[c][1:]}" for c in choices)
 
 
-def _resolve(ids: list[str], memory: list[Proposal], flag: str) -> list[Proposal]:
+def _resolve(ids: list[str], pending: list[Proposal], flag: str) -> list[Proposal]:
     from agentmem.errors import UsageError
 
     if "all" in ids:
-        return list(memory)
-    by_id = {p.id: p for p in memory}
+        return list(pending)
+    by_id = {p.id: p for p in pending}
     missing = [i for i in ids if i not in by_id]
     if missing:
         raise UsageError(
-            f"{flag}: no pending memory proposal {', '.join(missing)} (pending: {', '.join(by_id)})"
+            f"{flag}: no pending proposal {', '.join(missing)} (pending: {', '.join(by_id)})"
         )
     return [by_id[i] for i in dict.fromkeys(ids)]
 
@@ -161,9 +215,10 @@ def _scripted(
     reject: list[str],
     edit: list[str],
     dry_run: bool,
+    distinct: bool = False,
 ) -> None:
     from agentmem.errors import AgentmemError, UsageError
-    from agentmem.review import commit_accept, commit_reject, plan_accept
+    from agentmem.review import accept_doctrine, commit_accept, commit_reject, plan_accept
 
     edits: dict[str, str] = {}
     for item in edit:
@@ -180,7 +235,8 @@ def _scripted(
     if clash:
         raise UsageError(f"both accepted and rejected: {', '.join(sorted(clash))}")
     failures = 0
-    for proposal in [*to_accept, *to_edit]:
+    chosen = [*to_accept, *to_edit]
+    for proposal in [p for p in chosen if p.route == "memory"]:
         try:
             with repo.locked():
                 plan = plan_accept(repo, proposal, edits.get(proposal.id))
@@ -195,6 +251,12 @@ def _scripted(
         output.data(
             f"accepted {proposal.id} → {commit[:10] if commit else 'no change'}  ({plan.budget.describe()})"
         )
+    # Doctrine drafts come after every memory commit (issue 3 item 6).
+    rules = [p for p in chosen if p.route == "doctrine"]
+    if dry_run:
+        failures += sum(not _show_doctrine(repo, actor, p, edits.get(p.id)) for p in rules)
+    else:
+        failures += _report_doctrine(accept_doctrine(repo, actor, rules, edits, distinct=distinct))
     if to_reject and not dry_run:
         with repo.locked():
             commit = commit_reject(repo, actor, to_reject)
@@ -207,28 +269,42 @@ def _scripted(
         raise typer.Exit(1)
 
 
-def _interactive(repo: Repository, actor: Person, memory: list[Proposal]) -> None:
+def _ask(console: Console, choices: list[str]) -> str:
+    from rich.prompt import Prompt
+
+    return Prompt.ask(_menu(choices), choices=choices, console=console, show_choices=False)
+
+
+def _interactive(
+    repo: Repository,
+    actor: Person,
+    memory: list[Proposal],
+    doctrine: list[Proposal] | None = None,
+    distinct: bool = False,
+) -> None:
     from rich.prompt import Prompt
 
     from agentmem.errors import AgentmemError
-    from agentmem.review import commit_accept, commit_reject
+    from agentmem.review import accept_doctrine, commit_accept, commit_reject
 
     rejected: list[Proposal] = []
     counts = {"accepted": 0, "rejected": 0, "skipped": 0}
     console = output.stderr()
+    everything = [*memory, *(doctrine or [])]  # memory first (issue 3 item 6)
     try:
-        for number, proposal in enumerate(memory, start=1):
-            console.rule(f"proposal {number} of {len(memory)}")
+        for number, proposal in enumerate(everything, start=1):
+            console.rule(f"proposal {number} of {len(everything)}")
             text: str | None = None
+            plan: MemoryPlan | str | None = None
             while True:
-                plan = _plan_or_none(repo, proposal, text)
-                _show(plan.proposal if not isinstance(plan, str) else proposal, plan)
-                choices = (
-                    ["e", "r", "s", "q"] if isinstance(plan, str) else ["a", "e", "r", "s", "q"]
-                )
-                answer = Prompt.ask(
-                    _menu(choices), choices=choices, console=console, show_choices=False
-                )
+                if proposal.route == "doctrine":
+                    can_accept = _show_doctrine(repo, actor, proposal, text)
+                else:
+                    plan = _plan_or_none(repo, proposal, text)
+                    _show(plan.proposal if not isinstance(plan, str) else proposal, plan)
+                    can_accept = not isinstance(plan, str)
+                choices = ["a", "e", "r", "s", "q"] if can_accept else ["e", "r", "s", "q"]
+                answer = _ask(console, choices)
                 if answer == "e":
                     text = Prompt.ask(
                         "new text", default=text or proposal.text or "", console=console
@@ -242,7 +318,11 @@ def _interactive(repo: Repository, actor: Person, memory: list[Proposal]) -> Non
             elif answer == "r":
                 rejected.append(proposal)
                 counts["rejected"] += 1
-            elif answer == "a" and not isinstance(plan, str):
+            elif answer == "a" and proposal.route == "doctrine":
+                edits = {proposal.id: text} if text is not None else {}
+                outcomes = accept_doctrine(repo, actor, [proposal], edits, distinct=distinct)
+                counts["accepted"] += 1 - _report_doctrine(outcomes)
+            elif answer == "a" and plan is not None and not isinstance(plan, str):
                 try:
                     with repo.locked():
                         commit = commit_accept(repo, actor, plan, proposal)
