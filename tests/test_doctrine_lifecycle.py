@@ -483,3 +483,24 @@ def test_require_signed_without_a_key_refuses_and_a_key_signs(team: Path, runner
     result = ok(runner, "doctrine", "approve", "warranty-floor")
     assert "signed" in result.stdout
     assert "gpgsig" in git(team, "cat-file", "-p", "HEAD")
+
+
+def test_interactive_review_asks_memory_first_then_doctrine(team: Path, runner: CliRunner, tmp_path: Path) -> None:
+    act(team, "bob")
+    answer = tmp_path / "answer.json"
+    answer.write_text(json.dumps({"proposals": [
+        {"action": "add", "route": "doctrine", "text": PARAPHRASE, "justification": "settled in this audit"},
+        {"action": "add", "route": "memory", "section": "Writing style", "text": "Short sentences in comments.", "justification": "said so"},
+    ]}), encoding="utf-8")
+    transcript = tmp_path / "session.md"
+    transcript.write_text("User: Check the warranty clause.\n\nAssistant: It says 12 months.\n", encoding="utf-8")
+    ok(runner, "harvest", str(transcript), "--provider", "replay", "--proposals", str(answer), "--scope", "contracts")
+    before = count(team)
+    result = ok(runner, "review", "--interactive", input="a\ne\nNever accept a warranty under 24 months on supply contracts.\na\n")
+    assert "2 accepted, 0 rejected, 0 skipped" in result.stderr
+    assert count(team) == before + 2
+    assert git(team, "log", "-1", "--format=%s", "HEAD~1").startswith("memory(bob): add")
+    assert git(team, "log", "-1", "--format=%s", "HEAD").startswith("doctrine(never-accept-a-warranty-under-24-months-on): propose v1")
+    draft = rule(team, "never-accept-a-warranty-under-24-months-on")
+    assert draft["instruction"] == "Never accept a warranty under 24 months on supply contracts."
+    assert draft["scope"] == "contracts" and draft["proposed_by"] == "bob"
