@@ -7,7 +7,8 @@ every doctrine rule, the inbox — and, with ``history=True``, every commit (all
 first bad file: it returns every :class:`Finding`. Errors fail the check; warnings alone do not.
 
 Modules: :mod:`.findings` (the finding shape), :mod:`.tree` (settings, people, memory, inbox),
-:mod:`.rules` (doctrine files), :mod:`.history` and :mod:`.gitread` (the walk), :mod:`.signing`
+:mod:`.rules` (doctrine files), :mod:`.canonical` (fast paths over the canonical rule layout),
+:mod:`.files` (many files, in parallel), :mod:`.history` and :mod:`.gitread` (the walk), :mod:`.signing`
 (signed activations).
 """
 
@@ -45,20 +46,18 @@ def run_check(
 
     Raises :class:`~agentmem.errors.GitError` only when git itself fails during the walk.
     """
-    from agentmem.checks import rules, tree
+    from agentmem.checks import files, tree
     from agentmem.doctrine import today as doctrine_today
 
     state = tree.TreeState()
     report = CheckReport()
     report.findings += tree.check_config(root, state)
     report.findings += tree.check_roles(root, state)
-    for check in (tree.check_memories, tree.check_inbox):
-        found, count = check(root, state)
-        report.findings += found
-        report.files += count
-    found, count = rules.check_rules(root, state, today or doctrine_today())
+    found, count = files.check_files(root, state, today or doctrine_today())
     report.findings += found
-    report.files += count + 2
+    found, inbox = tree.check_inbox(root, state)
+    report.findings += found
+    report.files = count + inbox + 2
     if history:
         from agentmem.checks.history import check_history
 

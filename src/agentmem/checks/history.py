@@ -10,7 +10,7 @@ A commit fails when it
 - creates or edits a draft without being member or admin at the parent;
 - changes ``memories/<person>.md`` without being that person (or an admin's erasure:
   ``Agentmem-Action: erase``);
-- is agentmem-shaped (touches ``doctrine/``, ``memories/``, ``inbox/`` or carries an
+- is agentmem-shaped (changes ``doctrine/``, ``memories/``, ``inbox/`` or carries an
   ``Agentmem-*`` trailer) without the SPEC §9 trailers, or with an ``Agentmem-Actor`` that is
   not its author;
 - with signatures required, makes an activation, a change to an active rule, or a change to
@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from agentmem.checks import gitread, signing
+from agentmem.checks.canonical import fast_parse
 from agentmem.checks.findings import ERROR, WARNING, Finding
 from agentmem.checks.gitread import CommitRecord
 from agentmem.config import CONFIG_FILE
@@ -62,8 +64,11 @@ class Roles:
     problem: str | None = None
 
     def by_email(self, email: str) -> Person | None:
-        wanted = email.strip().lower()
-        return next((p for p in self.people.values() if p.email.lower() == wanted), None)
+        return self._emails.get(email.strip().lower())
+
+    @cached_property
+    def _emails(self) -> dict[str, Person]:
+        return {p.email.lower(): p for p in self.people.values()}
 
 
 def parse_roles_text(text: str | None) -> Roles:
@@ -111,8 +116,9 @@ class _Blobs:
         if oid is None:
             return None
         if oid not in self.rules:
+            text = self.texts.get(oid, "")
             try:
-                self.rules[oid] = parse_rule_text(self.texts.get(oid, ""), path)
+                self.rules[oid] = fast_parse(text) or parse_rule_text(text, path)
             except DoctrineError:
                 self.rules[oid] = None
         return self.rules[oid]

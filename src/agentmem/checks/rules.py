@@ -17,11 +17,10 @@ import re
 from datetime import date
 from pathlib import Path
 
-import yaml
-
 from agentmem import guard
+from agentmem.checks.canonical import fast_canonical_text, fast_parse
 from agentmem.checks.findings import ERROR, WARNING, Finding, from_error
-from agentmem.checks.tree import TreeState
+from agentmem.checks.tree import TreeState, file_scan_sees_line_ends
 from agentmem.doctrine import (
     DoctrineError,
     Rule,
@@ -36,6 +35,7 @@ from agentmem.doctrine.model import APPROVED_STATUSES, FIELD_MAX_CHARS, lifecycl
 DOCTRINE_DIR = "doctrine"
 MAX_RULE_BYTES = 64 * 1024
 _SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
+GUARD_BATCH = 64  # rules per guard call (the guard's cost per call is mostly fixed)
 _LIFECYCLE_CODES = {
     "approval": "doctrine-approval",
     "approval.version": "doctrine-approval-version",
@@ -44,31 +44,52 @@ _LIFECYCLE_CODES = {
 }
 
 
-def check_rules(root: Path, state: TreeState, today: date) -> tuple[list[Finding], int]:
-    """Every ``doctrine/*.yaml``; returns the findings and the number of files read."""
+def rule_paths(root: Path) -> list[Path]:
+    """Every ``doctrine/*.yaml`` file, sorted."""
     folder = root / DOCTRINE_DIR
-    if not folder.is_dir():
-        return [], 0
+    return sorted(p for p in folder.glob("*.yaml") if p.is_file()) if folder.is_dir() else []
+
+
+def check_rule_files(
+    paths: list[Path], state: TreeState, today: date
+) -> tuple[list[Finding], list[tuple[str, str]]]:
+    """Check rule files; returns the findings and ``(rule id, path)`` of each readable rule
+    (duplicate ids are found across all files by :func:`duplicate_ids`)."""
     findings: list[Finding] = []
-    seen: dict[str, str] = {}
-    paths = sorted(p for p in folder.glob("*.yaml") if p.is_file())
+    ids: list[tuple[str, str]] = []
+    to_guard: list[tuple[str, Rule, KeyLines]] = []
     for path in paths:
         rel = f"{DOCTRINE_DIR}/{path.name}"
         text, problem = _read(path, rel)
         if problem:
             findings.append(problem)
             continue
+        rule = fast_parse(text)  # canonical by construction when it reads the file
+        canonical = rule is not None
         try:
-            rule = parse_rule_text(text, rel)
+            rule = rule or parse_rule_text(text, rel)
         except DoctrineError as exc:
             findings.append(from_error(exc, rel, "doctrine-invalid"))
             continue
-        findings += check_rule(rel, text, rule, state, today)
-        if rule.id in seen:
-            message = f"rule id '{rule.id}' is also used by {seen[rule.id]}"
+        lines = KeyLines(text)
+        findings += check_rule(rel, text, rule, lines, state, today, canonical=canonical)
+        to_guard.append((rel, rule, lines))
+        ids.append((rule.id, rel))
+    for start in range(0, len(to_guard), GUARD_BATCH):
+        findings += guard_batch(to_guard[start : start + GUARD_BATCH])
+    return findings, ids
+
+
+def duplicate_ids(ids: list[tuple[str, str]]) -> list[Finding]:
+    """One finding per file whose rule id an earlier file (by path) already uses."""
+    findings = []
+    seen: dict[str, str] = {}
+    for rule_id, rel in sorted(ids, key=lambda item: item[1]):
+        if rule_id in seen:
+            message = f"rule id '{rule_id}' is also used by {seen[rule_id]}"
             findings.append(Finding(rel, 1, ERROR, "doctrine-duplicate-id", message))
-        seen.setdefault(rule.id, rel)
-    return findings, len(paths)
+        seen.setdefault(rule_id, rel)
+    return findings
 
 
 def _read(path: Path, rel: str) -> tuple[str, Finding | None]:
@@ -86,15 +107,24 @@ def _read(path: Path, rel: str) -> tuple[str, Finding | None]:
         return "", Finding(rel, 1, ERROR, "doctrine-invalid", "not UTF-8 text")
 
 
-def check_rule(rel: str, text: str, rule: Rule, state: TreeState, today: date) -> list[Finding]:
-    """One parsed rule (see the module docstring)."""
-    lines = key_lines(text)
+def check_rule(
+    rel: str,
+    text: str,
+    rule: Rule,
+    lines: KeyLines,
+    state: TreeState,
+    today: date,
+    *,
+    canonical: bool = False,
+) -> list[Finding]:
+    """One parsed rule, all but the guard (see :func:`guard_batch`); ``lines`` from
+    :func:`key_lines`."""
     findings: list[Finding] = []
     stem = rel.rsplit("/", 1)[-1][: -len(".yaml")]
     if rule.id != stem:
         message = f"id is '{rule.id}' but the file is {stem}.yaml: they must match"
         findings.append(Finding(rel, lines.get("id", 1), ERROR, "doctrine-id-mismatch", message))
-    if not is_canonical(text, rule):
+    if not canonical and not is_canonical(text, rule):
         message = (
             "not in the canonical layout (SPEC §5 key order, two-space indent, one value a "
             "line): agentmem doctrine commands write it canonically"
@@ -102,11 +132,14 @@ def check_rule(rel: str, text: str, rule: Rule, state: TreeState, today: date) -
         findings.append(Finding(rel, 1, WARNING, "doctrine-layout", message))
     findings += _lifecycle(rel, rule, lines)
     findings += _governance(rel, rule, lines, state, today)
-    findings += rule_guard_findings(rel, rule, lines)
+    for name, value in _fields(rule):
+        if len(value) > FIELD_MAX_CHARS:
+            message = f"{name} is {len(value)} characters; a doctrine field holds at most {FIELD_MAX_CHARS}"
+            findings.append(Finding(rel, _line(lines, name), ERROR, "doctrine-field-too-long", message))
     return findings
 
 
-def _lifecycle(rel: str, rule: Rule, lines: dict[str, int]) -> list[Finding]:
+def _lifecycle(rel: str, rule: Rule, lines: KeyLines) -> list[Finding]:
     findings = []
     for key, reason in lifecycle_problems(rule):
         code = _LIFECYCLE_CODES.get(key, "doctrine-approval")
@@ -131,29 +164,24 @@ def _lifecycle(rel: str, rule: Rule, lines: dict[str, int]) -> list[Finding]:
     return findings
 
 
-def _governance(rel: str, rule: Rule, lines: dict[str, int], state: TreeState, today: date) -> list[Finding]:
+def _governance(rel: str, rule: Rule, lines: KeyLines, state: TreeState, today: date) -> list[Finding]:
     findings = []
     approval = rule.approval
-    at = lines.get("approval.by", lines.get("approval", 1))
-    if approval is not None and state.config.doctrine.distinct_approver:
-        if approval.by == rule.proposed_by:
-            message = f"rule '{rule.id}' was approved by its own proposer ({approval.by})"
-            findings.append(Finding(rel, at, ERROR, "doctrine-self-approved", message))
-    if approval is not None and state.roles_ok:
-        person = state.people.get(approval.by)
-        if person is None or person.role != "admin":
-            now = "not in roles.yaml" if person is None else f"{person.role} now"
-            message = f"approved by '{approval.by}', who is {now} (admin when approving is checked by --history)"
-            findings.append(Finding(rel, at, WARNING, "doctrine-approver-role", message))
+    if approval is not None and state.config.doctrine.distinct_approver and approval.by == rule.proposed_by:
+        message = f"rule '{rule.id}' was approved by its own proposer ({approval.by})"
+        findings.append(Finding(rel, _line(lines, "approval.by"), ERROR, "doctrine-self-approved", message))
+    person = state.people.get(approval.by) if approval is not None else None
+    if approval is not None and state.roles_ok and (person is None or person.role != "admin"):
+        now = "not in roles.yaml" if person is None else f"{person.role} now"
+        message = f"approved by '{approval.by}', who is {now} (admin when approving is checked by --history)"
+        findings.append(Finding(rel, _line(lines, "approval.by"), WARNING, "doctrine-approver-role", message))
     if is_overdue(rule, today):
-        policy = state.config.doctrine.on_review_due
-        if policy == "alert":
-            message = f"rule '{rule.id}' is past its review date {rule.review_due} (still applied under on_review_due: alert): reconfirm, suspend or deactivate it"
-            severity = WARNING
+        if state.config.doctrine.on_review_due == "alert":
+            severity, how = WARNING, "still applied under on_review_due: alert; reconfirm, suspend or deactivate it"
         else:
-            message = f"rule '{rule.id}' is past its review date {rule.review_due} and no longer applied (on_review_due: suspend): reconfirm or deactivate it"
-            severity = ERROR
-        findings.append(Finding(rel, lines.get("review_due", 1), severity, "doctrine-review-overdue", message))
+            severity, how = ERROR, "no longer applied under on_review_due: suspend; reconfirm or deactivate it"
+        message = f"rule '{rule.id}' is past its review date {rule.review_due} ({how})"
+        findings.append(Finding(rel, lines.get("review_due"), severity, "doctrine-review-overdue", message))
     return findings
 
 
@@ -162,36 +190,51 @@ def _governance(rel: str, rule: Rule, lines: dict[str, int], state: TreeState, t
 _BREAKS = re.compile(r"[\n\r\x85\u2028\u2029]")
 
 
-def _fields(rule: Rule, lines: dict[str, int]) -> list[tuple[str, str, int]]:
-    """``(name, text, line)`` of every free-text field of a rule."""
-    out = [("title", rule.title, lines.get("title", 1))]
+def _fields(rule: Rule) -> list[tuple[str, str]]:
+    """``(key, text)`` of every free-text field of a rule (``limits[n]`` for the n-th limit)."""
+    out = [("title", rule.title)]
     if rule.instruction:
-        out.append(("instruction", rule.instruction, lines.get("instruction", 1)))
-    for number, limit in enumerate(rule.limits, start=1):
-        out.append((f"limits[{number}]", limit, lines.get(f"limits[{number}]", lines.get("limits", 1))))
+        out.append(("instruction", rule.instruction))
+    out += [(f"limits[{n}]", limit) for n, limit in enumerate(rule.limits, start=1)]
     if rule.justification:
-        out.append(("justification", rule.justification, lines.get("justification", 1)))
+        out.append(("justification", rule.justification))
     return out
 
 
-def rule_guard_findings(rel: str, rule: Rule, lines: dict[str, int]) -> list[Finding]:
-    """Guard findings of each text field (``kind="rule"``, SPEC §8) and fields over
-    ``FIELD_MAX_CHARS``. One joined scan first (``- field`` lines, ``kind="file"``: the same
-    checks, one call); fields are rescanned one by one only when it finds something."""
-    fields = _fields(rule, lines)
-    findings = []
-    for name, value, line in fields:
-        if len(value) > FIELD_MAX_CHARS:
-            message = f"{name} is {len(value)} characters; a doctrine field holds at most {FIELD_MAX_CHARS}"
-            findings.append(Finding(rel, line, ERROR, "doctrine-field-too-long", message))
-    if not any(_BREAKS.search(value) for _, value, _ in fields):
-        joined = "".join(f"- {value}\n" for _, value, _ in fields)
-        if not guard.scan(joined, kind="file"):
-            return findings
-    for name, value, line in fields:
-        for f in guard.scan(value, kind="rule"):
-            message = f"{name}: {f.message}"
-            findings.append(Finding(rel, line, f.severity, f"guard:{f.code}", message))
+def _line(lines: KeyLines, key: str) -> int:
+    """The line of ``key``, else of its parent (``limits`` for ``limits[2]``,
+    ``approval`` for ``approval.by``), else 1."""
+    return lines.get(key, lines.get(re.split(r"[.\[]", key)[0], 1))
+
+
+def _joined(rule: Rule) -> str | None:
+    """The text fields as ``- field`` lines, or None when a field holds a line break (then only
+    the field-by-field scan says the same as ``kind="rule"``)."""
+    values = [value for _, value in _fields(rule)]
+    if any(_BREAKS.search(value) for value in values):
+        return None
+    return "".join(f"- {value}\n" for value in values)
+
+
+def guard_batch(items: list[tuple[str, Rule, KeyLines]]) -> list[Finding]:
+    """Guard findings (SPEC §8) of the text fields of several rules.
+
+    Scanning ``- field`` lines with ``kind="file"`` runs the same checks as ``kind="rule"`` on
+    each field (leading structure is checked per ``- `` line; no pattern crosses a line), in
+    one call for the batch. Only a batch with a finding is rescanned rule by rule, then field
+    by field, so the findings reported are exactly the per-field ones."""
+    batch = file_scan_sees_line_ends()
+    joined = [_joined(rule) if batch else None for _, rule, _ in items]
+    if batch and all(j is not None for j in joined) and not guard.scan("".join(joined), kind="file"):  # type: ignore[arg-type]
+        return []
+    findings: list[Finding] = []
+    for (rel, rule, lines), text in zip(items, joined, strict=True):
+        if text is not None and not guard.scan(text, kind="file"):
+            continue
+        for name, value in _fields(rule):
+            for f in guard.scan(value, kind="rule"):
+                message = f"{name}: {f.message}"
+                findings.append(Finding(rel, _line(lines, name), f.severity, f"guard:{f.code}", message))
     return findings
 
 
@@ -202,9 +245,23 @@ _NESTED = re.compile(r"^[ \t]+([a-z_0-9]+)\s*:")
 _ITEM = re.compile(r"^[ \t]+- ")
 
 
+class KeyLines:
+    """1-based line of each top-level key, of ``approval.<key>`` and of ``limits[n]`` in a rule
+    file (the canonical layout; other layouts fall back to line 1), computed on first use —
+    only findings need them."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._found: dict[str, int] | None = None
+
+    def get(self, key: str, default: int = 1) -> int:
+        if self._found is None:
+            self._found = key_lines(self.text)
+        return self._found.get(key, default)
+
+
 def key_lines(text: str) -> dict[str, int]:
-    """1-based line of each top-level key, of ``approval.<key>`` and of ``limits[n]`` (for the
-    canonical layout; other layouts fall back to line 1)."""
+    """See :class:`KeyLines`."""
     found: dict[str, int] = {}
     parent = ""
     items = 0
@@ -225,90 +282,15 @@ def key_lines(text: str) -> dict[str, int]:
 
 # -- canonical layout ---------------------------------------------------------------------------
 
-_RESOLVER = yaml.resolver.Resolver()
-_STR = "tag:yaml.org,2002:str"
-_PLAIN_UNSAFE_START = set("-?:,[]{}#&*!|>'\"%@`. ")
-
-
-def _plain(value: str) -> str | None:
-    """``value`` when the canonical renderer certainly writes it as a plain scalar; None when
-    the fast path declines (then ``canonical_text`` decides)."""
-    if not value or value[0] in _PLAIN_UNSAFE_START or value[-1] in " :":
-        return None
-    if " " not in value and value[0] in "0123456789+":
-        return None  # a lone token that YAML 1.1 or 1.2 may read as a number or a date
-    if ": " in value or " #" in value:
-        return None
-    for ch in value:
-        if not ("\x20" <= ch <= "\x7e" or ("\xa0" <= ch <= "\ud7ff" and ch.isprintable())):
-            return None
-    if _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) != _STR:
-        return None
-    return value
-
-
-def _fast_canonical(rule: Rule) -> str | None:
-    parts: list[str] = []
-
-    def scalar(key: str, value: str | None) -> bool:
-        if value is None:
-            parts.append(f"{key}: null\n")
-            return True
-        plain = _plain(value)
-        if plain is None:
-            return False
-        parts.append(f"{key}: {plain}\n")
-        return True
-
-    def listing(key: str, values: tuple[str, ...]) -> bool:
-        if not values:
-            parts.append(f"{key}: []\n")
-            return True
-        parts.append(f"{key}:\n")
-        for item in values:
-            plain = _plain(item)
-            if plain is None:
-                return False
-            parts.append(f"  - {plain}\n")
-        return True
-
-    ok = (
-        scalar("id", rule.id)
-        and scalar("title", rule.title)
-        and scalar("status", rule.status)
-        and scalar("scope", rule.scope)
-        and scalar("instruction", rule.instruction)
-        and listing("limits", rule.limits)
-        and scalar("justification", rule.justification)
-    )
-    if not ok:
-        return None
-    parts.append(f"version: {rule.version}\n")
-    if not scalar("proposed_by", rule.proposed_by):
-        return None
-    parts.append(f"proposed_at: {rule.proposed_at}\n")
-    if not (scalar("origin_session", rule.origin_session) and listing("distinct_from", rule.distinct_from)):
-        return None
-    approval = rule.approval
-    if approval is None:
-        parts.append("approval: null\n")
-    else:
-        if _plain(approval.by) is None or not set(approval.content_sha256) & set("abcdf"):
-            return None  # a hash of digits (and e) could read as a number: let ruamel decide
-        parts.append(
-            f"approval:\n  by: {approval.by}\n  at: {approval.at}\n  version: {approval.version}\n"
-            f"  content_sha256: {approval.content_sha256}\n"
-        )
-    parts.append(f"review_due: {rule.review_due if rule.review_due else 'null'}\n")
-    return "".join(parts)
-
 
 def is_canonical(text: str, rule: Rule) -> bool:
     """True when ``text`` is ``canonical_text(rule)``, full-line comments aside (people may
     comment a rule; the round-trip editor keeps those comments)."""
     if "#" in text:
         text = "".join(ln for ln in text.splitlines(keepends=True) if not ln.lstrip().startswith("#"))
-    fast = _fast_canonical(rule)
+    fast = fast_canonical_text(rule)
     if fast is not None and fast == text:
         return True
     return canonical_text(rule) == text
+
+

@@ -1,0 +1,215 @@
+"""Fast paths over the canonical rule layout (``doctrine.canonical_text``), for ``check`` on
+thousands of rules (``benchmarks/bench_check.py``).
+
+``canonical_text`` goes through ruamel.yaml (milliseconds a rule) and ``parse_rule_text``
+through PyYAML's event stream; both stay the authority. Here:
+
+- :func:`fast_canonical_text` writes the same text for the common case where every value is a
+  plain scalar that no YAML reader could take for anything but text, and returns None otherwise;
+- :func:`fast_parse` reads a rule from such a text line by line, validates each value as the
+  strict parser does, and accepts the result only when :func:`fast_canonical_text` of it gives
+  back the very same text — so it accepts exactly canonical files, and returns the rule that
+  ``parse_rule_text`` would. Anything else returns None and the caller uses the strict parser.
+
+The agreement of both with ``doctrine`` is pinned by tests over fixed and random values.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+import yaml
+
+from agentmem.doctrine import STATUSES, Approval, DoctrineError, Rule, normalise_scope, rule_relpath
+from agentmem.doctrine.parse import MAX_RULE_BYTES
+
+_RESOLVER = yaml.resolver.Resolver()
+_STR = "tag:yaml.org,2002:str"
+_PLAIN_UNSAFE_START = set("-?:,[]{}#&*!|>'\"%@`. ")
+_SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
+_STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_SHA = re.compile(r"^[0-9a-f]{64}$")
+
+
+_PRINTABLE_RANGE = re.compile("[\x20-\x7e\xa0-\ud7ff]*")
+
+
+def plain(value: str) -> str | None:
+    """``value`` when the canonical renderer certainly writes it as a plain scalar; None when
+    the fast path declines."""
+    if not value or value[0] in _PLAIN_UNSAFE_START or value[-1] in " :":
+        return None
+    spaced = " " in value
+    if not spaced and value[0] in "0123456789+":
+        return None  # a lone token that YAML 1.1 or 1.2 may read as a number or a date
+    if ": " in value or " #" in value:
+        return None
+    if not (value.isprintable() and _PRINTABLE_RANGE.fullmatch(value)):
+        return None
+    if spaced and value[0].isalpha():
+        return value  # no implicit YAML type (bool, null, number, date) starts so and has a space
+    if _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) != _STR:
+        return None
+    return value
+
+
+def fast_canonical_text(rule: Rule) -> str | None:
+    """``canonical_text(rule)`` when every value is a certain plain scalar, else None."""
+    parts: list[str] = []
+
+    def scalar(key: str, value: str | None) -> bool:
+        if value is None:
+            parts.append(f"{key}: null\n")
+            return True
+        text = plain(value)
+        if text is None:
+            return False
+        parts.append(f"{key}: {text}\n")
+        return True
+
+    def listing(key: str, values: tuple[str, ...]) -> bool:
+        if not values:
+            parts.append(f"{key}: []\n")
+            return True
+        parts.append(f"{key}:\n")
+        for item in values:
+            text = plain(item)
+            if text is None:
+                return False
+            parts.append(f"  - {text}\n")
+        return True
+
+    ok = (
+        scalar("id", rule.id)
+        and scalar("title", rule.title)
+        and scalar("status", rule.status)
+        and scalar("scope", rule.scope)
+        and scalar("instruction", rule.instruction)
+        and listing("limits", rule.limits)
+        and scalar("justification", rule.justification)
+    )
+    if not ok:
+        return None
+    parts.append(f"version: {rule.version}\n")
+    if not scalar("proposed_by", rule.proposed_by):
+        return None
+    parts.append(f"proposed_at: {rule.proposed_at}\n")
+    if not (scalar("origin_session", rule.origin_session) and listing("distinct_from", rule.distinct_from)):
+        return None
+    approval = rule.approval
+    if approval is None:
+        parts.append("approval: null\n")
+    else:
+        if plain(approval.by) is None or not set(approval.content_sha256) & set("abcdf"):
+            return None  # a hash of digits (and e) could read as a number: let ruamel decide
+        parts.append(
+            f"approval:\n  by: {approval.by}\n  at: {approval.at}\n  version: {approval.version}\n"
+            f"  content_sha256: {approval.content_sha256}\n"
+        )
+    parts.append(f"review_due: {rule.review_due if rule.review_due else 'null'}\n")
+    return "".join(parts)
+
+
+class _Lines:
+    """The lines of a canonical text, read in order; any surprise raises ``ValueError``."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split("\n")
+        self.at = 0
+
+    def value(self, key: str, prefix: str = "") -> str:
+        line = self.lines[self.at]
+        head = f"{prefix}{key}: "
+        if not line.startswith(head):
+            raise ValueError(key)
+        self.at += 1
+        return line[len(head) :]
+
+    def nullable(self, key: str) -> str | None:
+        value = self.value(key)
+        return None if value == "null" else value
+
+    def items(self, key: str) -> tuple[str, ...]:
+        line = self.lines[self.at]
+        if line == f"{key}: []":
+            self.at += 1
+            return ()
+        if line != f"{key}:":
+            raise ValueError(key)
+        self.at += 1
+        found = []
+        while self.lines[self.at].startswith("  - "):
+            found.append(self.lines[self.at][4:])
+            self.at += 1
+        return tuple(found)
+
+
+def _number(value: str) -> int:
+    if not value.isdigit() or value.startswith("0") or not value.isascii():
+        raise ValueError(value)
+    return int(value)
+
+
+def _checked(value: str, pattern: re.Pattern[str]) -> str:
+    if not pattern.match(value):
+        raise ValueError(value)
+    date.fromisoformat(value[:10])
+    return value
+
+
+def _slug(value: str) -> str:
+    if not _SLUG.match(value):
+        raise ValueError(value)
+    return value
+
+
+def _approval(lines: _Lines) -> Approval | None:
+    if lines.lines[lines.at] == "approval: null":
+        lines.at += 1
+        return None
+    if lines.lines[lines.at] != "approval:":
+        raise ValueError("approval")
+    lines.at += 1
+    by = _slug(lines.value("by", "  "))
+    at = _checked(lines.value("at", "  "), _STAMP)
+    version = _number(lines.value("version", "  "))
+    sha = lines.value("content_sha256", "  ")
+    if not _SHA.match(sha):
+        raise ValueError(sha)
+    return Approval(by, at, version, sha)
+
+
+def fast_parse(text: str) -> Rule | None:
+    """The rule a canonical ``text`` holds (exactly what ``parse_rule_text`` returns), or None
+    when ``text`` is not provably canonical — then use the strict parser."""
+    if len(text) * 4 > MAX_RULE_BYTES and len(text.encode("utf-8")) > MAX_RULE_BYTES:
+        return None
+    lines = _Lines(text)
+    try:
+        rule_id = _slug(lines.value("id"))
+        title = lines.value("title")
+        status = lines.value("status")
+        scope = lines.nullable("scope")
+        instruction = lines.value("instruction")
+        limits = lines.items("limits")
+        justification = lines.value("justification")
+        version = _number(lines.value("version"))
+        proposed_by = _slug(lines.value("proposed_by"))
+        proposed_at = _checked(lines.value("proposed_at"), _STAMP)
+        origin_session = lines.nullable("origin_session")
+        distinct_from = tuple(_slug(item) for item in lines.items("distinct_from"))
+        approval = _approval(lines)
+        review_due = lines.nullable("review_due")
+        if review_due is not None:
+            _checked(review_due, _DAY)
+        if status not in STATUSES or normalise_scope(scope) != scope:
+            return None
+    except (ValueError, IndexError, DoctrineError):
+        return None
+    rule = Rule(
+        rule_id, title, status, scope, instruction, limits, justification, version, proposed_by,
+        proposed_at, origin_session, distinct_from, approval, review_due, rule_relpath(rule_id),
+    )  # fmt: skip
+    return rule if fast_canonical_text(rule) == text else None
