@@ -1,0 +1,86 @@
+"""Publishing ``agentmem check`` (issue 5 items 3-4): the pre-commit hook, the GitHub Actions
+example, ``--format github`` from the installed command, and this repository's own memory."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agentmem.checks import run_check
+from agentmem.doctrine import content_sha256, load_rules, missing_for_activation
+from tests.conftest import REPO_ROOT
+
+
+def test_this_repository_is_a_clean_memory_repository() -> None:
+    """The dogfood (issue 5 item 4): the repository root passes its own check."""
+    report = run_check(REPO_ROOT)
+    assert report.errors == [], [f"{f.path}:{f.line}: {f.message}" for f in report.errors]
+    rules = load_rules(REPO_ROOT)
+    active = [r for r in rules if r.status == "active"]
+    assert len(active) >= 5
+    for rule in active:
+        assert not missing_for_activation(rule), rule.id
+        assert rule.approval is not None and rule.approval.by != rule.proposed_by
+        assert rule.approval.content_sha256 == content_sha256(rule)
+    assert (REPO_ROOT / "memories" / "lead.md").is_file()
+
+
+def test_the_hook_manifest() -> None:
+    hooks = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    (hook,) = hooks
+    assert hook["id"] == "agentmem-check"
+    assert hook["entry"] == "agentmem check"
+    assert hook["language"] == "python"
+    assert hook["pass_filenames"] is False and hook["always_run"] is True
+
+
+def test_the_github_actions_example() -> None:
+    workflow = yaml.safe_load((REPO_ROOT / "docs" / "github-actions-check.yml").read_text(encoding="utf-8"))
+    steps = workflow["jobs"]["check"]["steps"]
+    runs = [step.get("run", "") for step in steps]
+    assert "agentmem check --history --format github" in runs
+    assert any("--since" in run and "$BASE_REF" in run for run in runs)
+    assert steps[0]["with"]["fetch-depth"] == 0
+
+
+def test_installed_command_prints_github_annotations(memrepo: Path) -> None:
+    (memrepo / "memories" / "alice.md").write_text("# Memory: alice\n\nnot an entry\n", encoding="utf-8")
+    proc = subprocess.run(
+        ["agentmem", "check", "--format", "github"], cwd=memrepo, capture_output=True, text=True
+    )
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("::error file=memories/alice.md,line=3,title=memory-structure::unexpected text")
+    assert "1 error" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("pre-commit") is None, reason="pre-commit is not installed")
+def test_pre_commit_try_repo_runs_the_hook(memrepo: Path, tmp_path: Path) -> None:
+    """``pre-commit try-repo`` against this repository, in a sample memory repository whose
+    memory is over budget: the hook runs ``agentmem check`` and fails naming the file. The hook
+    environment is built offline from the packages already installed (no index, system site
+    packages, no build isolation)."""
+    text = "# Memory: alice\n\n## Writing style\n" + "- Keep a collaborative tone with suppliers.\n" * 200
+    (memrepo / "memories" / "alice.md").write_text(text, encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=memrepo, check=True)
+    subprocess.run(["git", "commit", "-qm", "over budget"], cwd=memrepo, check=True)
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "PIP_NO_INDEX": "1",
+        "PIP_NO_BUILD_ISOLATION": "0",  # pip reads "0" here as: build without isolation
+        "VIRTUALENV_SYSTEM_SITE_PACKAGES": "true",
+    }
+    proc = subprocess.run(
+        ["pre-commit", "try-repo", str(REPO_ROOT), "agentmem-check", "--all-files"],
+        cwd=memrepo, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "agentmem check (memory budgets, doctrine approvals, guard)" in proc.stdout
+    assert "Failed" in proc.stdout
+    assert "memories/alice.md:1: error: 8834/8000 characters" in proc.stdout
