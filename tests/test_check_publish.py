@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tests.conftest import REPO_ROOT
 
 from agentmem.checks import run_check
 from agentmem.doctrine import content_sha256, load_rules, missing_for_activation
-from tests.conftest import REPO_ROOT
 
 
 def test_this_repository_is_a_clean_memory_repository() -> None:

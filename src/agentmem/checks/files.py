@@ -45,8 +45,8 @@ def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Fi
     total = len(memory) + len(doctrine)
     workers = jobs()
     if workers == 1 or total < PARALLEL_FROM_FILES or not hasattr(os, "fork"):
-        findings, ids = _chunk(memory, doctrine, state, today)
-        return findings + rules.duplicate_ids(ids), total
+        serial, serial_ids = _chunk(memory, doctrine, state, today)
+        return serial + rules.duplicate_ids(serial_ids), total
     parts = workers * _CHUNKS_PER_WORKER
     tree.file_scan_sees_line_ends()  # computed once, inherited by the workers
     import multiprocessing

@@ -117,20 +117,16 @@ def check_memory_text(rel: str, person: str, text: str, state: TreeState) -> lis
         findings.append(Finding(rel, 1, WARNING, "memory-unknown-person", message))
     findings += _budget_findings(rel, text, config)
     relaxed = replace(config, entry_max_chars=max(len(text), 1))
+    memory: MemoryFile | None = None
     try:
         memory = parse_memory(text, person, relaxed, rel)
     except AgentmemError as exc:
         findings.append(from_error(exc, rel, "memory-structure"))
-        memory = None
-    else:
-        for entry in memory.entries():
-            size = char_count(entry.text)
-            if size > config.entry_max_chars:
-                message = (
-                    f"entry is {size} characters; the limit is {config.entry_max_chars}: "
-                    "shorten or split it"
-                )
-                findings.append(Finding(rel, entry.line, ERROR, "memory-entry-too-long", message))
+    for entry in memory.entries() if memory is not None else []:
+        size = char_count(entry.text)
+        if size > config.entry_max_chars:
+            message = f"entry is {size} characters; the limit is {config.entry_max_chars}: shorten or split it"
+            findings.append(Finding(rel, entry.line, ERROR, "memory-entry-too-long", message))
     findings += memory_guard_findings(rel, text, memory)
     return findings
 
