@@ -247,3 +247,12 @@ def test_a_key_added_in_the_activating_commit_does_not_count(memrepo: Path, tmp_
 def test_canonical_rule_round_trip_used_by_helpers() -> None:
     rule = make_rule("x", status="active", approved_by="alice")
     assert "content_sha256" in canonical_text(rule)
+
+
+def test_a_shallow_clone_is_refused_without_since(team: Path, tmp_path: Path) -> None:
+    approve_as(team, "alice")
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{team}", str(clone))
+    with pytest.raises(Exception, match="shallow"):
+        run_check(clone, history=True)
+    assert run_check(clone, history=True, since="HEAD").commits == 0

@@ -64,7 +64,8 @@ def read_log(root: Path, since: str | None = None) -> list[CommitRecord]:
     """Every commit, parents before children, with its changes to :data:`WATCHED` paths.
 
     One ``git log -z --raw`` process (merges: only paths that differ from every parent).
-    Raises :class:`GitError` when ``since`` is not a commit or git fails.
+    Raises :class:`GitError` when ``since`` is not a commit, when the clone is shallow and no
+    ``since`` is given, or when git fails.
     """
     if head(root) is None:
         return []
@@ -72,6 +73,12 @@ def read_log(root: Path, since: str | None = None) -> list[CommitRecord]:
         proc = run_git(root, ["rev-parse", "-q", "--verify", f"{since}^{{commit}}"], check=False)
         if proc.returncode != 0:
             raise GitError(f"--since {since}: not a commit in this repository")
+    elif run_git(root, ["rev-parse", "--is-shallow-repository"]).stdout.strip() == "true":
+        raise GitError(
+            "this clone is shallow: the history check needs every commit and its parent",
+            hint="fetch the whole history (git fetch --unshallow; actions/checkout: fetch-depth: 0) "
+            "or check only recent commits with --since REV",
+        )
     rev = f"{since}..HEAD" if since else "HEAD"
     args = [
         "-c", "log.showSignature=false", "-c", "core.quotePath=false",
