@@ -36,7 +36,8 @@ def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
         output.data(f"  {p.id}  {p.summary()}  [{p.basis}, session {p.session[:12]}]")
     if doctrine:
         output.info(
-            f"{len(doctrine)} doctrine proposal(s) wait for doctrine review, not memory review"
+            f"{len(doctrine)} doctrine proposal(s): accepting one in 'agentmem review' makes a "
+            "draft rule (it applies nowhere until an admin approves it)"
         )
 
 
