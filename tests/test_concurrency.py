@@ -173,3 +173,11 @@ def test_a_memory_file_changed_since_its_diff_was_shown_is_not_overwritten(memre
             commit_accept(repo, repo.actor(), plan, proposal)
     assert "Edited meanwhile" in memory.read_text(encoding="utf-8")
     assert git(memrepo, "rev-parse", "HEAD").strip() == head
+
+
+def test_the_lock_is_reentrant_in_one_thread(memrepo: Path) -> None:
+    repo = open_repository(memrepo)
+    with repo.locked(), repo.locked(timeout=0):
+        pass
+    with repo.locked(timeout=0):
+        pass

@@ -227,3 +227,16 @@ def test_an_atomic_write_keeps_the_file_mode(tmp_path: Path) -> None:
     umask = os.umask(0)
     os.umask(umask)
     assert fresh.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+@pytest.mark.parametrize(("step", "committed"), [("after-temp-write", False), ("before-commit", True)])
+def test_a_crash_while_writing_to_the_inbox_is_recovered_too(memrepo: Path, step: str, committed: bool) -> None:
+    before = git(memrepo, "rev-parse", "HEAD").strip()
+    killed = _agentmem(memrepo, "remember", "Prefer tables to lists.", crash_at=step)
+    assert killed.returncode == -signal.SIGKILL
+    assert _agentmem(memrepo, "inbox").returncode == 0
+    assert git(memrepo, "status", "--porcelain", "--untracked-files=all") == ""
+    pending = list((memrepo / "inbox" / "alice").glob("*.yaml")) if (memrepo / "inbox" / "alice").is_dir() else []
+    assert len(pending) == (1 if committed else 0)
+    assert (git(memrepo, "rev-parse", "HEAD^").strip() == before) if committed else (
+        git(memrepo, "rev-parse", "HEAD").strip() == before)

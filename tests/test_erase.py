@@ -186,3 +186,13 @@ def test_a_clone_that_predates_the_erase_refuses_to_replay_the_old_history(
     result = invoke(runner, "sync")
     assert result.exit_code == 1
     assert "was rewritten by agentmem erase" in result.stderr and "clone the repository again" in result.stderr
+
+
+def test_the_text_can_come_from_stdin_so_it_stays_out_of_shell_history(shared: Path, runner: CliRunner) -> None:
+    (shared / "notes.md").write_text(f"{EMAIL}\n", encoding="utf-8")
+    git(shared, "add", "notes.md")
+    git(shared, "commit", "-qm", "notes")
+    result = invoke(runner, "erase", "--text", "-", "--yes", input=f"{EMAIL}\n")
+    assert result.exit_code == 0, result.stderr
+    assert (shared / "notes.md").read_text(encoding="utf-8") == "***REMOVED***\n"
+    assert EMAIL.encode() not in _objects(shared)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from agentmem import gitio
 from agentmem.apply.planner import plan_memory
-from agentmem.apply.writer import atomic_write, read_current
+from agentmem.apply.writer import read_current
 from agentmem.errors import AgentmemError, GuardError, ProposalError, UsageError
 from agentmem.inbox import list_pending, proposal_relpath, render_proposal
 from agentmem.memory import new_memory_text, parse_memory
@@ -241,12 +241,12 @@ def harvest_session(
 def write_to_inbox(
     repo: Repository, actor: Person, proposals: list[Proposal], session: str, source: str
 ) -> str | None:
-    """Write pending proposals to the inbox and commit them in one audit commit."""
-    paths = []
-    for proposal in proposals:
-        rel = proposal_relpath(proposal)
-        atomic_write(repo.root / rel, render_proposal(proposal))
-        paths.append(rel)
+    """Write pending proposals to the inbox and commit them in one audit commit (through the
+    journaled writer: a crash leaves them fully committed or not at all)."""
+    from agentmem.apply.change import FileChange
+    from agentmem.apply.writer import apply_changes
+
+    changes = [FileChange(proposal_relpath(p), None, render_proposal(p)) for p in proposals]
     count = len(proposals)
     trailers = [
         ("Agentmem-Action", "propose"),
@@ -256,9 +256,4 @@ def write_to_inbox(
         ("Agentmem-Source", source),
     ] + [("Agentmem-Proposal", p.id) for p in proposals]
     subject = f"inbox({actor.id}): {count} proposal{'s' if count != 1 else ''} from session {session[:12]}"
-    try:
-        return gitio.commit_paths(repo.root, paths, gitio.format_message(subject, trailers))
-    except AgentmemError:
-        for rel in paths:
-            (repo.root / rel).unlink(missing_ok=True)
-        raise
+    return apply_changes(repo.root, changes, gitio.format_message(subject, trailers))

@@ -150,24 +150,28 @@ class Repository:
         git's state is checked (:func:`gitio.check_state`: no rebase/merge in progress, no
         detached HEAD, no stale ``index.lock``) and an interrupted change is recovered from the
         journal (:func:`agentmem.journal.recover`) — before the caller writes anything.
-        ``timeout`` in seconds defaults to ``$AGENTMEM_LOCK_TIMEOUT`` or 15. Raises
+        Re-entrant within one thread. ``timeout`` in seconds defaults to
+        ``$AGENTMEM_LOCK_TIMEOUT`` or 15. Raises
         :class:`BusyError` after it, :class:`GitError` for git's state.
         """
         from filelock import FileLock, Timeout
 
         from agentmem import journal
 
-        lock = FileLock(str(self.local_dir / "lock"), timeout=_lock_timeout(timeout))
+        # One instance per path (is_singleton): nested use in one thread re-enters instead of
+        # waiting on itself; other threads and processes wait.
+        lock = FileLock(str(self.local_dir / "lock"), is_singleton=True)
         try:
-            lock.acquire()
+            lock.acquire(timeout=_lock_timeout(timeout))
         except Timeout:
             raise BusyError(
                 "another agentmem command is writing to this repository",
                 hint="retry in a moment (or raise AGENTMEM_LOCK_TIMEOUT, in seconds)",
             ) from None
         try:
-            gitio.check_state(self.root)
-            journal.recover(self.root)
+            if lock.lock_counter == 1:
+                gitio.check_state(self.root)
+                journal.recover(self.root)
             yield
         finally:
             lock.release()

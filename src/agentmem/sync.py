@@ -305,7 +305,7 @@ def _refuse_if_erase_unpushed(root: Path, target: _Target) -> None:
     ref = f"refs/heads/{target.remote_branch}"
     listed = gitio.run_git(root, ["ls-remote", target.remote, ref], check=False).stdout.split()
     remote_sha = listed[0] if listed else None
-    if remote_sha and _is_ancestor(root, remote_sha, "HEAD"):
+    if remote_sha is None or _is_ancestor(root, remote_sha, "HEAD"):  # empty, or rewritten already
         marker.unlink()
         return
     raise SyncError(
