@@ -462,7 +462,7 @@ def test_audit_markdown_json_and_a_bad_scope(both: Path, runner: CliRunner) -> N
 
 # -- hot path ----------------------------------------------------------------------------------
 
-HEAVY = ("anthropic", "git", "ruamel", "rapidfuzz", "mcp", "httpx2", "pydantic")
+HEAVY = ("anthropic", "git", "ruamel", "rapidfuzz", "mcp", "httpx2", "pydantic", "typer", "rich")
 
 
 def _modules_after(argv: list[str], cwd: Path, stdin: str = "") -> tuple[list[str], str]:
@@ -472,7 +472,7 @@ def _modules_after(argv: list[str], cwd: Path, stdin: str = "") -> tuple[list[st
         f"heavy = set({HEAVY!r})\n"
         "atexit.register(lambda: sys.stderr.write('LOADED=' + repr(sorted({m.split('.')[0] for m in sys.modules} & heavy)) + '\\n'))\n"
         f"sys.argv = ['agentmem', *{argv!r}]\n"
-        "from agentmem.cli import main\n"
+        "from agentmem.entry import main\n"
         "main()\n"
     )
     proc = subprocess.run(

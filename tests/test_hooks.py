@@ -166,9 +166,9 @@ def test_session_end_needs_neither_settings_nor_git(memrepo: Path, tmp_path: Pat
     code = (
         "import atexit, sys\n"
         "atexit.register(lambda: sys.stderr.write('LOADED=' + repr(sorted({m.split('.')[0] for m in sys.modules} & "
-        "{'anthropic', 'git', 'ruamel', 'rapidfuzz', 'mcp', 'httpx2', 'pydantic'})) + '\\n'))\n"
+        "{'anthropic', 'git', 'ruamel', 'rapidfuzz', 'mcp', 'httpx2', 'pydantic', 'typer', 'rich', 'yaml'})) + '\\n'))\n"
         "sys.argv = ['agentmem', 'hook', 'session-end']\n"
-        "from agentmem.cli import main\n"
+        "from agentmem.entry import main\n"
         "main()\n"
     )
     empty_bin = tmp_path / "bin"
@@ -376,10 +376,10 @@ def test_memory_entries_fixture_is_what_the_hooks_print(memrepo: Path, runner: C
 def test_the_fast_path_takes_only_exact_hot_command_lines(
     argv: list[str], fast: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentmem.cli.fastpath import _plan
+    from agentmem.entry import plan
 
     monkeypatch.delenv("AGENTMEM_REPO", raising=False)
-    assert (_plan(argv) is not None) is fast
+    assert (plan(argv) is not None) is fast
     if not fast:
         assert "AGENTMEM_REPO" not in os.environ  # nothing changed before typer parses it
 

@@ -1,3 +1,3 @@
-from agentmem.cli import main
+from agentmem.entry import main
 
 main()

@@ -126,9 +126,4 @@ _register()
 
 def main() -> None:
     """Console-script entry point."""
-    from agentmem.cli.fastpath import run_fast  # hooks and `context chat` skip typer's parser
-
-    code = run_fast(sys.argv[1:])
-    if code is not None:
-        sys.exit(code)
     sys.exit(app(standalone_mode=True))

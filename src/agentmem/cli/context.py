@@ -40,27 +40,10 @@ def chat(person: PersonOption = None, fmt: ContextFormatOption = ContextFormat.t
     Never any doctrine. The block is labelled as remembered preference, not instructions.
     An admin may print another person's block with --person.
     """
-    run_chat(person, fmt.value)
+    from agentmem.cli.hook import show
+    from agentmem.fastpath import chat as run
 
-
-def run_chat(person: str | None, fmt: str) -> None:
-    """The body of ``context chat``, shared with the fast path (``agentmem.cli.fastpath``)."""
-    from agentmem.context import build_chat, chat_json, chat_reader, check_format, render_chat
-
-    check_format(fmt)
-    repo = repository()
-    ctx = build_chat(repo, chat_reader(repo, repo.actor(), person))
-    if fmt == "json":
-        output.as_json(chat_json(ctx))
-    else:
-        output.data(render_chat(ctx, fmt))
-    if not ctx.exists:
-        output.info(f"{ctx.person} has no memory file yet ({ctx.path})")
-    if ctx.withheld:
-        numbers = ", ".join(f"#{n}" for n in ctx.withheld)
-        output.warn(f"{ctx.path}: entr(ies) {numbers} withheld: they contain an agentmem delimiter")
-    if ctx.status.level != "ok":
-        output.warn(f"{ctx.path} is at {ctx.status.describe()}: remove or merge entries soon")
+    show(run(person, fmt.value))
 
 
 @app.command()

@@ -1,0 +1,136 @@
+"""The console entry point (``agentmem``, ``python -m agentmem``).
+
+A few exact command lines are the hot path — ``hook session-start``, ``hook session-end``,
+``hook pre-compact`` and ``context chat [--person P] [--format F]``, each optionally after
+``--repo PATH`` — and run here without importing ``agentmem.cli``: typer and rich cost about
+0.15 s to import, and typer 0.29 builds a pydantic adapter for every parameter it parses (another
+0.1–0.2 s). Claude Code gives a SessionEnd hook 1.5 s and runs SessionStart before every
+session. Any other line (``--help``, an unknown option, a typo, every other command) goes to
+:func:`agentmem.cli.main`, so help and usage errors look the same everywhere.
+
+This module and :mod:`agentmem.fastpath` are the hot path's whole CLI layer: this is the one place
+outside ``agentmem.cli.output`` that writes to the terminal, in plain text (``error: …``,
+``warning: …``), with the exit codes of ``agentmem.cli.AgentmemGroup``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentmem.fastpath import Printed
+
+_HOOKS = {"session-start": "SessionStart", "session-end": "SessionEnd", "pre-compact": "PreCompact"}
+_CHAT_OPTIONS = {"--person": "person", "-p": "person", "--format": "format", "-f": "format"}
+_FORMATS = ("text", "markdown", "json")
+
+
+def _options(args: list[str], known: dict[str, str]) -> dict[str, str] | None:
+    """``--opt VALUE`` / ``--opt=VALUE`` pairs, or None when anything else appears."""
+    found: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        name, sep, value = args[i].partition("=")
+        if name not in known or (not sep and i + 1 >= len(args)):
+            return None
+        if not sep:
+            value = args[i + 1]
+            i += 1
+        if not value or value.startswith("-"):
+            return None
+        found[known[name]] = value
+        i += 1
+    return found
+
+
+def _stdin() -> str | None:
+    """The hook payload; None when stdin is a terminal (nobody will type JSON)."""
+    stream = sys.stdin
+    if stream is None or stream.isatty():
+        return None
+    return stream.read()
+
+
+def plan(argv: list[str]) -> Callable[[], Printed] | None:
+    """The hot command an argument list asks for, or None for typer to parse it. Nothing is
+    changed (not even ``$AGENTMEM_REPO``) unless a plan is returned."""
+    from agentmem import fastpath
+
+    args = list(argv)
+    repo: str | None = None
+    if args and args[0].startswith("--repo"):
+        width = 1 if "=" in args[0] else 2
+        given = _options(args[:width], {"--repo": "repo"})
+        if given is None:
+            return None
+        repo, args = given["repo"], args[width:]
+    run: Callable[[], Printed] | None = None
+    if len(args) == 2 and args[0] == "hook" and args[1] in _HOOKS:
+        event = _HOOKS[args[1]]
+        if event == "SessionStart":
+            run = lambda: fastpath.session_start(_stdin())  # noqa: E731
+        else:
+            run = lambda: fastpath.queue_hook(_stdin(), event)  # noqa: E731
+    elif args[:2] == ["context", "chat"]:
+        options = _options(args[2:], _CHAT_OPTIONS)
+        if options is None or options.get("format", "text") not in _FORMATS:
+            return None
+        person, fmt = options.get("person"), options.get("format", "text")
+        run = lambda: fastpath.chat(person, fmt)  # noqa: E731
+    if run is None:
+        return None
+    if repo is not None:
+        os.environ["AGENTMEM_REPO"] = repo  # what the root callback does with --repo
+    return run
+
+
+def emit(printed: Printed) -> None:
+    """Write a :class:`Printed`: data on stdout, notes and warnings on stderr."""
+    if printed.stdout:
+        sys.stdout.write(printed.stdout + "\n")
+        sys.stdout.flush()
+    for note in printed.notes:
+        sys.stderr.write(note + "\n")
+    for warning in printed.warnings:
+        sys.stderr.write(f"warning: {warning}\n")
+    sys.stderr.flush()
+
+
+def run(argv: list[str]) -> int | None:
+    """Run a hot command line; its exit code, or None when it is not one (typer takes it)."""
+    from agentmem.errors import AgentmemError
+
+    todo = plan(argv)
+    if todo is None:
+        return None
+    try:
+        printed = todo()
+    except AgentmemError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("error: interrupted\n")
+        return 130
+    except Exception as exc:
+        if os.environ.get("AGENTMEM_DEBUG") == "1":
+            raise
+        sys.stderr.write(
+            f"error: unexpected error ({type(exc).__name__}: {exc}); rerun with AGENTMEM_DEBUG=1 "
+            "to see the traceback, and report it\n"
+        )
+        return 3
+    emit(printed)
+    return printed.code
+
+
+def main() -> None:
+    """Console-script entry point: the hot path here, everything else in ``agentmem.cli``."""
+    code = run(sys.argv[1:])
+    if code is not None:
+        sys.exit(code)
+    from agentmem.cli import main as cli_main
+
+    cli_main()
