@@ -207,7 +207,18 @@ def _is_our_commit(root: Path, pending: Pending, commit: str | None) -> bool:
     expected = [pending.old_head] if pending.old_head else []
     if parents != expected or message != pending.message:
         return False
-    return all(gitio.show_file(root, commit, f.path) == f.new for f in pending.files)
+    return all(_blob_at(root, commit, f.path) == _encoded(f.new) for f in pending.files)
+
+
+def _encoded(text: str | None) -> bytes | None:
+    return None if text is None else text.encode("utf-8")
+
+
+def _blob_at(root: Path, commit: str, path: str) -> bytes | None:
+    """Exact bytes of ``path`` at ``commit`` (no newline translation), None when absent."""
+    if not gitio.run_git(root, ["ls-tree", "--name-only", commit, "--", path]).stdout.strip():
+        return None
+    return gitio.run_git_bytes(root, ["cat-file", "blob", f"{commit}:{path}"])
 
 
 def _remove_leftovers(root: Path, pending: Pending) -> None:
