@@ -179,16 +179,24 @@ def _harvest_queue(
         console=output.stderr(),
     )
     task = progress.add_task("", total=None)
-    with progress:
+
+    def start(total: int) -> None:
+        if total:  # no empty bar when nothing waits
+            progress.update(task, total=total)
+            progress.start()
+
+    try:
         run = harvest_queue(
             repo,
             actor,
             provider=provider,
             scope=scope,
             proposals_file=proposals,
-            on_start=lambda total: progress.update(task, total=total),
+            on_start=start,
             on_done=lambda s: progress.update(task, advance=1, description=s.session_id[:12]),
         )
+    finally:
+        progress.stop()
     if run.bad_lines:
         lines = ", ".join(map(str, run.bad_lines[:10]))
         output.warn(f".agentmem/queue.jsonl: unreadable line(s) {lines} skipped")
@@ -205,8 +213,8 @@ def _harvest_queue(
             f"nothing to harvest: no queued session waits ({run.skipped} already harvested)"
         )
     elif done:
-        output.info(
-            f"{done} queued session{'s' if done != 1 else ''} harvested; next: [bold]agentmem review[/]"
-        )
+        kept = sum(len(r.kept) for r in run.results)
+        follow = "; next: [bold]agentmem review[/]" if kept else ""
+        output.info(f"{done} queued session{'s' if done != 1 else ''} harvested{follow}")
     if run.failures:
         raise typer.Exit(1)
