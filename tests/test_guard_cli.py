@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
-
 from tests.conftest import DATA, git, invoke
 from tests.test_guard import CASES, SECRETS, _case_id, _materialise
+from typer.testing import CliRunner
 
 
 @pytest.mark.parametrize("case", CASES, ids=[_case_id(i, c) for i, c in enumerate(CASES)])
@@ -53,20 +52,38 @@ def test_replayed_harvest_keeps_only_the_clean_entry_and_leaks_no_value(
     memrepo: Path, runner: CliRunner, tmp_path: Path
 ) -> None:
     proposals = [
-        {"action": "add", "section": "Writing style", "text": "Use short, active sentences.", "justification": "said twice"}
+        {
+            "action": "add",
+            "section": "Writing style",
+            "text": "Use short, active sentences.",
+            "justification": "said twice",
+        }
     ] + [
-        {"action": "add", "section": "Recurring patterns", "text": text, "justification": f"case {code}"}
+        {
+            "action": "add",
+            "section": "Recurring patterns",
+            "text": text,
+            "justification": f"case {code}",
+        }
         for code, text in CLASSES.items()
     ]
     answer = tmp_path / "answer.json"
     answer.write_text(json.dumps({"proposals": proposals}), encoding="utf-8")
     (memrepo / "agentmem.yaml").write_text("harvest:\n  max_proposals: 10\n", encoding="utf-8")
     git(memrepo, "commit", "-qam", "room for the test")
-    harvest = invoke(runner, "harvest", str(DATA / "sessions" / "contract-review-session.md"), "--proposals", str(answer))
+    harvest = invoke(
+        runner,
+        "harvest",
+        str(DATA / "sessions" / "contract-review-session.md"),
+        "--proposals",
+        str(answer),
+    )
     assert harvest.exit_code == 0, harvest.stderr
     assert "1 proposal kept, 8 rejected" in harvest.stdout
     for index, code in enumerate(CLASSES, start=2):
-        line = next(ln for ln in harvest.stdout.splitlines() if ln.strip().startswith(f"rejected #{index} "))
+        line = next(
+            ln for ln in harvest.stdout.splitlines() if ln.strip().startswith(f"rejected #{index} ")
+        )
         expected = "characters; the limit is 500" if code == "too-long" else code
         assert expected in line, line
     review = invoke(runner, "review", "--accept", "all")
@@ -77,9 +94,14 @@ def test_replayed_harvest_keeps_only_the_clean_entry_and_leaks_no_value(
     # No refused value anywhere: work tree, every git object, the inbox, the output.
     objects = subprocess.run(
         ["git", "-C", str(memrepo), "cat-file", "--batch-all-objects", "--batch"],
-        capture_output=True, check=True,
+        capture_output=True,
+        check=True,
     ).stdout.decode("utf-8", "replace")
-    tree = "".join(p.read_text("utf-8", "replace") for p in memrepo.rglob("*") if p.is_file() and ".git" not in p.parts)
+    tree = "".join(
+        p.read_text("utf-8", "replace")
+        for p in memrepo.rglob("*")
+        if p.is_file() and ".git" not in p.parts
+    )
     outputs = harvest.output + review.output
     for value in (SECRETS["github"], "claire.martin@example.com"):
         for where, haystack in (("objects", objects), ("work tree", tree), ("output", outputs)):

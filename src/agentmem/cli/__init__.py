@@ -8,6 +8,7 @@ traceback); 130 on Ctrl-C. Sub-apps import their heavy dependencies lazily so th
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -111,7 +112,18 @@ def _register() -> None:
 
     # Top-level commands: each module's Typer holds one or a few commands, merged here.
     for module in (
-        init, harvest, remember, inbox, review, log, check, guard, usage, mcp, sync, erase
+        init,
+        harvest,
+        remember,
+        inbox,
+        review,
+        log,
+        check,
+        guard,
+        usage,
+        mcp,
+        sync,
+        erase,
     ):
         app.add_typer(module.app)
     # Command groups.
@@ -122,6 +134,23 @@ def _register() -> None:
 
 
 _register()
+
+
+class _WarningHandler(logging.Handler):
+    """Domain modules log (they cannot print); warnings reach the person as ``warning: …``."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        output.warn(output.esc(record.getMessage()))
+
+
+def _route_domain_logs() -> None:
+    logger = logging.getLogger("agentmem")
+    if not any(isinstance(h, _WarningHandler) for h in logger.handlers):
+        logger.addHandler(_WarningHandler(logging.WARNING))
+        logger.propagate = False
+
+
+_route_domain_logs()
 
 
 def main() -> None:

@@ -17,8 +17,15 @@ app = typer.Typer()
 @app.command()
 def guard(
     text: Annotated[str, typer.Argument(help="The text to check; '-' reads standard input.")] = "-",
-    kind: Annotated[str, typer.Option(help="entry (one memory line), rule (a doctrine field) or file (a whole memory file).")] = "entry",
-    max_chars: Annotated[int | None, typer.Option(help="Refuse above this many characters.", show_default=False)] = None,
+    kind: Annotated[
+        str,
+        typer.Option(
+            help="entry (one memory line), rule (a doctrine field) or file (a whole memory file)."
+        ),
+    ] = "entry",
+    max_chars: Annotated[
+        int | None, typer.Option(help="Refuse above this many characters.", show_default=False)
+    ] = None,
     fmt: FormatOption = Format.text,
 ) -> None:
     """Check a text with the guard: exit 0 when it may enter memory, 1 when it is refused.
@@ -37,7 +44,13 @@ def guard(
     findings = guard_module.scan(body, max_chars=max_chars, kind=kind)
     if fmt is Format.json:
         output.as_json(
-            {"code": f.code, "severity": f.severity, "start": f.start, "end": f.end, "message": f.message}
+            {
+                "code": f.code,
+                "severity": f.severity,
+                "start": f.start,
+                "end": f.end,
+                "message": f.message,
+            }
             for f in findings
         )
     elif not findings:
