@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agentmem.checks.findings import Finding
 from agentmem.cli import output
+
+if TYPE_CHECKING:
+    from agentmem.checks.findings import Finding
 
 app = typer.Typer()
 
