@@ -277,8 +277,11 @@ def _raw_span(index: list[int] | None, start: int, end: int) -> tuple[int, int]:
 
 def _w(pattern: str) -> re.Pattern[str]:
     """Compile with every literal space meaning "horizontal whitespace" (never a new line) and
-    every " ?" meaning "maybe some"."""
-    return re.compile(pattern.replace(" ?", r"[^\S\n]*").replace(" ", r"[^\S\n]+"))
+    every " ?" meaning "maybe some". ``$`` ends a line (MULTILINE), so ``kind="file"`` scans see
+    the end of every entry, not only of the last one."""
+    return re.compile(
+        pattern.replace(" ?", r"[^\S\n]*").replace(" ", r"[^\S\n]+"), re.MULTILINE
+    )
 
 
 # fmt: off
