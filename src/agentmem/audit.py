@@ -61,7 +61,11 @@ def audit_log(
 
 @dataclass(frozen=True)
 class BlameEntry:
-    """Where one entry came from: SPEC §4 — commit, date, approver, session, justification."""
+    """Where one entry came from: SPEC §4 — commit, date, approver, session, justification.
+
+    ``approver`` comes only from an ``Agentmem-Actor`` trailer; ``author`` is the commit's git
+    author. A line set by a plain git commit has an author and no approver.
+    """
 
     number: int
     section: str
@@ -72,6 +76,7 @@ class BlameEntry:
     session: str | None
     proposal: str | None
     justification: str | None
+    author: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -102,11 +107,11 @@ def blame_memory(repo: Repository, person: str) -> list[BlameEntry]:
                 entry.text,
                 sha,
                 info.date if info else None,
-                t.get("Agentmem-Actor")
-                or (f"{info.author_name} <{info.author_email}>" if info else None),
+                t.get("Agentmem-Actor"),
                 t.get("Agentmem-Session"),
                 t.get("Agentmem-Proposal"),
                 t.get("Agentmem-Justification"),
+                f"{info.author_name} <{info.author_email}>" if info else None,
             )
         )
     return result

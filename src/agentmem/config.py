@@ -162,7 +162,7 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
 
 
 DEFAULT_CONFIG_TEXT = """\
-# agentmem settings (every key is optional; these are the defaults). See SPEC §3.
+# agentmem settings (every key is optional; these are the defaults): see the README, Settings.
 memory:
   budget_chars: 8000        # counted on the whole file, in Unicode code points
   warn_ratio: 0.8           # at or above: warning; above budget: write refused

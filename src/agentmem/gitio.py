@@ -73,6 +73,12 @@ def is_work_tree(path: Path) -> bool:
     return proc.returncode == 0 and proc.stdout.strip() == "true"
 
 
+def is_tracked(root: Path, relpath: str) -> bool:
+    """True when ``relpath`` is in git's index (committed or staged)."""
+    proc = run_git(root, ["ls-files", "--error-unmatch", "--", relpath], check=False)
+    return proc.returncode == 0
+
+
 def init(path: Path) -> None:
     """``git init`` with ``main`` as the first branch."""
     run_git(path, ["init", "-q", "-b", "main"])

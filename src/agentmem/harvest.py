@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,6 +51,7 @@ class HarvestResult:
     rejected: list[Rejection] = field(default_factory=list)
     received: int = 0
     cut: int = 0
+    cut_items: list[Rejection] = field(default_factory=list)
     commit: str | None = None
 
 
@@ -119,6 +120,18 @@ def _label(raw: object) -> str:
     return "malformed proposal"
 
 
+def _visible_text(raw: object) -> str:
+    """A cut proposal's text when the guard finds nothing in it; else a note (never a value)."""
+    from agentmem import guard
+
+    text = raw.get("text") if isinstance(raw, dict) else None
+    if not isinstance(text, str) or not text.strip():
+        return "(no text)"
+    if any(f.severity == "error" for f in guard.scan(text, kind="rule")):
+        return "(text withheld: the guard would refuse it)"
+    return text
+
+
 def _call_provider(name: str, request: HarvestRequest, proposals_file: Path | None) -> RawAnswer:
     if name == "replay":
         if proposals_file is None:
@@ -135,10 +148,15 @@ def _call_provider(name: str, request: HarvestRequest, proposals_file: Path | No
 
 
 def validate(
-    proposal: Proposal, repo: Repository, memory_text: str | None, accepted: list[Proposal]
+    proposal: Proposal,
+    repo: Repository,
+    memory_text: str | None,
+    accepted: Sequence[Proposal],
+    pending: Sequence[Proposal] = (),
 ) -> None:
-    """SPEC §7 validation of one parsed proposal against the current memory and the proposals
-    kept before it. Raises an :class:`AgentmemError` whose message is the reason."""
+    """SPEC §7 validation of one parsed proposal against the current memory, the proposals kept
+    before it in this harvest (``accepted``) and those already in the inbox (``pending``).
+    Raises an :class:`AgentmemError` whose message is the reason."""
     config = repo.config.memory
     relpath = repo.memory_relpath(proposal.person)
     if proposal.route == "doctrine":
@@ -163,13 +181,15 @@ def validate(
             score = fuzz.ratio(proposal.text, entry.text, processor=utils.default_process)
             if score >= DUPLICATE_ENTRY_SCORE:
                 raise ProposalError(f"repeats entry #{entry.number} ({score:.0f} % similar)")
-        for other in accepted:
-            if (
-                other.text
-                and fuzz.ratio(proposal.text, other.text, processor=utils.default_process)
-                >= DUPLICATE_ENTRY_SCORE
-            ):
-                raise ProposalError(f"repeats proposal {other.id} of this harvest")
+        for other, where in [(p, "of this harvest") for p in accepted] + [
+            (p, "pending in your inbox") for p in pending
+        ]:
+            score = fuzz.ratio(proposal.text, other.text or "", processor=utils.default_process)
+            if score >= DUPLICATE_ENTRY_SCORE:
+                raise ProposalError(
+                    f"repeats proposal {other.id} {where}",
+                    hint=f"accept or reject {other.id} first ('agentmem review')",
+                )
     del plan
 
 
@@ -211,6 +231,10 @@ def harvest_session(
     limit = repo.config.harvest.max_proposals
     raws = answer.proposals[:limit]
     result.cut = max(0, len(answer.proposals) - limit)
+    result.cut_items = [
+        Rejection(index, _label(raw), _visible_text(raw))
+        for index, raw in enumerate(answer.proposals[limit:], start=limit + 1)
+    ]
     pending_texts = [p for p in list_pending(repo, actor.id) if p.text]
     for index, raw in enumerate(raws, start=1):
         try:
@@ -222,7 +246,7 @@ def harvest_session(
                 scope=scope,
                 where=f"proposal {index}",
             )
-            validate(proposal, repo, memory_text, [*pending_texts, *result.kept])
+            validate(proposal, repo, memory_text, result.kept, pending_texts)
         except GuardError as exc:
             result.rejected.append(Rejection(index, _label(raw), str(exc)))
             continue

@@ -292,7 +292,11 @@ def init_repository(path: Path) -> InitResult:
     ``roles.yaml`` starts with the git identity running ``init`` as the first admin. Existing
     files are never overwritten. The created files are committed in one commit.
     """
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{path} is a file, not a folder", hint="give a folder path to agentmem init")
     path.mkdir(parents=True, exist_ok=True)
+    # Identity first: a refusal must leave nothing behind (no half-made repository).
+    _name, email = gitio.identity(path)
     git_initialised = False
     if not gitio.is_work_tree(path):
         gitio.init(path)
@@ -303,6 +307,8 @@ def init_repository(path: Path) -> InitResult:
     def create(rel: str, text: str) -> None:
         target = path / rel
         if target.exists():
+            if not gitio.is_tracked(path, rel):
+                created.append(rel)  # left by an interrupted init: commit it now
             return
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
@@ -310,10 +316,11 @@ def init_repository(path: Path) -> InitResult:
 
     create(CONFIG_FILE, DEFAULT_CONFIG_TEXT)
     if not (path / ROLES_FILE).exists():
-        _name, email = gitio.identity(path)
         admin = _person_id_from_email(email)
-        header = "# People and roles (user | member | admin). See SPEC §2.\n"
+        header = "# People and roles (user | member | admin): see the README, Settings.\n"
         create(ROLES_FILE, header + dump_yaml({admin: {"email": email, "role": "admin"}}))
+    else:
+        create(ROLES_FILE, "")
     for folder in (MEMORY_DIR, DOCTRINE_DIR, INBOX_DIR):
         create(f"{folder}/.gitkeep", "")
     ignore = path / ".gitignore"

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from agentmem import gitio
 from agentmem.apply.planner import FileChange, MemoryPlan, plan_memory
 from agentmem.apply.writer import apply_changes, read_current
-from agentmem.errors import GovernanceError, ProposalError
+from agentmem.config import MemoryConfig
+from agentmem.errors import GovernanceError, InvalidMemoryError, ProposalError
 from agentmem.inbox import proposal_relpath, render_proposal
 from agentmem.memory import parse_memory
 from agentmem.proposals import Proposal
@@ -176,7 +177,7 @@ def remember(
         where="remember",
     )
     relpath = repo.memory_relpath(actor.id)
-    validate(proposal, repo, read_current(repo.root, relpath), list_pending(repo, actor.id))
+    validate(proposal, repo, read_current(repo.root, relpath), [], list_pending(repo, actor.id))
     write_to_inbox(repo, actor, [proposal], session, "remember")
     return proposal
 
@@ -194,6 +195,17 @@ __all__ = [
 ]
 
 
+def _entry_texts(text: str | None, person: str, config: MemoryConfig, relpath: str) -> set[str]:
+    """Entries of the file before an edit; none when it was missing or broken (then every entry
+    of the new text goes through the guard — an edit may repair a broken file)."""
+    if not text:
+        return set()
+    try:
+        return {e.text for e in parse_memory(text, person, config, relpath).entries()}
+    except InvalidMemoryError:
+        return set()
+
+
 def commit_hand_edit(repo: Repository, actor: Person, old: str | None, new: str) -> str | None:
     """``agentmem memory edit`` (issue 2 item 9): validate the owner's edited file — structure,
     each new or changed entry through the guard, budget — and commit it as one audited change.
@@ -207,9 +219,7 @@ def commit_hand_edit(repo: Repository, actor: Person, old: str | None, new: str)
     relpath = repo.memory_relpath(actor.id)
     config = repo.config.memory
     edited = parse_memory(new, actor.id, config, relpath)
-    before = (
-        {e.text for e in parse_memory(old, actor.id, config, relpath).entries()} if old else set()
-    )
+    before = _entry_texts(old, actor.id, config, relpath)
     for entry in edited.entries():
         if entry.text not in before:
             check_entry(entry.text, config, f"{relpath}:{entry.line}")

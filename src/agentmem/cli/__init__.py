@@ -23,6 +23,15 @@ from agentmem.cli import output
 from agentmem.errors import AgentmemError
 
 
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file (tests, some embedders): nothing left to protect
+
+
 class AgentmemGroup(TyperGroup):
     """Root group: the single place where exceptions become exit codes."""
 
@@ -34,6 +43,10 @@ class AgentmemGroup(TyperGroup):
         except AgentmemError as exc:
             output.error(str(exc))
             raise typer.Exit(exc.exit_code) from None
+        except BrokenPipeError:
+            # The reader closed the pipe (``agentmem log | head``): stop quietly.
+            _discard_stdout()
+            raise typer.Exit(0) from None
         except KeyboardInterrupt:
             output.error("interrupted")
             raise typer.Exit(130) from None

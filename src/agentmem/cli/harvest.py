@@ -135,8 +135,10 @@ def _print_result(result: object) -> None:
     if result.cut:
         output.data(
             f"  the answer held {result.received} proposals; only the first "
-            f"{result.received - result.cut} were kept (harvest.max_proposals)"
+            f"{result.received - result.cut} were kept (harvest.max_proposals); not kept:"
         )
+        for c in result.cut_items:
+            output.data(f"  cut #{c.index} {c.label}: {c.reason}")
     for p in result.kept:
         output.data(f"  {p.id}  {p.summary()}  [{p.basis}]")
     for r in result.rejected:
@@ -150,6 +152,9 @@ def _result_json(result: HarvestResult) -> dict[str, object]:
         "provider": result.provider,
         "received": result.received,
         "cut": result.cut,
+        "cut_proposals": [
+            {"index": c.index, "label": c.label, "text": c.reason} for c in result.cut_items
+        ],
         "commit": result.commit,
         "proposals": [p.to_dict() for p in result.kept],
         "rejected": [

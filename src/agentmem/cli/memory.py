@@ -39,7 +39,12 @@ def show(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     output.data(memory.render().rstrip("\n"))
     output.data("")
     output.data(f"[{status.describe()}]")
-    if status.level != "ok":
+    if status.level == "over":
+        output.warn(
+            f"{relpath} is over its budget ({status.describe()}): nothing can be added until "
+            "entries are removed or merged (agentmem memory edit)"
+        )
+    elif status.level == "warning":
         output.warn(f"{relpath} is at {status.describe()}: remove or merge entries soon")
 
 
@@ -65,7 +70,14 @@ def edit() -> None:
     fd, tmp = tempfile.mkstemp(prefix=f"agentmem-{actor.id}-", suffix=".md")
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
         handle.write(old if old is not None else new_memory_text(actor.id, repo.config.memory))
-    if subprocess.run([*shlex.split(editor), tmp], check=False).returncode != 0:
+    try:
+        returncode = subprocess.run([*shlex.split(editor), tmp], check=False).returncode
+    except OSError as exc:
+        raise UsageError(
+            f"cannot start the editor {editor!r}: {exc.strerror}",
+            hint=f"set $EDITOR to an editor that exists (e.g. nano); your text is in {tmp}",
+        ) from None
+    if returncode != 0:
         raise UsageError(f"the editor exited with an error; your text is in {tmp}")
     new = Path(tmp).read_text(encoding="utf-8")
     try:
@@ -98,6 +110,12 @@ def blame(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
         output.data(f"#{e.number} [{e.section}] {e.text}")
         if e.commit is None:
             output.data("    not committed yet (changed on disk)")
+            continue
+        if e.approver is None:
+            output.data(
+                f"    {e.commit[:10]}  {(e.date or '')[:10]}  NOT approved through agentmem: a plain "
+                f"git commit by {e.author} (no Agentmem-* trailers)"
+            )
             continue
         output.data(f"    {e.commit[:10]}  {(e.date or '')[:10]}  approved by {e.approver}")
         output.data(

@@ -1,0 +1,156 @@
+"""Failures a new user ran into (fresh-user trial, 2026-11-29): each must be a clear refusal
+with nothing half-done, never an "unexpected error"."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.conftest import DATA, git, invoke, set_identity
+from typer.testing import CliRunner
+
+
+def test_init_without_identity_leaves_nothing_and_a_second_init_commits_everything(
+    tmp_path: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "m"
+    empty = tmp_path / "empty.gitconfig"
+    empty.write_text("", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
+    result = invoke(runner, "init", str(target))
+    assert result.exit_code == 1 and "no git identity" in result.stderr
+    assert not (target / ".git").exists() and not (target / "agentmem.yaml").exists()
+    # An interrupted init (files left, nothing committed) is completed by the next one.
+    git(tmp_path, "init", "-q", str(target))
+    set_identity(target, "Carol", "carol@example.com")
+    (target / "agentmem.yaml").write_text("memory:\n  budget_chars: 9000\n", encoding="utf-8")
+    assert invoke(runner, "init", str(target)).exit_code == 0
+    assert git(target, "status", "--porcelain") == ""
+    assert "agentmem.yaml" in git(target, "show", "--name-only", "--format=", "HEAD").split()
+    assert (target / "agentmem.yaml").read_text(
+        encoding="utf-8"
+    ) == "memory:\n  budget_chars: 9000\n"
+
+
+def test_init_on_a_file_is_a_usage_error(tmp_path: Path, runner: CliRunner) -> None:
+    path = tmp_path / "file"
+    path.write_text("x", encoding="utf-8")
+    result = invoke(runner, "init", str(path))
+    assert result.exit_code == 2 and "is a file, not a folder" in result.stderr
+
+
+def test_memory_edit_repairs_a_broken_file(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert (
+        invoke(runner, "remember", "Short sentences.", "--section", "Writing style").exit_code == 0
+    )
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    memory = memrepo / "memories" / "alice.md"
+    good = memory.read_text(encoding="utf-8")
+    memory.write_text(good + "## Extra\n- stray\n", encoding="utf-8")
+    shown = invoke(runner, "memory", "show")
+    assert shown.exit_code == 1 and "unexpected section 'Extra'" in shown.stderr
+    fixer = tmp_path / "fix.py"
+    fixer.write_text(
+        f"import pathlib, sys\npathlib.Path(sys.argv[1]).write_text({good!r})\n", encoding="utf-8"
+    )
+    monkeypatch.setenv("EDITOR", f"python {fixer}")
+    result = invoke(runner, "memory", "edit")
+    assert result.exit_code == 0, result.stderr
+    assert memory.read_text(encoding="utf-8") == good
+    assert git(memrepo, "status", "--porcelain") == ""
+
+
+def test_a_missing_editor_is_explained(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EDITOR", "/nonexistent/editor")
+    result = invoke(runner, "memory", "edit")
+    assert result.exit_code == 2
+    assert (
+        "cannot start the editor '/nonexistent/editor'" in result.stderr
+        and "Traceback" not in result.output
+    )
+
+
+def test_blame_never_calls_a_plain_git_commit_approved(memrepo: Path, runner: CliRunner) -> None:
+    assert (
+        invoke(runner, "remember", "Short sentences.", "--section", "Writing style").exit_code == 0
+    )
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    memory = memrepo / "memories" / "alice.md"
+    memory.write_text(
+        memory.read_text(encoding="utf-8").replace("Short sentences.", "Bullet points everywhere."),
+        encoding="utf-8",
+    )
+    git(memrepo, "commit", "-qam", "helpful tweak")
+    entries = json.loads(invoke(runner, "memory", "blame", "--format", "json").stdout)
+    assert (
+        entries[0]["approver"] is None
+        and entries[0]["author"] == "Alice Martin <alice@example.com>"
+    )
+    text = invoke(runner, "memory", "blame").stdout
+    assert "NOT approved through agentmem: a plain git commit by Alice Martin" in text
+
+
+def test_cut_proposals_are_listed_not_dropped(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    texts = [
+        f"Habit {word} is worth keeping."
+        for word in ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel")
+    ]
+    answer = tmp_path / "a.json"
+    answer.write_text(
+        json.dumps(
+            {
+                "proposals": [
+                    {
+                        "action": "add",
+                        "section": "Recurring patterns",
+                        "text": t,
+                        "justification": "said",
+                    }
+                    for t in texts
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+    result = invoke(
+        runner,
+        "harvest",
+        str(DATA / "sessions" / "contract-review-session.md"),
+        "--proposals",
+        str(answer),
+    )
+    assert result.exit_code == 0, result.stderr
+    assert (
+        "  cut #7 add (memory, Recurring patterns): Habit golf is worth keeping." in result.stdout
+    )
+    assert (
+        "  cut #8 add (memory, Recurring patterns): Habit hotel is worth keeping." in result.stdout
+    )
+
+
+def test_a_pending_repeat_is_named_as_pending(memrepo: Path, runner: CliRunner) -> None:
+    assert invoke(runner, "remember", "Limit comments to 3 bullet points.").exit_code == 0
+    result = invoke(runner, "remember", "Limit comments to 5 bullet points.")
+    assert result.exit_code == 1
+    assert "pending in your inbox" in result.stderr and "accept or reject" in result.stderr
+
+
+def test_a_closed_pipe_is_not_an_error(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``agentmem log | head -1``: the reader goes away; agentmem stops quietly with 0."""
+
+    def closed(*_a: object, **_k: object) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr("agentmem.audit.audit_log", closed)
+    result = invoke(runner, "log")
+    assert result.exit_code == 0
+    assert "unexpected error" not in result.stderr
