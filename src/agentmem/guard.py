@@ -102,6 +102,73 @@ class Finding:
     severity: str = ERROR
 
 
+class _Raw:
+    """Facts about a raw text that let :func:`scan` skip regex passes that cannot match.
+
+    Python's regex engine reads some 20-50 ns a character; these facts come from C string
+    methods at about 1 ns a character. Each skip is exact (the findings never change):
+
+    - ``latin1``: the text's Latin-1 bytes (None beyond Latin-1), for byte-table translations;
+    - ``tokens``: the distinct white-space-separated tokens, one a line. A match that holds no
+      white space (a needle, a digit run, a token) lies inside one token, so it occurs in the
+      text exactly when it occurs here, and natural language repeats its words: this string is
+      a fraction of the text;
+    - ``foldable``: Latin-1, each character's detection form one Latin-1 character (then the
+      detection copy is a byte translation, and the tokens' translation holds its tokens).
+    """
+
+    __slots__ = ("_tokens", "foldable", "latin1", "longest", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        try:
+            self.latin1: bytes | None = text.encode("latin-1")
+        except UnicodeEncodeError:
+            self.latin1 = None
+        self.foldable = self.latin1 is not None and len(
+            self.latin1.translate(None, _LATIN1_UNSAFE)
+        ) == len(self.latin1)
+        self._tokens: tuple[str, str] | None = None
+        self.longest = -1
+
+    def _split(self) -> tuple[str, str]:
+        if self._tokens is None:
+            distinct = set(self.text.split())
+            self.longest = max(map(len, distinct), default=0)
+            joined = "\n".join(distinct)
+            self._tokens = (joined, joined.lower())
+        return self._tokens
+
+    @property
+    def tokens(self) -> str:
+        return self._split()[0]
+
+    @property
+    def tokens_lower(self) -> str:
+        """``tokens`` in lower case: a needle occurs in ``text.lower()`` exactly when it occurs
+        here (lower() works character by character, final sigma aside, which never crosses
+        white space)."""
+        return self._split()[1]
+
+    def longest_token(self) -> int:
+        self._split()
+        return self.longest
+
+    def folded_tokens(self) -> str | None:
+        """When ``foldable``: the tokens of the detection copy, as ``tokens`` holds the text's
+        (a character and its detection form are both white space or both not, but for a few
+        spacing accents that fold to a space: those only split a folded token in two, which
+        keeps every needle and every word that contains no white space)."""
+        if not self.foldable:
+            return None
+        return self.tokens.encode("latin-1").translate(_LATIN1_FOLD).decode("latin-1")
+
+
+def _solid(needle: str) -> bool:
+    """A needle that :attr:`_Raw.tokens` can answer for: no white space."""
+    return not any(c.isspace() for c in needle)
+
+
 # ----------------------------------------------------------------------------------------------
 # Invisible characters and line breaks (raw text)
 # ----------------------------------------------------------------------------------------------
@@ -168,7 +235,24 @@ def _per_codepoint(text: str, positions: list[int], code: str, what: str) -> lis
     return out
 
 
-def _invisible_findings(text: str) -> list[Finding]:
+# Invisible yet printable (str.isprintable): the extras and the variation selectors; none of them
+# is in Latin-1.
+_PRINTABLE_INVISIBLE = re.compile(
+    "[" + "".join(sorted(_EXTRA_INVISIBLE)) + "\ufe00-\ufe0f\U000e0100-\U000e01ef\u180b-\u180f]"
+)
+
+
+def _may_hold_invisible(raw: _Raw) -> bool:
+    """False when no character can be invisible: all printable (no C* category: Cc, Cf, Cs, Co,
+    Cn) once tabs and line feeds are set aside, and none of the printable invisibles."""
+    if not raw.text.replace("\n", "").replace("\t", "").isprintable():
+        return True
+    return raw.latin1 is None and _PRINTABLE_INVISIBLE.search(raw.text) is not None
+
+
+def _invisible_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
+    if not _may_hold_invisible(raw or _Raw(text)):
+        return []
     positions = [
         m.start()
         for m in _SPECIAL.finditer(text)
@@ -180,6 +264,9 @@ def _invisible_findings(text: str) -> list[Finding]:
 
 
 def _line_break_findings(text: str, kind: str) -> list[Finding]:
+    breaks = ("\r", "\x85", "\u2028", "\u2029") if kind == "file" else _LINE_BREAKS
+    if not any(b in text for b in breaks):
+        return []
     if kind == "file":  # LF (or CRLF) separates lines; other separators are refused
         found = _per_codepoint(
             text, [m.start() for m in _ODD_BREAKS.finditer(text)], "structure", "line break"
@@ -241,8 +328,34 @@ def _fold(ch: str) -> str:
     return "".join(out)
 
 
-def _detection_copy(text: str) -> tuple[str, list[int] | None]:
+def _latin1_fold_table() -> tuple[bytes, bytes]:
+    """A byte table giving each Latin-1 character its detection form when that form is one
+    Latin-1 character, and the bytes whose form is not (controls, soft hyphen, µ, ½, ß…)."""
+    table = bytearray(range(256))
+    unsafe = bytearray()
+    for b in range(256):
+        ch = chr(b)
+        near = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", ch).casefold())
+        if any(ord(c) >= 0x250 and c.isalnum() for c in near):
+            unsafe.append(b)  # µ: its form needs the look-alike table, which loads lazily
+            continue
+        folded = ch.lower() if _SPECIAL.match(ch) is None else _fold(ch)
+        if len(folded) == 1 and ord(folded) < 256:
+            table[b] = ord(folded)
+        else:
+            unsafe.append(b)
+    return bytes(table), bytes(unsafe)
+
+
+_LATIN1_FOLD, _LATIN1_UNSAFE = _latin1_fold_table()
+
+
+def _detection_copy(text: str, raw: _Raw | None = None) -> tuple[str, list[int] | None]:
     """The detection copy and the raw index of each of its characters (None: identity)."""
+    raw = raw or _Raw(text)
+    if raw.foldable and raw.latin1 is not None:
+        # One character for one: the same text as the loop below, in one C pass.
+        return raw.latin1.translate(_LATIN1_FOLD).decode("latin-1"), None
     if _SPECIAL.search(text) is None:
         return text.lower(), None
     chars: list[str] = []
@@ -275,13 +388,27 @@ def _raw_span(index: list[int] | None, start: int, end: int) -> tuple[int, int]:
 # ----------------------------------------------------------------------------------------------
 
 
-def _w(pattern: str) -> re.Pattern[str]:
-    """Compile with every literal space meaning "horizontal whitespace" (never a new line) and
-    every " ?" meaning "maybe some". ``$`` ends a line (MULTILINE), so ``kind="file"`` scans see
-    the end of every entry, not only of the last one."""
-    return re.compile(
-        pattern.replace(" ?", r"[^\S\n]*").replace(" ", r"[^\S\n]+"), re.MULTILINE
-    )
+class _Lazy:
+    """A pattern compiled on first use: most instruction patterns never run (their needles are
+    absent), and compiling them all costs some 50 ms at each start of the command."""
+
+    __slots__ = ("_compiled", "source")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._compiled: re.Pattern[str] | None = None
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.source, re.MULTILINE)
+        return self._compiled.finditer(text)
+
+
+def _w(pattern: str) -> _Lazy:
+    """Compile (on first use) with every literal space meaning "horizontal whitespace" (never a
+    new line) and every " ?" meaning "maybe some". ``$`` ends a line (MULTILINE), so
+    ``kind="file"`` scans see the end of every entry, not only of the last one."""
+    return _Lazy(pattern.replace(" ?", r"[^\S\n]*").replace(" ", r"[^\S\n]+"))
 
 
 # fmt: off
@@ -362,7 +489,7 @@ _SEND_NEEDLES = ("conversation", "=chat", "prompt", "secret", "credential", "=ke
 # the detection copy ("=word": as a whole word); every match of the pattern contains a needle.
 # A negatable match right after "never", "do not", "ne", "n'"… is a defensive rule ("Never
 # reveal the system prompt") and passes.
-_INSTRUCTIONS: list[tuple[tuple[str, ...], str, bool, re.Pattern[str]]] = [
+_INSTRUCTIONS: list[tuple[tuple[str, ...], str, bool, _Lazy]] = [
     (_EN_VERBS, _OVERRIDE, True, _w(rf"\b{_EN_VERB} {_EN_FILL}{{0,4}}{_EN_STRONG}\b{_EN_DOCS}")),
     (_EN_VERBS, _OVERRIDE, True, _w(
         rf"\b{_EN_VERB} {_EN_FILL}{{0,3}}{_EN_PTR} {_EN_FILL}{{0,3}}{_EN_WEAK}\b{_EN_DOCS}")),
@@ -470,17 +597,31 @@ _INSTRUCTIONS: list[tuple[tuple[str, ...], str, bool, re.Pattern[str]]] = [
         rf" (?:(?:la|le|les|toute|tout|toutes|tous|ta|ton|tes|cette|ce) |l')*{_SEND_OBJ}")),
 ]
 # fmt: on
+# Per pattern: whole-word needles, and the other needles split by whether tokens can answer.
+_INSTRUCTION_NEEDLES = [
+    (
+        frozenset(n[1:] for n in needles if n[0] == "="),
+        frozenset(n for n in needles if n[0] != "=" and _solid(n)),
+        tuple(n for n in needles if n[0] != "=" and not _solid(n)),
+    )
+    for needles, _, _, _ in _INSTRUCTIONS
+]
+_SOLID_NEEDLES = tuple(sorted(frozenset().union(*(solid for _, solid, _ in _INSTRUCTION_NEEDLES))))
 _WORD = re.compile(r"[a-z0-9]+")
 _SPACED = re.compile(r"(?<![\w'])\w(?:[ .*_-]\w){3,}(?![\w'])")  # one separator between letters
+# In every _SPACED match: its last three letters, each after a separator (a fast search: it
+# starts with a set of characters, so the engine skips to them).
+_SPACED_HINT = re.compile(r"[ .*_-]\w[ .*_-]\w[ .*_-]\w(?![\w'])")
 _NEGATED = re.compile(
     r"(?:\b(?:never|not|no longer|ne|jamais|pas)|n't|\bn')(?:[^\S\n]+\w+)?[^\S\n]*$"
 )
 
 
-def _instruction_hits(det: str) -> Iterator[tuple[int, int, str]]:
-    yield from _instruction_hits_in(det)
+def _instruction_hits(det: str, tokens: str | None = None) -> Iterator[tuple[int, int, str]]:
+    """Instructions in ``det``; ``tokens``: its distinct tokens when known (see _Raw)."""
+    yield from _instruction_hits_in(det, tokens)
     # "i g n o r e previous instructions": read letter-spaced runs again, glued together.
-    if _SPACED.search(det) is not None:
+    if _SPACED_HINT.search(det) is not None and _SPACED.search(det) is not None:
         glued: list[str] = []
         index: list[int] = []
         pos = 0
@@ -497,10 +638,15 @@ def _instruction_hits(det: str) -> Iterator[tuple[int, int, str]]:
             yield (*_raw_span(index, s, e), label)
 
 
-def _instruction_hits_in(det: str) -> Iterator[tuple[int, int, str]]:
-    words = set(_WORD.findall(det))
-    for needles, label, negatable, rx in _INSTRUCTIONS:
-        if not any(n[1:] in words if n[0] == "=" else n in det for n in needles):
+def _instruction_hits_in(det: str, tokens: str | None = None) -> Iterator[tuple[int, int, str]]:
+    if tokens is None:
+        tokens = "\n".join(set(det.split()))  # det's words are its tokens' words (see _Raw)
+    words = set(_WORD.findall(tokens))
+    present = {n for n in _SOLID_NEEDLES if n in tokens}  # each needle looked up once
+    for (whole, solid, spaced), (_, label, negatable, rx) in zip(
+        _INSTRUCTION_NEEDLES, _INSTRUCTIONS, strict=True
+    ):
+        if words.isdisjoint(whole) and present.isdisjoint(solid) and not any(n in det for n in spaced):
             continue
         for m in rx.finditer(det):
             if negatable and _NEGATED.search(det, max(0, m.start() - 40), m.start()):
@@ -546,17 +692,25 @@ _QUERY_MAX = 100  # characters of query plus fragment
 _TEMPLATE = re.compile(r"[{}$<>]|%7b|%24|%3c")
 
 
+# A "- " line (not the first) whose content, white space aside, starts with a character that
+# _LEADING or _REF_DEF can start with; the content of other lines cannot match either.
+_ENTRY_HINT = re.compile(r"\n- [^\S\n]*(?:[#>*+_\[\d-]|system|assistant|user|human|ai|model)")
+
+
 def _lines(det: str, kind: str) -> Iterator[tuple[int, str]]:
     """(offset, content) of each text whose leading Markdown matters: the whole entry or field,
-    or in a file the content of every ``- `` entry line (headings are the file's own)."""
+    or in a file the content of every ``- `` entry line (headings are the file's own) that may
+    start with Markdown structure (see ``_ENTRY_HINT``)."""
     if kind != "file":
         yield 0, det
         return
-    pos = 0
-    for line in det.split("\n"):
-        if line.startswith("- "):
-            yield pos + 2, line[2:]
-        pos += len(line) + 1
+    if det.startswith("- "):
+        end = det.find("\n")
+        yield 2, det[2 : end if end >= 0 else len(det)]
+    for m in _ENTRY_HINT.finditer(det):
+        start = m.start() + 3
+        end = det.find("\n", start)
+        yield start, det[start : end if end >= 0 else len(det)]
 
 
 def _structure_hits(det: str, kind: str) -> Iterator[tuple[int, int, str]]:
@@ -700,12 +854,20 @@ def _looks_random(s: str, min_entropy: float) -> bool:
     )
 
 
-def _secret_findings(text: str) -> list[Finding]:
-    lower = text.lower()
+_SECRET_NEEDLES = [
+    (bool(rx.flags & re.IGNORECASE), tuple(filter(_solid, needles)), tuple(n for n in needles if not _solid(n)))
+    for needles, _, _, _, rx in _SECRETS
+]
+
+
+def _secret_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
+    raw = raw or _Raw(text)
     out: list[Finding] = []
-    for needles, name, label, groups, rx in _SECRETS:
-        haystack = lower if rx.flags & re.IGNORECASE else text
-        if not any(n in haystack for n in needles):
+    for (icase, solid, spaced), (_, name, label, groups, rx) in zip(_SECRET_NEEDLES, _SECRETS, strict=True):
+        tokens = raw.tokens_lower if icase else raw.tokens
+        if not any(n in tokens for n in solid) and not any(
+            n in (text.lower() if icase else text) for n in spaced
+        ):
             continue
         for m in rx.finditer(text):
             g = next((i for i in groups if m.group(i) is not None), 0)
@@ -729,7 +891,9 @@ def _secret_findings(text: str) -> list[Finding]:
     return out
 
 
-def _blob_findings(text: str, url_spans: list[tuple[int, int]]) -> list[Finding]:
+def _blob_findings(text: str, url_spans: list[tuple[int, int]], raw: _Raw | None = None) -> list[Finding]:
+    if (raw or _Raw(text)).longest_token() < 20:
+        return []  # every run below holds no white space and is at least 20 characters long
     out: list[Finding] = []
     for run in _LONG_RUN.finditer(text):  # blobs and tokens live inside these runs only
         lo, hi = run.span()
@@ -937,23 +1101,40 @@ def _phone_findings(text: str, windows: list[tuple[int, int]]) -> list[Finding]:
     return out
 
 
-def _pii_findings(text: str) -> list[Finding]:
+# Latin-1 has no decimal digits but 0-9. Digits (and A, B) become "0", the rest "x"; the second
+# table deletes _NINE_DIGITS' separators, so each of its matches leaves nine "0" in a row.
+_DIGITS_TABLE = bytes(b"0"[0] if chr(b).isdigit() else b"x"[0] for b in range(256))
+_NINE_TABLE = bytes(b"0"[0] if chr(b) in "0123456789AB" else b"x"[0] for b in range(256))
+_NINE_SEPARATORS = " .-()/\u00a0".encode("latin-1")
+
+
+def _digit_runs(raw: _Raw) -> tuple[bool, bool]:
+    """Whether ``_SEVEN_DIGITS`` and ``_NINE_DIGITS`` may match (False: they certainly do not)."""
+    if raw.latin1 is None:
+        return _SEVEN_DIGITS.search(raw.tokens) is not None, True
+    seven = b"0000000" in raw.latin1.translate(_DIGITS_TABLE)
+    return seven, b"000000000" in raw.latin1.translate(_NINE_TABLE, _NINE_SEPARATORS)
+
+
+def _pii_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
+    raw = raw or _Raw(text)
     out: list[Finding] = []
     if "@" in text:
         out += [
             Finding("pii:email", "email address", m.start(), m.end()) for m in _EMAIL.finditer(text)
         ]
     everywhere = [(0, len(text))]
-    if "ssn" in text.lower():
+    if "ssn" in raw.tokens_lower:
         out += _national_ids(text, _SSN_KEYWORD, "ssn", "US social security number", everywhere)
-    if _CF_HINT.search(text):
+    if _CF_HINT.search(raw.tokens):
         out += _national_ids(text, _CODICE_FISCALE, "cf", "Italian codice fiscale", everywhere)
     # Spanish ids hold 7 or 8 digits; every other number at least nine. The patterns run only
     # in windows around such runs of digits, which keeps long texts fast.
-    short = _windows(text, _SEVEN_DIGITS)
+    seven, nine = _digit_runs(raw)
+    short = _windows(text, _SEVEN_DIGITS) if seven else []
     if short:
         out += _national_ids(text, _DNI, "dni", "Spanish DNI/NIE", short)
-    near = _windows(text, _NINE_DIGITS)
+    near = _windows(text, _NINE_DIGITS) if nine else []
     if not near:
         return out
     out += _national_ids(text, _NIR, "nir", "French social security number (NIR)", near)
@@ -1035,20 +1216,21 @@ def scan(text: str, *, max_chars: int | None = None, kind: str = "entry") -> lis
         what = {"entry": "entry", "rule": "field", "file": "file"}[kind]
         message = f"{what} is {len(text)}/{max_chars} characters: shorten it (nothing is truncated)"
         findings.append(Finding("too-long", message, max_chars, len(text)))
-    findings += _invisible_findings(text)
+    raw = _Raw(text)
+    findings += _invisible_findings(text, raw)
     findings += _line_break_findings(text, kind)
-    det, index = _detection_copy(text)
+    det, index = _detection_copy(text, raw)
     for code, hits in (
         ("structure", _structure_hits(det, kind)),
         ("exfiltration", _exfiltration_hits(det)),
-        ("instruction", _instruction_hits(det)),
+        ("instruction", _instruction_hits(det, raw.folded_tokens())),
     ):
         for s, e, message in hits:
             findings.append(Finding(code, message, *_raw_span(index, s, e)))
-    url_spans = [_raw_span(index, m.start(), m.end()) for m in _URL.finditer(det)]
-    findings += _secret_findings(text)
-    findings += _pii_findings(text)
-    findings += _blob_findings(text, url_spans)
+    url_spans = [_raw_span(index, m.start(), m.end()) for m in _URL.finditer(det)] if "://" in det else []
+    findings += _secret_findings(text, raw)
+    findings += _pii_findings(text, raw)
+    findings += _blob_findings(text, url_spans, raw)
     return _dedupe(findings)
 
 
@@ -1088,8 +1270,11 @@ def mask(text: str) -> str:
     ``secret:entropy`` warning) become ``[SECRET:entropy]``. Nothing else changes; a password
     keeps its ``password=`` key. Does not refuse anything: use :func:`scan` for that.
     """
-    url_spans = [m.span() for m in _URL.finditer(text)]
-    found = _dedupe(_secret_findings(text) + _pii_findings(text) + _blob_findings(text, url_spans))
+    raw = _Raw(text)
+    url_spans = [m.span() for m in _URL.finditer(text)] if "://" in text else []
+    found = _dedupe(
+        _secret_findings(text, raw) + _pii_findings(text, raw) + _blob_findings(text, url_spans, raw)
+    )
     spans = sorted(
         (f for f in found if f.code.startswith(("secret:", "pii:"))),
         key=lambda f: (f.start, -f.end),

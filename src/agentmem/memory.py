@@ -137,7 +137,7 @@ def new_memory_text(person: str, config: MemoryConfig) -> str:
 def validate_entry_text(text: str, config: MemoryConfig, where: str) -> None:
     """An entry is exactly one non-empty line, no leading ``#``, ``-`` or ``>``, at most
     ``entry_max_chars`` code points (SPEC §4). Raises :class:`InvalidMemoryError`."""
-    breaks = sorted({f"U+{ord(c):04X}" for c in text if c in LINE_BREAKS})
+    breaks = sorted({f"U+{ord(c):04X}" for c in LINE_BREAKS if c in text})
     if breaks:
         raise InvalidMemoryError(
             f"{where}: an entry must be one line; it contains line break(s) {', '.join(breaks)}"

@@ -46,10 +46,13 @@ def plain(value: str) -> str | None:
         return None  # a lone token that YAML 1.1 or 1.2 may read as a number or a date
     if ": " in value or " #" in value:
         return None
-    if not (value.isprintable() and _PRINTABLE_RANGE.fullmatch(value)):
-        return None
+    if not (value.isprintable() and (value.isascii() or _PRINTABLE_RANGE.fullmatch(value))):
+        return None  # (printable ASCII is within the range)
     if spaced and value[0].isalpha():
         return value  # no implicit YAML type (bool, null, number, date) starts so and has a space
+    implicit = _RESOLVER.yaml_implicit_resolvers
+    if value[0] not in implicit and None not in implicit and not _RESOLVER.yaml_path_resolvers:
+        return value  # what resolve() returns when no resolver applies: the str tag
     if _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) != _STR:
         return None
     return value

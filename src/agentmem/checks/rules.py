@@ -20,7 +20,7 @@ from pathlib import Path
 from agentmem import guard
 from agentmem.checks.canonical import fast_canonical_text, fast_parse
 from agentmem.checks.findings import ERROR, WARNING, Finding, from_error
-from agentmem.checks.tree import TreeState, file_scan_sees_line_ends
+from agentmem.checks.tree import TreeState, file_scan_sees_line_ends, folder_files
 from agentmem.doctrine import (
     DoctrineError,
     Rule,
@@ -45,9 +45,8 @@ _LIFECYCLE_CODES = {
 
 
 def rule_paths(root: Path) -> list[Path]:
-    """Every ``doctrine/*.yaml`` file, sorted."""
-    folder = root / DOCTRINE_DIR
-    return sorted(p for p in folder.glob("*.yaml") if p.is_file()) if folder.is_dir() else []
+    """Every ``doctrine/*.yaml`` file (hidden ones too), sorted by name."""
+    return folder_files(root / DOCTRINE_DIR, ".yaml")  # as glob("*.yaml"): ".yaml" too
 
 
 def check_rule_files(
@@ -97,12 +96,13 @@ def _read(path: Path, rel: str) -> tuple[str, Finding | None]:
     if not _SLUG.match(stem):
         message = "the file name is not a rule id (lower-case letters, digits and hyphens)"
         return "", Finding(rel, 1, ERROR, "doctrine-name", message)
-    if path.stat().st_size > MAX_RULE_BYTES:
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_RULE_BYTES + 1)
+    if len(data) > MAX_RULE_BYTES:
         message = f"file is over {MAX_RULE_BYTES:,} bytes; a rule is a few hundred"
         return "", Finding(rel, 1, ERROR, "doctrine-invalid", message)
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read(), None
+        return data.decode("utf-8"), None  # bytes as they are: no newline translation
     except UnicodeDecodeError:
         return "", Finding(rel, 1, ERROR, "doctrine-invalid", "not UTF-8 text")
 

@@ -6,6 +6,7 @@ the problems of the others. Doctrine rules are checked in :mod:`agentmem.checks.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -84,11 +85,22 @@ def check_roles(root: Path, state: TreeState) -> list[Finding]:
 
 
 def memory_paths(root: Path) -> list[Path]:
-    """Every ``memories/*.md`` file, sorted."""
-    folder = root / MEMORY_DIR
+    """Every ``memories/*.md`` file, sorted (as ``Path.suffix``: not a file named ``.md``)."""
+    return folder_files(root / MEMORY_DIR, ".md", stem=True)
+
+
+def folder_files(folder: Path, suffix: str, *, stem: bool = False) -> list[Path]:
+    """The files (or links to files) of ``folder`` whose name ends with ``suffix`` (after at
+    least one character when ``stem``), sorted by name; [] when ``folder`` is not a folder.
+    One ``scandir``: no ``stat`` a file, and names sort faster than paths."""
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.iterdir() if p.suffix == ".md" and p.is_file())
+    shortest = len(suffix) + (1 if stem else 0)
+    with os.scandir(folder) as entries:
+        names = sorted(
+            e.name for e in entries if e.name.endswith(suffix) and len(e.name) >= shortest and e.is_file()
+        )
+    return [folder / name for name in names]
 
 
 def check_memory_files(paths: list[Path], state: TreeState) -> list[Finding]:
@@ -123,7 +135,7 @@ def check_memory_text(rel: str, person: str, text: str, state: TreeState) -> lis
     except AgentmemError as exc:
         findings.append(from_error(exc, rel, "memory-structure"))
     for entry in memory.entries() if memory is not None else []:
-        size = char_count(entry.text)
+        size = len(entry.text) if entry.text.isascii() else char_count(entry.text)  # NFC keeps ASCII
         if size > config.entry_max_chars:
             message = f"entry is {size} characters; the limit is {config.entry_max_chars}: shorten or split it"
             findings.append(Finding(rel, entry.line, ERROR, "memory-entry-too-long", message))
