@@ -154,3 +154,16 @@ def test_a_closed_pipe_is_not_an_error(
     result = invoke(runner, "log")
     assert result.exit_code == 0
     assert "unexpected error" not in result.stderr
+
+
+def test_a_rule_edited_by_hand_after_approval_is_not_applied() -> None:
+    import dataclasses
+    from datetime import date
+
+    from agentmem.doctrine import load_rules, not_applied_reason
+    from tests.conftest import REPO_ROOT
+
+    rule = next(r for r in load_rules(REPO_ROOT) if r.status == "active")
+    assert not_applied_reason(rule, rule.scope or "", date(2026, 11, 29), "alert") is None
+    edited = dataclasses.replace(rule, instruction=rule.instruction + " Except on Fridays.")
+    assert not_applied_reason(edited, rule.scope or "", date(2026, 11, 29), "alert") == "changed after approval"

@@ -184,11 +184,15 @@ def is_overdue(rule: Rule, today: date) -> bool:
 def not_applied_reason(rule: Rule, scope: str, today: date, on_review_due: str) -> str | None:
     """Why ``rule`` does not apply to an audit of ``scope`` (None when it applies; SPEC §10).
 
-    Reasons: the status (``draft``, ``suspended`` …), ``out of scope``, ``review overdue`` (only
-    under ``on_review_due: suspend``; under ``alert`` an overdue rule stays applied).
+    Reasons: the status (``draft``, ``suspended`` …), ``changed after approval`` (an active rule
+    without an approval, or whose content no longer matches ``approval.content_sha256``: a hand
+    edit that ``check`` also fails on), ``out of scope``, ``review overdue`` (only under
+    ``on_review_due: suspend``; under ``alert`` an overdue rule stays applied).
     """
     if rule.status != "active":
         return rule.status
+    if rule.approval is None or rule.approval.content_sha256 != content_sha256(rule):
+        return "changed after approval"
     if not applies_to(rule.scope, scope):
         return "out of scope"
     if on_review_due == "suspend" and is_overdue(rule, today):
