@@ -33,7 +33,9 @@ Distinct = Annotated[
 ]
 Limits = Annotated[
     list[str] | None,
-    typer.Option("--limit", "-l", help="An explicit limit of the rule. Repeatable.", show_default=False),
+    typer.Option(
+        "--limit", "-l", help="An explicit limit of the rule. Repeatable.", show_default=False
+    ),
 ]
 
 
@@ -48,7 +50,9 @@ def _report(verb: str, t: Transition) -> None:
         output.warn(output.esc(warning))
 
 
-def _each(ids: list[str], verb: str, action: Callable[[Repository, Person, str], Transition]) -> None:
+def _each(
+    ids: list[str], verb: str, action: Callable[[Repository, Person, str], Transition]
+) -> None:
     """Run one transition per id (one commit each); report each failure, exit 1 if any."""
     from agentmem.errors import AgentmemError
 
@@ -73,12 +77,19 @@ def _each(ids: list[str], verb: str, action: Callable[[Repository, Person, str],
 def _confirmed(run: Callable[[bool], Transition]) -> Transition:
     """Run a content change; if it would drop an active rule to draft, say so and ask."""
     from agentmem.doctrine import ConfirmationNeeded, DoctrineError
+    from agentmem.errors import UsageError
 
     try:
         return run(False)
     except ConfirmationNeeded as exc:
         output.warn(output.esc(exc.message))
-        if not typer.confirm("Go on?", default=False, err=True):
+        try:
+            answer = typer.confirm("Go on?", default=False, err=True)
+        except typer.Abort:  # no answer (stdin closed, e.g. a script or CI)
+            raise UsageError(
+                "nothing changed: no answer to the question", hint="pass --yes to confirm"
+            ) from None
+        if not answer:
             raise DoctrineError("nothing changed", hint="pass --yes to skip the question") from None
     return run(True)
 
@@ -86,12 +97,34 @@ def _confirmed(run: Callable[[bool], Transition]) -> Transition:
 @app.command()
 def propose(
     title: Annotated[str, typer.Option("--title", "-t", help="A short name of the rule.")],
-    instruction: Annotated[str, typer.Option("--instruction", "-i", help="What the audit should do.")] = "",
+    instruction: Annotated[
+        str, typer.Option("--instruction", "-i", help="What the audit should do.")
+    ] = "",
     limit: Limits = None,
-    justification: Annotated[str, typer.Option("--justification", "-j", help="Why the team settled it.")] = "",
-    session: Annotated[str | None, typer.Option("--session", help="The session it was born in; its scope is inherited.", show_default=False)] = None,
-    scope: Annotated[str | None, typer.Option("--scope", "-s", help="Scope (default: the session's; else to be assigned).", show_default=False)] = None,
-    rule_id: Annotated[str | None, typer.Option("--id", help="Rule id (default: from the title).", show_default=False)] = None,
+    justification: Annotated[
+        str, typer.Option("--justification", "-j", help="Why the team settled it.")
+    ] = "",
+    session: Annotated[
+        str | None,
+        typer.Option(
+            "--session",
+            help="The session it was born in; its scope is inherited.",
+            show_default=False,
+        ),
+    ] = None,
+    scope: Annotated[
+        str | None,
+        typer.Option(
+            "--scope",
+            "-s",
+            help="Scope (default: the session's; else to be assigned).",
+            show_default=False,
+        ),
+    ] = None,
+    rule_id: Annotated[
+        str | None,
+        typer.Option("--id", help="Rule id (default: from the title).", show_default=False),
+    ] = None,
     distinct: Distinct = False,
 ) -> None:
     """Propose a draft rule (member, admin). A draft applies nowhere until an admin approves it;
@@ -106,16 +139,25 @@ def propose(
         transition = do_propose(repo, actor, draft, rule_id=rule_id, distinct=distinct)
     _report("proposed", transition)
     if transition.rule.scope is None:
-        output.info(f"scope to be assigned: agentmem doctrine assign {transition.rule.id} --scope S")
+        output.info(
+            f"scope to be assigned: agentmem doctrine assign {transition.rule.id} --scope S"
+        )
 
 
 @app.command()
 def edit(
     rule_id: Id,
-    title: Annotated[str | None, typer.Option("--title", "-t", help="New title.", show_default=False)] = None,
-    instruction: Annotated[str | None, typer.Option("--instruction", "-i", help="New instruction.", show_default=False)] = None,
+    title: Annotated[
+        str | None, typer.Option("--title", "-t", help="New title.", show_default=False)
+    ] = None,
+    instruction: Annotated[
+        str | None, typer.Option("--instruction", "-i", help="New instruction.", show_default=False)
+    ] = None,
     limit: Limits = None,
-    justification: Annotated[str | None, typer.Option("--justification", "-j", help="New justification.", show_default=False)] = None,
+    justification: Annotated[
+        str | None,
+        typer.Option("--justification", "-j", help="New justification.", show_default=False),
+    ] = None,
     yes: Yes = False,
     distinct: Distinct = False,
 ) -> None:
@@ -159,7 +201,9 @@ def assign(
 @app.command()
 def restore(
     rule_id: Id,
-    version: Annotated[int, typer.Option("--version", "-v", help="The version whose content comes back.", min=1)],
+    version: Annotated[
+        int, typer.Option("--version", "-v", help="The version whose content comes back.", min=1)
+    ],
     yes: Yes = False,
     distinct: Distinct = False,
 ) -> None:
@@ -172,7 +216,9 @@ def restore(
 
     def run(confirmed: bool) -> Transition:
         with repo.locked():
-            return do_restore(repo, actor, rule_id, version, yes=confirmed or yes, distinct=distinct)
+            return do_restore(
+                repo, actor, rule_id, version, yes=confirmed or yes, distinct=distinct
+            )
 
     _report(f"restored version {version} of", _confirmed(run))
 
@@ -232,8 +278,15 @@ def _line(rule: Rule) -> str:
 
 @app.command("list")
 def list_rules(
-    status: Annotated[str | None, typer.Option("--status", help="Only this status.", show_default=False)] = None,
-    scope: Annotated[str | None, typer.Option("--scope", "-s", help="Only rules that apply to this scope.", show_default=False)] = None,
+    status: Annotated[
+        str | None, typer.Option("--status", help="Only this status.", show_default=False)
+    ] = None,
+    scope: Annotated[
+        str | None,
+        typer.Option(
+            "--scope", "-s", help="Only rules that apply to this scope.", show_default=False
+        ),
+    ] = None,
     fmt: FormatOption = Format.text,
 ) -> None:
     """List the rules: id, status, version, scope, title."""
@@ -293,7 +346,9 @@ def history(rule_id: Id, fmt: FormatOption = Format.text) -> None:
     for e in entries:
         version = f"v{e.version}" if e.version is not None else "v?"
         change = f"{e.status_from} → {e.status_to}"
-        output.data(f"{version:<4} {e.date[:19]}  {e.actor:<32} {e.action:<10} {change:<22} {e.commit[:10]}")
+        output.data(
+            f"{version:<4} {e.date[:19]}  {e.actor:<32} {e.action:<10} {change:<22} {e.commit[:10]}"
+        )
 
 
 @app.command()
