@@ -340,7 +340,7 @@ class _Judge:
         needed = BASE_TRAILERS if commit.trailer("Agentmem-Action") != "init" else BASE_TRAILERS[:1]
         missing = [k for k in needed if k not in commit.trailers]
         if missing:
-            self.fail(path, "history-trailers", f"changes {path} without the audit trailers {', '.join(missing)} (SPEC §9): make such changes with agentmem commands")
+            self.fail(path, "history-trailers", f"changes {path} without the audit trailers {', '.join(missing)}: make such changes with agentmem commands")
             return
         actor = commit.trailer("Agentmem-Actor") or ""
         match = re.search(r"<([^<>]+)>\s*$", actor)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from agentmem.repo import Person, Repository
 
 app = typer.Typer(
-    help="Team doctrine: rules anyone may propose and only an admin activates (SPEC §5).",
+    help="Team doctrine: rules anyone may propose and only an admin activates.",
     no_args_is_help=True,
 )
 
