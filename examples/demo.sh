@@ -7,7 +7,11 @@ demo="$(mktemp -d)/contracts-memory"
 export AGENTMEM_PROVIDER=offline
 unset ANTHROPIC_API_KEY ANTHROPIC_AUTH_TOKEN || true
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+if [ -t 1 ]; then
+  step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+else
+  step() { printf '\n== %s\n' "$*"; }
+fi
 
 step "A new memory repository for Claire, a contract reviewer ($demo)"
 mkdir -p "$demo"
@@ -26,7 +30,7 @@ agentmem inbox
 step "The review, as diffs (dry run)"
 agentmem review --dry-run
 
-step "Claire accepts every memory proposal"
+step "Claire accepts every proposal: her memory entries, then the team rule as a draft"
 agentmem review --accept all
 
 step "The resulting memory file"
@@ -35,5 +39,6 @@ agentmem memory show
 step "Where each entry came from"
 agentmem memory blame
 
-step "The audit trailers of the last commit"
-git log -1 --format='%s%n%n%(trailers)'
+step "The audit trailers of the commit that added her first entry"
+first="$(git log --format=%H --grep='^memory(claire): add' | tail -n 1)"
+git log -1 --format='%s%n%n%(trailers)' "$first"

@@ -90,7 +90,7 @@ def test_accept_all_commits_each_proposal_with_trailers_and_blame(
     result = invoke(runner, "review", "--accept", "all")
     assert result.exit_code == 0, result.stderr
     # Memory proposals first, then the doctrine proposal as a draft rule (issue 3 item 6).
-    assert "approval will need limit" in result.stderr
+    assert "it needs at least one limit" in result.stderr
     assert int(git(memrepo, "rev-list", "--count", "HEAD")) == before + len(memory_ids) + 1
     text = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
     assert (

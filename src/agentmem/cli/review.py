@@ -184,7 +184,12 @@ def _report_doctrine(outcomes: list[DoctrineOutcome]) -> int:
 
         missing = missing_for_activation(t.rule)
         if missing:
-            output.info(f"  {t.rule.id}: approval will need {', '.join(missing)}")
+            names = {"scope": "a scope", "instruction": "an instruction", "limit": "at least one limit"}
+            needs = ", ".join(names.get(m, m) for m in missing)
+            output.info(
+                f"  {t.rule.id} is a draft; before an admin can approve it, it needs {needs} "
+                f"(agentmem doctrine edit {t.rule.id} --limit …)"
+            )
     return failures
 
 
