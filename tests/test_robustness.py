@@ -166,4 +166,23 @@ def test_a_rule_edited_by_hand_after_approval_is_not_applied() -> None:
     rule = next(r for r in load_rules(REPO_ROOT) if r.status == "active")
     assert not_applied_reason(rule, rule.scope or "", date(2026, 11, 29), "alert") is None
     edited = dataclasses.replace(rule, instruction=rule.instruction + " Except on Fridays.")
-    assert not_applied_reason(edited, rule.scope or "", date(2026, 11, 29), "alert") == "changed after approval"
+    assert (
+        not_applied_reason(edited, rule.scope or "", date(2026, 11, 29), "alert")
+        == "changed after approval"
+    )
+
+
+def test_a_session_still_being_written_is_read_up_to_its_last_complete_line(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    whole = (DATA / "transcripts" / "spotter_tool_heavy.jsonl").read_bytes()
+    partial = tmp_path / "live.jsonl"
+    partial.write_bytes(whole[:-40])  # the last line cut mid-way, no line end
+    result = invoke(runner, "harvest", str(partial), "--provider", "offline")
+    assert result.exit_code == 0, result.stderr
+    assert "live.jsonl:39: invalid JSON" in result.stderr and "was skipped" in result.stderr
+    assert "turns, 2 of them yours) via offline: 0 proposals kept" in result.stdout
+    # A broken line that is not the unfinished last one is still an error.
+    broken = tmp_path / "broken.jsonl"
+    broken.write_bytes(whole[:-40] + b"\n")
+    assert invoke(runner, "harvest", str(broken), "--provider", "offline").exit_code == 1

@@ -52,6 +52,8 @@ class HarvestResult:
     received: int = 0
     cut: int = 0
     cut_items: list[Rejection] = field(default_factory=list)
+    turns: int = 0
+    user_turns: int = 0
     commit: str | None = None
 
 
@@ -228,6 +230,7 @@ def harvest_session(
     answer = _call_provider(provider, request, proposals_file)
     result = HarvestResult(transcript.session_id, str(transcript_path), answer.provider)
     result.received = len(answer.proposals)
+    result.turns, result.user_turns = len(transcript.turns), len(transcript.user_turns())
     limit = repo.config.harvest.max_proposals
     raws = answer.proposals[:limit]
     result.cut = max(0, len(answer.proposals) - limit)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,14 +131,23 @@ def _read_jsonl(path: Path, text: str) -> tuple[str, str | None, list[Turn]]:
 
 def _parse_lines(path: Path, text: str) -> Records:
     records: Records = []
-    for number, raw in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
             obj = _loads(path, raw, number)
-        except TranscriptError:
+        except TranscriptError as exc:
             if number == 1 and _parses(path, text):  # one pretty-printed object, not JSON Lines
                 raise TranscriptError(f"{path}:1: a single JSON object ({UNDERSTOOD})") from None
+            if number == len(lines) and records:
+                # The last line has no line end: the session was still being written (or its
+                # writer was killed). Keep what is complete and say so.
+                logging.getLogger("agentmem").warning(
+                    "%s; it has no line end (a session still being written?) and was skipped",
+                    exc.message,
+                )
+                break
             raise
         if not isinstance(obj, dict):
             kind = type(obj).__name__

@@ -129,7 +129,8 @@ def _print_result(result: object) -> None:
     assert isinstance(result, HarvestResult)
     kept = len(result.kept)
     output.data(
-        f"session {result.session} ({Path(result.transcript).name}) via {result.provider}: "
+        f"session {result.session} ({Path(result.transcript).name}, {result.turns} turns, "
+        f"{result.user_turns} of them yours) via {result.provider}: "
         f"{kept} proposal{'s' if kept != 1 else ''} kept, {len(result.rejected)} rejected"
     )
     if result.cut:
@@ -152,6 +153,8 @@ def _result_json(result: HarvestResult) -> dict[str, object]:
         "provider": result.provider,
         "received": result.received,
         "cut": result.cut,
+        "turns": result.turns,
+        "user_turns": result.user_turns,
         "cut_proposals": [
             {"index": c.index, "label": c.label, "text": c.reason} for c in result.cut_items
         ],
