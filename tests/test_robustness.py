@@ -160,8 +160,9 @@ def test_a_rule_edited_by_hand_after_approval_is_not_applied() -> None:
     import dataclasses
     from datetime import date
 
-    from agentmem.doctrine import load_rules, not_applied_reason
     from tests.conftest import REPO_ROOT
+
+    from agentmem.doctrine import load_rules, not_applied_reason
 
     rule = next(r for r in load_rules(REPO_ROOT) if r.status == "active")
     assert not_applied_reason(rule, rule.scope or "", date(2026, 11, 29), "alert") is None
