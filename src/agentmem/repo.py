@@ -246,6 +246,11 @@ def open_repository(explicit: Path | None = None) -> Repository:
     root = find_root(explicit if explicit is not None else Path.cwd())
     if explicit is not None and root != explicit.resolve():
         raise NotARepositoryError(f"not a memory repository: no {CONFIG_FILE} in {explicit}")
+    if not any((folder / ".git").exists() for folder in (root, *root.parents)):
+        raise NotARepositoryError(
+            f"{root} has {CONFIG_FILE} but is not in a git work tree",
+            hint=f"run 'agentmem init {root}' (it runs git init and keeps your files)",
+        )
     repo = Repository(root, load_config(root))
     _recover_if_pending(repo)
     return repo
