@@ -1,0 +1,232 @@
+"""The guard: the filter every text passes before it can enter memory or doctrine (SPEC §8).
+
+Memory and doctrine text is pasted into future prompts, so it is an injection surface. The guard
+*refuses*; it never strips or rewrites, so the person approving sees exactly what was refused and
+why (issue 4). Pure functions, called by every write path and by ``check``:
+
+- :func:`scan` returns every :class:`Finding` (reason code, message, character span, severity);
+- :func:`check` raises :class:`~agentmem.errors.GuardError` when a finding is an error;
+- :func:`mask` replaces secrets and personal data by typed placeholders before a transcript is
+  sent to a model (SPEC §7);
+- :func:`describe` summarises findings on one line; :func:`locate` turns an offset into
+  ``(line, column)``.
+
+Reason codes: ``invisible-char``, ``structure``, ``instruction``, ``exfiltration``,
+``encoded-blob``, ``secret:<provider>`` (``secret:entropy`` is the only warning), ``pii:<kind>``
+and ``too-long``. Messages name the class and the position, never the matched value (issue 4,
+item 3); invisible characters are named by code point and count (``U+E0049 ×37``).
+
+Invisible characters, line breaks, secrets, personal data and encoded blobs are checked on the
+raw text. Structure, exfiltration and instructions are checked on a *detection copy* (invisible
+characters removed, NFKC, casefold, accents removed, Latin look-alikes mapped to Latin), so
+``ign\\u200bore``, fullwidth and Cyrillic disguises are caught; spans map back to the raw text.
+
+Speed (issue 4: an 8,000-character file well under 50 ms, see ``benchmarks/bench_guard.py``;
+issue 5: ``agentmem check`` over thousands of files, see ``benchmarks/bench_check.py``): each
+instruction and secret pattern runs only when one of its literal "needles" occurs in the text
+(looked up in the text's distinct tokens), instruction patterns compile on first use, and
+number patterns run only in windows around long runs of digits. Regex passes that cannot match
+are skipped on facts that C string methods give (``unicode._Raw``); a Latin-1 text's detection
+copy is one byte translation. Costly modules load lazily: ``phonenumbers`` when a run of at
+least nine digits (eight after "+", separators allowed) appears, ``stdnum`` when a candidate
+number needs its checksum, ``confusable_homoglyphs`` when a letter beyond the Latin blocks
+appears.
+
+Modules: :mod:`.base` (severities, kinds, :class:`Finding`), :mod:`.unicode` (raw-text facts,
+invisible characters, line breaks, the detection copy), :mod:`.structure` (structure and
+exfiltration), :mod:`.injection` (instructions aimed at the assistant), :mod:`.secrets`
+(secrets and encoded blobs), :mod:`.personal` (personal data); this module puts them together.
+
+Accepted false positives are pinned in ``tests/data/guard/cases.yaml`` (notes "accepted false
+positive"): England/Scotland/Wales flags (tag characters), "you are now …" whatever follows, a
+10-digit number that is a valid US or French phone number, the checksum-valid example SSN.
+"""
+
+from __future__ import annotations
+
+from agentmem.errors import GuardError
+from agentmem.guard.base import ERROR, KINDS, PLACEHOLDERS, PROMPT_DELIMITERS, WARNING, Finding
+from agentmem.guard.injection import _instruction_hits
+from agentmem.guard.personal import _PII_RANK, _pii_findings
+from agentmem.guard.secrets import _blob_findings, _secret_findings
+from agentmem.guard.structure import _URL, _exfiltration_hits, _structure_hits
+from agentmem.guard.unicode import (
+    _detection_copy,
+    _invisible_findings,
+    _line_break_findings,
+    _Raw,
+    _raw_span,
+)
+
+__all__ = [
+    "ERROR",
+    "KINDS",
+    "PLACEHOLDERS",
+    "PROMPT_DELIMITERS",
+    "WARNING",
+    "Finding",
+    "check",
+    "describe",
+    "locate",
+    "mask",
+    "placeholder",
+    "scan",
+]
+
+Finding.__module__ = __name__  # pickles and prints as agentmem.guard.Finding, as before
+
+
+# ----------------------------------------------------------------------------------------------
+# Putting it together
+# ----------------------------------------------------------------------------------------------
+
+
+def _overlaps(a: Finding, b: Finding) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    """Drop weaker findings on the same characters as stronger ones, and repeats of a code."""
+    strong = [
+        f
+        for f in findings
+        if f.code.startswith(("secret:", "pii:"))
+        and f.code not in ("secret:entropy", "secret:generic")
+    ]
+    generic = [f for f in findings if f.code in ("encoded-blob", "secret:generic")]
+    kept: list[Finding] = []
+    for f in findings:
+        if f.code in ("encoded-blob", "secret:entropy", "secret:generic") and any(
+            _overlaps(f, s) for s in strong
+        ):
+            continue
+        if f.code == "secret:entropy" and any(_overlaps(f, g) for g in generic):
+            continue
+        rank = _PII_RANK.get(f.code)
+        if rank is not None and any(
+            _PII_RANK.get(g.code, 9) < rank and _overlaps(f, g) for g in findings
+        ):
+            continue
+        if any(k.code == f.code and _overlaps(k, f) for k in kept):
+            continue
+        kept.append(f)
+    return sorted(kept, key=lambda f: (f.start, f.end, f.code))
+
+
+def scan(text: str, *, max_chars: int | None = None, kind: str = "entry") -> list[Finding]:
+    """Every reason to refuse or warn about ``text`` (SPEC §8), sorted by position.
+
+    ``kind``: ``"entry"`` (one memory line: any line break is refused), ``"rule"`` (a doctrine
+    text field: one line too) or ``"file"`` (a stored memory file: ``\\n`` separates lines and
+    leading Markdown is checked on the content of each ``- `` entry line). ``max_chars`` counts
+    code points (``entry_max_chars`` or ``budget_chars``, SPEC §3-4); ``None`` means no limit.
+    Raises ``ValueError`` for an unknown kind; never raises because of the text.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown guard kind {kind!r} (expected one of: {', '.join(KINDS)})")
+    findings: list[Finding] = []
+    if max_chars is not None and len(text) > max_chars:
+        what = {"entry": "entry", "rule": "field", "file": "file"}[kind]
+        message = f"{what} is {len(text)}/{max_chars} characters: shorten it (nothing is truncated)"
+        findings.append(Finding("too-long", message, max_chars, len(text)))
+    raw = _Raw(text)
+    findings += _invisible_findings(text, raw)
+    findings += _line_break_findings(text, kind)
+    det, index = _detection_copy(text, raw)
+    for code, hits in (
+        ("structure", _structure_hits(det, kind)),
+        ("exfiltration", _exfiltration_hits(det)),
+        ("instruction", _instruction_hits(det, raw.folded_tokens())),
+    ):
+        for s, e, message in hits:
+            findings.append(Finding(code, message, *_raw_span(index, s, e)))
+    url_spans = (
+        [_raw_span(index, m.start(), m.end()) for m in _URL.finditer(det)] if "://" in det else []
+    )
+    findings += _secret_findings(text, raw)
+    findings += _pii_findings(text, raw)
+    findings += _blob_findings(text, url_spans, raw)
+    return _dedupe(findings)
+
+
+def check(
+    text: str, *, where: str, max_chars: int | None = None, kind: str = "entry"
+) -> list[Finding]:
+    """Refuse ``text`` when :func:`scan` finds an error; return the warnings otherwise.
+
+    Raises :class:`~agentmem.errors.GuardError` whose message is
+    ``"{where}: refused: <code> at <offset>: <message>; …"`` (SPEC §8): classes and positions,
+    never a matched value.
+    """
+    findings = scan(text, max_chars=max_chars, kind=kind)
+    errors = [f for f in findings if f.severity == ERROR]
+    if errors:
+        shown = "; ".join(f"{f.code} at {f.start}: {f.message}" for f in errors[:8])
+        more = f"; … and {len(errors) - 8} more" if len(errors) > 8 else ""
+        raise GuardError(
+            f"{where}: refused: {shown}{more}",
+            hint="the guard refuses and never rewrites: change the text and try again",
+        )
+    return findings
+
+
+def placeholder(code: str) -> str:
+    """Typed placeholder for a secret or personal-data code: ``[EMAIL]``, ``[SECRET:github]``."""
+    if code.startswith("secret:"):
+        return f"[SECRET:{code.split(':', 1)[1]}]"
+    return PLACEHOLDERS.get(code, "[REDACTED]")
+
+
+def mask(text: str) -> str:
+    """``text`` with secrets and personal data replaced by typed placeholders (SPEC §7).
+
+    For a transcript about to be sent to a model: ``[EMAIL]``, ``[PHONE]``, ``[IBAN]``,
+    ``[CARD]``, ``[NATIONAL-ID]``, ``[SECRET:<provider>]``. Random-looking tokens (the
+    ``secret:entropy`` warning) become ``[SECRET:entropy]``. Nothing else changes; a password
+    keeps its ``password=`` key. Does not refuse anything: use :func:`scan` for that.
+    """
+    raw = _Raw(text)
+    url_spans = [m.span() for m in _URL.finditer(text)] if "://" in text else []
+    found = _dedupe(
+        _secret_findings(text, raw)
+        + _pii_findings(text, raw)
+        + _blob_findings(text, url_spans, raw)
+    )
+    spans = sorted(
+        (f for f in found if f.code.startswith(("secret:", "pii:"))),
+        key=lambda f: (f.start, -f.end),
+    )
+    parts: list[str] = []
+    pos = 0
+    for f in spans:
+        if f.start >= pos:
+            parts += [text[pos : f.start], placeholder(f.code)]
+            pos = f.end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def describe(findings: list[Finding]) -> str:
+    """One-line human summary: ``2 refused, 1 warning: code at offset (message); …``.
+
+    Built from codes, offsets and messages only, so it never shows a matched value.
+    """
+    if not findings:
+        return "clean"
+    errors = sum(f.severity == ERROR for f in findings)
+    warnings = len(findings) - errors
+    head = ", ".join(
+        part
+        for part in (
+            f"{errors} refused" if errors else "",
+            f"{warnings} warning{'s' if warnings > 1 else ''}" if warnings else "",
+        )
+        if part
+    )
+    return f"{head}: " + "; ".join(f"{f.code} at {f.start} ({f.message})" for f in findings)
+
+
+def locate(text: str, offset: int) -> tuple[int, int]:
+    """1-based ``(line, column)`` of a character offset, for ``path:line`` messages."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
