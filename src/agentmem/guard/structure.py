@@ -43,6 +43,7 @@ _EXFIL: list[tuple[str, str, re.Pattern[str]]] = [
 ]
 # fmt: on
 _URL = re.compile(r"\b(?:https?|ftp)://[^\s<>\"'`)\]]+")
+_MD_LINK_TARGET = re.compile(r"\]\(\s*<?(?:https?|ftp)://[^\s)>]*[?#][^\s)>]*")  # [text](url?…)
 _QUERY_VALUE_MAX = 32  # characters in one query value
 _QUERY_MAX = 100  # characters of query plus fragment
 _TEMPLATE = re.compile(r"[{}$<>]|%7b|%24|%3c")
@@ -108,6 +109,11 @@ def _exfiltration_hits(det: str) -> Iterator[tuple[int, int, str]]:
                 yield m.start(), m.end(), label
     if "://" not in det:
         return
+    if "](" in det:
+        # SPEC §8: a Markdown link carrying query data is refused whatever its length — the
+        # rendered link sends it on a click; a bare URL is refused only for long query data.
+        for m in _MD_LINK_TARGET.finditer(det):
+            yield m.start(), m.end(), "Markdown link with query data"
     for m in _URL.finditer(det):
         try:
             parts = urlsplit(m.group())
