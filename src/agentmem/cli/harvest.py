@@ -224,5 +224,7 @@ def _harvest_queue(
         kept = sum(len(r.kept) for r in run.results)
         follow = "; next: [bold]agentmem review[/]" if kept else ""
         output.info(f"{done} queued session{'s' if done != 1 else ''} harvested{follow}")
+    if run.skipped and (done or run.failures):
+        output.info(f"{run.skipped} queued session(s) skipped: already harvested")
     if run.failures:
         raise typer.Exit(1)
