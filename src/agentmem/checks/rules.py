@@ -126,7 +126,7 @@ def check_rule(
         findings.append(Finding(rel, lines.get("id", 1), ERROR, "doctrine-id-mismatch", message))
     if not canonical and not is_canonical(text, rule):
         message = (
-            "not in the canonical layout (SPEC §5 key order, two-space indent, one value a "
+            "not in the canonical layout (key order, two-space indent, one value a "
             "line): agentmem doctrine commands write it canonically"
         )
         findings.append(Finding(rel, 1, WARNING, "doctrine-layout", message))
