@@ -123,20 +123,32 @@ def main() -> None:
             cpu[name].append(c)
     med = {name: statistics.median(values) for name, values in wall.items()}
     cpu_med = {name: statistics.median(values) for name, values in cpu.items()}
-    print(f"repository: {root}; {args.runs} runs; {jobs()} worker processes; load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"repository: {root}; {args.runs} runs; {jobs()} worker processes; load average {os.getloadavg()[0]:.1f}"
+    )
     print(f"{'':32s} {'wall':>8s} {'CPU':>8s}")
     for name in cases:
         print(f"{name:32s} {med[name]:7.2f}s {cpu_med[name]:7.2f}s")
-    print(f"guard batching: {'on' if batching else 'off (the guard scan of a file misses end-of-line patterns)'}")
+    print(
+        f"guard batching: {'on' if batching else 'off (the guard scan of a file misses end-of-line patterns)'}"
+    )
 
     def ratio(a: str, b: str) -> str:
         return f"{med[a] / med[b]:.2f}x wall, {cpu_med[a] / cpu_med[b]:.2f}x CPU"
 
-    print(f"check / bare loop:              {ratio('agentmem check', 'bare YAML-load loop')} (target <= 1.5x)")
-    print(f"check 1 process / bare loop:    {ratio('agentmem check, 1 process', 'bare YAML-load loop')}")
+    print(
+        f"check / bare loop:              {ratio('agentmem check', 'bare YAML-load loop')} (target <= 1.5x)"
+    )
+    print(
+        f"check 1 process / bare loop:    {ratio('agentmem check, 1 process', 'bare YAML-load loop')}"
+    )
     if not batching:
-        print(f"check batching / bare loop:     {ratio('check, guard batching forced', 'bare YAML-load loop')}")
-    print(f"history walk / git log:         {ratio('history walk (in process)', 'git log (plain)')} (target <= 2x)")
+        print(
+            f"check batching / bare loop:     {ratio('check, guard batching forced', 'bare YAML-load loop')}"
+        )
+    print(
+        f"history walk / git log:         {ratio('history walk (in process)', 'git log (plain)')} (target <= 2x)"
+    )
     print(f"history walk / git log --raw:   {ratio('history walk (in process)', 'git log --raw')}")
 
 

@@ -32,12 +32,36 @@ from agentmem.checks.canonical import fast_canonical_text
 from agentmem.config import DEFAULT_CONFIG_TEXT, DEFAULT_SECTIONS
 from agentmem.doctrine import Approval, Rule, canonical_text, content_sha256
 
-SUBJECTS = ["warranty", "payment terms", "liability cap", "confidentiality", "termination notice",
-            "price revision", "delivery penalties", "audit rights", "subcontracting", "insurance"]
-SUBJECTS_FR = ["la garantie", "les délais de paiement", "le plafond de responsabilité",
-               "la confidentialité", "le préavis de résiliation", "la révision des prix"]
-SCOPES = ["contracts", "contracts/supply", "contracts/lease", "contracts/services",
-          "contracts/supply/food", "procurement", "procurement/it", "hr/policies"]
+SUBJECTS = [
+    "warranty",
+    "payment terms",
+    "liability cap",
+    "confidentiality",
+    "termination notice",
+    "price revision",
+    "delivery penalties",
+    "audit rights",
+    "subcontracting",
+    "insurance",
+]
+SUBJECTS_FR = [
+    "la garantie",
+    "les délais de paiement",
+    "le plafond de responsabilité",
+    "la confidentialité",
+    "le préavis de résiliation",
+    "la révision des prix",
+]
+SCOPES = [
+    "contracts",
+    "contracts/supply",
+    "contracts/lease",
+    "contracts/services",
+    "contracts/supply/food",
+    "procurement",
+    "procurement/it",
+    "hr/policies",
+]
 VERBS = ["Accept", "Refuse", "Flag", "Ask for", "Propose", "Check"]
 ENTRIES = [
     "Keep a collaborative tone with long-standing suppliers.",
@@ -68,7 +92,9 @@ class Stream:
     mark: int = 0
     clock: int = 1_790_000_000
 
-    def commit(self, person: Person, subject: str, trailers: list[tuple[str, str]], files: dict[str, str]) -> None:
+    def commit(
+        self, person: Person, subject: str, trailers: list[tuple[str, str]], files: dict[str, str]
+    ) -> None:
         self.mark += 1
         self.clock += 60
         message = subject + "\n\n" + "".join(f"{k}: {v}\n" for k, v in trailers)
@@ -110,7 +136,10 @@ def make_rule(rng: random.Random, number: int, proposer: Person) -> Rule:
         subject = rng.choice(SUBJECTS)
         title = f"Rule {number} on {subject}"
         instruction = f"{rng.choice(VERBS)} {subject} of {rng.randint(6, 36)} months on these contracts although the playbook asks for {rng.randint(12, 48)}."
-        limits = tuple(f"Not when the counterparty has traded with us for less than {rng.randint(1, 5)} years, case {i}." for i in range(rng.randint(1, 3)))
+        limits = tuple(
+            f"Not when the counterparty has traded with us for less than {rng.randint(1, 5)} years, case {i}."
+            for i in range(rng.randint(1, 3))
+        )
     return Rule(
         id=f"rule-{number:05d}", title=title, status="draft", scope=rng.choice(SCOPES),
         instruction=instruction, limits=limits,
@@ -135,7 +164,10 @@ def memory_text(rng: random.Random, person: Person, entries: int) -> str:
 
 def generate(dest: Path, rules: int, memories: int, commits: int, seed: int = 5) -> None:
     rng = random.Random(seed)
-    people = [Person(f"p{i:04d}", f"p{i:04d}@team.example", "admin" if i % 50 == 0 else "member") for i in range(memories)]
+    people = [
+        Person(f"p{i:04d}", f"p{i:04d}@team.example", "admin" if i % 50 == 0 else "member")
+        for i in range(memories)
+    ]
     admins = [p for p in people if p.role == "admin"]
     members = [p for p in people if p.role == "member"]
     stream = Stream()
@@ -164,13 +196,25 @@ def generate(dest: Path, rules: int, memories: int, commits: int, seed: int = 5)
                 drafts.append(rule)
                 files[rule.path] = rule_text(rule)
                 number += 1
-            stream.commit(proposer, f"doctrine: propose {len(files)} rules", trailers("propose", proposer, Route="doctrine"), files)
+            stream.commit(
+                proposer,
+                f"doctrine: propose {len(files)} rules",
+                trailers("propose", proposer, Route="doctrine"),
+                files,
+            )
         elif kind == "approve":
             rule = drafts.pop(rng.randrange(len(drafts)))
             admin = rng.choice([a for a in admins if a.id != rule.proposed_by])
-            approval = Approval(admin.id, "2026-11-30T08:00:00Z", rule.version, content_sha256(rule))
+            approval = Approval(
+                admin.id, "2026-11-30T08:00:00Z", rule.version, content_sha256(rule)
+            )
             active = rule.with_changes(status="active", approval=approval, review_due="2099-02-28")
-            stream.commit(admin, f"doctrine({rule.id}): approve", trailers("approve", admin, Rule=rule.id), {rule.path: rule_text(active)})
+            stream.commit(
+                admin,
+                f"doctrine({rule.id}): approve",
+                trailers("approve", admin, Rule=rule.id),
+                {rule.path: rule_text(active)},
+            )
         else:
             person = rng.choice(people)
             text = memory_text(rng, person, rng.randint(10, 60))
@@ -178,10 +222,14 @@ def generate(dest: Path, rules: int, memories: int, commits: int, seed: int = 5)
                           {f"memories/{person.id}.md": text})  # fmt: skip
     dest.mkdir(parents=True, exist_ok=False)
     subprocess.run(["git", "init", "-q", "-b", "main", str(dest)], check=True)
-    subprocess.run(["git", "-C", str(dest), "fast-import", "--quiet"], input=b"".join(stream.parts), check=True)
+    subprocess.run(
+        ["git", "-C", str(dest), "fast-import", "--quiet"], input=b"".join(stream.parts), check=True
+    )
     subprocess.run(["git", "-C", str(dest), "checkout", "-q", "-f", "main"], check=True)
     (dest / ".gitignore").write_text(".agentmem/\n", encoding="utf-8")
-    print(f"{dest}: {number} rules ({active_target} active), {len(people)} memory files, {stream.mark} commits")
+    print(
+        f"{dest}: {number} rules ({active_target} active), {len(people)} memory files, {stream.mark} commits"
+    )
 
 
 def main(argv: list[str]) -> None:

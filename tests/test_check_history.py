@@ -25,14 +25,29 @@ def team(memrepo: Path) -> Path:
     set_people(memrepo, {"alice": "admin", "bob": "member", "carol": "admin", "dave": "user"})
     commit_as(memrepo, "alice", "people", "roles.yaml")
     write_rule(memrepo, make_rule("warranty", proposed_by="bob"))
-    commit_as(memrepo, "bob", "doctrine: propose warranty", "doctrine/warranty.yaml", body=trailers("propose", "bob", "member"))
+    commit_as(
+        memrepo,
+        "bob",
+        "doctrine: propose warranty",
+        "doctrine/warranty.yaml",
+        body=trailers("propose", "bob", "member"),
+    )
     return memrepo
 
 
-def approve_as(root: Path, person: str, rule_id: str = "warranty", proposed_by: str = "bob", **kwargs) -> str:
+def approve_as(
+    root: Path, person: str, rule_id: str = "warranty", proposed_by: str = "bob", **kwargs
+) -> str:
     rule = make_rule(rule_id, status="active", proposed_by=proposed_by, approved_by=person)
     write_rule(root, rule)
-    return commit_as(root, person, f"doctrine: approve {rule_id}", rule.path, body=trailers("approve", person, "admin"), **kwargs)
+    return commit_as(
+        root,
+        person,
+        f"doctrine: approve {rule_id}",
+        rule.path,
+        body=trailers("approve", person, "admin"),
+        **kwargs,
+    )
 
 
 def test_a_proper_activation_passes(team: Path, runner) -> None:
@@ -42,7 +57,9 @@ def test_a_proper_activation_passes(team: Path, runner) -> None:
     assert "clean" in result.stderr and "commits" in result.stderr
 
 
-def test_a_member_activating_with_plain_git_fails_naming_commit_author_and_role(team: Path, runner) -> None:
+def test_a_member_activating_with_plain_git_fails_naming_commit_author_and_role(
+    team: Path, runner
+) -> None:
     path = team / "doctrine" / "warranty.yaml"
     path.write_text(path.read_text().replace("status: draft", "status: active"), encoding="utf-8")
     sha = commit_as(team, "bob", "activate it myself", "doctrine/warranty.yaml")
@@ -63,13 +80,23 @@ def test_granting_admin_and_activating_in_the_same_commit_fails(team: Path) -> N
     set_people(team, {"alice": "admin", "bob": "admin", "carol": "admin", "dave": "user"})
     rule = make_rule("warranty", status="active", proposed_by="carol", approved_by="bob")
     write_rule(team, rule)
-    sha = commit_as(team, "bob", "promote myself and approve", "roles.yaml", rule.path, body=trailers("approve", "bob", "admin"))
+    sha = commit_as(
+        team,
+        "bob",
+        "promote myself and approve",
+        "roles.yaml",
+        rule.path,
+        body=trailers("approve", "bob", "admin"),
+    )
     errors = history_errors(team)
     assert {(f.path, f.code) for f in errors} == {
         ("roles.yaml", "history-not-admin"),
         ("doctrine/warranty.yaml", "history-not-admin"),
     }
-    assert all(f.commit == sha and "bob was member in roles.yaml at the parent commit" in f.message for f in errors)
+    assert all(
+        f.commit == sha and "bob was member in roles.yaml at the parent commit" in f.message
+        for f in errors
+    )
     # the next commit by bob, now admin at its parent, may approve (carol proposed)
     assert len(history_errors(team, since=sha)) == 0
 
@@ -84,7 +111,13 @@ def test_the_proposer_cannot_activate_their_own_rule(team: Path) -> None:
 def test_activation_needs_a_complete_rule_and_a_matching_approval(team: Path) -> None:
     rule = make_rule("warranty", status="active", proposed_by="bob", approved_by="carol", limits=())
     write_rule(team, rule)
-    commit_as(team, "alice", "approve without limit", rule.path, body=trailers("approve", "alice", "admin"))
+    commit_as(
+        team,
+        "alice",
+        "approve without limit",
+        rule.path,
+        body=trailers("approve", "alice", "admin"),
+    )
     codes = sorted(f.code for f in history_errors(team))
     assert codes == ["history-approval-mismatch", "history-incomplete"]
 
@@ -95,19 +128,36 @@ def test_status_changes_need_an_admin_and_drafts_a_member(team: Path) -> None:
     write_rule(team, rule)
     sha = commit_as(team, "bob", "suspend", rule.path, body=trailers("suspend", "bob", "member"))
     write_rule(team, make_rule("by-a-user", proposed_by="dave"))
-    sha2 = commit_as(team, "dave", "propose", "doctrine/by-a-user.yaml", body=trailers("propose", "dave", "user"))
+    sha2 = commit_as(
+        team, "dave", "propose", "doctrine/by-a-user.yaml", body=trailers("propose", "dave", "user")
+    )
     errors = history_errors(team)
-    assert [(f.commit, f.code) for f in errors] == [(sha, "history-not-admin"), (sha2, "history-not-member")]
+    assert [(f.commit, f.code) for f in errors] == [
+        (sha, "history-not-admin"),
+        (sha2, "history-not-member"),
+    ]
     assert "from active to suspended" in errors[0].message
 
 
 def test_memory_written_by_someone_else_fails_but_an_admin_erasure_passes(team: Path) -> None:
     (team / "memories" / "bob.md").write_text("# Memory: bob\n", encoding="utf-8")
-    ok = commit_as(team, "bob", "memory(bob): add", "memories/bob.md", body=trailers("add", "bob", "member"))
-    (team / "memories" / "bob.md").write_text("# Memory: bob\n\n## Writing style\n", encoding="utf-8")
-    bad = commit_as(team, "alice", "memory(bob): fix", "memories/bob.md", body=trailers("edit", "alice", "admin"))
+    ok = commit_as(
+        team, "bob", "memory(bob): add", "memories/bob.md", body=trailers("add", "bob", "member")
+    )
+    (team / "memories" / "bob.md").write_text(
+        "# Memory: bob\n\n## Writing style\n", encoding="utf-8"
+    )
+    bad = commit_as(
+        team,
+        "alice",
+        "memory(bob): fix",
+        "memories/bob.md",
+        body=trailers("edit", "alice", "admin"),
+    )
     (team / "memories" / "bob.md").unlink()
-    erased = commit_as(team, "alice", "erase bob", "memories/bob.md", body=trailers("erase", "alice", "admin"))
+    erased = commit_as(
+        team, "alice", "erase bob", "memories/bob.md", body=trailers("erase", "alice", "admin")
+    )
     errors = history_errors(team)
     assert [(f.commit, f.code) for f in errors] == [(bad, "history-memory-owner")]
     assert "changes bob's memory; only its owner writes it" in errors[0].message
@@ -118,10 +168,18 @@ def test_agentmem_shaped_commits_need_trailers_naming_their_author(team: Path) -
     (team / "memories" / "bob.md").write_text("# Memory: bob\n", encoding="utf-8")
     plain = commit_as(team, "bob", "my memory, by hand", "memories/bob.md")
     (team / "memories" / "bob.md").write_text("# Memory: bob\n\n", encoding="utf-8")
-    forged = commit_as(team, "bob", "memory(bob): add", "memories/bob.md", body=trailers("add", "carol", "admin"))
+    forged = commit_as(
+        team, "bob", "memory(bob): add", "memories/bob.md", body=trailers("add", "carol", "admin")
+    )
     errors = history_errors(team)
-    assert [(f.commit, f.code) for f in errors] == [(plain, "history-trailers"), (forged, "history-actor-mismatch")]
-    assert "without the audit trailers Agentmem-Action, Agentmem-Actor, Agentmem-Role" in errors[0].message
+    assert [(f.commit, f.code) for f in errors] == [
+        (plain, "history-trailers"),
+        (forged, "history-actor-mismatch"),
+    ]
+    assert (
+        "without the audit trailers Agentmem-Action, Agentmem-Actor, Agentmem-Role"
+        in errors[0].message
+    )
 
 
 def test_since_limits_the_walk(team: Path) -> None:
@@ -140,8 +198,24 @@ def test_a_merge_is_judged_on_what_it_changes_itself(team: Path) -> None:
     approve_as(team, "alice")
     git(team, "switch", "-q", "main")
     (team / "memories" / "alice.md").write_text("# Memory: alice\n", encoding="utf-8")
-    commit_as(team, "alice", "memory(alice): add", "memories/alice.md", body=trailers("add", "alice", "admin"))
-    git(team, "-c", "user.name=Dave", "-c", "user.email=dave@example.com", "merge", "-q", "--no-edit", "side")
+    commit_as(
+        team,
+        "alice",
+        "memory(alice): add",
+        "memories/alice.md",
+        body=trailers("add", "alice", "admin"),
+    )
+    git(
+        team,
+        "-c",
+        "user.name=Dave",
+        "-c",
+        "user.email=dave@example.com",
+        "merge",
+        "-q",
+        "--no-edit",
+        "side",
+    )
     assert history_errors(team) == []
 
 
@@ -180,7 +254,9 @@ def test_with_the_real_doctrine_and_memory_commands_history_is_clean(team: Path,
     assert result.exit_code == 0, result.stdout + result.stderr
 
 
-needs_ssh = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen not installed")
+needs_ssh = pytest.mark.skipif(
+    shutil.which("ssh-keygen") is None, reason="ssh-keygen not installed"
+)
 
 
 @needs_ssh
@@ -190,11 +266,17 @@ def test_require_signed_activations(memrepo: Path, tmp_path: Path) -> None:
     alice_key, alice_pub = ssh_key(keys, "alice")
     carol_key, carol_pub = ssh_key(keys, "carol")
     stranger_key, _ = ssh_key(keys, "stranger")
-    set_people(memrepo, {"alice": "admin", "carol": "admin", "bob": "member"}, {"alice": [alice_pub], "carol": [carol_pub]})
+    set_people(
+        memrepo,
+        {"alice": "admin", "carol": "admin", "bob": "member"},
+        {"alice": [alice_pub], "carol": [carol_pub]},
+    )
     start = commit_as(memrepo, "alice", "people and their keys", "roles.yaml")
     for rule_id in ("unsigned", "stranger", "proposer", "other-key", "good"):
         write_rule(memrepo, make_rule(rule_id, proposed_by="carol"))
-    commit_as(memrepo, "carol", "propose five", "doctrine", body=trailers("propose", "carol", "admin"))
+    commit_as(
+        memrepo, "carol", "propose five", "doctrine", body=trailers("propose", "carol", "admin")
+    )
 
     unsigned = approve_as(memrepo, "alice", "unsigned", proposed_by="carol")
     stranger = approve_as(memrepo, "alice", "stranger", proposed_by="carol", sign_key=stranger_key)

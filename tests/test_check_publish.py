@@ -40,7 +40,9 @@ def test_the_hook_manifest() -> None:
 
 
 def test_the_github_actions_example() -> None:
-    workflow = yaml.safe_load((REPO_ROOT / "docs" / "github-actions-check.yml").read_text(encoding="utf-8"))
+    workflow = yaml.safe_load(
+        (REPO_ROOT / "docs" / "github-actions-check.yml").read_text(encoding="utf-8")
+    )
     steps = workflow["jobs"]["check"]["steps"]
     runs = [step.get("run", "") for step in steps]
     assert "agentmem check --history --format github" in runs
@@ -49,12 +51,16 @@ def test_the_github_actions_example() -> None:
 
 
 def test_installed_command_prints_github_annotations(memrepo: Path) -> None:
-    (memrepo / "memories" / "alice.md").write_text("# Memory: alice\n\nnot an entry\n", encoding="utf-8")
+    (memrepo / "memories" / "alice.md").write_text(
+        "# Memory: alice\n\nnot an entry\n", encoding="utf-8"
+    )
     proc = subprocess.run(
         ["agentmem", "check", "--format", "github"], cwd=memrepo, capture_output=True, text=True
     )
     assert proc.returncode == 1
-    assert proc.stdout.startswith("::error file=memories/alice.md,line=3,title=memory-structure::unexpected text")
+    assert proc.stdout.startswith(
+        "::error file=memories/alice.md,line=3,title=memory-structure::unexpected text"
+    )
     assert "1 error" in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -65,7 +71,10 @@ def test_pre_commit_try_repo_runs_the_hook(memrepo: Path, tmp_path: Path) -> Non
     memory is over budget: the hook runs ``agentmem check`` and fails naming the file. The hook
     environment is built offline from the packages already installed (no index, system site
     packages, no build isolation)."""
-    text = "# Memory: alice\n\n## Writing style\n" + "- Keep a collaborative tone with suppliers.\n" * 200
+    text = (
+        "# Memory: alice\n\n## Writing style\n"
+        + "- Keep a collaborative tone with suppliers.\n" * 200
+    )
     (memrepo / "memories" / "alice.md").write_text(text, encoding="utf-8")
     subprocess.run(["git", "add", "-A"], cwd=memrepo, check=True)
     subprocess.run(["git", "commit", "-qm", "over budget"], cwd=memrepo, check=True)

@@ -25,7 +25,9 @@ def make_rule(
     approved_by: str | None = None,
     scope: str | None = "contracts/supply",
     instruction: str = "Accept a 12-month warranty on supply contracts although the playbook asks for 24.",
-    limits: tuple[str, ...] = ("Not when the supplier has traded with us for less than two years.",),
+    limits: tuple[str, ...] = (
+        "Not when the supplier has traded with us for less than two years.",
+    ),
     version: int = 1,
 ) -> Rule:
     """A rule; with ``approved_by`` it carries a correct approval of its content."""
@@ -88,7 +90,15 @@ def commit_as(
 ) -> str:
     """``git add paths`` then commit them as ``person`` (plain git); returns the commit id."""
     subprocess.run(["git", "-C", str(root), "add", "-A", "--", *paths], check=True)
-    args = ["git", "-C", str(root), "-c", f"user.name={person.title()}", "-c", f"user.email={PEOPLE[person]}"]
+    args = [
+        "git",
+        "-C",
+        str(root),
+        "-c",
+        f"user.name={person.title()}",
+        "-c",
+        f"user.email={PEOPLE[person]}",
+    ]
     if sign_key is not None:
         args += ["-c", "gpg.format=ssh", "-c", f"user.signingkey={sign_key}"]
     message = subject + (f"\n\n{body}\n" if body else "\n")

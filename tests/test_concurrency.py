@@ -75,10 +75,14 @@ def test_twenty_parallel_accepts_make_twenty_clean_commits(
     assert len(commits) == 20
     seen = set()
     for sha in commits:
-        actor = git(memrepo, "log", "-1", "--format=%(trailers:key=Agentmem-Actor,valueonly)", sha).strip()
+        actor = git(
+            memrepo, "log", "-1", "--format=%(trailers:key=Agentmem-Actor,valueonly)", sha
+        ).strip()
         person = actor.split(" ")[0]
         assert actor == f"{person} <{person}@example.com>"
-        pid = git(memrepo, "log", "-1", "--format=%(trailers:key=Agentmem-Proposal,valueonly)", sha).strip()
+        pid = git(
+            memrepo, "log", "-1", "--format=%(trailers:key=Agentmem-Proposal,valueonly)", sha
+        ).strip()
         assert pid == proposals[person]
         assert git(memrepo, "show", "--name-only", "--format=", sha).split() == [
             f"inbox/{person}/{pid}.yaml",
@@ -97,7 +101,9 @@ def test_twenty_parallel_accepts_make_twenty_clean_commits(
         pass  # nobody holds the lock any more
 
 
-def test_staged_work_of_the_person_stays_staged_and_out_of_the_commit(memrepo: Path, runner: CliRunner) -> None:
+def test_staged_work_of_the_person_stays_staged_and_out_of_the_commit(
+    memrepo: Path, runner: CliRunner
+) -> None:
     notes = memrepo / "notes.txt"
     notes.write_text("draft v1\n", encoding="utf-8")
     git(memrepo, "add", "notes.txt")
@@ -115,14 +121,20 @@ def test_staged_work_of_the_person_stays_staged_and_out_of_the_commit(memrepo: P
     assert git(memrepo, "status", "--porcelain") == "MM notes.txt\n"
 
 
-def test_a_held_lock_makes_a_writer_say_busy(memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_held_lock_makes_a_writer_say_busy(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("AGENTMEM_LOCK_TIMEOUT", "0.2")
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time\nfrom filelock import FileLock\n"
-         "with FileLock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(60)\n",
-         str(memrepo / ".agentmem" / "lock")],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\nfrom filelock import FileLock\n"
+            "with FileLock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(60)\n",
+            str(memrepo / ".agentmem" / "lock"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"
@@ -138,11 +150,15 @@ def test_a_held_lock_makes_a_writer_say_busy(memrepo: Path, runner: CliRunner, m
 
 def test_the_lock_is_released_by_the_kernel_when_its_holder_dies(memrepo: Path) -> None:
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time\nfrom filelock import FileLock\nlock = FileLock(sys.argv[1])\nlock.acquire()\n"
-         "print('held', flush=True)\ntime.sleep(60)\n",
-         str(memrepo / ".agentmem" / "lock")],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\nfrom filelock import FileLock\nlock = FileLock(sys.argv[1])\nlock.acquire()\n"
+            "print('held', flush=True)\ntime.sleep(60)\n",
+            str(memrepo / ".agentmem" / "lock"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert holder.stdout is not None and holder.stdout.readline() == "held\n"
     repo = open_repository(memrepo)
@@ -155,7 +171,9 @@ def test_the_lock_is_released_by_the_kernel_when_its_holder_dies(memrepo: Path) 
         pass
 
 
-def test_a_memory_file_changed_since_its_diff_was_shown_is_not_overwritten(memrepo: Path, runner: CliRunner) -> None:
+def test_a_memory_file_changed_since_its_diff_was_shown_is_not_overwritten(
+    memrepo: Path, runner: CliRunner
+) -> None:
     from agentmem.errors import ApplyConflictError
     from agentmem.inbox import list_pending
     from agentmem.review import commit_accept, plan_accept
@@ -165,8 +183,11 @@ def test_a_memory_file_changed_since_its_diff_was_shown_is_not_overwritten(memre
     (proposal,) = list_pending(repo, "alice")
     plan = plan_accept(repo, proposal)  # the diff the person saw
     memory = memrepo / "memories" / "alice.md"
-    memory.write_text("# Memory: alice\n\n## Writing style\n- Edited meanwhile.\n\n## Priorities & scope\n\n"
-                      "## Recurring patterns\n\n## Rule dependencies\n", encoding="utf-8")
+    memory.write_text(
+        "# Memory: alice\n\n## Writing style\n- Edited meanwhile.\n\n## Priorities & scope\n\n"
+        "## Recurring patterns\n\n## Rule dependencies\n",
+        encoding="utf-8",
+    )
     head = git(memrepo, "rev-parse", "HEAD").strip()
     with pytest.raises(ApplyConflictError, match="changed on disk since its diff was shown"):
         with repo.locked():

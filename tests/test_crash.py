@@ -23,7 +23,9 @@ from agentmem.apply import writer
 ENTRY = "Keep answers short and lead with the decision."
 
 
-def _agentmem(root: Path, *args: str, crash_at: str | None = None) -> subprocess.CompletedProcess[str]:
+def _agentmem(
+    root: Path, *args: str, crash_at: str | None = None
+) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env.pop(writer.CRASH_ENV, None)
     if crash_at:
@@ -94,7 +96,9 @@ def test_sigkill_at_each_step_then_the_next_command_recovers(
     _assert_consistent(memrepo, before, pid, committed)
 
 
-def test_the_killed_process_left_debris_that_recovery_removes(memrepo: Path, runner: CliRunner) -> None:
+def test_the_killed_process_left_debris_that_recovery_removes(
+    memrepo: Path, runner: CliRunner
+) -> None:
     pid = _pending_id(runner)
     _agentmem(memrepo, "review", "--accept", pid, crash_at="after-temp-write")
     leftovers = list((memrepo / "memories").glob(".alice.md.*.agentmem-tmp"))
@@ -108,7 +112,9 @@ def test_the_killed_process_left_debris_that_recovery_removes(memrepo: Path, run
     assert list((memrepo / "memories").glob(".alice.md.*")) == []
 
 
-def test_after_recovery_the_proposal_can_still_be_accepted(memrepo: Path, runner: CliRunner) -> None:
+def test_after_recovery_the_proposal_can_still_be_accepted(
+    memrepo: Path, runner: CliRunner
+) -> None:
     pid = _pending_id(runner)
     _agentmem(memrepo, "review", "--accept", pid, crash_at="after-replace")
     result = _agentmem(memrepo, "review", "--accept", pid)
@@ -118,7 +124,9 @@ def test_after_recovery_the_proposal_can_still_be_accepted(memrepo: Path, runner
     assert git(memrepo, "status", "--porcelain") == ""
 
 
-def test_a_file_edited_by_hand_after_the_crash_is_left_alone(memrepo: Path, runner: CliRunner) -> None:
+def test_a_file_edited_by_hand_after_the_crash_is_left_alone(
+    memrepo: Path, runner: CliRunner
+) -> None:
     pid = _pending_id(runner)
     _agentmem(memrepo, "review", "--accept", pid, crash_at="after-replace")
     memory = memrepo / "memories" / "alice.md"
@@ -144,7 +152,9 @@ def _fail_writes_to(monkeypatch: pytest.MonkeyPatch, marker: str) -> None:
     monkeypatch.setattr(os, "write", write)
 
 
-@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc to know which file a write targets")
+@pytest.mark.skipif(
+    not Path("/proc/self/fd").is_dir(), reason="needs /proc to know which file a write targets"
+)
 @pytest.mark.parametrize("marker", [".alice.md.", ".pending.json."])
 def test_a_full_disk_leaves_the_file_byte_for_byte_and_nothing_committed(
     memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch, marker: str
@@ -175,7 +185,9 @@ def test_a_full_disk_leaves_the_file_byte_for_byte_and_nothing_committed(
         (lambda gdir: (gdir / "index.lock").write_text(""), "index.lock exists"),
     ],
 )
-def test_git_mid_operation_is_explained_before_any_write(memrepo: Path, runner: CliRunner, make, said: str) -> None:
+def test_git_mid_operation_is_explained_before_any_write(
+    memrepo: Path, runner: CliRunner, make, said: str
+) -> None:
     pid = _pending_id(runner)
     before = git(memrepo, "rev-parse", "HEAD").strip()
     make(memrepo / ".git")
@@ -212,7 +224,9 @@ def test_an_unreadable_journal_is_explained_not_guessed(memrepo: Path, runner: C
     path.write_text("{not json", encoding="utf-8")
     result = invoke(runner, "remember", "Prefer tables to lists.")
     assert result.exit_code == 1
-    assert "unreadable agentmem journal" in result.stderr and "then delete the file" in result.stderr
+    assert (
+        "unreadable agentmem journal" in result.stderr and "then delete the file" in result.stderr
+    )
     assert path.exists()
 
 
@@ -229,14 +243,25 @@ def test_an_atomic_write_keeps_the_file_mode(tmp_path: Path) -> None:
     assert fresh.stat().st_mode & 0o777 == 0o666 & ~umask
 
 
-@pytest.mark.parametrize(("step", "committed"), [("after-temp-write", False), ("before-commit", True)])
-def test_a_crash_while_writing_to_the_inbox_is_recovered_too(memrepo: Path, step: str, committed: bool) -> None:
+@pytest.mark.parametrize(
+    ("step", "committed"), [("after-temp-write", False), ("before-commit", True)]
+)
+def test_a_crash_while_writing_to_the_inbox_is_recovered_too(
+    memrepo: Path, step: str, committed: bool
+) -> None:
     before = git(memrepo, "rev-parse", "HEAD").strip()
     killed = _agentmem(memrepo, "remember", "Prefer tables to lists.", crash_at=step)
     assert killed.returncode == -signal.SIGKILL
     assert _agentmem(memrepo, "inbox").returncode == 0
     assert git(memrepo, "status", "--porcelain", "--untracked-files=all") == ""
-    pending = list((memrepo / "inbox" / "alice").glob("*.yaml")) if (memrepo / "inbox" / "alice").is_dir() else []
+    pending = (
+        list((memrepo / "inbox" / "alice").glob("*.yaml"))
+        if (memrepo / "inbox" / "alice").is_dir()
+        else []
+    )
     assert len(pending) == (1 if committed else 0)
-    assert (git(memrepo, "rev-parse", "HEAD^").strip() == before) if committed else (
-        git(memrepo, "rev-parse", "HEAD").strip() == before)
+    assert (
+        (git(memrepo, "rev-parse", "HEAD^").strip() == before)
+        if committed
+        else (git(memrepo, "rev-parse", "HEAD").strip() == before)
+    )

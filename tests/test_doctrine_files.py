@@ -79,7 +79,15 @@ def test_canonical_text_is_the_spec_layout_and_reads_back() -> None:
 
 
 def test_text_that_yaml_1_1_would_misread_is_quoted() -> None:
-    tricky = replace(RULE, title="yes", limits=("on", "1.10", "a: b", "2026-11-29"), origin_session="12345", approval=None, review_due=None, status="draft")
+    tricky = replace(
+        RULE,
+        title="yes",
+        limits=("on", "1.10", "a: b", "2026-11-29"),
+        origin_session="12345",
+        approval=None,
+        review_due=None,
+        status="draft",
+    )
     text = canonical_text(tricky)
     assert "title: 'yes'\n" in text and "  - 'on'\n" in text and "origin_session: '12345'\n" in text
     assert parse_rule_text(text, tricky.path) == tricky
@@ -89,20 +97,35 @@ def test_text_that_yaml_1_1_would_misread_is_quoted() -> None:
 
 def test_content_sha256_is_the_hash_of_the_canonical_json_content() -> None:
     blob = json.dumps(
-        {"title": RULE.title, "scope": RULE.scope, "instruction": RULE.instruction, "limits": list(RULE.limits)},
-        sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+        {
+            "title": RULE.title,
+            "scope": RULE.scope,
+            "instruction": RULE.instruction,
+            "limits": list(RULE.limits),
+        },
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
     )
     assert content_sha256(RULE) == hashlib.sha256(blob.encode()).hexdigest()
-    assert content_sha256(replace(RULE, justification="other", status="draft")) == content_sha256(RULE)
+    assert content_sha256(replace(RULE, justification="other", status="draft")) == content_sha256(
+        RULE
+    )
     assert content_sha256(replace(RULE, limits=())) != content_sha256(RULE)
-    assert lifecycle_problems(RULE) == [("approval.content_sha256", "does not match the content: it changed after approval")]
+    assert lifecycle_problems(RULE) == [
+        ("approval.content_sha256", "does not match the content: it changed after approval")
+    ]
 
 
 def test_missing_for_activation_and_overdue() -> None:
     from datetime import date
 
     assert missing_for_activation(RULE) == []
-    assert missing_for_activation(replace(RULE, scope=None, instruction=" ", limits=())) == ["scope", "instruction", "limit"]
+    assert missing_for_activation(replace(RULE, scope=None, instruction=" ", limits=())) == [
+        "scope",
+        "instruction",
+        "limit",
+    ]
     assert not is_overdue(RULE, date(2027, 2, 28))
     assert is_overdue(RULE, date(2027, 3, 1))
     assert not is_overdue(replace(RULE, status="suspended"), date(2027, 3, 1))
@@ -114,7 +137,8 @@ def test_an_edit_keeps_comments_and_key_order() -> None:
     edited = replace(rule, instruction="Never accept a warranty under 24 months.", version=2)
     new = updated_text(text, edited, rule.path)
     assert new == text.replace(
-        "instruction: Do not accept warranties shorter than 24 months.", "instruction: Never accept a warranty under 24 months."
+        "instruction: Do not accept warranties shorter than 24 months.",
+        "instruction: Never accept a warranty under 24 months.",
     ).replace("version: 1", "version: 2")
     assert parse_rule_text(new, rule.path) == edited
 
@@ -124,7 +148,9 @@ def test_an_edit_of_a_short_hand_written_file_inserts_missing_keys_in_place() ->
     rule = parse_rule_text(text, "doctrine/short.yaml")
     assert rule.limits == () and rule.scope is None and rule.approval is None
     new = updated_text(text, replace(rule, scope="hr", limits=("Only in France.",)), rule.path)
-    assert new.startswith("id: short\ntitle: Short   # hand-made\nstatus: draft\nscope: hr\ninstruction: Do it.\nlimits:\n  - Only in France.\n")
+    assert new.startswith(
+        "id: short\ntitle: Short   # hand-made\nstatus: draft\nscope: hr\ninstruction: Do it.\nlimits:\n  - Only in France.\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -134,16 +160,46 @@ def test_an_edit_of_a_short_hand_written_file_inserts_missing_keys_in_place() ->
         ("- a\n- b\n", "doctrine/x.yaml:1: (file): expected a mapping"),
         ("id: x\ntitle: [unclosed\n", "doctrine/x.yaml:"),
         ("id: x\n---\nid: y\n", "doctrine/x.yaml:2: (file): one YAML document"),
-        ("id: x\ntitle: T\nstatus: draft\ninstruction: I\nversion: 1\nproposed_by: bob\n", "doctrine/x.yaml:1: proposed_at: missing"),
-        ("id: X_Y\ntitle: T\nstatus: draft\ninstruction: I\nversion: 1\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\n", "doctrine/x.yaml:1: id: 'X_Y' is not"),
-        ("id: x\ntitle: T\nstatus: draft\ninstruction: I\nversion: 0\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\n", "doctrine/x.yaml:5: version: expected a whole number ≥ 1, got 0"),
-        ("id: x\ntitle: T\nstatus: draft\ninstruction: I\nversion: true\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\n", "doctrine/x.yaml:5: version: expected a whole number ≥ 1, got a boolean 'true'"),
-        ("id: x\ntitle: T\nstatus: draft\ninstruction: 12\nversion: 1\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\n", "doctrine/x.yaml:4: instruction: expected text, got a whole number '12'; quote it"),
-        ("id: x\ntitle: T\nstatus: draft\ninstruction: I\nlimits: a limit\nversion: 1\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\n", "doctrine/x.yaml:5: limits: expected a list"),
-        ("id: x\ntitle: T\nstatus: draft\ninstruction: I\nlimits:\n  - ok\n  - [nested]\nversion: 1\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\n", "doctrine/x.yaml:7: limits[2]: expected text, got a list"),
-        ("id: x\ntitle: T\nstatus: draft\ninstruction: I\nversion: 1\nproposed_by: bob\nproposed_at: 2026-13-29T10:02:00Z\n", "doctrine/x.yaml:7: proposed_at:"),
-        ("id: x\ntitle: T\nstatus: draft\ninstruction: I\nversion: 1\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\napproval:\n  by: carol\n  at: 2026-11-29T10:02:00Z\n  version: 1\n", "doctrine/x.yaml:8: approval.content_sha256: missing"),
-        ("id: x\ntitle: T\nstatus: draft\nscope: ../etc\ninstruction: I\nversion: 1\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\n", "doctrine/x.yaml:4: scope: invalid scope"),
+        (
+            "id: x\ntitle: T\nstatus: draft\ninstruction: I\nversion: 1\nproposed_by: bob\n",
+            "doctrine/x.yaml:1: proposed_at: missing",
+        ),
+        (
+            "id: X_Y\ntitle: T\nstatus: draft\ninstruction: I\nversion: 1\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\n",
+            "doctrine/x.yaml:1: id: 'X_Y' is not",
+        ),
+        (
+            "id: x\ntitle: T\nstatus: draft\ninstruction: I\nversion: 0\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\n",
+            "doctrine/x.yaml:5: version: expected a whole number ≥ 1, got 0",
+        ),
+        (
+            "id: x\ntitle: T\nstatus: draft\ninstruction: I\nversion: true\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\n",
+            "doctrine/x.yaml:5: version: expected a whole number ≥ 1, got a boolean 'true'",
+        ),
+        (
+            "id: x\ntitle: T\nstatus: draft\ninstruction: 12\nversion: 1\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\n",
+            "doctrine/x.yaml:4: instruction: expected text, got a whole number '12'; quote it",
+        ),
+        (
+            "id: x\ntitle: T\nstatus: draft\ninstruction: I\nlimits: a limit\nversion: 1\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\n",
+            "doctrine/x.yaml:5: limits: expected a list",
+        ),
+        (
+            "id: x\ntitle: T\nstatus: draft\ninstruction: I\nlimits:\n  - ok\n  - [nested]\nversion: 1\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\n",
+            "doctrine/x.yaml:7: limits[2]: expected text, got a list",
+        ),
+        (
+            "id: x\ntitle: T\nstatus: draft\ninstruction: I\nversion: 1\nproposed_by: bob\nproposed_at: 2026-13-29T10:02:00Z\n",
+            "doctrine/x.yaml:7: proposed_at:",
+        ),
+        (
+            "id: x\ntitle: T\nstatus: draft\ninstruction: I\nversion: 1\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\napproval:\n  by: carol\n  at: 2026-11-29T10:02:00Z\n  version: 1\n",
+            "doctrine/x.yaml:8: approval.content_sha256: missing",
+        ),
+        (
+            "id: x\ntitle: T\nstatus: draft\nscope: ../etc\ninstruction: I\nversion: 1\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\n",
+            "doctrine/x.yaml:4: scope: invalid scope",
+        ),
         ("id: x\n? [a, b]\n: c\n", "doctrine/x.yaml:2: "),
     ],
 )
@@ -154,22 +210,41 @@ def test_strict_reading_names_file_line_and_key(text: str, expected: str) -> Non
 
 
 TRAP_CASES = [
-    ("trap-duplicate-status", "doctrine/trap-duplicate-status.yaml:4: status: duplicate key (first at line 3)"),
-    ("trap-status-on", "doctrine/trap-status-on.yaml:3: status: expected one of draft, active, suspended, deactivated, archived; got a boolean 'on'"),
-    ("trap-version-float", "doctrine/trap-version-float.yaml:8: version: expected a whole number ≥ 1, got a decimal number '1.10'"),
-    ("trap-python-tag", "doctrine/trap-python-tag.yaml:5: instruction: tags (tag:yaml.org,2002:python/object/apply:os.system) are not allowed"),
+    (
+        "trap-duplicate-status",
+        "doctrine/trap-duplicate-status.yaml:4: status: duplicate key (first at line 3)",
+    ),
+    (
+        "trap-status-on",
+        "doctrine/trap-status-on.yaml:3: status: expected one of draft, active, suspended, deactivated, archived; got a boolean 'on'",
+    ),
+    (
+        "trap-version-float",
+        "doctrine/trap-version-float.yaml:8: version: expected a whole number ≥ 1, got a decimal number '1.10'",
+    ),
+    (
+        "trap-python-tag",
+        "doctrine/trap-python-tag.yaml:5: instruction: tags (tag:yaml.org,2002:python/object/apply:os.system) are not allowed",
+    ),
     ("trap-billion-laughs", "doctrine/trap-billion-laughs.yaml:1: a: anchors (&a) are not allowed"),
     ("trap-unknown-key", "doctrine/trap-unknown-key.yaml:14: approved: unknown key"),
 ]
 
 
 def _state(root: Path) -> tuple[str, str, dict[str, bytes]]:
-    files = {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git" not in p.parts and ".agentmem" not in p.parts}
+    files = {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and ".git" not in p.parts and ".agentmem" not in p.parts
+    }
     return git(root, "rev-parse", "HEAD"), git(root, "status", "--porcelain"), files
 
 
 @pytest.mark.parametrize(("name", "expected"), TRAP_CASES, ids=[c[0] for c in TRAP_CASES])
-@pytest.mark.parametrize("command", [("doctrine", "show"), ("doctrine", "approve"), ("doctrine", "edit"), ("doctrine", "list")])
+@pytest.mark.parametrize(
+    "command",
+    [("doctrine", "show"), ("doctrine", "approve"), ("doctrine", "edit"), ("doctrine", "list")],
+)
 def test_hand_written_traps_exit_1_with_file_line_and_no_side_effect(
     memrepo: Path, runner: CliRunner, name: str, expected: str, command: tuple[str, ...]
 ) -> None:
@@ -192,10 +267,16 @@ def test_a_2_mb_rule_file_exits_1_before_it_is_read(memrepo: Path, runner: CliRu
     big = memrepo / "doctrine" / "huge.yaml"
     big.write_text("id: huge\ntitle: " + "x" * (2 * 1024 * 1024) + "\n", encoding="utf-8")
     before = _state(memrepo)
-    for args in (("doctrine", "show", "huge"), ("doctrine", "list"), ("doctrine", "approve", "huge")):
+    for args in (
+        ("doctrine", "show", "huge"),
+        ("doctrine", "list"),
+        ("doctrine", "approve", "huge"),
+    ):
         result = invoke(runner, *args)
         assert result.exit_code == 1
-        assert result.stderr.startswith("error: doctrine/huge.yaml:1: (file): 2,097,169 bytes; a rule file holds at most 65,536")
+        assert result.stderr.startswith(
+            "error: doctrine/huge.yaml:1: (file): 2,097,169 bytes; a rule file holds at most 65,536"
+        )
         assert "Traceback" not in result.stderr
     assert _state(memrepo) == before
 
@@ -203,5 +284,8 @@ def test_a_2_mb_rule_file_exits_1_before_it_is_read(memrepo: Path, runner: CliRu
 def test_a_rule_whose_id_is_not_its_file_name_is_refused(memrepo: Path) -> None:
     text = (TRAPS / "commented-rule.yaml").read_text(encoding="utf-8")
     (memrepo / "doctrine" / "other-name.yaml").write_text(text, encoding="utf-8")
-    with pytest.raises(DoctrineError, match=r"^doctrine/other-name.yaml:1: id: is 'commented-rule'; it must match the file name"):
+    with pytest.raises(
+        DoctrineError,
+        match=r"^doctrine/other-name.yaml:1: id: is 'commented-rule'; it must match the file name",
+    ):
         load_rules(memrepo)

@@ -18,7 +18,10 @@ EMAIL = "bob.stone@example.org"
 def shared(memrepo: Path, tmp_path: Path) -> Path:
     """memrepo with bob (member) in roles.yaml and a bare remote ``origin`` holding it."""
     roles = memrepo / "roles.yaml"
-    roles.write_text(roles.read_text(encoding="utf-8") + "bob:\n  email: bob@example.com\n  role: member\n", encoding="utf-8")
+    roles.write_text(
+        roles.read_text(encoding="utf-8") + "bob:\n  email: bob@example.com\n  role: member\n",
+        encoding="utf-8",
+    )
     git(memrepo, "commit", "-qm", "add bob", "--", "roles.yaml")
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
@@ -28,8 +31,11 @@ def shared(memrepo: Path, tmp_path: Path) -> Path:
 
 
 def _objects(root: Path) -> bytes:
-    return subprocess.run(["git", "-C", str(root), "cat-file", "--batch-all-objects", "--batch"],
-                          capture_output=True, check=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(root), "cat-file", "--batch-all-objects", "--batch"],
+        capture_output=True,
+        check=True,
+    ).stdout
 
 
 def _as(root: Path, who: str) -> None:
@@ -58,8 +64,12 @@ def test_erase_text_of_an_email_committed_then_removed(shared: Path, runner: Cli
     local = root / ".agentmem"
     local.mkdir(exist_ok=True)
     (local / "queue.jsonl").write_text(
-        json.dumps({"session_id": "s1", "transcript_path": f"/tmp/{EMAIL}.jsonl"}) + "\n"
-        + json.dumps({"session_id": "s2", "transcript_path": "/tmp/other.jsonl"}) + "\n", encoding="utf-8")
+        json.dumps({"session_id": "s1", "transcript_path": f"/tmp/{EMAIL}.jsonl"})
+        + "\n"
+        + json.dumps({"session_id": "s2", "transcript_path": "/tmp/other.jsonl"})
+        + "\n",
+        encoding="utf-8",
+    )
     (local / "cache").mkdir()
     (local / "cache" / "last-prompt.txt").write_text(f"write to {EMAIL}\n", encoding="utf-8")
     commits_before = int(git(root, "rev-list", "--count", "HEAD"))
@@ -68,7 +78,10 @@ def test_erase_text_of_an_email_committed_then_removed(shared: Path, runner: Cli
     result = invoke(runner, "erase", "--text", EMAIL, "--yes")
     assert result.exit_code == 0, result.stderr
     assert EMAIL not in result.stdout + result.stderr
-    assert "verified: git log --all -S / --grep; reflog; git cat-file --batch-all-objects --batch find nothing" in result.stdout
+    assert (
+        "verified: git log --all -S / --grep; reflog; git cat-file --batch-all-objects --batch find nothing"
+        in result.stdout
+    )
     assert "git push --force origin 'refs/heads/*:refs/heads/*'" in result.stdout
     assert "every other clone must be deleted and cloned again" in result.stdout
 
@@ -81,7 +94,9 @@ def test_erase_text_of_an_email_committed_then_removed(shared: Path, runner: Cli
     # the erase commit: who erased what class of data, never the data; every commit kept
     head = git(root, "log", "-1", "--format=%B")
     assert head.startswith("erase: text (pii:email)\n")
-    assert "Agentmem-Action: erase\n" in head and "Agentmem-Actor: alice <alice@example.com>" in head
+    assert (
+        "Agentmem-Action: erase\n" in head and "Agentmem-Actor: alice <alice@example.com>" in head
+    )
     assert int(git(root, "rev-list", "--count", "HEAD")) == commits_before + 1
     assert git(root, "status", "--porcelain") == ""
     # local files
@@ -89,7 +104,9 @@ def test_erase_text_of_an_email_committed_then_removed(shared: Path, runner: Cli
     assert not (local / "cache" / "last-prompt.txt").exists()
     # sync waits for the forced push, then carries on
     blocked = invoke(runner, "sync")
-    assert blocked.exit_code == 1 and "fetching it would bring the erased data back" in blocked.stderr
+    assert (
+        blocked.exit_code == 1 and "fetching it would bring the erased data back" in blocked.stderr
+    )
     git(root, "push", "-q", "--force", "origin", "refs/heads/*:refs/heads/*")
     assert invoke(runner, "sync").exit_code == 0
     assert EMAIL.encode() not in _objects(root)
@@ -99,7 +116,9 @@ def test_erase_text_in_the_work_tree_and_the_inbox(shared: Path, runner: CliRunn
     root = shared
     assert invoke(runner, "remember", "Quote clause numbers.").exit_code == 0
     (inbox_file,) = (root / "inbox" / "alice").glob("*.yaml")
-    inbox_file.write_text(inbox_file.read_text(encoding="utf-8") + f"# seen by {EMAIL}\n", encoding="utf-8")
+    inbox_file.write_text(
+        inbox_file.read_text(encoding="utf-8") + f"# seen by {EMAIL}\n", encoding="utf-8"
+    )
     git(root, "commit", "-qam", "hand edit")
     result = invoke(runner, "erase", "--text", EMAIL, "--yes")
     assert result.exit_code == 0, result.stderr
@@ -118,13 +137,19 @@ def test_erase_person_removes_their_memory_everywhere_and_keeps_the_audit_trail(
     _as(root, "bob")
     assert invoke(runner, "remember", "Bob prefers bullet points.").exit_code == 0
     assert invoke(runner, "review", "--accept", "all").exit_code == 0
-    assert invoke(runner, "remember", "Bob reads contracts at night.").exit_code == 0  # still pending
+    assert (
+        invoke(runner, "remember", "Bob reads contracts at night.").exit_code == 0
+    )  # still pending
     _as(root, "alice")
     assert invoke(runner, "remember", "Alice quotes clause numbers.").exit_code == 0
     assert invoke(runner, "review", "--accept", "all").exit_code == 0
     (root / ".agentmem" / "usage.jsonl").write_text(
-        json.dumps({"run_id": "r1", "actor": "bob", "scope": "contracts"}) + "\n"
-        + json.dumps({"run_id": "r2", "actor": "alice", "scope": "contracts"}) + "\n", encoding="utf-8")
+        json.dumps({"run_id": "r1", "actor": "bob", "scope": "contracts"})
+        + "\n"
+        + json.dumps({"run_id": "r2", "actor": "alice", "scope": "contracts"})
+        + "\n",
+        encoding="utf-8",
+    )
     alice_before = (root / "memories" / "alice.md").read_text(encoding="utf-8")
     count = int(git(root, "rev-list", "--count", "HEAD"))
 
@@ -136,12 +161,23 @@ def test_erase_person_removes_their_memory_everywhere_and_keeps_the_audit_trail(
     assert git(root, "log", "--all", "--oneline", "--", "memories/bob.md", "inbox/bob") == ""
     assert "memories/bob.md" not in git(root, "rev-list", "--all", "--objects")
     objects = _objects(root)
-    assert b"Bob prefers bullet points." not in objects and b"Bob reads contracts at night." not in objects
+    assert (
+        b"Bob prefers bullet points." not in objects
+        and b"Bob reads contracts at night." not in objects
+    )
     assert (root / "memories" / "alice.md").read_text(encoding="utf-8") == alice_before
     assert int(git(root, "rev-list", "--count", "HEAD")) == count + 1
-    assert "memory(bob): add to" in git(root, "log", "--format=%s")  # the decision stays, not the data
-    assert git(root, "log", "-1", "--format=%(trailers:key=Agentmem-Erased,valueonly)").strip() == "memory and inbox of bob"
-    assert [json.loads(ln)["actor"] for ln in (root / ".agentmem" / "usage.jsonl").read_text().splitlines()] == ["alice"]
+    assert "memory(bob): add to" in git(
+        root, "log", "--format=%s"
+    )  # the decision stays, not the data
+    assert (
+        git(root, "log", "-1", "--format=%(trailers:key=Agentmem-Erased,valueonly)").strip()
+        == "memory and inbox of bob"
+    )
+    assert [
+        json.loads(ln)["actor"]
+        for ln in (root / ".agentmem" / "usage.jsonl").read_text().splitlines()
+    ] == ["alice"]
     assert git(root, "status", "--porcelain") == ""
 
 
@@ -163,7 +199,9 @@ def test_uncommitted_changes_and_stashes_are_refused(shared: Path, runner: CliRu
 
 
 @pytest.mark.parametrize("text", ["abc", " padded ", "two\nlines"])
-def test_a_text_too_short_or_not_one_line_is_refused(shared: Path, runner: CliRunner, text: str) -> None:
+def test_a_text_too_short_or_not_one_line_is_refused(
+    shared: Path, runner: CliRunner, text: str
+) -> None:
     result = invoke(runner, "erase", "--text", text, "--yes")
     assert result.exit_code == 2
 
@@ -185,10 +223,15 @@ def test_a_clone_that_predates_the_erase_refuses_to_replay_the_old_history(
     assert invoke(runner, "remember", "Quote clause numbers.").exit_code == 0
     result = invoke(runner, "sync")
     assert result.exit_code == 1
-    assert "was rewritten by agentmem erase" in result.stderr and "clone the repository again" in result.stderr
+    assert (
+        "was rewritten by agentmem erase" in result.stderr
+        and "clone the repository again" in result.stderr
+    )
 
 
-def test_the_text_can_come_from_stdin_so_it_stays_out_of_shell_history(shared: Path, runner: CliRunner) -> None:
+def test_the_text_can_come_from_stdin_so_it_stays_out_of_shell_history(
+    shared: Path, runner: CliRunner
+) -> None:
     (shared / "notes.md").write_text(f"{EMAIL}\n", encoding="utf-8")
     git(shared, "add", "notes.md")
     git(shared, "commit", "-qm", "notes")

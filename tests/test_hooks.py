@@ -322,7 +322,10 @@ def test_a_missing_transcript_stays_queued_and_the_others_go_on(
     _queue_transcript(runner, tmp_path)
     result = invoke(runner, "harvest", "--queue", "--provider", "offline")
     assert result.exit_code == 1
-    assert f"session {TRANSCRIPT_SESSION} (session.jsonl, 28 turns, 0 of them yours) via offline" in result.stdout
+    assert (
+        f"session {TRANSCRIPT_SESSION} (session.jsonl, 28 turns, 0 of them yours) via offline"
+        in result.stdout
+    )
     assert "error: session 11111111-2222-3333-4444-555555555555:" in result.stderr
     assert "transcript not found" in result.stderr
     assert "1 session waits in the harvest queue" in invoke(runner, "inbox").stderr

@@ -20,7 +20,19 @@ MEMORY = "# Memory: alice\n\n## Writing style\n\n## Priorities & scope\n\n## Rec
 
 @pytest.mark.parametrize(
     "value",
-    ["../alice", "alice/..", "/etc/passwd", "al\x00ice", "Alice", "alice\n", "", "-alice", "a" * 65, "al ice", "ali.ce"],
+    [
+        "../alice",
+        "alice/..",
+        "/etc/passwd",
+        "al\x00ice",
+        "Alice",
+        "alice\n",
+        "",
+        "-alice",
+        "a" * 65,
+        "al ice",
+        "ali.ce",
+    ],
 )
 def test_person_and_rule_ids_must_be_slugs(value: str) -> None:
     with pytest.raises(UsageError, match="invalid person id"):
@@ -32,7 +44,10 @@ def test_a_valid_slug_passes() -> None:
 
 
 def test_two_people_whose_ids_differ_only_by_case_are_refused() -> None:
-    roles = {"alice": {"email": "a@example.com", "role": "admin"}, "Alice": {"email": "b@example.com", "role": "member"}}
+    roles = {
+        "alice": {"email": "a@example.com", "role": "admin"},
+        "Alice": {"email": "b@example.com", "role": "member"},
+    }
     with pytest.raises(ConfigError, match=r"invalid person id 'Alice'"):
         parse_roles(roles, "roles.yaml")
 
@@ -59,7 +74,9 @@ def _head(root: Path) -> str:
     return git(root, "rev-parse", "HEAD").strip()
 
 
-def test_a_symlinked_memory_file_is_refused_and_its_target_untouched(memrepo: Path, tmp_path: Path) -> None:
+def test_a_symlinked_memory_file_is_refused_and_its_target_untouched(
+    memrepo: Path, tmp_path: Path
+) -> None:
     outside = tmp_path / "outside.md"
     outside.write_text("precious\n", encoding="utf-8")
     (memrepo / "memories" / "alice.md").symlink_to(outside)
@@ -86,7 +103,9 @@ def test_a_case_only_twin_is_refused(memrepo: Path) -> None:
     assert not (memrepo / "memories" / "alice.md").exists()
 
 
-def test_review_refuses_a_symlinked_memory_with_exit_1(memrepo: Path, runner: CliRunner, tmp_path: Path) -> None:
+def test_review_refuses_a_symlinked_memory_with_exit_1(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
     outside = tmp_path / "victim.txt"
     outside.write_text(MEMORY, encoding="utf-8")
     os.symlink(outside, memrepo / "memories" / "alice.md")

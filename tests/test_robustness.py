@@ -189,9 +189,14 @@ def test_a_session_still_being_written_is_read_up_to_its_last_complete_line(
     assert invoke(runner, "harvest", str(broken), "--provider", "offline").exit_code == 1
 
 
-def test_settings_without_git_point_to_init(tmp_path: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_settings_without_git_point_to_init(
+    tmp_path: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "agentmem.yaml").write_text("", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     result = invoke(runner, "inbox")
     assert result.exit_code == 1
-    assert "has agentmem.yaml but is not in a git work tree" in result.stderr and "agentmem init" in result.stderr
+    assert (
+        "has agentmem.yaml but is not in a git work tree" in result.stderr
+        and "agentmem init" in result.stderr
+    )

@@ -26,7 +26,10 @@ def clones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path,
     a = tmp_path / "a"
     init_repository(a)
     roles = a / "roles.yaml"
-    roles.write_text(roles.read_text(encoding="utf-8") + "bob:\n  email: bob@example.com\n  role: member\n", encoding="utf-8")
+    roles.write_text(
+        roles.read_text(encoding="utf-8") + "bob:\n  email: bob@example.com\n  role: member\n",
+        encoding="utf-8",
+    )
     git(a, "commit", "-qm", "add bob", "--", "roles.yaml")
     git(a, "remote", "add", "origin", str(remote))
     git(a, "push", "-q", "-u", "origin", "main")
@@ -65,19 +68,28 @@ def test_two_clones_accept_different_proposals_and_the_remote_holds_both(
     assert "pushed to origin/main" in _sync(runner).stdout
     _in(monkeypatch, b)
     _remember_and_accept(runner, "Bob wants the clause numbers quoted.")
-    mine = git(b, "log", "--format=%s|%(trailers:key=Agentmem-Proposal,valueonly)|%an", "-2").split("\n")
+    mine = git(b, "log", "--format=%s|%(trailers:key=Agentmem-Proposal,valueonly)|%an", "-2").split(
+        "\n"
+    )
     out = _sync(runner).stdout
     assert "pushed to origin/main" in out and "2 replayed onto theirs" in out
     assert "- Alice likes short answers.\n" in _show(remote, "memories/alice.md")
     assert "- Bob wants the clause numbers quoted.\n" in _show(remote, "memories/bob.md")
     # the replayed commits keep their subject, trailers and author
-    assert git(remote, "log", "--format=%s|%(trailers:key=Agentmem-Proposal,valueonly)|%an", "-2").split("\n") == mine
+    assert (
+        git(
+            remote, "log", "--format=%s|%(trailers:key=Agentmem-Proposal,valueonly)|%an", "-2"
+        ).split("\n")
+        == mine
+    )
     assert git(b, "rev-parse", "HEAD") == git(remote, "rev-parse", "main")
     assert git(b, "status", "--porcelain", "--untracked-files=all") == ""
     assert (b / "memories" / "alice.md").exists()
     _in(monkeypatch, a)
     assert "brought in 2 commit(s) from origin/main" in _sync(runner).stdout
-    assert (a / "memories" / "bob.md").read_text(encoding="utf-8") == _show(remote, "memories/bob.md")
+    assert (a / "memories" / "bob.md").read_text(encoding="utf-8") == _show(
+        remote, "memories/bob.md"
+    )
     assert "up to date with origin/main" in _sync(runner).stdout
 
 
@@ -87,10 +99,23 @@ def _as_alice(b: Path) -> None:
 
 def _modify(runner: CliRunner, tmp_path: Path, target: str, text: str) -> None:
     answer = tmp_path / "answer.json"
-    answer.write_text(json.dumps({"proposals": [{
-        "action": "modify", "route": "memory", "section": "Writing style", "target": target,
-        "text": text, "justification": "asked in the session",
-    }]}), encoding="utf-8")
+    answer.write_text(
+        json.dumps(
+            {
+                "proposals": [
+                    {
+                        "action": "modify",
+                        "route": "memory",
+                        "section": "Writing style",
+                        "target": target,
+                        "text": text,
+                        "justification": "asked in the session",
+                    }
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
     session = tmp_path / "session.md"
     session.write_text("User: change it\nAssistant: ok\n", encoding="utf-8")
     result = invoke(runner, "harvest", str(session), "--proposals", str(answer))
@@ -100,7 +125,10 @@ def _modify(runner: CliRunner, tmp_path: Path, target: str, text: str) -> None:
 
 
 def test_the_same_entry_changed_on_both_sides_pauses_and_keeps_everything(
-    clones: tuple[Path, Path, Path], runner: CliRunner, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    clones: tuple[Path, Path, Path],
+    runner: CliRunner,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     remote, a, b = clones
     _in(monkeypatch, a)
@@ -110,19 +138,25 @@ def test_the_same_entry_changed_on_both_sides_pauses_and_keeps_everything(
     _in(monkeypatch, b)
     _sync(runner)
     _in(monkeypatch, a)
-    _modify(runner, tmp_path, "collaborative tone", "Keep a warm, collaborative tone with suppliers.")
+    _modify(
+        runner, tmp_path, "collaborative tone", "Keep a warm, collaborative tone with suppliers."
+    )
     _sync(runner)
     remote_head = git(remote, "rev-parse", "main")
     _in(monkeypatch, b)
     _modify(runner, tmp_path, "collaborative tone", "Keep a formal tone with suppliers.")
     local_head = git(b, "rev-parse", "HEAD")
     result = _sync(runner, code=1)
-    assert "sync paused: memories/alice.md: the same entry was changed on both sides" in result.stderr
+    assert (
+        "sync paused: memories/alice.md: the same entry was changed on both sides" in result.stderr
+    )
     assert "Your local commits are kept; nothing was pushed" in result.stderr
     assert "Traceback" not in result.stderr
     assert git(remote, "rev-parse", "main") == remote_head
     assert git(b, "rev-parse", "HEAD") == local_head
-    assert "- Keep a formal tone with suppliers.\n" in (b / "memories" / "alice.md").read_text(encoding="utf-8")
+    assert "- Keep a formal tone with suppliers.\n" in (b / "memories" / "alice.md").read_text(
+        encoding="utf-8"
+    )
     assert git(b, "status", "--porcelain", "--untracked-files=all") == ""
     assert not (b / ".git" / "rebase-merge").exists()
 
@@ -139,12 +173,18 @@ def test_entries_added_to_the_same_section_on_both_sides_are_both_kept(
     _remember_and_accept(runner, "From the desktop.")  # b has never seen the file: both created it
     _sync(runner)
     text = _show(remote, "memories/alice.md")
-    assert "## Writing style\n- From the laptop.\n- From the desktop.\n\n## Priorities & scope\n" in text
+    assert (
+        "## Writing style\n- From the laptop.\n- From the desktop.\n\n## Priorities & scope\n"
+        in text
+    )
     assert text.count("# Memory: alice") == 1
 
 
 def test_a_rejected_push_is_retried(
-    clones: tuple[Path, Path, Path], runner: CliRunner, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    clones: tuple[Path, Path, Path],
+    runner: CliRunner,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     """A pre-push hook in b makes a third clone push first, once: b's push is rejected, b
     fetches again, replays and pushes."""
@@ -183,7 +223,9 @@ def test_local_changes_in_the_way_stop_the_sync_before_the_push(
     _sync(runner)
     _in(monkeypatch, b)
     _remember_and_accept(runner, "Bob wants the clause numbers quoted.")
-    (b / "roles.yaml").write_text((b / "roles.yaml").read_text(encoding="utf-8") + "# mine\n", encoding="utf-8")
+    (b / "roles.yaml").write_text(
+        (b / "roles.yaml").read_text(encoding="utf-8") + "# mine\n", encoding="utf-8"
+    )
     before = git(remote, "rev-parse", "main")
     result = _sync(runner, code=1)
     assert "your uncommitted changes are in the way" in result.stderr
@@ -193,10 +235,14 @@ def test_local_changes_in_the_way_stop_the_sync_before_the_push(
 
 def test_no_remote_is_explained(memrepo: Path, runner: CliRunner) -> None:
     result = _sync(runner, code=1)
-    assert "no remote named 'origin'" in result.stderr and "git remote add origin URL" in result.stderr
+    assert (
+        "no remote named 'origin'" in result.stderr and "git remote add origin URL" in result.stderr
+    )
 
 
-def test_first_sync_to_an_empty_remote_pushes(memrepo: Path, runner: CliRunner, tmp_path: Path) -> None:
+def test_first_sync_to_an_empty_remote_pushes(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
     remote = tmp_path / "empty.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
     git(memrepo, "remote", "add", "origin", str(remote))
@@ -216,14 +262,18 @@ def test_merge_keeps_a_modify_and_an_add_next_to_it() -> None:
     base = _memory(("Writing style", "a"))
     ours = _memory(("Writing style", "a2"))
     theirs = _memory(("Writing style", "a"), ("Writing style", "b"))
-    assert merge_file("memories/alice.md", base, ours, theirs) == _memory(("Writing style", "a2"), ("Writing style", "b"))
+    assert merge_file("memories/alice.md", base, ours, theirs) == _memory(
+        ("Writing style", "a2"), ("Writing style", "b")
+    )
 
 
 def test_merge_of_changes_in_different_sections() -> None:
     base = _memory(("Writing style", "a"), ("Recurring patterns", "r"))
     ours = _memory(("Recurring patterns", "r"))
     theirs = _memory(("Writing style", "a"), ("Recurring patterns", "r2"))
-    assert merge_file("memories/alice.md", base, ours, theirs) == _memory(("Recurring patterns", "r2"))
+    assert merge_file("memories/alice.md", base, ours, theirs) == _memory(
+        ("Recurring patterns", "r2")
+    )
 
 
 @pytest.mark.parametrize(
@@ -239,7 +289,12 @@ def test_the_same_entry_modified_or_removed_on_both_sides_conflicts(ours, theirs
 def test_a_rule_changed_on_both_sides_conflicts_even_on_different_lines() -> None:
     base = b"id: r\ntitle: T\nversion: 1\n"
     with pytest.raises(MergeConflict, match="the same doctrine rule was changed on both sides"):
-        merge_file("doctrine/r.yaml", base, b"id: r\ntitle: T2\nversion: 2\n", b"id: r\ntitle: T\nversion: 2\nx: 1\n")
+        merge_file(
+            "doctrine/r.yaml",
+            base,
+            b"id: r\ntitle: T2\nversion: 2\n",
+            b"id: r\ntitle: T\nversion: 2\nx: 1\n",
+        )
 
 
 def test_identical_changes_merge_silently() -> None:

@@ -56,7 +56,9 @@ class EraseTarget:
     data_class: str = ""
 
     def paths(self) -> list[str]:
-        return [f"{MEMORY_DIR}/{self.person}.md", f"{INBOX_DIR}/{self.person}/"] if self.person else []
+        return (
+            [f"{MEMORY_DIR}/{self.person}.md", f"{INBOX_DIR}/{self.person}/"] if self.person else []
+        )
 
 
 @dataclass
@@ -76,7 +78,9 @@ class EraseResult:
     untracked: list[str] = field(default_factory=list)
 
 
-def make_target(repo: Repository, actor: Person, person: str | None, text: str | None) -> EraseTarget:
+def make_target(
+    repo: Repository, actor: Person, person: str | None, text: str | None
+) -> EraseTarget:
     """Validate the request: admin only, exactly one of ``person``/``text``. Raises
     :class:`GovernanceError` (naming the role needed and the actor's) or :class:`UsageError`."""
     if actor.role != "admin":
@@ -93,14 +97,18 @@ def make_target(repo: Repository, actor: Person, person: str | None, text: str |
     if text != text.strip() or "\n" in text or "\r" in text or "\0" in text:
         raise UsageError("--text must be one line without leading or trailing spaces")
     if len(text) < MIN_TEXT_CHARS:
-        raise UsageError(f"--text must be at least {MIN_TEXT_CHARS} characters (it would erase too much)")
+        raise UsageError(
+            f"--text must be at least {MIN_TEXT_CHARS} characters (it would erase too much)"
+        )
     return EraseTarget(text=text, data_class=f"text ({_text_class(text)})")
 
 
 def _text_class(text: str) -> str:
     from agentmem import guard
 
-    codes = sorted({f.code for f in guard.scan(text, kind="file") if f.code.startswith(("pii", "secret"))})
+    codes = sorted(
+        {f.code for f in guard.scan(text, kind="file") if f.code.startswith(("pii", "secret"))}
+    )
     return ", ".join(codes) or "free text"
 
 
@@ -124,12 +132,22 @@ def survey(repo: Repository, target: EraseTarget) -> Survey:
     root = repo.root
     files = [c.path for c in _work_tree_changes(root, target)]
     if target.text:
-        commits = set(gitio.run_git(root, ["log", "--all", "--format=%H", "-S", target.text]).stdout.split())
-        commits |= set(gitio.run_git(root, ["log", "--all", "--format=%H", "-F", f"--grep={target.text}"]).stdout.split())
+        commits = set(
+            gitio.run_git(root, ["log", "--all", "--format=%H", "-S", target.text]).stdout.split()
+        )
+        commits |= set(
+            gitio.run_git(
+                root, ["log", "--all", "--format=%H", "-F", f"--grep={target.text}"]
+            ).stdout.split()
+        )
         blobs = gitio.run_git_bytes(root, ["cat-file", "--batch-all-objects", "--batch"])
         objects = target.text.encode("utf-8") in blobs
     else:
-        commits = set(gitio.run_git(root, ["log", "--all", "--format=%H", "--", *target.paths()]).stdout.split())
+        commits = set(
+            gitio.run_git(
+                root, ["log", "--all", "--format=%H", "--", *target.paths()]
+            ).stdout.split()
+        )
         objects = False
     local = [p.relative_to(root).as_posix() for p, _ in _local_edits(root, repo, target)]
     return Survey(files, len(commits), local, objects)
@@ -184,7 +202,9 @@ def _preflight(root: Path) -> None:
             f"refs that erase would not rewrite: {', '.join(odd)}",
             hint="apply or drop stashes (git stash list), notes and other refs first, then retry",
         )
-    proc = subprocess.run([sys.executable, "-m", "git_filter_repo", "--version"], capture_output=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "git_filter_repo", "--version"], capture_output=True
+    )
     if proc.returncode != 0:
         raise EraseError("git-filter-repo is not installed", hint="pip install git-filter-repo")
 
@@ -192,8 +212,12 @@ def _preflight(root: Path) -> None:
 def _work_tree_changes(root: Path, target: EraseTarget) -> list[FileChange]:
     if target.person:
         rels = [f"{MEMORY_DIR}/{target.person}.md"]
-        rels += gitio.run_git(root, ["ls-files", "-z", "--", f"{INBOX_DIR}/{target.person}/"]).stdout.split("\0")
-        return [FileChange(r, read_current(root, r), None) for r in rels if r and (root / r).is_file()]
+        rels += gitio.run_git(
+            root, ["ls-files", "-z", "--", f"{INBOX_DIR}/{target.person}/"]
+        ).stdout.split("\0")
+        return [
+            FileChange(r, read_current(root, r), None) for r in rels if r and (root / r).is_file()
+        ]
     assert target.text is not None
     proc = gitio.run_git(root, ["grep", "-l", "-z", "-F", "-e", target.text], check=False)
     changes = []
@@ -201,15 +225,19 @@ def _work_tree_changes(root: Path, target: EraseTarget) -> list[FileChange]:
         try:
             old = read_current(root, rel)
         except UnicodeDecodeError:
-            raise EraseError(f"{rel}: a binary file holds the text; erase edits text files only",
-                             hint="remove that file by hand, commit, then retry") from None
+            raise EraseError(
+                f"{rel}: a binary file holds the text; erase edits text files only",
+                hint="remove that file by hand, commit, then retry",
+            ) from None
         if old is not None:
             changes.append(FileChange(rel, old, old.replace(target.text, REMOVED)))
     return changes
 
 
 # -- local files ------------------------------------------------------------------------------
-def _local_edits(root: Path, repo: Repository, target: EraseTarget) -> list[tuple[Path, str | None]]:
+def _local_edits(
+    root: Path, repo: Repository, target: EraseTarget
+) -> list[tuple[Path, str | None]]:
     """Files of ``.agentmem/`` (never the lock) holding the data, with their new text (None:
     delete): JSON-lines files lose the lines holding it, other files (caches) go."""
     base = root / LOCAL_DIR
@@ -294,8 +322,12 @@ def _rewrite_history(root: Path, target: EraseTarget) -> list[str]:
             args += ["--replace-text", str(texts), "--replace-message", str(texts)]
         else:
             args += ["--invert-paths", *[x for p in target.paths() for x in ("--path", p)]]
-        proc = subprocess.run([sys.executable, "-m", "git_filter_repo", *args], cwd=mirror,
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "git_filter_repo", *args],
+            cwd=mirror,
+            capture_output=True,
+            text=True,
+        )
         if proc.returncode != 0:
             raise EraseError(
                 f"git filter-repo failed: {(proc.stderr.strip().splitlines() or ['?'])[-1]}",
@@ -309,8 +341,19 @@ def _rewrite_history(root: Path, target: EraseTarget) -> list[str]:
 
 def _take_back(root: Path, mirror: Path) -> None:
     refs = gitio.run_git(root, ["for-each-ref", "--format=%(refname)"]).stdout.split()
-    gitio.run_git(root, ["fetch", "--quiet", "--force", "--update-head-ok", "--no-tags", str(mirror),
-                         "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"])
+    gitio.run_git(
+        root,
+        [
+            "fetch",
+            "--quiet",
+            "--force",
+            "--update-head-ok",
+            "--no-tags",
+            str(mirror),
+            "+refs/heads/*:refs/heads/*",
+            "+refs/tags/*:refs/tags/*",
+        ],
+    )
     kept = set(gitio.run_git(mirror, ["for-each-ref", "--format=%(refname)"]).stdout.split())
     for ref in refs:
         if ref not in kept:
@@ -322,7 +365,7 @@ def _first_changed(report: str) -> list[str]:
     lines = report.splitlines()
     for i, line in enumerate(lines):
         if "First Changed Commit(s)" in line:
-            return [ln.strip() for ln in lines[i + 1:] if len(ln.strip()) == 40][:20]
+            return [ln.strip() for ln in lines[i + 1 :] if len(ln.strip()) == 40][:20]
     return []
 
 
@@ -342,15 +385,25 @@ def _verify(root: Path, target: EraseTarget) -> list[str]:
     checks: list[str] = []
     if target.text:
         needles = [target.text.encode("utf-8")]
-        hits = gitio.run_git(root, ["log", "--all", "--format=%h", "-S", target.text]).stdout.split()
-        hits += gitio.run_git(root, ["log", "--all", "--format=%h", "-F", f"--grep={target.text}"]).stdout.split()
+        hits = gitio.run_git(
+            root, ["log", "--all", "--format=%h", "-S", target.text]
+        ).stdout.split()
+        hits += gitio.run_git(
+            root, ["log", "--all", "--format=%h", "-F", f"--grep={target.text}"]
+        ).stdout.split()
         (failed if hits else checks).append("git log --all -S / --grep")
     else:
         needles = []
-        hits = gitio.run_git(root, ["log", "--all", "--format=%h", "--", *target.paths()]).stdout.split()
+        hits = gitio.run_git(
+            root, ["log", "--all", "--format=%h", "--", *target.paths()]
+        ).stdout.split()
         (failed if hits else checks).append(f"git log --all -- {' '.join(target.paths())}")
-    reflog = gitio.run_git(root, ["reflog", "show", "--all", "--format=%H"], check=False).stdout.split()
-    (failed if any(_commit_holds(root, sha, target) for sha in set(reflog)) else checks).append("reflog")
+    reflog = gitio.run_git(
+        root, ["reflog", "show", "--all", "--format=%H"], check=False
+    ).stdout.split()
+    (failed if any(_commit_holds(root, sha, target) for sha in set(reflog)) else checks).append(
+        "reflog"
+    )
     objects = gitio.run_git_bytes(root, ["cat-file", "--batch-all-objects", "--batch"])
     found = any(n in objects for n in needles)
     if target.person:
@@ -369,16 +422,27 @@ def _verify(root: Path, target: EraseTarget) -> list[str]:
 
 def _commit_holds(root: Path, sha: str, target: EraseTarget) -> bool:
     if target.text:
-        in_tree = gitio.run_git(root, ["grep", "-q", "-F", "-e", target.text, sha], check=False).returncode == 0
+        in_tree = (
+            gitio.run_git(
+                root, ["grep", "-q", "-F", "-e", target.text, sha], check=False
+            ).returncode
+            == 0
+        )
         message = gitio.run_git(root, ["log", "-1", "--format=%B", sha]).stdout
         return in_tree or target.text in message
-    return bool(gitio.run_git(root, ["ls-tree", "-r", "--name-only", sha, "--", *target.paths()]).stdout.strip())
+    return bool(
+        gitio.run_git(
+            root, ["ls-tree", "-r", "--name-only", sha, "--", *target.paths()]
+        ).stdout.strip()
+    )
 
 
 def _untracked_holding(root: Path, target: EraseTarget) -> list[str]:
     if not target.text:
         return []
-    proc = gitio.run_git(root, ["grep", "-l", "-z", "-F", "--untracked", "-e", target.text], check=False)
+    proc = gitio.run_git(
+        root, ["grep", "-l", "-z", "-F", "--untracked", "-e", target.text], check=False
+    )
     return [p for p in proc.stdout.split("\0") if p]
 
 
@@ -387,8 +451,10 @@ def _steps(root: Path, target: EraseTarget, first_changed: list[str]) -> list[st
     commits = ", ".join(c[:12] for c in first_changed) or "see git log"
     steps = []
     for remote in remotes:
-        steps.append(f"replace the history on {remote} (agentmem sync never force-pushes): "
-                     f"git push --force {remote} 'refs/heads/*:refs/heads/*' 'refs/tags/*:refs/tags/*'")
+        steps.append(
+            f"replace the history on {remote} (agentmem sync never force-pushes): "
+            f"git push --force {remote} 'refs/heads/*:refs/heads/*' 'refs/tags/*:refs/tags/*'"
+        )
     if remotes:
         _write_marker(root, remotes, first_changed)
     steps += [
@@ -401,8 +467,10 @@ def _steps(root: Path, target: EraseTarget, first_changed: list[str]) -> list[st
         "backups, CI caches and transcripts outside the repository are not touched by agentmem",
     ]
     if target.person:
-        steps.append(f"if {target.person} leaves the team, remove them from roles.yaml (their name "
-                     "and e-mail stay in the authorship of their commits)")
+        steps.append(
+            f"if {target.person} leaves the team, remove them from roles.yaml (their name "
+            "and e-mail stay in the authorship of their commits)"
+        )
     return steps
 
 

@@ -43,7 +43,9 @@ def run_git(
             check=False,
         )
     except FileNotFoundError:
-        raise GitError("git is not installed or not on PATH", hint="install git 2.32 or newer") from None
+        raise GitError(
+            "git is not installed or not on PATH", hint="install git 2.32 or newer"
+        ) from None
     if check and proc.returncode != 0:
         message = (proc.stderr or proc.stdout).strip().splitlines()
         raise GitError(f"git {args[0]} failed: {message[-1] if message else proc.returncode}")
@@ -57,10 +59,16 @@ def run_git_bytes(
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
     try:
         proc = subprocess.run(
-            ["git", "-C", str(root), *args], input=input_bytes, capture_output=True, env=env, check=False
+            ["git", "-C", str(root), *args],
+            input=input_bytes,
+            capture_output=True,
+            env=env,
+            check=False,
         )
     except FileNotFoundError:
-        raise GitError("git is not installed or not on PATH", hint="install git 2.32 or newer") from None
+        raise GitError(
+            "git is not installed or not on PATH", hint="install git 2.32 or newer"
+        ) from None
     if check and proc.returncode != 0:
         message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitError(f"git {args[0]} failed: {message[-1] if message else proc.returncode}")
@@ -197,7 +205,9 @@ def commit_paths(
             args.append("-S")
         new = run_git(root, [*args, "-F", "-"], input_text=message).stdout.strip()
         proc = run_git(
-            root, ["update-ref", "-m", "agentmem: commit", "HEAD", new, parent or "0" * 40], check=False
+            root,
+            ["update-ref", "-m", "agentmem: commit", "HEAD", new, parent or "0" * 40],
+            check=False,
         )
         if proc.returncode != 0:
             said = (proc.stderr.strip().splitlines() or ["?"])[-1]

@@ -117,8 +117,14 @@ def read(root: Path) -> Pending | None:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
         files = [PendingFile(f["path"], f["old"], f["new"]) for f in raw["files"]]
-        return Pending(raw["old_head"], raw["message"], files, bool(raw.get("sign")),
-                       int(raw.get("pid", 0)), str(raw.get("created_at", "")))
+        return Pending(
+            raw["old_head"],
+            raw["message"],
+            files,
+            bool(raw.get("sign")),
+            int(raw.get("pid", 0)),
+            str(raw.get("created_at", "")),
+        )
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -159,7 +165,11 @@ def recover(root: Path) -> Recovery | None:
             result = _restore(root, pending)
     elif all(_on_disk(root, f.path) == f.new for f in pending.files):
         commit = gitio.commit_paths(
-            root, pending.paths(), pending.message, sign=pending.sign, expected_head=pending.old_head
+            root,
+            pending.paths(),
+            pending.message,
+            sign=pending.sign,
+            expected_head=pending.old_head,
         )
         result = Recovery("committed", pending.paths(), commit, [])
     else:

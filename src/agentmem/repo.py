@@ -84,7 +84,9 @@ def parse_roles(data: object, where: str) -> dict[str, Person]:
         if not isinstance(email, str) or "@" not in email:
             raise ConfigError(f"{where}: '{pid}.email' must be an e-mail address")
         if role not in ROLES:
-            raise ConfigError(f"{where}: '{pid}.role' is {role!r}; expected one of {', '.join(ROLES)}")
+            raise ConfigError(
+                f"{where}: '{pid}.role' is {role!r}; expected one of {', '.join(ROLES)}"
+            )
         key = email.strip().lower()
         if key in emails:
             raise ConfigError(f"{where}: '{pid}' and '{emails[key]}' share the e-mail {email}")
@@ -138,7 +140,9 @@ class Repository:
         check_slug(person_id, "person id")
         people = self.people()
         if person_id not in people:
-            raise UsageError(f"no person '{person_id}' in roles.yaml (known: {', '.join(people) or 'none'})")
+            raise UsageError(
+                f"no person '{person_id}' in roles.yaml (known: {', '.join(people) or 'none'})"
+            )
         return people[person_id]
 
     # -- lock ---------------------------------------------------------------------------------
@@ -200,9 +204,12 @@ def check_relpath(root: Path, relpath: str) -> Path:
     sibling whose name differs only by case (``memories/Alice.md`` next to ``alice.md`` would be
     one file on macOS or Windows). ``relpath`` uses ``/`` separators.
     """
+
     def refuse(why: str) -> UnsafePathError:
-        return UnsafePathError(f"refused to write {relpath!r}: {why}; nothing was written",
-                               hint="rename or remove the offending file, then retry")
+        return UnsafePathError(
+            f"refused to write {relpath!r}: {why}; nothing was written",
+            hint="rename or remove the offending file, then retry",
+        )
 
     if not relpath or any(ord(ch) < 32 or ch in "\\\x7f" for ch in relpath):
         raise refuse("empty path, backslash or control character (NUL…)")
@@ -298,7 +305,9 @@ def init_repository(path: Path) -> InitResult:
     files are never overwritten. The created files are committed in one commit.
     """
     if path.exists() and not path.is_dir():
-        raise UsageError(f"{path} is a file, not a folder", hint="give a folder path to agentmem init")
+        raise UsageError(
+            f"{path} is a file, not a folder", hint="give a folder path to agentmem init"
+        )
     path.mkdir(parents=True, exist_ok=True)
     # Identity first: a refusal must leave nothing behind (no half-made repository).
     _name, email = gitio.identity(path)

@@ -31,7 +31,13 @@ from agentmem.repo import Repository
 from agentmem.sync_merge import MergeConflict, merge_file
 
 ATTEMPTS = 4
-RETRYABLE = ("fetch first", "non-fast-forward", "stale info", "failed to update ref", "cannot lock ref")
+RETRYABLE = (
+    "fetch first",
+    "non-fast-forward",
+    "stale info",
+    "failed to update ref",
+    "cannot lock ref",
+)
 ERASE_MARKER = "agentmem/erased.json"
 
 
@@ -85,11 +91,15 @@ def sync(repo: Repository, remote: str | None = None, attempts: int = ATTEMPTS) 
             _move_branch(root, local, new_head)
         if new_head == remote_head:
             outcome = "pulled" if pulled else "up-to-date"
-            return SyncResult(target.remote, target.branch, outcome, 0, pulled, new_head, attempt - 1)
+            return SyncResult(
+                target.remote, target.branch, outcome, 0, pulled, new_head, attempt - 1
+            )
         if _push(root, target, new_head):
             gitio.run_git(root, ["update-ref", target.tracking, new_head])
             outcome = "replayed" if replayed else "pushed"
-            return SyncResult(target.remote, target.branch, outcome, replayed, pulled, new_head, attempt)
+            return SyncResult(
+                target.remote, target.branch, outcome, replayed, pulled, new_head, attempt
+            )
     raise SyncError(
         f"{target.remote} rejected the push {attempts} times: others keep pushing meanwhile",
         hint="run agentmem sync again in a moment; your commits are kept locally",
@@ -121,13 +131,17 @@ def _target(root: Path, remote: str | None) -> _Target:
 def _fetch(root: Path, target: _Target) -> str | None:
     """Fetch the remote branch into its tracking ref; None when the remote has no such branch."""
     refspec = f"+refs/heads/{target.remote_branch}:{target.tracking}"
-    proc = gitio.run_git(root, ["fetch", "--quiet", "--no-tags", target.remote, refspec], check=False)
+    proc = gitio.run_git(
+        root, ["fetch", "--quiet", "--no-tags", target.remote, refspec], check=False
+    )
     if proc.returncode != 0:
         if "couldn't find remote ref" in proc.stderr:
             return None
         said = (proc.stderr.strip().splitlines() or ["?"])[-1]
-        raise GitError(f"git fetch {target.remote} failed: {said}",
-                       hint="check the remote's address and your access, then retry")
+        raise GitError(
+            f"git fetch {target.remote} failed: {said}",
+            hint="check the remote's address and your access, then retry",
+        )
     return gitio.run_git(root, ["rev-parse", target.tracking]).stdout.strip()
 
 
@@ -140,7 +154,9 @@ def _push(root: Path, target: _Target, head: str) -> bool:
     said = proc.stdout + proc.stderr
     if any(reason in said for reason in RETRYABLE):
         return False
-    last = [ln for ln in said.splitlines() if ln.startswith("!")] or said.strip().splitlines() or ["?"]
+    last = (
+        [ln for ln in said.splitlines() if ln.startswith("!")] or said.strip().splitlines() or ["?"]
+    )
     raise SyncError(
         f"{target.remote} refused the push: {last[-1].strip()}",
         hint="your commits are kept locally; fix the cause (access, protected branch, hook), "
@@ -166,7 +182,9 @@ def _integrate(root: Path, target: _Target, local: str, remote: str | None) -> t
     if base == local:
         return remote, 0, pulled  # only remote commits: fast-forward
     _refuse_if_remote_erased(root, target, base, remote)
-    mine = gitio.run_git(root, ["rev-list", "--reverse", "--topo-order", f"{base}..{local}"]).stdout.split()
+    mine = gitio.run_git(
+        root, ["rev-list", "--reverse", "--topo-order", f"{base}..{local}"]
+    ).stdout.split()
     if gitio.run_git(root, ["rev-list", "--merges", f"{base}..{local}"]).stdout.strip():
         raise SyncError(
             "a local merge commit: sync replays straight histories only",
@@ -194,14 +212,20 @@ def _count(root: Path, spec: str) -> int:
 def _replay(root: Path, target: _Target, commit: str, tip: str) -> str:
     """One local commit re-made on top of ``tip``; ``tip`` itself when it brings nothing new."""
     parent = f"{commit}^"
-    raw = gitio.run_git_bytes(root, ["diff-tree", "-r", "-z", "--no-renames", "--name-only", parent, commit])
+    raw = gitio.run_git_bytes(
+        root, ["diff-tree", "-r", "-z", "--no-renames", "--name-only", parent, commit]
+    )
     paths = [p.decode("utf-8", "surrogateescape") for p in raw.split(b"\0") if p]
     at_parent, in_commit, at_tip = (_entries(root, rev, paths) for rev in (parent, commit, tip))
     updates: list[tuple[str, tuple[str, str] | None]] = []
     for path in paths:
         try:  # ours: the remote side (published); theirs: this local commit
-            merged = merge_file(path, _blob(root, at_parent.get(path)), _blob(root, at_tip.get(path)),
-                                _blob(root, in_commit.get(path)))
+            merged = merge_file(
+                path,
+                _blob(root, at_parent.get(path)),
+                _blob(root, at_tip.get(path)),
+                _blob(root, in_commit.get(path)),
+            )
         except MergeConflict as exc:
             raise _paused(root, target, commit, exc) from None
         entry = None if merged is None else (_mode(path, in_commit, at_tip), _hash(root, merged))
@@ -233,7 +257,11 @@ def _blob(root: Path, entry: tuple[str, str] | None) -> bytes | None:
 
 
 def _hash(root: Path, data: bytes) -> str:
-    return gitio.run_git_bytes(root, ["hash-object", "-w", "--stdin"], input_bytes=data).decode().strip()
+    return (
+        gitio.run_git_bytes(root, ["hash-object", "-w", "--stdin"], input_bytes=data)
+        .decode()
+        .strip()
+    )
 
 
 def _mode(path: str, mine: dict[str, tuple[str, str]], theirs: dict[str, tuple[str, str]]) -> str:
@@ -263,7 +291,7 @@ def _commit_like(root: Path, original: str, tree: str, parent: str) -> str:
     """A commit of ``tree`` on ``parent`` with ``original``'s author, date and exact message."""
     raw = gitio.run_git(root, ["cat-file", "commit", original]).stdout
     header, _sep, message = raw.partition("\n\n")
-    author = next(ln for ln in header.splitlines() if ln.startswith("author "))[len("author "):]
+    author = next(ln for ln in header.splitlines() if ln.startswith("author "))[len("author ") :]
     name, _lt, rest = author.partition(" <")
     email, _gt, when = rest.partition("> ")
     env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_AUTHOR_DATE": when}
@@ -319,7 +347,10 @@ def _refuse_if_erase_unpushed(root: Path, target: _Target) -> None:
 def _is_ancestor(root: Path, commit: str, of: str) -> bool:
     if gitio.run_git(root, ["cat-file", "-e", f"{commit}^{{commit}}"], check=False).returncode != 0:
         return False
-    return gitio.run_git(root, ["merge-base", "--is-ancestor", commit, of], check=False).returncode == 0
+    return (
+        gitio.run_git(root, ["merge-base", "--is-ancestor", commit, of], check=False).returncode
+        == 0
+    )
 
 
 def _refuse_if_remote_erased(root: Path, target: _Target, base: str, remote: str) -> None:

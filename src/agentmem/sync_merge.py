@@ -41,7 +41,9 @@ class _Edit:
         return self.start == self.end
 
 
-def merge_file(path: str, base: bytes | None, ours: bytes | None, theirs: bytes | None) -> bytes | None:
+def merge_file(
+    path: str, base: bytes | None, ours: bytes | None, theirs: bytes | None
+) -> bytes | None:
     """The merged content (None: deleted), or :class:`MergeConflict`."""
     if ours == theirs or theirs == base:
         return ours
@@ -66,7 +68,11 @@ def merge_file(path: str, base: bytes | None, ours: bytes | None, theirs: bytes 
         base_lines = _skeleton(path, ours_lines, theirs_lines)
     merged = merge_lines(base_lines, ours_lines, theirs_lines, union_entries=kind == "memory")
     if merged is None:
-        what = "the same entry was changed on both sides" if kind == "memory" else "the same lines changed on both sides"
+        what = (
+            "the same entry was changed on both sides"
+            if kind == "memory"
+            else "the same lines changed on both sides"
+        )
         raise MergeConflict(path, what)
     return "".join(merged).encode("utf-8")
 
@@ -101,8 +107,9 @@ def merge_lines(
     are applied once. When ``union_entries``, insertions of entry lines at the same place by
     both sides are both kept (ours first); anything else touching the same lines conflicts.
     """
-    edits = sorted(_edits(base, ours, "ours") + _edits(base, theirs, "theirs"),
-                   key=lambda e: (e.start, e.end))
+    edits = sorted(
+        _edits(base, ours, "ours") + _edits(base, theirs, "theirs"), key=lambda e: (e.start, e.end)
+    )
     out: list[str] = []
     pos = 0
     for cluster in _clusters(edits):

@@ -27,7 +27,13 @@ from agentmem.apply.change import FileChange
 from agentmem.errors import AgentmemError, ApplyConflictError
 
 CRASH_ENV = "AGENTMEM_TEST_CRASH_AT"
-CRASH_POINTS = ("after-journal", "after-temp-write", "after-replace", "before-commit", "after-ref-update")
+CRASH_POINTS = (
+    "after-journal",
+    "after-temp-write",
+    "after-replace",
+    "before-commit",
+    "after-ref-update",
+)
 
 
 class WriteFailedError(AgentmemError):

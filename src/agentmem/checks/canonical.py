@@ -99,7 +99,10 @@ def fast_canonical_text(rule: Rule) -> str | None:
     if not scalar("proposed_by", rule.proposed_by):
         return None
     parts.append(f"proposed_at: {rule.proposed_at}\n")
-    if not (scalar("origin_session", rule.origin_session) and listing("distinct_from", rule.distinct_from)):
+    if not (
+        scalar("origin_session", rule.origin_session)
+        and listing("distinct_from", rule.distinct_from)
+    ):
         return None
     approval = rule.approval
     if approval is None:

@@ -56,7 +56,8 @@ def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Fi
     ids: list[tuple[str, str]] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         futures = [
-            pool.submit(_chunk, memory[i::parts], doctrine[i::parts], state, today) for i in range(parts)
+            pool.submit(_chunk, memory[i::parts], doctrine[i::parts], state, today)
+            for i in range(parts)
         ]
         for future in futures:
             part_findings, part_ids = future.result()

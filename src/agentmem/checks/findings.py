@@ -59,7 +59,9 @@ class CheckReport:
 
     def sorted(self) -> list[Finding]:
         """Working-tree findings by path and line, then history findings in commit order."""
-        tree = sorted((f for f in self.findings if f.commit is None), key=lambda f: (f.path, f.line))
+        tree = sorted(
+            (f for f in self.findings if f.commit is None), key=lambda f: (f.path, f.line)
+        )
         return tree + [f for f in self.findings if f.commit is not None]
 
 

@@ -180,7 +180,9 @@ def run_git_bytes(root: Path, args: Sequence[str], input_bytes: bytes) -> bytes:
             check=False,
         )
     except FileNotFoundError:
-        raise GitError("git is not installed or not on PATH", hint="install git 2.32 or newer") from None
+        raise GitError(
+            "git is not installed or not on PATH", hint="install git 2.32 or newer"
+        ) from None
     if proc.returncode != 0:
         message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitError(f"git {args[0]} failed: {message[-1] if message else proc.returncode}")

@@ -91,7 +91,11 @@ def fast_status(text: str) -> str | None:
     if "\\" in text:
         return None
     lines = _STATUS_LINE.findall(text)
-    if len(lines) != 1 or lines[0] not in STATUSES or text.count("\nstatus:") + text.startswith("status:") != 1:
+    if (
+        len(lines) != 1
+        or lines[0] not in STATUSES
+        or text.count("\nstatus:") + text.startswith("status:") != 1
+    ):
         return None
     found = lines[0]
     bare = text.replace("deactivated", "")
@@ -148,7 +152,11 @@ class HistoryResult:
 
 
 def check_history(
-    root: Path, *, since: str | None = None, require_signed: bool = False, distinct_approver: bool = True
+    root: Path,
+    *,
+    since: str | None = None,
+    require_signed: bool = False,
+    distinct_approver: bool = True,
 ) -> HistoryResult:
     """Walk the history (all of it, or ``since..HEAD``) and return its findings (see the module
     docstring). Raises :class:`~agentmem.errors.GitError` when git fails."""
@@ -164,7 +172,9 @@ def check_history(
     findings: list[Finding] = []
     to_sign: dict[str, tuple[CommitRecord, Roles, tuple[str, str]]] = {}
     for commit in commits:
-        parent_roles = blobs.roles_of(roles_ids.get(f"{commit.parents[0]}:{ROLES_FILE}") if commit.parents else None)
+        parent_roles = blobs.roles_of(
+            roles_ids.get(f"{commit.parents[0]}:{ROLES_FILE}") if commit.parents else None
+        )
         judge = _Judge(commit, parent_roles, blobs, distinct_approver)
         findings += judge.run()
         if require_signed and judge.signed_reason:
@@ -204,7 +214,9 @@ def _signature_findings(
             problem = f"has a signature git does not accept (%G? = {sig.status})"
         elif not keys:
             who = author.id if author else "its author"
-            problem = f"is signed, but {who} lists no signing key in roles.yaml at the parent commit"
+            problem = (
+                f"is signed, but {who} lists no signing key in roles.yaml at the parent commit"
+            )
         elif not sig.matches(keys):
             owner = author.id if author else "its author"
             problem = f"is signed with {sig.key or 'a key'}, which roles.yaml at the parent commit does not list for {owner}"
@@ -217,7 +229,9 @@ def _signature_findings(
 class _Judge:
     """The verdict on one commit."""
 
-    def __init__(self, commit: CommitRecord, roles: Roles, blobs: _Blobs, distinct_approver: bool) -> None:
+    def __init__(
+        self, commit: CommitRecord, roles: Roles, blobs: _Blobs, distinct_approver: bool
+    ) -> None:
         self.commit = commit
         self.roles = roles
         self.blobs = blobs
@@ -235,7 +249,11 @@ class _Judge:
         if self.roles.problem:
             return f"nobody: roles.yaml at the parent commit is unreadable ({self.roles.problem})"
         if self.author is None:
-            where = "roles.yaml at the parent commit" if self.roles.exists else "any roles.yaml (none at the parent commit)"
+            where = (
+                "roles.yaml at the parent commit"
+                if self.roles.exists
+                else "any roles.yaml (none at the parent commit)"
+            )
             return f"the author <{self.commit.author_email}> is not a person in {where}"
         return f"{self.author.id} was {self.author.role} in roles.yaml at the parent commit"
 
@@ -262,18 +280,29 @@ class _Judge:
         old = self.blobs.status(change.old, path)
         new = self.blobs.status(change.new, path)
         if new == "invalid":
-            self.fail(path, "history-invalid-rule", "commits a rule file the strict reader refuses (it applies nowhere)", WARNING)
+            self.fail(
+                path,
+                "history-invalid-rule",
+                "commits a rule file the strict reader refuses (it applies nowhere)",
+                WARNING,
+            )
         changed = self.content_changed(change) if new == "active" and old in APPROVED else True
         if new == "active" and (old != "active" or changed):
             self.activation(change, old, resume=old == "suspended" and not changed)
         elif new == old and new in APPROVED:
             self.admin_only(path, f"changes the {new} rule '{_rule_id(path)}'")
             self.need_sign(path, f"changes the {new} rule '{_rule_id(path)}'")
-        elif new != old and not (new == "draft" or (new is None and old in (None, "draft", "invalid"))):
+        elif new != old and not (
+            new == "draft" or (new is None and old in (None, "draft", "invalid"))
+        ):
             what = f"sets rule '{_rule_id(path)}' from {old or 'nothing'} to {new or 'deleted'}"
             self.admin_only(path, what)
         if new == "draft" and (self.author is None or self.author.role not in ("member", "admin")):
-            self.fail(path, "history-not-member", f"writes the draft rule '{_rule_id(path)}', but {self.role_text()} (member or admin required)")
+            self.fail(
+                path,
+                "history-not-member",
+                f"writes the draft rule '{_rule_id(path)}', but {self.role_text()} (member or admin required)",
+            )
 
     def content_changed(self, change: gitread.Change) -> bool:
         before = self.blobs.rule(change.old, change.path)
@@ -301,16 +330,28 @@ class _Judge:
             return
         assert self.author is not None
         if self.distinct_approver and not resume and rule.proposed_by == self.author.id:
-            self.fail(path, "history-self-approval", f"{what}, but {self.author.id} proposed it (an admin who did not propose it must approve)")
+            self.fail(
+                path,
+                "history-self-approval",
+                f"{what}, but {self.author.id} proposed it (an admin who did not propose it must approve)",
+            )
         missing = missing_for_activation(rule)
         if missing:
             self.fail(path, "history-incomplete", f"{what}, but it has no {', no '.join(missing)}")
         approval = rule.approval
         if approval is None or (not resume and approval.by != self.author.id):
             named = f"names {approval.by}" if approval else "is missing"
-            self.fail(path, "history-approval-mismatch", f"{what}, but its approval {named} instead of the commit's author {self.author.id}")
+            self.fail(
+                path,
+                "history-approval-mismatch",
+                f"{what}, but its approval {named} instead of the commit's author {self.author.id}",
+            )
         elif approval.content_sha256 != content_sha256(rule) or approval.version != rule.version:
-            self.fail(path, "history-approval-mismatch", f"{what}, but its approval does not match its content and version")
+            self.fail(
+                path,
+                "history-approval-mismatch",
+                f"{what}, but its approval does not match its content and version",
+            )
 
     def memory_change(self, change: gitread.Change) -> None:
         person = _MEMORY_PATH.match(change.path).group(1)  # type: ignore[union-attr]
@@ -318,11 +359,23 @@ class _Judge:
             return
         if self.commit.trailer("Agentmem-Action") == "erase":
             if not self.is_admin():
-                self.fail(change.path, "history-not-admin", f"erases {person}'s memory, but {self.role_text()} (admin required)")
+                self.fail(
+                    change.path,
+                    "history-not-admin",
+                    f"erases {person}'s memory, but {self.role_text()} (admin required)",
+                )
             return
         owner = self.roles.people.get(person)
-        whose = f"{person}'s memory" if owner else f"the memory file of '{person}' (no such person at the parent commit)"
-        self.fail(change.path, "history-memory-owner", f"changes {whose}; only its owner writes it (an admin may only erase it)")
+        whose = (
+            f"{person}'s memory"
+            if owner
+            else f"the memory file of '{person}' (no such person at the parent commit)"
+        )
+        self.fail(
+            change.path,
+            "history-memory-owner",
+            f"changes {whose}; only its owner writes it (an admin may only erase it)",
+        )
 
     def settings_change(self, change: gitread.Change) -> None:
         if change.old is None and not self.roles.exists:
@@ -333,19 +386,34 @@ class _Judge:
 
     def trailers(self) -> None:
         commit = self.commit
-        shaped = bool(commit.trailers) or any(c.path.startswith(SHAPED_PREFIXES) for c in commit.changes)
+        shaped = bool(commit.trailers) or any(
+            c.path.startswith(SHAPED_PREFIXES) for c in commit.changes
+        )
         if not shaped:
             return
-        path = next((c.path for c in commit.changes if c.path.startswith(SHAPED_PREFIXES)), commit.changes[0].path if commit.changes else ".")
+        path = next(
+            (c.path for c in commit.changes if c.path.startswith(SHAPED_PREFIXES)),
+            commit.changes[0].path if commit.changes else ".",
+        )
         needed = BASE_TRAILERS if commit.trailer("Agentmem-Action") != "init" else BASE_TRAILERS[:1]
         missing = [k for k in needed if k not in commit.trailers]
         if missing:
-            self.fail(path, "history-trailers", f"changes {path} without the audit trailers {', '.join(missing)}: make such changes with agentmem commands")
+            self.fail(
+                path,
+                "history-trailers",
+                f"changes {path} without the audit trailers {', '.join(missing)}: make such changes with agentmem commands",
+            )
             return
         actor = commit.trailer("Agentmem-Actor") or ""
         match = re.search(r"<([^<>]+)>\s*$", actor)
-        if "Agentmem-Actor" in needed and (not match or match.group(1).lower() != commit.author_email.lower()):
-            self.fail(path, "history-actor-mismatch", f"carries Agentmem-Actor '{actor}', which is not its author")
+        if "Agentmem-Actor" in needed and (
+            not match or match.group(1).lower() != commit.author_email.lower()
+        ):
+            self.fail(
+                path,
+                "history-actor-mismatch",
+                f"carries Agentmem-Actor '{actor}', which is not its author",
+            )
 
 
 def _rule_id(path: str) -> str:

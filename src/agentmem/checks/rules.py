@@ -135,7 +135,9 @@ def check_rule(
     for name, value in _fields(rule):
         if len(value) > FIELD_MAX_CHARS:
             message = f"{name} is {len(value)} characters; a doctrine field holds at most {FIELD_MAX_CHARS}"
-            findings.append(Finding(rel, _line(lines, name), ERROR, "doctrine-field-too-long", message))
+            findings.append(
+                Finding(rel, _line(lines, name), ERROR, "doctrine-field-too-long", message)
+            )
     return findings
 
 
@@ -151,7 +153,9 @@ def _lifecycle(rel: str, rule: Rule, lines: KeyLines) -> list[Finding]:
                 f"hashes to {content_sha256(rule)[:12]}… (a hand edit): restore the approved "
                 f"content, or edit it with agentmem doctrine edit and have an admin approve it"
             )
-        findings.append(Finding(rel, lines.get(key, lines.get("approval", 1)), ERROR, code, message))
+        findings.append(
+            Finding(rel, lines.get(key, lines.get("approval", 1)), ERROR, code, message)
+        )
     if rule.status in APPROVED_STATUSES:
         missing = missing_for_activation(rule)
         if missing:
@@ -164,24 +168,42 @@ def _lifecycle(rel: str, rule: Rule, lines: KeyLines) -> list[Finding]:
     return findings
 
 
-def _governance(rel: str, rule: Rule, lines: KeyLines, state: TreeState, today: date) -> list[Finding]:
+def _governance(
+    rel: str, rule: Rule, lines: KeyLines, state: TreeState, today: date
+) -> list[Finding]:
     findings = []
     approval = rule.approval
-    if approval is not None and state.config.doctrine.distinct_approver and approval.by == rule.proposed_by:
+    if (
+        approval is not None
+        and state.config.doctrine.distinct_approver
+        and approval.by == rule.proposed_by
+    ):
         message = f"rule '{rule.id}' was approved by its own proposer ({approval.by})"
-        findings.append(Finding(rel, _line(lines, "approval.by"), ERROR, "doctrine-self-approved", message))
+        findings.append(
+            Finding(rel, _line(lines, "approval.by"), ERROR, "doctrine-self-approved", message)
+        )
     person = state.people.get(approval.by) if approval is not None else None
     if approval is not None and state.roles_ok and (person is None or person.role != "admin"):
         now = "not in roles.yaml" if person is None else f"{person.role} now"
         message = f"approved by '{approval.by}', who is {now} (admin when approving is checked by --history)"
-        findings.append(Finding(rel, _line(lines, "approval.by"), WARNING, "doctrine-approver-role", message))
+        findings.append(
+            Finding(rel, _line(lines, "approval.by"), WARNING, "doctrine-approver-role", message)
+        )
     if is_overdue(rule, today):
         if state.config.doctrine.on_review_due == "alert":
-            severity, how = WARNING, "still applied under on_review_due: alert; reconfirm, suspend or deactivate it"
+            severity, how = (
+                WARNING,
+                "still applied under on_review_due: alert; reconfirm, suspend or deactivate it",
+            )
         else:
-            severity, how = ERROR, "no longer applied under on_review_due: suspend; reconfirm or deactivate it"
+            severity, how = (
+                ERROR,
+                "no longer applied under on_review_due: suspend; reconfirm or deactivate it",
+            )
         message = f"rule '{rule.id}' is past its review date {rule.review_due} ({how})"
-        findings.append(Finding(rel, lines.get("review_due"), severity, "doctrine-review-overdue", message))
+        findings.append(
+            Finding(rel, lines.get("review_due"), severity, "doctrine-review-overdue", message)
+        )
     return findings
 
 
@@ -225,7 +247,11 @@ def guard_batch(items: list[tuple[str, Rule, KeyLines]]) -> list[Finding]:
     by field, so the findings reported are exactly the per-field ones."""
     batch = file_scan_sees_line_ends()
     joined = [_joined(rule) if batch else None for _, rule, _ in items]
-    if batch and all(j is not None for j in joined) and not guard.scan("".join(joined), kind="file"):  # type: ignore[arg-type]
+    if (
+        batch
+        and all(j is not None for j in joined)
+        and not guard.scan("".join(joined), kind="file")
+    ):  # type: ignore[arg-type]
         return []
     findings: list[Finding] = []
     for (rel, rule, lines), text in zip(items, joined, strict=True):
@@ -234,7 +260,9 @@ def guard_batch(items: list[tuple[str, Rule, KeyLines]]) -> list[Finding]:
         for name, value in _fields(rule):
             for f in guard.scan(value, kind="rule"):
                 message = f"{name}: {f.message}"
-                findings.append(Finding(rel, _line(lines, name), f.severity, f"guard:{f.code}", message))
+                findings.append(
+                    Finding(rel, _line(lines, name), f.severity, f"guard:{f.code}", message)
+                )
     return findings
 
 
@@ -287,10 +315,10 @@ def is_canonical(text: str, rule: Rule) -> bool:
     """True when ``text`` is ``canonical_text(rule)``, full-line comments aside (people may
     comment a rule; the round-trip editor keeps those comments)."""
     if "#" in text:
-        text = "".join(ln for ln in text.splitlines(keepends=True) if not ln.lstrip().startswith("#"))
+        text = "".join(
+            ln for ln in text.splitlines(keepends=True) if not ln.lstrip().startswith("#")
+        )
     fast = fast_canonical_text(rule)
     if fast is not None and fast == text:
         return True
     return canonical_text(rule) == text
-
-

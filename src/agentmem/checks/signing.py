@@ -107,7 +107,9 @@ def _allowed_signers(keys: Iterable[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def read_signatures(root: Path, commits: Sequence[str], keys: Iterable[str]) -> dict[str, Signature]:
+def read_signatures(
+    root: Path, commits: Sequence[str], keys: Iterable[str]
+) -> dict[str, Signature]:
     """``%G?``/``%GK`` of ``commits``, in ONE ``git log --no-walk --stdin`` process, with an
     allowed-signers file holding ``keys`` (every SSH key listed in any ``roles.yaml`` version).
     Raises :class:`~agentmem.errors.GitError` when git fails."""

@@ -98,7 +98,9 @@ def folder_files(folder: Path, suffix: str, *, stem: bool = False) -> list[Path]
     shortest = len(suffix) + (1 if stem else 0)
     with os.scandir(folder) as entries:
         names = sorted(
-            e.name for e in entries if e.name.endswith(suffix) and len(e.name) >= shortest and e.is_file()
+            e.name
+            for e in entries
+            if e.name.endswith(suffix) and len(e.name) >= shortest and e.is_file()
         )
     return [folder / name for name in names]
 
@@ -135,7 +137,9 @@ def check_memory_text(rel: str, person: str, text: str, state: TreeState) -> lis
     except AgentmemError as exc:
         findings.append(from_error(exc, rel, "memory-structure"))
     for entry in memory.entries() if memory is not None else []:
-        size = len(entry.text) if entry.text.isascii() else char_count(entry.text)  # NFC keeps ASCII
+        size = (
+            len(entry.text) if entry.text.isascii() else char_count(entry.text)
+        )  # NFC keeps ASCII
         if size > config.entry_max_chars:
             message = f"entry is {size} characters; the limit is {config.entry_max_chars}: shorten or split it"
             findings.append(Finding(rel, entry.line, ERROR, "memory-entry-too-long", message))
@@ -207,7 +211,9 @@ def check_inbox(root: Path, state: TreeState) -> tuple[list[Finding], int]:
     return findings, count
 
 
-def _check_proposal(root: Path, rel: str, path: Path, owner: str, state: TreeState) -> list[Finding]:
+def _check_proposal(
+    root: Path, rel: str, path: Path, owner: str, state: TreeState
+) -> list[Finding]:
     try:
         proposal = proposal_from_stored(load_yaml_file(path, rel, ProposalError), rel)
     except ProposalError as exc:
@@ -235,7 +241,9 @@ def _check_proposal(root: Path, rel: str, path: Path, owner: str, state: TreeSta
     return findings
 
 
-def _stale_target(rel: str, memory_rel: str, memory_path: Path, target: str, state: TreeState) -> list[Finding]:
+def _stale_target(
+    rel: str, memory_rel: str, memory_path: Path, target: str, state: TreeState
+) -> list[Finding]:
     try:
         memory = parse_memory(
             memory_path.read_text(encoding="utf-8"),

@@ -25,10 +25,33 @@ class CheckFormat(StrEnum):
 
 @app.command()
 def check(
-    history: Annotated[bool, typer.Option("--history", help="Also check every commit: who activated, who wrote which memory, trailers, signatures.")] = False,
-    since: Annotated[str | None, typer.Option("--since", metavar="REV", help="With --history: only the commits after REV (e.g. origin/main).", show_default=False)] = None,
-    require_signed: Annotated[bool, typer.Option("--require-signed", help="With --history: activations and roles/settings changes need a good signature from a key listed for their author (default: doctrine.require_signed).")] = False,
-    fmt: Annotated[CheckFormat, typer.Option("--format", "-f", help="text, json, or github (workflow annotations).")] = CheckFormat.text,
+    history: Annotated[
+        bool,
+        typer.Option(
+            "--history",
+            help="Also check every commit: who activated, who wrote which memory, trailers, signatures.",
+        ),
+    ] = False,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            metavar="REV",
+            help="With --history: only the commits after REV (e.g. origin/main).",
+            show_default=False,
+        ),
+    ] = None,
+    require_signed: Annotated[
+        bool,
+        typer.Option(
+            "--require-signed",
+            help="With --history: activations and roles/settings changes need a good signature from a key listed for their author (default: doctrine.require_signed).",
+        ),
+    ] = False,
+    fmt: Annotated[
+        CheckFormat,
+        typer.Option("--format", "-f", help="text, json, or github (workflow annotations)."),
+    ] = CheckFormat.text,
 ) -> None:
     """Check the memory repository: memory files, doctrine rules, roles, settings, inbox.
 
@@ -38,18 +61,32 @@ def check(
     from agentmem.errors import UsageError
 
     if (since or require_signed) and not history:
-        raise UsageError(f"{'--since' if since else '--require-signed'} checks commits: add --history")
-    report = run_check(locate_root(), history=history, since=since, require_signed=require_signed or None)
+        raise UsageError(
+            f"{'--since' if since else '--require-signed'} checks commits: add --history"
+        )
+    report = run_check(
+        locate_root(), history=history, since=since, require_signed=require_signed or None
+    )
     findings = report.sorted()
     if fmt is CheckFormat.json:
         output.as_json(f.to_dict() for f in findings)
     else:
         for f in findings:
-            output.data(_github(f) if fmt is CheckFormat.github else f"{f.path}:{f.line}: {f.severity}: {f.message} [{f.code}]")
+            output.data(
+                _github(f)
+                if fmt is CheckFormat.github
+                else f"{f.path}:{f.line}: {f.severity}: {f.message} [{f.code}]"
+            )
     errors, warnings = len(report.errors), len(report.warnings)
-    looked = f"{report.files} files" + (f", {report.commits} commit{'s' * (report.commits != 1)}" if report.commits is not None else "")
+    looked = f"{report.files} files" + (
+        f", {report.commits} commit{'s' * (report.commits != 1)}"
+        if report.commits is not None
+        else ""
+    )
     if errors or warnings:
-        output.info(f"agentmem check: {errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)} ({looked})")
+        output.info(
+            f"agentmem check: {errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)} ({looked})"
+        )
     else:
         output.info(f"agentmem check: clean ({looked})")
     if errors:

@@ -16,11 +16,20 @@ app = typer.Typer()
 def erase(
     person: Annotated[
         str | None,
-        typer.Option("--person", "-p", help="Erase this person's memory and pending proposals.", show_default=False),
+        typer.Option(
+            "--person",
+            "-p",
+            help="Erase this person's memory and pending proposals.",
+            show_default=False,
+        ),
     ] = None,
     text: Annotated[
         str | None,
-        typer.Option("--text", help="Erase this exact text (e.g. an e-mail address); '-' reads one line from stdin.", show_default=False),
+        typer.Option(
+            "--text",
+            help="Erase this exact text (e.g. an e-mail address); '-' reads one line from stdin.",
+            show_default=False,
+        ),
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
 ) -> None:
@@ -49,7 +58,9 @@ def erase(
         )
         if not yes:
             if not sys.stdin.isatty():
-                raise UsageError("erase rewrites history: confirm with --yes (no terminal to ask in)")
+                raise UsageError(
+                    "erase rewrites history: confirm with --yes (no terminal to ask in)"
+                )
             typer.confirm("Rewrite the history of this repository?", abort=True, err=True)
         result = run_erase(repo, actor, target)
     output.data(f"erased {result.target.data_class}: commit {result.commit[:10]}")

@@ -162,7 +162,9 @@ def _show_doctrine(
         console.print(f"[red]cannot be made a draft:[/] {output.esc(exc)}\n")
         return False
     scope = plan.rule.scope or "to be assigned"
-    console.print(f"  draft rule {plan.rule.id} · scope: {output.esc(scope)} · a draft applies nowhere")
+    console.print(
+        f"  draft rule {plan.rule.id} · scope: {output.esc(scope)} · a draft applies nowhere"
+    )
     for similar in plan.similar:
         console.print(f"  [yellow]similar:[/] {output.esc(similar.describe())}")
     console.print("")
@@ -184,7 +186,11 @@ def _report_doctrine(outcomes: list[DoctrineOutcome]) -> int:
 
         missing = missing_for_activation(t.rule)
         if missing:
-            names = {"scope": "a scope", "instruction": "an instruction", "limit": "at least one limit"}
+            names = {
+                "scope": "a scope",
+                "instruction": "an instruction",
+                "limit": "at least one limit",
+            }
             needs = ", ".join(names.get(m, m) for m in missing)
             output.info(
                 f"  {t.rule.id} is a draft; before an admin can approve it, it needs {needs} "

@@ -46,4 +46,6 @@ def sync(
         pulled = f"; {result.pulled} commit(s) brought in" if result.pulled else ""
         output.data(f"pushed to {where} ({head}{replayed}){pulled}")
     if result.attempts > 1:
-        output.info(f"the push was rejected {result.attempts - 1} time(s) by a concurrent push; retried")
+        output.info(
+            f"the push was rejected {result.attempts - 1} time(s) by a concurrent push; retried"
+        )

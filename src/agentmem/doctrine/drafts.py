@@ -167,7 +167,9 @@ def plan_draft(
         if not re.match(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$", rule_id):
             raise DoctrineError(f"invalid rule id {rule_id!r}: use a lower-case kebab-case slug")
         if (repo.root / rule_relpath(rule_id)).exists():
-            raise DoctrineError(f"{rule_relpath(rule_id)} already exists", hint="choose another --id")
+            raise DoctrineError(
+                f"{rule_relpath(rule_id)} already exists", hint="choose another --id"
+            )
     title = " ".join(draft.title.split())
     if not title:
         raise DoctrineError("a rule needs a title (--title)")
@@ -250,7 +252,12 @@ def plan_from_proposal(
 
 
 def draft_from_proposal(
-    repo: Repository, actor: Person, proposal: Proposal, *, text: str | None = None, distinct: bool = False
+    repo: Repository,
+    actor: Person,
+    proposal: Proposal,
+    *,
+    text: str | None = None,
+    distinct: bool = False,
 ) -> Transition:
     """Review of a ``doctrine``-routed proposal (SPEC §5): its owner accepts it and it becomes a
     draft rule whose proposer is the proposal's person, with the proposal's scope and session;
@@ -312,7 +319,13 @@ def _content_change(
 
 
 def edit(
-    repo: Repository, actor: Person, rule_id: str, changes: Changes, *, yes: bool = False, distinct: bool = False
+    repo: Repository,
+    actor: Person,
+    rule_id: str,
+    changes: Changes,
+    *,
+    yes: bool = False,
+    distinct: bool = False,
 ) -> Transition:
     """A content edit (member, admin): a new version; an active or suspended rule drops to draft
     and its approval is cleared (raises :class:`ConfirmationNeeded` unless ``yes``)."""
@@ -333,11 +346,19 @@ def edit(
         fields["scope"] = normalise_scope(changes.scope if isinstance(changes.scope, str) else None)
     after = rule.with_changes(**fields)
     extra = [("Agentmem-Justification", after.justification)] if "justification" in fields else []
-    return _content_change(repo, actor, rule, text, after, "edit", yes=yes, distinct=distinct, extra=extra)
+    return _content_change(
+        repo, actor, rule, text, after, "edit", yes=yes, distinct=distinct, extra=extra
+    )
 
 
 def assign(
-    repo: Repository, actor: Person, rule_id: str, scope: str, *, yes: bool = False, distinct: bool = False
+    repo: Repository,
+    actor: Person,
+    rule_id: str,
+    scope: str,
+    *,
+    yes: bool = False,
+    distinct: bool = False,
 ) -> Transition:
     """Give a rule its scope (member, admin): a content change like :func:`edit`."""
     require_role(actor, PROPOSERS, "assigning a scope")
@@ -346,11 +367,19 @@ def assign(
     if new_scope is None:
         raise DoctrineError("--scope needs a scope such as contracts/supply")
     after = rule.with_changes(scope=new_scope)
-    return _content_change(repo, actor, rule, text, after, "assign", yes=yes, distinct=distinct, extra=[])
+    return _content_change(
+        repo, actor, rule, text, after, "assign", yes=yes, distinct=distinct, extra=[]
+    )
 
 
 def restore(
-    repo: Repository, actor: Person, rule_id: str, version: int, *, yes: bool = False, distinct: bool = False
+    repo: Repository,
+    actor: Person,
+    rule_id: str,
+    version: int,
+    *,
+    yes: bool = False,
+    distinct: bool = False,
 ) -> Transition:
     """Bring back the content (title, scope, instruction, limits) of ``version`` from git history
     as a new version, status draft, no approval — never the old status or approval (SPEC §5)."""
@@ -361,11 +390,15 @@ def restore(
     if version == rule.version:
         raise DoctrineError(f"{rule.path}: version {version} is the current version")
     if version > rule.version or version < 1:
-        raise DoctrineError(f"{rule.path}: no version {version} (the rule is at version {rule.version})")
+        raise DoctrineError(
+            f"{rule.path}: no version {version} (the rule is at version {rule.version})"
+        )
     old = version_content(repo.root, rule_id, version)
     after = rule.with_changes(**{k: getattr(old, k) for k in CONTENT_KEYS})
     if all(getattr(rule, k) == getattr(after, k) for k in CONTENT_KEYS):
-        raise DoctrineError(f"{rule.path}: version {version} has the same content as version {rule.version}")
+        raise DoctrineError(
+            f"{rule.path}: version {version} has the same content as version {rule.version}"
+        )
     after = after.with_changes(status="draft", approval=None, review_due=None)
     extra = [("Agentmem-Restored-From", str(version))]
     if rule.status in APPROVED_STATUSES and not yes:
@@ -374,4 +407,6 @@ def restore(
             f"{rule.version + 1} a draft, clears its approval, and it stops applying until an "
             "admin approves it again"
         )
-    return _content_change(repo, actor, rule, text, after, "restore", yes=True, distinct=distinct, extra=extra)
+    return _content_change(
+        repo, actor, rule, text, after, "restore", yes=True, distinct=distinct, extra=extra
+    )

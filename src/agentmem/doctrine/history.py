@@ -106,7 +106,10 @@ def version_author(root: Path, rule: Rule) -> str | None:
     or None when that commit carries no trailers."""
     for info in gitio.log(root, [rule.path]):
         t = info.trailers
-        if t.get("Agentmem-Version") == str(rule.version) and t.get("Agentmem-Action") in CONTENT_ACTIONS:
+        if (
+            t.get("Agentmem-Version") == str(rule.version)
+            and t.get("Agentmem-Action") in CONTENT_ACTIONS
+        ):
             actor = t.get("Agentmem-Actor", "")
             return actor.split(" ", 1)[0] or None
     return None

@@ -86,13 +86,19 @@ def guard_rule(rule: Rule) -> tuple[str, ...]:
     warnings: list[str] = []
     for key, text in fields:
         if text:
-            found = guard.check(text, where=f"{rule.path}: {key}", max_chars=FIELD_MAX_CHARS, kind="rule")
+            found = guard.check(
+                text, where=f"{rule.path}: {key}", max_chars=FIELD_MAX_CHARS, kind="rule"
+            )
             warnings += [f"{rule.path}: {key}: {f.message}" for f in found]
     return tuple(warnings)
 
 
 def trailers_for(
-    actor: Person, before: Rule | None, after: Rule, action: str, extra: Sequence[tuple[str, str]] = ()
+    actor: Person,
+    before: Rule | None,
+    after: Rule,
+    action: str,
+    extra: Sequence[tuple[str, str]] = (),
 ) -> list[tuple[str, str]]:
     """The SPEC §9 trailers of a doctrine commit, in a fixed order."""
     trailers = [
@@ -126,7 +132,9 @@ def commit_rule(
     plus ``more`` changes, and commit them as ONE audit commit."""
     from agentmem.doctrine.render import canonical_text
 
-    new_text = canonical_text(after) if old_text is None else updated_text(old_text, after, after.path)
+    new_text = (
+        canonical_text(after) if old_text is None else updated_text(old_text, after, after.path)
+    )
     arrow = f"{before.status} → {after.status}" if before else after.status
     subject = f"doctrine({after.id}): {action} v{after.version} ({arrow})"
     message = gitio.format_message(subject, trailers_for(actor, before, after, action, extra))
@@ -176,7 +184,11 @@ def _from(rule: Rule, allowed: Sequence[str], doing: str, advice: str = "") -> N
 
 def _unchanged_since_approval(rule: Rule, doing: str) -> None:
     approval = rule.approval
-    if approval is None or approval.content_sha256 != content_sha256(rule) or approval.version != rule.version:
+    if (
+        approval is None
+        or approval.content_sha256 != content_sha256(rule)
+        or approval.version != rule.version
+    ):
         raise DoctrineError(
             f"{rule.path}: cannot {doing}: the content no longer matches its approval "
             "(content_sha256 or version differs: the file was changed after approval)",
@@ -201,7 +213,11 @@ def approve(repo: Repository, actor: Person, rule_id: str) -> Transition:
     _distinct_approver(repo, actor, rule, "approval")
     missing = missing_for_activation(rule)
     if missing:
-        how = {"scope": "doctrine assign --scope S", "instruction": "doctrine edit --instruction", "limit": "doctrine edit --limit"}
+        how = {
+            "scope": "doctrine assign --scope S",
+            "instruction": "doctrine edit --instruction",
+            "limit": "doctrine edit --limit",
+        }
         raise DoctrineError(
             f"{rule.path}: cannot approve {rule.id}: missing {', '.join(missing)}",
             hint="add it first: " + "; ".join(f"agentmem {how[m]}" for m in missing),
@@ -209,12 +225,22 @@ def approve(repo: Repository, actor: Person, rule_id: str) -> Transition:
     warnings = guard_rule(rule)
     sign = signing_wanted(repo)
     approval = Approval(actor.id, now_stamp(), rule.version, content_sha256(rule))
-    after = rule.with_changes(status="active", approval=approval, review_due=_review_due(repo, today()))
+    after = rule.with_changes(
+        status="active", approval=approval, review_due=_review_due(repo, today())
+    )
     commit = commit_rule(repo, actor, rule, after, "approve", text, sign=sign)
     return Transition(after, rule.status, commit, sign, warnings)
 
 
-def _simple(repo: Repository, actor: Person, rule_id: str, action: str, allowed: Sequence[str], status: str, doing: str) -> Transition:
+def _simple(
+    repo: Repository,
+    actor: Person,
+    rule_id: str,
+    action: str,
+    allowed: Sequence[str],
+    status: str,
+    doing: str,
+) -> Transition:
     require_role(actor, ADMIN, doing)
     rule, text = current(repo, rule_id)
     _from(rule, allowed, action)
@@ -233,7 +259,13 @@ def suspend(repo: Repository, actor: Person, rule_id: str) -> Transition:
 def deactivate(repo: Repository, actor: Person, rule_id: str) -> Transition:
     """active/suspended → deactivated (admin); the approval and review date are cleared."""
     return _simple(
-        repo, actor, rule_id, "deactivate", ("active", "suspended"), "deactivated", "deactivating doctrine"
+        repo,
+        actor,
+        rule_id,
+        "deactivate",
+        ("active", "suspended"),
+        "deactivated",
+        "deactivating doctrine",
     )
 
 
@@ -251,7 +283,9 @@ def resume(repo: Repository, actor: Person, rule_id: str) -> Transition:
     _unchanged_since_approval(rule, "resume")
     sign = signing_wanted(repo)
     after = rule.with_changes(status="active")
-    return Transition(after, rule.status, commit_rule(repo, actor, rule, after, "resume", text, sign=sign), sign)
+    return Transition(
+        after, rule.status, commit_rule(repo, actor, rule, after, "resume", text, sign=sign), sign
+    )
 
 
 def reconfirm(repo: Repository, actor: Person, rule_id: str) -> Transition:

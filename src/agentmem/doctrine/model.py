@@ -231,7 +231,10 @@ def lifecycle_problems(rule: Rule) -> list[tuple[str, str]]:
         problems.append(("approval", f"a {rule.status} rule carries no approval"))
     if approval is not None and approval.version != rule.version:
         problems.append(
-            ("approval.version", f"approves version {approval.version}, the rule is at {rule.version}")
+            (
+                "approval.version",
+                f"approves version {approval.version}, the rule is at {rule.version}",
+            )
         )
     if approval is not None and approval.content_sha256 != content_sha256(rule):
         problems.append(

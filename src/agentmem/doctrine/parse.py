@@ -84,7 +84,9 @@ class _Builder:
         for node in self.stack:
             if node.kind == "map":
                 if node.items:
-                    parts.append(node.items[-1].value if len(node.items) % 2 else node.items[-2].value)
+                    parts.append(
+                        node.items[-1].value if len(node.items) % 2 else node.items[-2].value
+                    )
             else:
                 parts.append(f"[{len(node.items) + 1}]")
         text = ".".join(parts).replace(".[", "[")
@@ -212,7 +214,9 @@ class _Reader:
             raise self.error(node, key, f"expected a whole number ≥ 1, got {number}")
         return number
 
-    def dated(self, key: str, pattern: re.Pattern[str], shape: str, *, nullable: bool) -> str | None:
+    def dated(
+        self, key: str, pattern: re.Pattern[str], shape: str, *, nullable: bool
+    ) -> str | None:
         node = self._scalar(key, shape)
         if node is None:
             if nullable:
@@ -259,7 +263,9 @@ def _approval(reader: _Reader) -> Approval | None:
     inner.require(APPROVAL_KEYS)
     sha = inner.text("content_sha256", required=True) or ""
     if not _SHA.match(sha):
-        raise inner.error(inner.values["content_sha256"], "content_sha256", "expected 64 hex digits")
+        raise inner.error(
+            inner.values["content_sha256"], "content_sha256", "expected 64 hex digits"
+        )
     at = inner.dated("at", _STAMP, "a UTC time YYYY-MM-DDTHH:MM:SSZ", nullable=False)
     return Approval(inner.slug("by"), at or "", inner.whole("version"), sha)
 
@@ -300,7 +306,9 @@ def parse_rule_text(text: str, where: str) -> Rule:
         justification=reader.text("justification") or "",
         version=reader.whole("version"),
         proposed_by=reader.slug("proposed_by"),
-        proposed_at=reader.dated("proposed_at", _STAMP, "a UTC time YYYY-MM-DDTHH:MM:SSZ", nullable=False)
+        proposed_at=reader.dated(
+            "proposed_at", _STAMP, "a UTC time YYYY-MM-DDTHH:MM:SSZ", nullable=False
+        )
         or "",
         origin_session=reader.text("origin_session", nullable=True),
         distinct_from=reader.texts("distinct_from", slugs=True),
@@ -315,7 +323,9 @@ def read_rule_file(path: Path, where: str) -> str:
     try:
         size = path.stat().st_size
     except FileNotFoundError:
-        raise DoctrineError(f"{where}: no such rule", hint="agentmem doctrine list shows the rules") from None
+        raise DoctrineError(
+            f"{where}: no such rule", hint="agentmem doctrine list shows the rules"
+        ) from None
     if size > MAX_RULE_BYTES:
         raise DoctrineError(
             f"{where}:1: (file): {size:,} bytes; a rule file holds at most {MAX_RULE_BYTES:,}"
@@ -334,7 +344,9 @@ def load_rule(root: Path, rule_id: str) -> Rule:
     where = rule_relpath(rule_id)
     rule = parse_rule_text(read_rule_file(root / where, where), where)
     if rule.id != rule_id:
-        raise DoctrineError(f"{where}:1: id: is {rule.id!r}; it must match the file name ({rule_id!r})")
+        raise DoctrineError(
+            f"{where}:1: id: is {rule.id!r}; it must match the file name ({rule_id!r})"
+        )
     return rule
 
 
@@ -347,6 +359,8 @@ def load_rules(root: Path) -> list[Rule]:
     for path in sorted(folder.glob("*.yaml")):
         rule_id = path.name[: -len(".yaml")]
         if not _SLUG.match(rule_id):
-            raise DoctrineError(f"{DOCTRINE_DIR}/{path.name}:1: (file): the file name is not a rule id")
+            raise DoctrineError(
+                f"{DOCTRINE_DIR}/{path.name}:1: (file): the file name is not a rule id"
+            )
         rules.append(load_rule(root, rule_id))
     return sorted(rules, key=lambda r: r.id)

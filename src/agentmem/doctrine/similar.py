@@ -27,17 +27,32 @@ from agentmem.doctrine.model import LIVE_STATUSES, Rule, scopes_overlap
 
 _REPLACEMENTS: tuple[tuple[str, str], ...] = (
     # Bounds first: "no less than" is a lower bound, not a negation followed by "less than".
-    (r"\b(?:no|not) (?:less|fewer|shorter|lower) than\b|\bat least\b|\b(?:a )?minimum(?: of)?\b"
-     r"|\bau moins\b|\bminimum\b", " ge "),
-    (r"\b(?:no|not) (?:more|greater|longer|higher) than\b|\bat most\b|\b(?:a )?maximum(?: of)?\b"
-     r"|\bup to\b|\bau plus\b|\bau maximum\b", " le "),
-    (r"\b(?:less|fewer|shorter|lower|smaller) than\b|\bunder\b|\bbelow\b|\bbeneath\b"
-     r"|\bmoins de\b|\binferieure? (?:a|de)\b|\ben dessous de\b|\bsous\b", " lt "),
-    (r"\b(?:more|greater|longer|higher|larger) than\b|\bover\b|\babove\b|\bexceeding\b"
-     r"|\bbeyond\b|\bplus de\b|\bsuperieure? (?:a|de)\b|\bau dela de\b", " gt "),
-    (r"\b(?:do|does|did|must|should|shall|will|can|may|could|would) not\b|\bdon't\b"
-     r"|\bdoesn't\b|\bmustn't\b|\bshouldn't\b|\bwon't\b|\bcan't\b|\bcannot\b|\bnever\b"
-     r"|\bno\b|\bjamais\b|\bne pas\b|\bn'\b|\bne\b|\bpas\b", " not "),
+    (
+        r"\b(?:no|not) (?:less|fewer|shorter|lower) than\b|\bat least\b|\b(?:a )?minimum(?: of)?\b"
+        r"|\bau moins\b|\bminimum\b",
+        " ge ",
+    ),
+    (
+        r"\b(?:no|not) (?:more|greater|longer|higher) than\b|\bat most\b|\b(?:a )?maximum(?: of)?\b"
+        r"|\bup to\b|\bau plus\b|\bau maximum\b",
+        " le ",
+    ),
+    (
+        r"\b(?:less|fewer|shorter|lower|smaller) than\b|\bunder\b|\bbelow\b|\bbeneath\b"
+        r"|\bmoins de\b|\binferieure? (?:a|de)\b|\ben dessous de\b|\bsous\b",
+        " lt ",
+    ),
+    (
+        r"\b(?:more|greater|longer|higher|larger) than\b|\bover\b|\babove\b|\bexceeding\b"
+        r"|\bbeyond\b|\bplus de\b|\bsuperieure? (?:a|de)\b|\bau dela de\b",
+        " gt ",
+    ),
+    (
+        r"\b(?:do|does|did|must|should|shall|will|can|may|could|would) not\b|\bdon't\b"
+        r"|\bdoesn't\b|\bmustn't\b|\bshouldn't\b|\bwon't\b|\bcan't\b|\bcannot\b|\bnever\b"
+        r"|\bno\b|\bjamais\b|\bne pas\b|\bn'\b|\bne\b|\bpas\b",
+        " not ",
+    ),
 )
 _STOPWORDS = frozenset(
     "a an the of for on in to with by at as is are be been any all this that these those it its "
@@ -45,12 +60,42 @@ _STOPWORDS = frozenset(
     "aux pour par sur dans avec ce cette ces nous vous qui que".split()
 )
 _NUMBERS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-    "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
-    "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "douze": 12, "trente": 30, "soixante": 60,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "deux": 2,
+    "trois": 3,
+    "quatre": 4,
+    "cinq": 5,
+    "douze": 12,
+    "trente": 30,
+    "soixante": 60,
 }
 _COMPILED = tuple((re.compile(pattern), token) for pattern, token in _REPLACEMENTS)
 
