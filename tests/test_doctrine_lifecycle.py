@@ -35,6 +35,17 @@ def team(memrepo: Path) -> Path:
     return memrepo
 
 
+def replay_session(tmp_path: Path, proposals: list[dict[str, str]]) -> list[str]:
+    """Write a short session and a replayed answer; the ``harvest`` arguments that read them."""
+    answer = tmp_path / "answer.json"
+    answer.write_text(json.dumps({"proposals": proposals}), encoding="utf-8")
+    transcript = tmp_path / "session.md"
+    transcript.write_text(
+        "User: Check the warranty clause.\n\nAssistant: It says 12 months.\n", encoding="utf-8"
+    )
+    return ["harvest", str(transcript), "--provider", "replay", "--proposals", str(answer)]
+
+
 def ok(runner: CliRunner, *args: str, input: str | None = None):  # noqa: A002
     result = invoke(runner, *args, input=input)
     assert result.exit_code == 0, result.stderr
@@ -405,41 +416,27 @@ def test_review_commits_memory_first_and_reports_a_failing_draft_rule_by_rule(
     team: Path, runner: CliRunner, tmp_path: Path
 ) -> None:
     act(team, "bob")
-    answer = tmp_path / "answer.json"
-    answer.write_text(
-        json.dumps(
+    harvest_args = replay_session(
+        tmp_path,
+        [
             {
-                "proposals": [
-                    {
-                        "action": "add",
-                        "route": "memory",
-                        "section": "Writing style",
-                        "text": "Keep a collaborative tone with long-standing suppliers.",
-                        "justification": "said so twice",
-                    },
-                    {
-                        "action": "add",
-                        "route": "doctrine",
-                        "text": PARAPHRASE,
-                        "justification": "settled in this audit",
-                    },
-                ]
-            }
-        ),
-        encoding="utf-8",
-    )
-    transcript = tmp_path / "session.md"
-    transcript.write_text(
-        "User: Check the warranty clause.\n\nAssistant: It says 12 months.\n", encoding="utf-8"
+                "action": "add",
+                "route": "memory",
+                "section": "Writing style",
+                "text": "Keep a collaborative tone with long-standing suppliers.",
+                "justification": "said so twice",
+            },
+            {
+                "action": "add",
+                "route": "doctrine",
+                "text": PARAPHRASE,
+                "justification": "settled in this audit",
+            },
+        ],
     )
     ok(
         runner,
-        "harvest",
-        str(transcript),
-        "--provider",
-        "replay",
-        "--proposals",
-        str(answer),
+        *harvest_args,
         "--scope",
         "contracts/supply",
     )
@@ -514,22 +511,11 @@ def test_review_dry_run_shows_the_draft_and_writes_nothing(
     team: Path, runner: CliRunner, tmp_path: Path
 ) -> None:
     act(team, "bob")
-    answer = tmp_path / "answer.json"
-    answer.write_text(
-        json.dumps(
-            {
-                "proposals": [
-                    {"action": "add", "route": "doctrine", "text": PARAPHRASE, "justification": "j"}
-                ]
-            }
-        ),
-        encoding="utf-8",
+    harvest_args = replay_session(
+        tmp_path,
+        [{"action": "add", "route": "doctrine", "text": PARAPHRASE, "justification": "j"}],
     )
-    transcript = tmp_path / "session.md"
-    transcript.write_text(
-        "User: Check the warranty clause.\n\nAssistant: It says 12 months.\n", encoding="utf-8"
-    )
-    ok(runner, "harvest", str(transcript), "--provider", "replay", "--proposals", str(answer))
+    ok(runner, *harvest_args)
     head = git(team, "rev-parse", "HEAD")
     result = ok(runner, "review", "--dry-run")
     assert (
@@ -543,24 +529,11 @@ def test_a_user_reviewing_a_doctrine_proposal_is_told_the_role_needed(
     team: Path, runner: CliRunner, tmp_path: Path
 ) -> None:
     act(team, "dave")
-    answer = tmp_path / "answer.json"
-    answer.write_text(
-        json.dumps(
-            {
-                "proposals": [
-                    {"action": "add", "route": "doctrine", "text": PARAPHRASE, "justification": "j"}
-                ]
-            }
-        ),
-        encoding="utf-8",
+    harvest_args = replay_session(
+        tmp_path,
+        [{"action": "add", "route": "doctrine", "text": PARAPHRASE, "justification": "j"}],
     )
-    transcript = tmp_path / "session.md"
-    transcript.write_text(
-        "User: Check the warranty clause.\n\nAssistant: It says 12 months.\n", encoding="utf-8"
-    )
-    harvest = invoke(
-        runner, "harvest", str(transcript), "--provider", "replay", "--proposals", str(answer)
-    )
+    harvest = invoke(runner, *harvest_args)
     if harvest.exit_code != 0 or not json.loads(ok(runner, "inbox", "--format", "json").stdout):
         pytest.skip("harvest refuses doctrine proposals of a user before review")
     result = invoke(runner, "review", "--accept", "all")
@@ -884,41 +857,27 @@ def test_interactive_review_asks_memory_first_then_doctrine(
     team: Path, runner: CliRunner, tmp_path: Path
 ) -> None:
     act(team, "bob")
-    answer = tmp_path / "answer.json"
-    answer.write_text(
-        json.dumps(
+    harvest_args = replay_session(
+        tmp_path,
+        [
             {
-                "proposals": [
-                    {
-                        "action": "add",
-                        "route": "doctrine",
-                        "text": PARAPHRASE,
-                        "justification": "settled in this audit",
-                    },
-                    {
-                        "action": "add",
-                        "route": "memory",
-                        "section": "Writing style",
-                        "text": "Short sentences in comments.",
-                        "justification": "said so",
-                    },
-                ]
-            }
-        ),
-        encoding="utf-8",
-    )
-    transcript = tmp_path / "session.md"
-    transcript.write_text(
-        "User: Check the warranty clause.\n\nAssistant: It says 12 months.\n", encoding="utf-8"
+                "action": "add",
+                "route": "doctrine",
+                "text": PARAPHRASE,
+                "justification": "settled in this audit",
+            },
+            {
+                "action": "add",
+                "route": "memory",
+                "section": "Writing style",
+                "text": "Short sentences in comments.",
+                "justification": "said so",
+            },
+        ],
     )
     ok(
         runner,
-        "harvest",
-        str(transcript),
-        "--provider",
-        "replay",
-        "--proposals",
-        str(answer),
+        *harvest_args,
         "--scope",
         "contracts",
     )
