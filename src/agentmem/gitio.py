@@ -15,10 +15,45 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agentmem.errors import GitError
 
 TRAILER_PREFIX = "Agentmem-"
+
+
+def _run(
+    root: Path,
+    args: Sequence[str],
+    payload: str | bytes | None,
+    env: dict[str, str] | None,
+    text: bool,
+) -> subprocess.CompletedProcess[Any]:
+    """The one place git is started: ``git -C root args…`` with prompts off."""
+    full_env = {**os.environ, **(env or {})}
+    full_env.setdefault("GIT_TERMINAL_PROMPT", "0")
+    try:
+        return subprocess.run(
+            ["git", "-C", str(root), *args],
+            input=payload,
+            capture_output=True,
+            text=text,
+            encoding="utf-8" if text else None,
+            env=full_env,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise GitError(
+            "git is not installed or not on PATH", hint="install git 2.32 or newer"
+        ) from None
+
+
+def _failed(args: Sequence[str], proc: subprocess.CompletedProcess[Any]) -> GitError:
+    output = proc.stderr or proc.stdout
+    if isinstance(output, bytes):
+        output = output.decode("utf-8", "replace")
+    message = output.strip().splitlines()
+    return GitError(f"git {args[0]} failed: {message[-1] if message else proc.returncode}")
 
 
 def run_git(
@@ -30,25 +65,9 @@ def run_git(
     check: bool = True,
 ) -> subprocess.CompletedProcess[str]:
     """Run ``git -C root args…``; raises :class:`GitError` with git's message on failure."""
-    full_env = {**os.environ, **(env or {})}
-    full_env.setdefault("GIT_TERMINAL_PROMPT", "0")
-    try:
-        proc = subprocess.run(
-            ["git", "-C", str(root), *args],
-            input=input_text,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            env=full_env,
-            check=False,
-        )
-    except FileNotFoundError:
-        raise GitError(
-            "git is not installed or not on PATH", hint="install git 2.32 or newer"
-        ) from None
+    proc = _run(root, args, input_text, env, text=True)
     if check and proc.returncode != 0:
-        message = (proc.stderr or proc.stdout).strip().splitlines()
-        raise GitError(f"git {args[0]} failed: {message[-1] if message else proc.returncode}")
+        raise _failed(args, proc)
     return proc
 
 
@@ -56,22 +75,9 @@ def run_git_bytes(
     root: Path, args: Sequence[str], *, input_bytes: bytes | None = None, check: bool = True
 ) -> bytes:
     """Like :func:`run_git` for binary output (``cat-file --batch``, exact blob bytes)."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
-    try:
-        proc = subprocess.run(
-            ["git", "-C", str(root), *args],
-            input=input_bytes,
-            capture_output=True,
-            env=env,
-            check=False,
-        )
-    except FileNotFoundError:
-        raise GitError(
-            "git is not installed or not on PATH", hint="install git 2.32 or newer"
-        ) from None
+    proc = _run(root, args, input_bytes, None, text=False)
     if check and proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"git {args[0]} failed: {message[-1] if message else proc.returncode}")
+        raise _failed(args, proc)
     return proc.stdout
 
 
