@@ -309,6 +309,8 @@ def init_repository(path: Path) -> InitResult:
             f"{path} is a file, not a folder", hint="give a folder path to agentmem init"
         )
     path.mkdir(parents=True, exist_ok=True)
+    from agentmem.apply.writer import atomic_write  # only init writes files from this module
+
     # Identity first: a refusal must leave nothing behind (no half-made repository).
     _name, email = gitio.identity(path)
     git_initialised = False
@@ -324,8 +326,7 @@ def init_repository(path: Path) -> InitResult:
             if not gitio.is_tracked(path, rel):
                 created.append(rel)  # left by an interrupted init: commit it now
             return
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        atomic_write(target, text)
         created.append(rel)
 
     create(CONFIG_FILE, DEFAULT_CONFIG_TEXT)
@@ -342,7 +343,7 @@ def init_repository(path: Path) -> InitResult:
     missing = [ln for ln in GITIGNORE_LINES if ln not in existing.splitlines()]
     if missing:
         prefix = existing if not existing or existing.endswith("\n") else existing + "\n"
-        ignore.write_text(prefix + "".join(f"{ln}\n" for ln in missing), encoding="utf-8")
+        atomic_write(ignore, prefix + "".join(f"{ln}\n" for ln in missing))
         created.append(".gitignore")
     commit = None
     if created:
