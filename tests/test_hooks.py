@@ -261,7 +261,7 @@ def test_harvest_queue_harvests_a_queued_real_session_once(
         in first.stdout
     )
     assert "1 queued session harvested" in first.stderr
-    assert "harvesting queued sessions" in first.stderr  # the progress bar
+    assert "harvesting queued sessions" not in first.stderr  # no progress bar off a terminal
     trailers = git(memrepo, "log", "-1", "--format=%(trailers:key=Agentmem-Session,valueonly)")
     assert trailers.strip() == TRANSCRIPT_SESSION
     after = invoke(runner, "inbox")
@@ -329,6 +329,50 @@ def test_a_missing_transcript_stays_queued_and_the_others_go_on(
     assert "error: session 11111111-2222-3333-4444-555555555555:" in result.stderr
     assert "transcript not found" in result.stderr
     assert "1 session waits in the harvest queue" in invoke(runner, "inbox").stderr
+
+
+def test_a_queued_session_can_be_forgotten_and_is_never_tried_again(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    gone_id = "11111111-2222-3333-4444-555555555555"
+    _queue_transcript(runner, tmp_path, "gone.jsonl", gone_id).unlink()
+    failed = invoke(runner, "harvest", "--queue", "--provider", "offline")
+    assert failed.exit_code == 1
+    assert f"drop it: agentmem harvest --forget {gone_id}" in failed.stderr
+    forgotten = invoke(runner, "harvest", "--forget", gone_id)
+    assert forgotten.exit_code == 0, forgotten.stderr
+    assert f"session {gone_id} dropped from the harvest queue" in forgotten.stderr
+    lines = (memrepo / ".agentmem" / "harvested.jsonl").read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[-1])
+    assert (record["session_id"], record["proposals"], record["commit"], record["forgotten"]) == (
+        gone_id,
+        0,
+        None,
+        True,
+    )
+    assert "harvest queue" not in invoke(runner, "inbox").stderr
+    again = invoke(runner, "harvest", "--queue", "--provider", "offline")
+    assert again.exit_code == 0
+    assert "nothing to harvest: no queued session waits (1 already harvested)" in again.stderr
+    twice = invoke(runner, "harvest", "--forget", gone_id)
+    assert twice.exit_code == 1 and "already harvested or forgotten" in twice.stderr
+    unknown = invoke(runner, "harvest", "--forget", "not-queued")
+    assert (
+        unknown.exit_code == 2
+        and "session not-queued is not in the harvest queue" in unknown.stderr
+    )
+    mixed = invoke(runner, "harvest", "--forget", gone_id, "--queue")
+    assert mixed.exit_code == 2 and "--forget SESSION goes alone" in mixed.stderr
+
+
+def test_the_progress_bar_is_drawn_on_a_terminal(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich: the console is a terminal
+    _queue_transcript(runner, tmp_path)
+    result = invoke(runner, "harvest", "--queue", "--provider", "offline")
+    assert result.exit_code == 0, result.stderr
+    assert "harvesting queued sessions" in result.stderr and "1/1" in result.stderr
 
 
 def test_harvest_needs_transcripts_or_queue(

@@ -87,6 +87,7 @@ class HarvestRecord:
     actor: str
     proposals: int
     commit: str | None
+    forgotten: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -255,6 +256,32 @@ def record_harvested(
         _append_line(root / LOCAL_DIR / HARVESTED_FILE, record.to_dict())
 
 
+def forget(root: Path, session_id: str, actor: str) -> QueuedSession:
+    """Drop a queued session without harvesting it (``harvest --forget``): a line in
+    ``harvested.jsonl`` with ``forgotten: true`` and 0 proposals, so ``harvest --queue`` never
+    tries it again (its transcript was deleted, or the session is not worth it). The queue
+    file itself is left as written (append-only, shared with the hook).
+
+    Raises :class:`~agentmem.errors.UsageError` (exit 2) when the id is not in the queue, with
+    the ids that wait, and :class:`AgentmemError` when it was already harvested or forgotten.
+    """
+    from agentmem.errors import UsageError
+
+    queued = {s.session_id: s for s in read_queue(root).sessions}
+    session = queued.get(session_id)
+    if session is None:
+        ids = ", ".join(s.session_id for s in waiting(root)[:5]) or "none"
+        raise UsageError(
+            f"session {session_id} is not in the harvest queue",
+            hint=f"queued and waiting: {ids} (agentmem inbox lists them)",
+        )
+    if session_id in harvested_ids(root):
+        raise AgentmemError(f"session {session_id} was already harvested or forgotten")
+    record = HarvestRecord(session_id, session.transcript_path, _now(), actor, 0, None, True)
+    _append_line(root / LOCAL_DIR / HARVESTED_FILE, record.to_dict())
+    return session
+
+
 @dataclass
 class QueueRun:
     """What ``harvest --queue`` did: ``results`` (one HarvestResult per harvested session),
@@ -298,7 +325,7 @@ def harvest_queue(
                 raise AgentmemError(
                     f"{path}: transcript not found",
                     hint="Claude Code deletes transcripts after cleanupPeriodDays; harvest it by "
-                    "hand or remove its line from .agentmem/queue.jsonl",
+                    f"hand, or drop it: agentmem harvest --forget {session.session_id}",
                 )
             transcript = read_transcript(path)
             if transcript.session_id in done:

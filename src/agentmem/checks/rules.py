@@ -247,11 +247,8 @@ def guard_batch(items: list[tuple[str, Rule, KeyLines]]) -> list[Finding]:
     by field, so the findings reported are exactly the per-field ones."""
     batch = file_scan_sees_line_ends()
     joined = [_joined(rule) if batch else None for _, rule, _ in items]
-    if (
-        batch
-        and all(j is not None for j in joined)
-        and not guard.scan("".join(joined), kind="file")
-    ):  # type: ignore[arg-type]
+    whole = [j for j in joined if j is not None]
+    if batch and len(whole) == len(joined) and not guard.scan("".join(whole), kind="file"):
         return []
     findings: list[Finding] = []
     for (rel, rule, lines), text in zip(items, joined, strict=True):

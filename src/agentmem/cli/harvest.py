@@ -60,6 +60,15 @@ def harvest(
             help="Harvest every session queued by the Claude Code hooks and not harvested yet.",
         ),
     ] = False,
+    forget: Annotated[
+        str | None,
+        typer.Option(
+            "--forget",
+            metavar="SESSION",
+            help="Drop a queued session without harvesting it (e.g. its transcript was deleted).",
+            show_default=False,
+        ),
+    ] = None,
     fmt: FormatOption = Format.text,
 ) -> None:
     """Read finished session(s) and put at most 6 proposals per session in your inbox.
@@ -67,12 +76,18 @@ def harvest(
     One model call per session (or the offline extractor). Every proposal is validated; the
     rejected ones are listed with their reason. Review them with 'agentmem review'.
     With --queue: the sessions queued by 'agentmem hook session-end|pre-compact', each once.
+    With --forget SESSION: that queued session is never harvested.
     """
     from agentmem.errors import AgentmemError, UsageError
     from agentmem.harvest import choose_provider, harvest_session, load_outcomes
     from agentmem.queue import record_harvested
     from agentmem.review import require_owner
 
+    if forget is not None:
+        if queue or transcripts:
+            raise UsageError("--forget SESSION goes alone (no transcript, no --queue)")
+        _forget(forget)
+        return
     if queue == bool(transcripts):
         raise UsageError("give transcript file(s) or --queue (one of the two)")
     if queue and outcomes is not None:
@@ -121,6 +136,15 @@ def harvest(
         output.info("next: [bold]agentmem review[/] to accept, edit or reject them")
     if failures:
         raise typer.Exit(1)
+
+
+def _forget(session_id: str) -> None:
+    from agentmem.queue import forget
+
+    repo = repository()
+    with repo.locked():
+        session = forget(repo.root, session_id, repo.actor().id)
+    output.info(f"session {session_id} dropped from the harvest queue ({session.transcript_path})")
 
 
 def _print_result(result: object) -> None:
@@ -179,12 +203,14 @@ def _harvest_queue(
 
     from agentmem.queue import harvest_queue
 
+    console = output.stderr()
     progress = Progress(
         TextColumn("harvesting queued sessions"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.description}"),
-        console=output.stderr(),
+        console=console,
+        disable=not console.is_terminal,  # no bar in CI logs or redirected output
     )
     task = progress.add_task("", total=None)
 
