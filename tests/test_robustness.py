@@ -137,9 +137,35 @@ def test_cut_proposals_are_listed_not_dropped(
 
 def test_a_pending_repeat_is_named_as_pending(memrepo: Path, runner: CliRunner) -> None:
     assert invoke(runner, "remember", "Limit comments to 3 bullet points.").exit_code == 0
-    result = invoke(runner, "remember", "Limit comments to 5 bullet points.")
+    result = invoke(runner, "remember", "Comments: limit them to three bullet points.")
     assert result.exit_code == 1
     assert "pending in your inbox" in result.stderr and "accept or reject" in result.stderr
+
+
+def test_memory_repeats_are_found_by_meaning_not_by_characters(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    """The memory side uses doctrine's scorer: figures must match, word order does not count."""
+    assert invoke(runner, "remember", "Limit comments to 3 bullet points.").exit_code == 0
+    other_figure = invoke(runner, "remember", "Limit comments to 5 bullet points.")
+    assert other_figure.exit_code == 0, other_figure.stderr  # a different preference
+    first = "Cite the clause number first, then the page of the contract."
+    assert invoke(runner, "remember", first).exit_code == 0
+    reordered = invoke(
+        runner, "remember", "Cite the page of the contract, then the clause number first."
+    )
+    assert reordered.exit_code == 1 and "pending in your inbox" in reordered.stderr
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    again = invoke(
+        runner, "remember", "Never propose passive rewordings; I prefer the active voice."
+    )
+    assert again.exit_code == 0
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    paraphrase = invoke(
+        runner, "remember", "Do not propose passive rewordings: I prefer the active voice."
+    )
+    assert paraphrase.exit_code == 1
+    assert "repeats entry #" in paraphrase.stderr and "100 % similar" in paraphrase.stderr
 
 
 def test_a_closed_pipe_is_not_an_error(

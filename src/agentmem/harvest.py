@@ -28,7 +28,9 @@ from agentmem.transcripts import Transcript, read_transcript
 from agentmem.yamlio import load_yaml_text
 
 PROVIDERS = ("auto", "anthropic", "offline", "replay")
-DUPLICATE_ENTRY_SCORE = 90.0  # rapidfuzz ratio 0–100 at or above which an add repeats an entry
+#: Score 0–100 (doctrine's scorer, :func:`agentmem.doctrine.similar.similarity`: normalised
+#: words in any order, figures must match) at or above which an add repeats an entry.
+DUPLICATE_ENTRY_SCORE = 90.0
 
 
 @dataclass(frozen=True)
@@ -173,20 +175,20 @@ def validate(
         )
     plan = plan_memory(proposal, memory_text, config, relpath)  # target, guard, budget preview
     if proposal.action in ("add", "modify") and proposal.text:
-        from rapidfuzz import fuzz, utils
+        from agentmem.doctrine.similar import similarity
 
         base = memory_text if memory_text is not None else new_memory_text(proposal.person, config)
         existing = parse_memory(base, proposal.person, config, relpath).entries()
         for entry in existing:
             if proposal.action == "modify" and proposal.target and proposal.target in entry.text:
                 continue
-            score = fuzz.ratio(proposal.text, entry.text, processor=utils.default_process)
+            score = similarity(proposal.text, entry.text)
             if score >= DUPLICATE_ENTRY_SCORE:
                 raise ProposalError(f"repeats entry #{entry.number} ({score:.0f} % similar)")
         for other, where in [(p, "of this harvest") for p in accepted] + [
             (p, "pending in your inbox") for p in pending
         ]:
-            score = fuzz.ratio(proposal.text, other.text or "", processor=utils.default_process)
+            score = similarity(proposal.text, other.text or "")
             if score >= DUPLICATE_ENTRY_SCORE:
                 raise ProposalError(
                     f"repeats proposal {other.id} {where}",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable
 from enum import StrEnum
@@ -32,9 +33,30 @@ def stderr() -> Console:
     return Console(stderr=True, highlight=False, no_color=_no_color(), soft_wrap=True)
 
 
+#: Characters a terminal acts on instead of showing: C0 controls but tab and line feed, DEL, C1
+#: controls (ESC starts colour, cursor and title sequences; U+009B is a one-byte CSI), the bidi
+#: embeddings, overrides and isolates (they reorder what follows), and the line and paragraph
+#: separators, and a carriage return not followed by a line feed. Text read from files and commit messages anyone can write (a plain git commit's
+#: trailer, a hand-edited file) goes through :func:`visible` before it reaches a terminal.
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]"
+    "|\r(?!\n)"  # a carriage return alone rewrites the line; CRLF line ends are kept
+)
+
+
+def visible(text: str) -> str:
+    """``text`` with every terminal-acting character written as an escape (``\\x1b``,
+    ``\\u202e``), so it is shown, not obeyed. Emoji joiners and accents are kept."""
+    if not _UNSAFE.search(text):
+        return text
+    return _UNSAFE.sub(
+        lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text
+    )
+
+
 def data(text: str = "") -> None:
-    """Plain data on stdout (no markup interpretation)."""
-    sys.stdout.write(text + "\n")
+    """Plain data on stdout (no markup interpretation; terminal controls made :func:`visible`)."""
+    sys.stdout.write(visible(text) + "\n")
     sys.stdout.flush()
 
 
@@ -47,17 +69,18 @@ def as_json(items: Iterable[dict[str, Any]] | dict[str, Any]) -> None:
 
 def info(message: str) -> None:
     """A human message on stderr; ``message`` is rich markup, escape data with :func:`esc`."""
-    stderr().print(message)
+    stderr().print(visible(message))
 
 
 def warn(message: str) -> None:
-    stderr().print(f"[yellow]warning:[/] {message}")
+    stderr().print(f"[yellow]warning:[/] {visible(message)}")
 
 
 def error(message: str) -> None:
-    stderr().print(f"[bold red]error:[/] {escape(message)}")
+    stderr().print(f"[bold red]error:[/] {escape(visible(message))}")
 
 
 def esc(value: object) -> str:
-    """Escape a value for rich markup (entries may contain ``[brackets]``)."""
-    return escape(str(value))
+    """Escape a value for rich markup (entries may contain ``[brackets]``) and make terminal
+    controls :func:`visible`."""
+    return escape(visible(str(value)))

@@ -138,7 +138,10 @@ def _show(proposal: Proposal, plan: MemoryPlan | str) -> None:
         change = FileChange(change.path, plan.base, change.new)
     console.print(
         Syntax(
-            change.diff() or "(no change)", "diff", theme="ansi_dark", background_color="default"
+            output.visible(change.diff() or "(no change)"),
+            "diff",
+            theme="ansi_dark",
+            background_color="default",
         )
     )
     colour = {"ok": "green", "warning": "yellow", "over": "red"}[plan.budget.level]
@@ -317,8 +320,10 @@ def _interactive(
                 choices = ["a", "e", "r", "s", "q"] if can_accept else ["e", "r", "s", "q"]
                 answer = _ask(console, choices)
                 if answer == "e":
+                    # A refused text holding terminal controls is not offered back as is.
+                    shown = text if text and output.visible(text) == text else None
                     text = Prompt.ask(
-                        "new text", default=text or proposal.text or "", console=console
+                        "new text", default=shown or proposal.text or "", console=console
                     )
                     continue
                 break

@@ -1,0 +1,62 @@
+"""Text that anyone can write (a plain git commit's trailers, a hand-edited file) is shown on a
+terminal, never obeyed: escape sequences, bidi overrides and lone carriage returns come out as
+visible escapes (``cli.output.visible``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentmem.cli.output import visible
+from agentmem.config import load_config
+from agentmem.memory import new_memory_text
+from tests.conftest import git, invoke
+
+HOSTILE = "x\x1b[2J\x1b]0;owned\x07\u202eabc\x9b31m"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("plain é, 👩‍💻 and\ttab", "plain é, 👩‍💻 and\ttab"),  # accents, emoji joiner, tab kept
+        ("line one\r\nline two", "line one\r\nline two"),  # CRLF line ends kept
+        ("\x1b[31mred", "\\x1b[31mred"),
+        ("a\rb", "a\\x0db"),
+        ("\u202egnp.exe", "\\u202egnp.exe"),
+        ("\u2066isolate\u2069", "\\u2066isolate\\u2069"),
+        ("csi\x9b", "csi\\x9b"),
+    ],
+)
+def test_visible_writes_terminal_controls_as_escapes(text: str, shown: str) -> None:
+    assert visible(text) == shown
+
+
+def test_log_shows_a_hostile_trailer_without_obeying_it(memrepo: Path, runner: CliRunner) -> None:
+    message = (
+        "plain commit\n\nAgentmem-Action: accept\nAgentmem-Actor: alice <alice@example.com>\n"
+        f"Agentmem-Justification: {HOSTILE}\n"
+    )
+    git(memrepo, "commit", "-q", "--allow-empty", "-m", message)
+    result = invoke(runner, "log")
+    assert result.exit_code == 0, result.stderr
+    assert "why: x\\x1b[2J\\x1b]0;owned\\x07\\u202eabc\\x9b31m" in result.stdout
+    assert "\x1b" not in result.stdout and "\u202e" not in result.stdout
+
+
+def test_blame_shows_a_hand_edited_entry_without_obeying_it(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    path = memrepo / "memories" / "alice.md"
+    text = new_memory_text("alice", load_config(memrepo).memory).replace(
+        "## Writing style\n", f"## Writing style\n\n- Short sentences {HOSTILE}\n", 1
+    )
+    path.write_text(text, encoding="utf-8")
+    git(memrepo, "add", "memories/alice.md")
+    git(memrepo, "commit", "-qm", "hand edit")
+    result = invoke(runner, "memory", "blame")
+    assert result.exit_code == 0, result.stderr
+    assert "Short sentences x\\x1b[2J" in result.stdout and "\x1b" not in result.stdout
+    shown = invoke(runner, "memory", "show")
+    assert "\x1b" not in shown.stdout and "\\u202eabc" in shown.stdout
