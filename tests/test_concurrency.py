@@ -202,3 +202,58 @@ def test_the_lock_is_reentrant_in_one_thread(memrepo: Path) -> None:
         pass
     with repo.locked(timeout=0):
         pass
+
+
+def test_a_proposal_decided_by_another_review_is_not_applied_again(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    """Review B listed the proposal before review A accepted it: B's accept is refused, its
+    reject leaves it out, and the entry is in the memory once."""
+    from agentmem.errors import ProposalError
+    from agentmem.inbox import list_pending
+    from agentmem.review import commit_accept, commit_reject, plan_accept
+
+    assert invoke(runner, "remember", "Quote clause numbers first.").exit_code == 0
+    repo = open_repository(memrepo)
+    actor = repo.actor()
+    (listed_by_b,) = list_pending(repo, actor.id)
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0  # review A
+    head = git(memrepo, "rev-parse", "HEAD")
+    with repo.locked():
+        plan = plan_accept(repo, listed_by_b)
+        with pytest.raises(ProposalError, match="no longer pending: it was accepted or rejected"):
+            commit_accept(repo, actor, plan, listed_by_b)
+        assert commit_reject(repo, actor, [listed_by_b]) is None
+    assert git(memrepo, "rev-parse", "HEAD") == head
+    text = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
+    assert text.count("Quote clause numbers first.") == 1
+
+
+@pytest.mark.slow
+def test_three_parallel_reviews_of_the_same_inbox_apply_each_proposal_once(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    texts = ["Quote clause numbers first.", "Summaries in three bullet points.", "Dates as ISO."]
+    for text in texts:
+        assert invoke(runner, "remember", text).exit_code == 0
+    before = git(memrepo, "rev-parse", "HEAD").strip()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "agentmem", "review", "--accept", "all"],
+            cwd=memrepo,
+            env={**os.environ, "AGENTMEM_LOCK_TIMEOUT": "300"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    outputs = [proc.communicate() for proc in procs]
+    accepted = sum(out.count("accepted p-") for out, _err in outputs)
+    assert accepted == 3, outputs
+    assert len(git(memrepo, "rev-list", f"{before}..HEAD").split()) == 3
+    text = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
+    assert [text.count(t) for t in texts] == [1, 1, 1]
+    for (_out, err), proc in zip(outputs, procs, strict=True):
+        assert proc.returncode == 0 or "no longer pending" in err
+    assert git(memrepo, "status", "--porcelain", "--untracked-files=all") == ""

@@ -60,3 +60,15 @@ def find_pending(repo: Repository, person: str, proposal_id: str) -> Proposal:
 
 def inbox_path(repo: Repository, proposal: Proposal) -> Path:
     return repo.root / proposal_relpath(proposal)
+
+
+def ensure_pending(repo: Repository, proposal: Proposal) -> None:
+    """Raise :class:`ProposalError` when ``proposal``'s inbox file is gone: another review (a
+    second terminal, a script) accepted or rejected it after this one listed it. Called under
+    the repository lock, right before a decision is committed, so a proposal is applied once."""
+    if not inbox_path(repo, proposal).is_file():
+        raise ProposalError(
+            f"{proposal.id} is no longer pending: it was accepted or rejected meanwhile "
+            "(another review ran at the same time)",
+            hint="agentmem log shows what was decided; agentmem inbox what is still pending",
+        )

@@ -18,7 +18,7 @@ from agentmem.apply.planner import FileChange, MemoryPlan, plan_memory
 from agentmem.apply.writer import apply_changes, read_current
 from agentmem.config import MemoryConfig
 from agentmem.errors import GovernanceError, InvalidMemoryError, ProposalError
-from agentmem.inbox import proposal_relpath, render_proposal
+from agentmem.inbox import ensure_pending, inbox_path, proposal_relpath, render_proposal
 from agentmem.memory import parse_memory
 from agentmem.proposals import Proposal
 from agentmem.repo import Person, Repository
@@ -84,6 +84,7 @@ def commit_accept(
     """
     proposal = plan.proposal
     require_owner(actor, proposal.person, "accepting into")
+    ensure_pending(repo, original)
     edited = proposal.text != original.text
     inbox_rel = proposal_relpath(original)
     changes = [
@@ -117,11 +118,15 @@ def _entry_section(repo: Repository, plan: MemoryPlan) -> str | None:
 
 
 def commit_reject(repo: Repository, actor: Person, proposals: list[Proposal]) -> str | None:
-    """Remove rejected proposals from the inbox in ONE commit whose trailers list them."""
-    if not proposals:
-        return None
+    """Remove rejected proposals from the inbox in ONE commit whose trailers list them.
+
+    Proposals no longer pending (decided meanwhile by another review) are left out; None when
+    none is left."""
     for proposal in proposals:
         require_owner(actor, proposal.person, "rejecting proposals for")
+    proposals = [p for p in proposals if inbox_path(repo, p).is_file()]
+    if not proposals:
+        return None
     person = proposals[0].person
     changes = []
     for proposal in proposals:
@@ -269,6 +274,7 @@ def accept_doctrine(
     for proposal in proposals:
         try:
             with repo.locked():
+                ensure_pending(repo, proposal)
                 transition = draft_from_proposal(
                     repo, actor, proposal, text=(edits or {}).get(proposal.id), distinct=distinct
                 )

@@ -274,9 +274,10 @@ def _scripted(
     if to_reject and not dry_run:
         with repo.locked():
             commit = commit_reject(repo, actor, to_reject)
-        output.data(
-            f"rejected {', '.join(p.id for p in to_reject)} → {commit[:10] if commit else '-'}"
-        )
+        if commit is None:
+            output.info("nothing rejected: those proposals were decided meanwhile (agentmem log)")
+        else:
+            output.data(f"rejected {', '.join(p.id for p in to_reject)} → {commit[:10]}")
     elif to_reject:
         output.data(f"would reject {', '.join(p.id for p in to_reject)}")
     if failures:
