@@ -407,6 +407,20 @@ def test_an_edit_that_makes_a_duplicate_is_refused(team: Path, runner: CliRunner
     assert "similar to 1 rule(s) in scope contracts/supply" in err and "warranty-floor" in err
     ok(runner, "doctrine", "edit", "liability", "--instruction", PARAPHRASE, "--distinct")
     assert rule(team, "liability")["distinct_from"] == ["warranty-floor"]
+    assert "pass --distinct if this version is still a different rule" in err
+    assert "edit that rule instead" not in err  # the person is already editing
+
+
+def test_a_distinct_declaration_holds_both_ways(team: Path, runner: CliRunner) -> None:
+    """The newer rule declared itself distinct from warranty-floor: editing warranty-floor no
+    longer runs into it (it did, and asked the editor to repeat --distinct)."""
+    act(team, "bob")
+    propose(runner, "warranty-floor", "--scope", "contracts/supply")
+    args = ["--title", PARAPHRASE, "--instruction", PARAPHRASE, "--scope", "contracts/supply"]
+    ok(runner, "doctrine", "propose", "--id", "paraphrase", *args, "--distinct")
+    ok(runner, "doctrine", "edit", "warranty-floor", "--title", "Warranty floor (supply)")
+    assert rule(team, "warranty-floor")["distinct_from"] == []
+    assert rule(team, "warranty-floor")["version"] == 2
 
 
 # -- Done when 4: review order ---------------------------------------------------------------------

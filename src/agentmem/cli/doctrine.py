@@ -28,7 +28,8 @@ Yes = Annotated[
 Distinct = Annotated[
     bool,
     typer.Option(
-        "--distinct", help="Create it although similar rules exist (the override is recorded)."
+        "--distinct",
+        help="Go on although similar rules exist: this is a different rule (the override is recorded).",
     ),
 ]
 Limits = Annotated[

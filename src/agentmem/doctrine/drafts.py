@@ -86,19 +86,26 @@ def _free_id(repo: Repository, base: str) -> str:
 
 
 def _similar(repo: Repository, rule: Rule, exclude: tuple[str, ...]) -> list[Similar]:
+    """Live rules close to ``rule``, leaving out ``rule`` itself, ``exclude`` and the rules that
+    declared themselves distinct from ``rule`` (a declaration holds both ways: the rule that
+    was there first can still be edited without repeating it)."""
     from agentmem.doctrine.similar import find_similar
 
+    rules = load_rules(repo.root)
+    declared = tuple(r.id for r in rules if rule.id in r.distinct_from)
     return find_similar(
         rule.title,
         rule.instruction,
         rule.scope,
-        load_rules(repo.root),
+        rules,
         repo.config.doctrine.duplicate_threshold,
-        exclude=(rule.id, *exclude),
+        exclude=(rule.id, *exclude, *declared),
     )
 
 
-def _duplicates(repo: Repository, rule: Rule, distinct: bool, similar: list[Similar]) -> Rule:
+def _duplicates(
+    repo: Repository, rule: Rule, distinct: bool, similar: list[Similar], *, editing: bool = False
+) -> Rule:
     """The duplicate guard's verdict: refuse, or with ``distinct`` record the similar rules."""
     if not similar:
         return rule
@@ -109,8 +116,13 @@ def _duplicates(repo: Repository, rule: Rule, distinct: bool, similar: list[Simi
             f"{rule.path}: similar to {len(similar)} rule(s) in {where} "
             f"(threshold {repo.config.doctrine.duplicate_threshold}): {shown}",
             similar,
-            hint="edit that rule instead, or pass --distinct if this is a different rule "
-            "(the override is recorded)",
+            hint=(
+                "pass --distinct if this version is still a different rule (the override is "
+                "recorded), or change it less"
+                if editing
+                else "edit that rule instead, or pass --distinct if this is a different rule "
+                "(the override is recorded)"
+            ),
         )
     added = tuple(s.rule_id for s in similar if s.rule_id not in rule.distinct_from)
     return rule.with_changes(distinct_from=rule.distinct_from + added)
@@ -312,7 +324,8 @@ def _content_change(
             )
     warnings = guard_rule(after)
     if content_changed:
-        after = _duplicates(repo, after, distinct, _similar(repo, after, rule.distinct_from))
+        similar = _similar(repo, after, rule.distinct_from)
+        after = _duplicates(repo, after, distinct, similar, editing=True)
     extra = extra + _distinct_trailer(rule, after)
     commit = commit_rule(repo, actor, rule, after, action, text, extra=extra)
     return Transition(after, rule.status, commit, False, warnings)
