@@ -112,6 +112,22 @@ def test_the_killed_process_left_debris_that_recovery_removes(
     assert list((memrepo / "memories").glob(".alice.md.*")) == []
 
 
+def test_check_warns_about_an_interrupted_change_and_leaves_it_alone(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    pid = _pending_id(runner)
+    _agentmem(memrepo, "review", "--accept", pid, crash_at="after-replace")
+    result = _agentmem(memrepo, "check")
+    assert result.returncode == 0, result.stdout  # a warning: CI clones never have one
+    assert (
+        ".git/agentmem/pending.json:1: warning: an agentmem change was interrupted" in result.stdout
+    )
+    assert "[interrupted-change]" in result.stdout
+    assert journal.has_pending(memrepo)  # check only reads
+    assert _agentmem(memrepo, "inbox").returncode == 0
+    assert "interrupted" not in _agentmem(memrepo, "check").stdout
+
+
 def test_after_recovery_the_proposal_can_still_be_accepted(
     memrepo: Path, runner: CliRunner
 ) -> None:

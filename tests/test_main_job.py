@@ -439,3 +439,19 @@ def test_interactive_review_records_accept_edit_and_reject(
     ]
     text = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
     assert "- Leave confidentiality clauses aside; legal reviews them.\n" in text
+    assert f"rejected {third} (committed when the review ends)" in result.stderr
+
+
+def test_interactive_skip_after_an_edit_says_the_edit_is_not_kept(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    out = _harvest_json(runner)
+    first = [p for p in out["proposals"] if p["route"] == "memory"][0]
+    result = invoke(runner, "review", "--interactive", input="e\nShorter text.\ns\nq\n")
+    assert result.exit_code == 0, result.stderr
+    assert (
+        f"skipped {first['id']}: it stays in your inbox as it was; your edited text is not kept"
+        in result.stderr
+    )
+    pending = json.loads(invoke(runner, "inbox", "--format", "json").stdout)
+    assert [p["text"] for p in pending if p["id"] == first["id"]] == [first["text"]]

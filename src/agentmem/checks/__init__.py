@@ -33,6 +33,24 @@ def locate_root(explicit: Path | None = None) -> Path:
     return find_root(explicit if explicit is not None else Path.cwd())
 
 
+def _interrupted_change(root: Path) -> list[Finding]:
+    """A warning when an agentmem change was interrupted here (a crash journal waits): the
+    check reads the files as they are and never recovers; the next writing command does."""
+    from agentmem import journal
+
+    try:
+        pending = journal.has_pending(root)
+    except Exception:  # noqa: BLE001 - not a git work tree: the other checks say so
+        return []
+    if not pending:
+        return []
+    message = (
+        "an agentmem change was interrupted in this clone: the files may show it half made; "
+        "the next agentmem command (e.g. agentmem inbox) finishes or undoes it"
+    )
+    return [Finding(".git/agentmem/pending.json", 1, WARNING, "interrupted-change", message)]
+
+
 def run_check(
     root: Path,
     *,
@@ -58,6 +76,7 @@ def run_check(
     found, inbox = tree.check_inbox(root, state)
     report.findings += found
     report.files = count + inbox + 2
+    report.findings += _interrupted_change(root)
     if history:
         from agentmem.checks.history import check_history
 

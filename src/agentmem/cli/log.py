@@ -29,15 +29,20 @@ def log(
     """The audit history: every agentmem commit with who, when, what and why."""
     from agentmem.audit import audit_log
     from agentmem.errors import UsageError
+    from agentmem.repo import DOCTRINE_DIR
 
     if person and rule:
         raise UsageError("give --person or --rule, not both")
-    records = audit_log(repository(), person=person, rule=rule)
+    repo = repository()
+    records = audit_log(repo, person=person, rule=rule)
     if fmt is Format.json:
         output.as_json(r.to_dict() for r in records)
         return
     if not records:
-        output.data("no audit commits yet")
+        about = f" for rule {rule}" if rule else f" for {person}" if person else " yet"
+        output.info(f"no audit commits{about}")
+        if rule and not (repo.root / DOCTRINE_DIR / f"{rule}.yaml").exists():
+            output.info("  (no doctrine file has that id: agentmem doctrine list shows the ids)")
         return
     for r in records:
         who = r.actor or r.author

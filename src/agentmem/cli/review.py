@@ -332,9 +332,12 @@ def _interactive(
                 break
             if answer == "s":
                 counts["skipped"] += 1
+                note = "; your edited text is not kept" if text is not None else ""
+                console.print(f"skipped {proposal.id}: it stays in your inbox as it was{note}")
             elif answer == "r":
                 rejected.append(proposal)
                 counts["rejected"] += 1
+                console.print(f"[yellow]rejected[/] {proposal.id} (committed when the review ends)")
             elif answer == "a" and proposal.route == "doctrine":
                 edits = {proposal.id: text} if text is not None else {}
                 outcomes = accept_doctrine(repo, actor, [proposal], edits, distinct=distinct)

@@ -214,9 +214,9 @@ def approve(repo: Repository, actor: Person, rule_id: str) -> Transition:
     missing = missing_for_activation(rule)
     if missing:
         how = {
-            "scope": "doctrine assign --scope S",
-            "instruction": "doctrine edit --instruction",
-            "limit": "doctrine edit --limit",
+            "scope": f"doctrine assign {rule.id} --scope SCOPE",
+            "instruction": f"doctrine edit {rule.id} --instruction TEXT",
+            "limit": f"doctrine edit {rule.id} --limit TEXT",
         }
         raise DoctrineError(
             f"{rule.path}: cannot approve {rule.id}: missing {', '.join(missing)}",

@@ -219,6 +219,10 @@ def now_stamp() -> str:
     return moment.strftime(STAMP_FORMAT)
 
 
+def _article(word: str) -> str:
+    return "an" if word[:1] in ("a", "e", "i", "o", "u") else "a"
+
+
 def lifecycle_problems(rule: Rule) -> list[tuple[str, str]]:
     """``(key, reason)`` pairs where a rule's status, approval and content disagree (SPEC §5):
     an active or suspended rule without approval, an approval on another status, an approval of
@@ -226,9 +230,13 @@ def lifecycle_problems(rule: Rule) -> list[tuple[str, str]]:
     problems: list[tuple[str, str]] = []
     approval = rule.approval
     if rule.status in APPROVED_STATUSES and approval is None:
-        problems.append(("approval", f"a {rule.status} rule must carry its approval"))
+        problems.append(
+            ("approval", f"{_article(rule.status)} {rule.status} rule must carry its approval")
+        )
     if approval is not None and rule.status not in APPROVED_STATUSES:
-        problems.append(("approval", f"a {rule.status} rule carries no approval"))
+        problems.append(
+            ("approval", f"{_article(rule.status)} {rule.status} rule carries no approval")
+        )
     if approval is not None and approval.version != rule.version:
         problems.append(
             (
