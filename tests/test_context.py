@@ -458,6 +458,15 @@ def test_audit_markdown_json_and_a_bad_scope(both: Path, runner: CliRunner) -> N
     assert len(_usage_lines(both)) == 2  # the refused call logged nothing
     empty = invoke(runner, "context", "audit", "--scope", "hr/policies")
     assert "No active rule applies to scope hr/policies." in empty.stdout
+    assert "no rule in doctrine/ has scope hr/policies" in empty.stderr
+    assert "known scopes: contracts, contracts/lease, contracts/supply" in empty.stderr
+    typo = invoke(runner, "context", "audit", "--scope", "Contracts/Supply")
+    assert typo.exit_code == 0
+    assert "did you mean contracts/supply? (scopes are case-sensitive)" in typo.stderr
+    near = invoke(runner, "context", "audit", "--scope", "contract/supply")
+    assert "did you mean contracts/supply" in near.stderr
+    below = invoke(runner, "context", "audit", "--scope", "contracts/supply/food")
+    assert "no rule in doctrine/" not in below.stderr  # its ancestors' rules apply
 
 
 # -- hot path ----------------------------------------------------------------------------------

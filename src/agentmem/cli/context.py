@@ -80,4 +80,29 @@ def audit(
         output.warn(
             f"applied although past review: {', '.join(sorted(ctx.overdue))} (agentmem doctrine due)"
         )
+    _warn_unknown_scope(ctx.scope, [d.scope for d in ctx.decisions if d.scope])
     output.info(f"usage logged as run {ctx.run_id} in .agentmem/usage.jsonl")
+
+
+def _warn_unknown_scope(scope: str, rule_scopes: list[str]) -> None:
+    """A scope that no rule's scope meets (equal, above or below) is often a typo: say so, with
+    the nearest known scopes, rather than let "no rule applies" pass for an answer."""
+    from agentmem.doctrine.model import scopes_overlap
+
+    known = sorted(set(rule_scopes))
+    if not known or any(scopes_overlap(scope, s) for s in known):
+        return
+    folded = [s for s in known if s.casefold() == scope.casefold()]
+    hint = f"did you mean {folded[0]}? (scopes are case-sensitive)" if folded else ""
+    if not hint:
+        import difflib
+
+        close = difflib.get_close_matches(scope, known, n=3, cutoff=0.6)
+        hint = (
+            f"did you mean {' or '.join(close)}?"
+            if close
+            else f"known scopes: {', '.join(known[:8])}"
+        )
+    output.warn(
+        f"no rule in doctrine/ has scope {output.esc(scope)}, or one above or below it: {output.esc(hint)}"
+    )
