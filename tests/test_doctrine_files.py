@@ -289,3 +289,35 @@ def test_a_rule_whose_id_is_not_its_file_name_is_refused(memrepo: Path) -> None:
         match=r"^doctrine/other-name.yaml:1: id: is 'commented-rule'; it must match the file name",
     ):
         load_rules(memrepo)
+
+
+def test_list_shows_the_readable_rules_and_names_the_broken_file(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    proposed = invoke(
+        runner,
+        "doctrine",
+        "propose",
+        "--id",
+        "warranty-floor",
+        "--title",
+        "Warranty floor",
+        "--instruction",
+        "Accept a 12-month warranty.",
+        "--scope",
+        "contracts",
+    )
+    assert proposed.exit_code == 0, proposed.stderr
+    (memrepo / "doctrine" / "broken.yaml").write_text(
+        "id: broken\ntitle: [unclosed\nstatus: draft\n", encoding="utf-8"
+    )
+    listed = invoke(runner, "doctrine", "list")
+    assert listed.exit_code == 1
+    assert listed.stdout.startswith("warranty-floor ") and "broken" not in listed.stdout
+    assert "error: doctrine/broken.yaml:3:" in listed.stderr
+    assert "1 rule file(s) unreadable: listed without them" in listed.stderr
+    as_json = invoke(runner, "doctrine", "list", "--format", "json")
+    assert [r["id"] for r in json.loads(as_json.stdout)] == ["warranty-floor"]
+    assert invoke(runner, "doctrine", "show", "warranty-floor").exit_code == 0
+    audit = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert audit.exit_code == 1 and "doctrine/broken.yaml:3" in audit.stderr  # fails closed

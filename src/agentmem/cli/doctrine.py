@@ -291,23 +291,33 @@ def list_rules(
     fmt: FormatOption = Format.text,
 ) -> None:
     """List the rules: id, status, version, scope, title."""
-    from agentmem.doctrine import STATUSES, applies_to, load_rules
+    from agentmem.doctrine import STATUSES, applies_to
+    from agentmem.doctrine.parse import load_rules_and_errors
     from agentmem.errors import UsageError
 
     if status is not None and status not in STATUSES:
         raise UsageError(f"--status {status!r}: expected one of {', '.join(STATUSES)}")
+    every, errors = load_rules_and_errors(repository().root)
     rules = [
         r
-        for r in load_rules(repository().root)
+        for r in every
         if (status is None or r.status == status) and (scope is None or applies_to(r.scope, scope))
     ]
     if fmt is Format.json:
         output.as_json(r.to_dict() for r in rules)
-    elif not rules:
+    elif not rules and not errors:
         output.info("no rules")
     else:
         for rule in rules:
             output.data(_line(rule))
+    for error in errors:
+        output.error(str(error))
+    if errors:
+        output.info(
+            f"{len(errors)} rule file(s) unreadable: listed without them; audits refuse to run "
+            "until they are fixed (agentmem check names every problem)"
+        )
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -351,16 +351,33 @@ def load_rule(root: Path, rule_id: str) -> Rule:
 
 
 def load_rules(root: Path) -> list[Rule]:
-    """Every ``doctrine/*.yaml``, parsed strictly, sorted by id. The first bad file raises."""
+    """Every ``doctrine/*.yaml``, parsed strictly, sorted by id. The first bad file raises
+    :class:`DoctrineError` (what audits need: no doctrine rather than part of it)."""
+    rules, errors = load_rules_and_errors(root)
+    if errors:
+        raise errors[0]
+    return rules
+
+
+def load_rules_and_errors(root: Path) -> tuple[list[Rule], list[DoctrineError]]:
+    """Every readable rule sorted by id, and one :class:`DoctrineError` per file that is not
+    (file order). For listings, which show the rest and name the broken files."""
     folder = root / DOCTRINE_DIR
     if not folder.is_dir():
-        return []
-    rules = []
+        return [], []
+    rules: list[Rule] = []
+    errors: list[DoctrineError] = []
     for path in sorted(folder.glob("*.yaml")):
         rule_id = path.name[: -len(".yaml")]
         if not _SLUG.match(rule_id):
-            raise DoctrineError(
-                f"{DOCTRINE_DIR}/{path.name}:1: (file): the file name is not a rule id"
+            errors.append(
+                DoctrineError(
+                    f"{DOCTRINE_DIR}/{path.name}:1: (file): the file name is not a rule id"
+                )
             )
-        rules.append(load_rule(root, rule_id))
-    return sorted(rules, key=lambda r: r.id)
+            continue
+        try:
+            rules.append(load_rule(root, rule_id))
+        except DoctrineError as exc:
+            errors.append(exc)
+    return sorted(rules, key=lambda r: r.id), errors
