@@ -201,9 +201,11 @@ def test_an_author_of_the_current_version_may_not_approve_it(team: Path, runner:
     propose(runner, "warranty-floor", "--scope", "contracts/supply")
     act(team, "alice")  # alice (admin) writes version 2, then tries to approve her own text
     ok(runner, "doctrine", "edit", "warranty-floor", "--limit", "Not for software licences.")
-    assert "distinct_approver: alice wrote version 2 of warranty-floor" in refused(
-        runner, "doctrine", "approve", "warranty-floor"
-    )
+    err = refused(runner, "doctrine", "approve", "warranty-floor")
+    assert "distinct_approver: alice wrote version 2 of warranty-floor" in err
+    # alice is the only admin: the message says nobody can approve, and what unblocks it
+    assert "no admin may do it now: bob proposed it and alice wrote version 2" in err
+    assert "another admin must be added to roles.yaml" in err
 
 
 # -- Done when 2: restore and history ----------------------------------------------------------

@@ -161,16 +161,31 @@ def _distinct_approver(repo: Repository, actor: Person, rule: Rule, doing: str) 
         return
     from agentmem.doctrine.history import version_author
 
-    if actor.id == rule.proposed_by:
-        raise GovernanceError(
-            f"distinct_approver: {actor.id} proposed {rule.id}; another admin must do the {doing}",
-            hint="nobody approves a rule they proposed (doctrine.distinct_approver)",
+    author = version_author(repo.root, rule)
+    if actor.id not in (rule.proposed_by, author):
+        return
+    why = (
+        f"{actor.id} proposed {rule.id}"
+        if actor.id == rule.proposed_by
+        else f"{actor.id} wrote version {rule.version} of {rule.id}"
+    )
+    excluded = {rule.proposed_by, author}
+    others = sorted(
+        p.id for p in repo.people().values() if p.role == "admin" and p.id not in excluded
+    )
+    if others:
+        hint = f"ask {', '.join(others)}; nobody approves a rule they proposed or last wrote"
+    else:
+        wrote = (
+            f" and {author} wrote version {rule.version}"
+            if author not in (None, rule.proposed_by)
+            else ""
         )
-    if version_author(repo.root, rule) == actor.id:
-        raise GovernanceError(
-            f"distinct_approver: {actor.id} wrote version {rule.version} of {rule.id}; "
-            f"another admin must do the {doing}",
+        hint = (
+            f"no admin may do it now: {rule.proposed_by} proposed it{wrote}; another admin must "
+            "be added to roles.yaml, or someone else writes the next version (agentmem doctrine edit)"
         )
+    raise GovernanceError(f"distinct_approver: {why}; another admin must do the {doing}", hint=hint)
 
 
 def _from(rule: Rule, allowed: Sequence[str], doing: str, advice: str = "") -> None:
