@@ -8,11 +8,17 @@ Under the repository lock (the caller holds :meth:`Repository.locked`):
    keeping its author, date, message and trailers (signed again when it was signed). Each
    changed file is merged with :func:`agentmem.sync_merge.merge_file`; a real conflict raises
    :class:`SyncPausedError` — "sync paused" — and nothing local or remote changes;
-3. move the local branch to the result (``read-tree -m -u`` then ``update-ref`` with the old
-   value: the person's staged and unstaged work on other files is kept; a file they changed
-   that the sync must update stops the sync instead);
-4. push without force; a rejected push (someone pushed meanwhile) starts again from 1, up to
-   ``attempts`` times.
+3. before anything moves, check what would be published (:mod:`agentmem.sync_check`): the
+   commits ``remote head..result`` against their NEW parents with ``check --history``'s rules
+   (an approval replayed onto a ``roles.yaml`` that demoted its author), and the memory files
+   they change with the check's memory-file code (two entries merged over the budget). An
+   error raises :class:`~agentmem.sync_check.SyncRefusedError`: nothing pushed, the local
+   branch untouched;
+4. push the result without force; a rejected push (someone pushed meanwhile) starts again from
+   1, up to ``attempts`` times, always from the local commits as they were;
+5. once pushed, move the local branch to the result (``read-tree -m -u`` then ``update-ref``
+   with the old value: the person's staged and unstaged work on other files is kept; a file
+   they changed that the sync must update stops the sync before the push — a dry run).
 
 Never force-pushes. Refuses while an ``agentmem erase`` here waits for its forced push, and when
 the remote was rewritten by an erase that this clone predates (re-clone then).
@@ -22,12 +28,14 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentmem import gitio
+from agentmem.checks.findings import Finding
 from agentmem.errors import AgentmemError, GitError
 from agentmem.repo import Repository
+from agentmem.sync_check import verify
 from agentmem.sync_merge import MergeConflict, merge_file
 
 ATTEMPTS = 4
@@ -53,7 +61,8 @@ class SyncPausedError(SyncError):
 class SyncResult:
     """What sync did. ``outcome``: up-to-date | pushed | pulled | replayed; ``replayed`` local
     commits rewritten onto the remote head, ``pulled`` remote commits brought in, ``head`` the
-    branch's commit on both sides afterwards, ``attempts`` pushes tried."""
+    branch's commit on both sides afterwards, ``attempts`` pushes tried, ``warnings`` the
+    check's warnings on what was pushed (e.g. a memory file at 80 % of its budget)."""
 
     remote: str
     branch: str
@@ -62,6 +71,18 @@ class SyncResult:
     pulled: int
     head: str | None
     attempts: int
+    warnings: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The candidate ``head``, commits ``replayed`` and ``pulled``, and ``origin``: each replayed
+    commit's local original (a commit absent from it is its own original)."""
+
+    head: str
+    replayed: int = 0
+    pulled: int = 0
+    origin: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -77,29 +98,35 @@ class _Target:
 
 def sync(repo: Repository, remote: str | None = None, attempts: int = ATTEMPTS) -> SyncResult:
     """Run the sync loop (module docstring). Raises :class:`SyncPausedError`,
-    :class:`SyncError` or :class:`GitError`."""
+    :class:`~agentmem.sync_check.SyncRefusedError`, :class:`SyncError` or :class:`GitError`."""
     root = repo.root
     target = _target(root, remote)
     _refuse_if_erase_unpushed(root, target)
+    local = gitio.head(root)
+    if local is None:
+        raise SyncError("this branch has no commit yet", hint="run agentmem init first")
     for attempt in range(1, attempts + 1):
         remote_head = _fetch(root, target)
-        local = gitio.head(root)
-        if local is None:
-            raise SyncError("this branch has no commit yet", hint="run agentmem init first")
-        new_head, replayed, pulled = _integrate(root, target, local, remote_head)
-        if new_head != local:
-            _move_branch(root, local, new_head)
-        if new_head == remote_head:
-            outcome = "pulled" if pulled else "up-to-date"
+        plan = _integrate(root, target, local, remote_head)
+        if plan.head == remote_head:
+            if plan.head != local:
+                _move_branch(root, local, plan.head)
+            outcome = "pulled" if plan.pulled else "up-to-date"
             return SyncResult(
-                target.remote, target.branch, outcome, 0, pulled, new_head, attempt - 1
+                target.remote, target.branch, outcome, 0, plan.pulled, plan.head, attempt - 1
             )
-        if _push(root, target, new_head):
-            gitio.run_git(root, ["update-ref", target.tracking, new_head])
-            outcome = "replayed" if replayed else "pushed"
-            return SyncResult(
-                target.remote, target.branch, outcome, replayed, pulled, new_head, attempt
-            )
+        warnings = verify(
+            root, f"{target.remote}/{target.remote_branch}", remote_head, plan.head, plan.origin
+        )
+        if plan.head != local:
+            _move_branch(root, local, plan.head, dry_run=True)
+        if _push(root, target, plan.head):
+            gitio.run_git(root, ["update-ref", target.tracking, plan.head])
+            if plan.head != local:
+                _move_branch(root, local, plan.head, pushed=True)
+            outcome = "replayed" if plan.replayed else "pushed"
+            done = (outcome, plan.replayed, plan.pulled, plan.head, attempt, tuple(warnings))
+            return SyncResult(target.remote, target.branch, *done)
     raise SyncError(
         f"{target.remote} rejected the push {attempts} times: others keep pushing meanwhile",
         hint="run agentmem sync again in a moment; your commits are kept locally",
@@ -165,10 +192,10 @@ def _push(root: Path, target: _Target, head: str) -> bool:
 
 
 # -- integrate --------------------------------------------------------------------------------
-def _integrate(root: Path, target: _Target, local: str, remote: str | None) -> tuple[str, int, int]:
-    """``(new local head, local commits replayed, remote commits brought in)``."""
+def _integrate(root: Path, target: _Target, local: str, remote: str | None) -> _Plan:
+    """What this branch would become on top of ``remote`` (see :class:`_Plan`)."""
     if remote is None or remote == local:
-        return local, 0, 0
+        return _Plan(local)
     base = _merge_base(root, local, remote)
     if base is None:
         raise SyncError(
@@ -178,9 +205,9 @@ def _integrate(root: Path, target: _Target, local: str, remote: str | None) -> t
         )
     pulled = _count(root, f"{base}..{remote}")
     if base == remote:
-        return local, 0, 0  # only local commits: a plain push
+        return _Plan(local)  # only local commits: a plain push
     if base == local:
-        return remote, 0, pulled  # only remote commits: fast-forward
+        return _Plan(remote, pulled=pulled)  # only remote commits: fast-forward
     _refuse_if_remote_erased(root, target, base, remote)
     mine = gitio.run_git(
         root, ["rev-list", "--reverse", "--topo-order", f"{base}..{local}"]
@@ -191,13 +218,13 @@ def _integrate(root: Path, target: _Target, local: str, remote: str | None) -> t
             hint=f"integrate by hand (git pull --rebase {target.remote} {target.remote_branch}), then push",
         )
     tip = remote
-    replayed = 0
+    origin: dict[str, str] = {}
     for commit in mine:
         new = _replay(root, target, commit, tip)
         if new != tip:
-            replayed += 1
+            origin[new] = commit
         tip = new
-    return tip, replayed, pulled
+    return _Plan(tip, len(origin), pulled, origin)
 
 
 def _merge_base(root: Path, a: str, b: str) -> str | None:
@@ -312,16 +339,28 @@ def _paused(root: Path, target: _Target, commit: str, exc: MergeConflict) -> Syn
     )
 
 
-def _move_branch(root: Path, old: str, new: str) -> None:
-    """Local branch ``old`` → ``new``, updating only the files that differ; other work is kept."""
-    proc = gitio.run_git(root, ["read-tree", "-m", "-u", old, new], check=False)
+def _move_branch(
+    root: Path, old: str, new: str, *, dry_run: bool = False, pushed: bool = False
+) -> None:
+    """Local branch ``old`` → ``new``, updating only the files that differ; other work is kept.
+    ``dry_run``: only find out whether the person's uncommitted changes are in the way."""
+    args = ["read-tree", "-m", "-u", *(["-n"] if dry_run else []), old, new]
+    proc = gitio.run_git(root, args, check=False)
     if proc.returncode != 0:
-        said = (proc.stderr.strip().splitlines() or ["?"])[-1]
+        said = (proc.stderr.strip().splitlines() or ["?"])[-1].removeprefix("error: ")
+        if pushed:
+            raise SyncError(
+                f"pushed, but this clone could not be updated: your uncommitted changes are in "
+                f"the way: {said}",
+                hint="commit or set those changes aside, then run agentmem sync again to bring "
+                "the pushed commits in",
+            )
         raise SyncError(
-            f"your uncommitted changes are in the way: {said.removeprefix('error: ')}",
+            f"your uncommitted changes are in the way: {said}",
             hint="commit or set those changes aside, then run agentmem sync again (nothing was pushed)",
         )
-    gitio.run_git(root, ["update-ref", "-m", "agentmem: sync", "HEAD", new, old])
+    if not dry_run:
+        gitio.run_git(root, ["update-ref", "-m", "agentmem: sync", "HEAD", new, old])
 
 
 # -- after an erase ---------------------------------------------------------------------------

@@ -26,8 +26,12 @@ def sync(
 
     Entries added on both sides are both kept. When the same memory entry or the same doctrine
     rule changed on both sides, it stops with "sync paused": your commits stay local, the
-    remote is untouched, and the message says how to resolve it. A push rejected because
-    someone pushed meanwhile is retried a few times.
+    remote is untouched, and the message says how to resolve it. Before pushing, what would be
+    published is checked like the team's CI does (agentmem check --history on your commits on
+    top of theirs, and the memory files they change): an error — an approval whose author is no
+    longer admin there, a merged memory file over its budget — stops with "sync refused", with
+    nothing pushed and your branch as it was. A push rejected because someone pushed meanwhile
+    is retried a few times.
     """
     from agentmem.cli.common import repository
     from agentmem.sync import sync as run_sync
@@ -45,6 +49,8 @@ def sync(
         replayed = f", {result.replayed} replayed onto theirs" if result.replayed else ""
         pulled = f"; {result.pulled} commit(s) brought in" if result.pulled else ""
         output.data(f"pushed to {where} ({head}{replayed}){pulled}")
+    for f in result.warnings:
+        output.warn(output.esc(f"{f.path}:{f.line}: {f.message} [{f.code}]"))
     if result.attempts > 1:
         output.info(
             f"the push was rejected {result.attempts - 1} time(s) by a concurrent push; retried"
