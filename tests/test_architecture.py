@@ -88,6 +88,9 @@ def test_every_command_has_help(command: tuple[str, ...]) -> None:
     assert "Usage:" in result.stdout
     lines = [ln for ln in result.stdout.splitlines() if ln.strip()]
     assert len(lines) >= 3, result.stdout
+    # Options read "--scope SCOPE", "--format text|json": never typer's "<str>", "<list[str]>".
+    options = [ln for ln in result.stdout.splitlines() if ln.lstrip().startswith("-")]
+    assert not [ln for ln in options if "<" in ln.strip().split("  ")[0]], result.stdout
 
 
 @pytest.mark.parametrize("command", ALL_COMMANDS, ids=lambda c: " ".join(c))

@@ -32,8 +32,46 @@ def _discard_stdout() -> None:
         pass  # not a real file (tests, some embedders): nothing left to protect
 
 
+#: Help metavars by parameter name (typer 0.29 would print ``<str>``, ``<list[str]>``,
+#: ``{rule_ids}``); any other parameter shows its name in capitals.
+METAVARS = {
+    "rule_id": "ID",
+    "rule_ids": "ID",
+    "accept": "ID|all",
+    "reject": "ID|all",
+    "edit": "ID=TEXT",
+    "transcripts": "TRANSCRIPT",
+    "outcomes": "FILE",
+    "proposals": "FILE",
+    "repo": "PATH",
+    "since": "REV",
+    "remote": "NAME",
+    "limits": "TEXT",
+    "limit": "TEXT",
+}
+
+
+def name_metavars(command: Any) -> None:
+    """Give every option and argument under ``command`` a readable metavar (``--scope SCOPE``,
+    ``--format text|json``, ``ID...``) unless it sets its own; flags keep none."""
+    for param in getattr(command, "params", ()):
+        if param.metavar is not None or getattr(param, "is_flag", False):
+            continue
+        desc = getattr(param, "type_descriptor", None)
+        if desc is not None and desc.is_choice and desc.choices:
+            param.metavar = "|".join(str(getattr(c, "value", c)) for c in desc.choices)
+        else:
+            param.metavar = METAVARS.get(param.name, (param.name or "value").upper())
+    for sub in getattr(command, "commands", {}).values():
+        name_metavars(sub)
+
+
 class AgentmemGroup(TyperGroup):
     """Root group: the single place where exceptions become exit codes."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        name_metavars(self)
 
     def invoke(self, ctx: Any) -> Any:
         try:
