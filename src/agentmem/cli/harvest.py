@@ -12,6 +12,10 @@ from agentmem.cli.common import FormatOption, PersonOption, repository
 from agentmem.cli.output import Format
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from rich.console import Console
+
     from agentmem.harvest import HarvestResult
     from agentmem.repo import Person, Repository
 
@@ -106,9 +110,10 @@ def harvest(
     transcripts = transcripts or []
     loaded = load_outcomes(outcomes) if outcomes else ()
     results, failures = [], 0
+    console = output.stderr()
     for path in transcripts:
         try:
-            with repo.locked():
+            with repo.locked(), _working(console, f"harvesting {path.name} via {name}…"):
                 result = harvest_session(
                     repo,
                     actor,
@@ -136,6 +141,14 @@ def harvest(
         output.info("next: [bold]agentmem review[/] to accept, edit or reject them")
     if failures:
         raise typer.Exit(1)
+
+
+def _working(console: Console, message: str) -> AbstractContextManager[object]:
+    """A spinner on a terminal while a session is read and the model answers; nothing
+    elsewhere (CI logs, pipes)."""
+    from contextlib import nullcontext
+
+    return console.status(message) if console.is_terminal else nullcontext()
 
 
 def _forget(session_id: str) -> None:
