@@ -170,6 +170,17 @@ def test_erase_person_removes_their_memory_everywhere_and_keeps_the_audit_trail(
     assert "memory(bob): add to" in git(
         root, "log", "--format=%s"
     )  # the decision stays, not the data
+    justifications = git(
+        root, "log", "--format=%s|%(trailers:key=Agentmem-Justification,valueonly)"
+    ).splitlines()
+    assert [j for j in justifications if j.startswith("memory(bob)")] == [
+        'memory(bob): add to "Writing style"|***REMOVED***'
+    ]  # a model-written reason may quote bob
+    assert [j for j in justifications if j.startswith("memory(alice)")] == [
+        'memory(alice): add to "Writing style"|asked with agentmem remember'
+    ]
+    checked = invoke(runner, "check", "--history")
+    assert checked.exit_code == 0, checked.stdout  # the rewritten history still follows the rules
     assert (
         git(root, "log", "-1", "--format=%(trailers:key=Agentmem-Erased,valueonly)").strip()
         == "memory and inbox of bob"

@@ -16,7 +16,8 @@ Admin only. The caller holds :meth:`Repository.locked`. In order:
 5. the steps left for the remote host and the other clones (:attr:`EraseResult.steps`).
 
 Commits keep their place (``--prune-empty never``): the audit trail of who decided what stays,
-only the data goes. The text itself is never printed, logged or committed.
+only the data goes; with ``--person``, the ``Agentmem-Justification`` of that person's memory
+and inbox decisions goes too (a model-written reason may quote them). The text itself is never printed, logged or committed.
 """
 
 from __future__ import annotations
@@ -322,6 +323,7 @@ def _rewrite_history(root: Path, target: EraseTarget) -> list[str]:
             args += ["--replace-text", str(texts), "--replace-message", str(texts)]
         else:
             args += ["--invert-paths", *[x for p in target.paths() for x in ("--path", p)]]
+            args += ["--message-callback", _justification_scrubber(target.person or "")]
         proc = subprocess.run(
             [sys.executable, "-m", "git_filter_repo", *args],
             cwd=mirror,
@@ -337,6 +339,21 @@ def _rewrite_history(root: Path, target: EraseTarget) -> list[str]:
         return _first_changed(proc.stdout + proc.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _justification_scrubber(person: str) -> str:
+    """A filter-repo ``--message-callback`` body: in the person's memory and inbox decisions
+    (subjects ``memory(P):`` and ``inbox(P):``), the ``Agentmem-Justification`` value — a
+    model-written reason that may quote them — becomes ``***REMOVED***``. Subjects and every
+    other trailer (who decided what, when) stay. ``person`` is a checked slug."""
+    check_slug(person, "person id")
+    return (
+        "import re\n"
+        f"if message.startswith((b'memory({person}):', b'inbox({person}):')):\n"
+        "    message = re.sub(rb'(?m)^(Agentmem-Justification:)[^\\n]*', "
+        f"rb'\\1 {REMOVED}', message)\n"
+        "return message\n"
+    )
 
 
 def _take_back(root: Path, mirror: Path) -> None:
