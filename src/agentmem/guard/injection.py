@@ -97,6 +97,13 @@ _SEND_OBJ = (r"(?:conversation|chat history|chat log|system prompt|secrets?|cred
              r"|identifiants|cles? (?:d')?api|mots de passe|variables d'environnement)\b"
              r"(?! (?:summary|summaries|notes|minutes|recap|resume|compte rendu))")
 
+_VOID_EN = (r"(?:void|null(?: and void)?|cancell?ed|invalid|obsolete|revoked|superseded"
+            r"|overridden|lifted|inapplicable|non-binding)\b")
+_VOID_FR = (r"(?:nulle?s?|caduc(?:s|que|ques)?|annulee?s?|abrogee?s?|obsoletes?"
+            r"|non avenue?s?)\b")
+_VOID_NEEDLES = ("void", "null", "cancel", "invalid", "obsolet", "revok", "supersed", "overrid",
+                 "precedence", "prevail", "lifted", "inapplicable", "binding", "nul", "caduc",
+                 "annul", "abrog", "avenu", "prevaut", "prime", "emporte")
 _OVERRIDE = "asks the assistant to ignore its instructions"
 _ROLE = "tries to change the assistant's role"
 _REVEAL = "asks to reveal hidden instructions or secrets"
@@ -155,7 +162,29 @@ _INSTRUCTIONS: list[tuple[tuple[str, ...], str, bool, _Lazy]] = [
         r"\b(?:new|updated|real|actual|true|hidden|secret|additional|important) (?:system )?"
         r"instructions? ?:")),
     (("system",), _SPOOF, False, _w(
-        r"\bsystem (?:prompt|message|instructions?|override|note) ?:")),
+        r"\bsystem (?:prompt|message|instructions?|override|note|directives?|orders?|commands?"
+        r"|update|alert|notice) ?:")),
+    # "Treat the rules above as void", "all previous rules are cancelled", "this rule overrides
+    # every other rule": a rule that tries to switch the others off.
+    (_VOID_NEEDLES, _OVERRIDE, True, _w(
+        rf"\b(?:treat|consider|regard|deem|declare|mark) {_EN_FILL}{{0,4}}(?:{_EN_STRONG}"
+        rf"|{_EN_WEAK}|doctrine)(?: (?:above|before|so far|until now))? as (?:now )?{_VOID_EN}")),
+    (_VOID_NEEDLES, _OVERRIDE, True, _w(
+        r"\b(?:previous|prior|above|earlier|preceding|other|existing|former) (?:"
+        rf"{_EN_STRONG}|{_EN_WEAK}|doctrine)(?: above)? (?:are|is) (?:now |hereby )?{_VOID_EN}")),
+    (_VOID_NEEDLES, _OVERRIDE, True, _w(
+        r"\b(?:overrides?|supersedes?|takes? precedence over|prevails? over) (?:all|any|every"
+        r"|each) (?:of the )?(?:other |previous |prior |existing |earlier )?(?:"
+        rf"{_EN_STRONG}|{_EN_WEAK}|doctrine)\b")),
+    (_VOID_NEEDLES, _OVERRIDE, True, _w(
+        rf"\b(?:{_FR_STRONG}|{_FR_WEAK}|doctrine)(?:{_FR_POST})? (?:sont|est) (?:desormais"
+        rf" |maintenant |donc )?{_VOID_FR}")),
+    (_VOID_NEEDLES, _OVERRIDE, True, _w(
+        r"\b(?:considere|considerez|considerer|traite|traitez|traiter) "
+        rf"{_FR_FILL}{{0,4}}(?:{_FR_STRONG}|{_FR_WEAK}|doctrine)(?:{_FR_POST})? comme {_VOID_FR}")),
+    (_VOID_NEEDLES, _OVERRIDE, True, _w(
+        r"\b(?:prevaut|prime|l'emporte) sur (?:toutes |tous )?(?:les )?(?:autres )?(?:"
+        rf"{_FR_STRONG}|{_FR_WEAK}|doctrine)\b")),
     (("=ai", "assistant", "llm", "model", "agent", "=bot", "chatbot", "claude", "gpt"),
      _SPOOF, False, _w(
         r"\b(?:note|message|instructions?) (?:to|for) (?:the )?(?:ai|assistant|llm|model|agent"

@@ -70,12 +70,20 @@ def _lines(det: str, kind: str) -> Iterator[tuple[int, str]]:
         yield start, det[start : end if end >= 0 else len(det)]
 
 
+_ESCAPED_DELIMITER = re.compile(
+    r"(?:&lt;?|&#0*60;?|&#x0*3c;?|\\u003c|\\x3c|%3c)/?agentmem-(?:memory|doctrine)", re.IGNORECASE
+)
+
+
 def _structure_hits(det: str, kind: str) -> Iterator[tuple[int, int, str]]:
     for delim in PROMPT_DELIMITERS:
         i = det.find(delim)
         while i >= 0:
             yield i, i + len(delim), "matches one of agentmem's prompt delimiters"
             i = det.find(delim, i + 1)
+    if "agentmem-" in det:  # the same tags written as HTML entities: &lt;/agentmem-doctrine&gt;
+        for m in _ESCAPED_DELIMITER.finditer(det):
+            yield m.start(), m.end(), "matches one of agentmem's prompt delimiters (escaped)"
     for off, content in _lines(det, kind):
         stripped = content.lstrip()
         s = off + len(content) - len(stripped)
