@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.conftest import DATA, git, invoke
+from tests.conftest import DATA, git, invoke, set_identity
 from typer.testing import CliRunner
 
 SESSION = DATA / "sessions" / "contract-review-session.md"
@@ -332,13 +332,37 @@ def test_memory_show_prints_the_fill_level(memrepo: Path, runner: CliRunner) -> 
 
 
 def test_log_lists_audit_commits_as_json(memrepo: Path, runner: CliRunner) -> None:
-    _harvest_json(runner)
+    harvested = [p["id"] for p in _harvest_json(runner)["proposals"]]
     invoke(runner, "review", "--accept", "all")
     records = json.loads(invoke(runner, "log", "--person", "alice", "--format", "json").stdout)
     assert [r["action"] for r in records][-1] == "propose"
     # Newest: the doctrine proposal made a draft (it removes alice's inbox file), after her memory.
     assert records[0]["trailers"]["Agentmem-Route"] == "doctrine"
     assert records[1]["action"] == "add" and records[1]["actor"] == "alice <alice@example.com>"
+    harvest = records[-1]  # one commit, several proposals: every id is kept, not only the last
+    assert len(harvested) > 1 and harvest["proposals"] == harvested
+    assert harvest["proposal"] == harvested[0]
+    text = invoke(runner, "log", "--person", "alice").stdout
+    assert f"proposals: {', '.join(harvested)}" in text
+
+
+def test_a_member_reads_only_their_own_memory_and_inbox(memrepo: Path, runner: CliRunner) -> None:
+    with (memrepo / "roles.yaml").open("a", encoding="utf-8") as handle:
+        handle.write("bob:\n  email: bob@example.com\n  role: member\n")
+    git(memrepo, "commit", "-qam", "bob joins")
+    assert invoke(runner, "remember", "Quote clause numbers.").exit_code == 0
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    set_identity(memrepo, "Bob", "bob@example.com")
+    for args in (("memory", "show"), ("memory", "blame"), ("inbox",)):
+        refused = invoke(runner, *args, "--person", "alice")
+        assert refused.exit_code == 1, args
+        assert "alice's memory and inbox are for alice and the admins; you are bob (member)" in (
+            refused.stderr
+        )
+        assert "Quote clause numbers" not in refused.stdout
+    assert invoke(runner, "memory", "show").exit_code == 0  # his own
+    set_identity(memrepo, "Alice Martin", "alice@example.com")
+    assert invoke(runner, "memory", "show", "--person", "bob").exit_code == 0  # an admin reads
 
 
 def test_only_the_owner_writes_their_memory(memrepo: Path, runner: CliRunner) -> None:

@@ -13,7 +13,11 @@ from agentmem.repo import DOCTRINE_DIR, INBOX_DIR, Repository, check_slug
 
 @dataclass(frozen=True)
 class AuditRecord:
-    """One audit commit: ``commit`` id, ISO ``date``, ``author``, ``subject`` and its trailers."""
+    """One audit commit: ``commit`` id, ISO ``date``, ``author``, ``subject`` and its trailers.
+
+    ``proposal``/``session`` are the first value of those trailers; ``proposals``/``sessions``
+    all of them (a harvest or a rejection names several); ``trailers`` maps each key to its
+    last value."""
 
     commit: str
     date: str
@@ -25,6 +29,8 @@ class AuditRecord:
     session: str | None
     justification: str | None
     trailers: dict[str, str]
+    proposals: list[str]
+    sessions: list[str]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -32,6 +38,8 @@ class AuditRecord:
 
 def _record(info: gitio.CommitInfo) -> AuditRecord:
     t = info.trailers
+    proposals = info.trailer_values.get("Agentmem-Proposal", [])
+    sessions = info.trailer_values.get("Agentmem-Session", [])
     return AuditRecord(
         info.sha,
         info.date,
@@ -39,10 +47,12 @@ def _record(info: gitio.CommitInfo) -> AuditRecord:
         info.subject,
         t.get("Agentmem-Action"),
         t.get("Agentmem-Actor"),
-        t.get("Agentmem-Proposal"),
-        t.get("Agentmem-Session"),
+        proposals[0] if proposals else None,
+        sessions[0] if sessions else None,
         t.get("Agentmem-Justification"),
         dict(t),
+        list(proposals),
+        list(sessions),
     )
 
 

@@ -237,7 +237,8 @@ def commit_paths(
 
 @dataclass
 class CommitInfo:
-    """One commit as the audit log shows it; ``trailers`` holds only ``Agentmem-*`` keys."""
+    """One commit as the audit log shows it; ``trailers`` holds only ``Agentmem-*`` keys (the
+    last value of a repeated key), ``trailer_values`` every value of each key, in order."""
 
     sha: str
     author_name: str
@@ -246,6 +247,7 @@ class CommitInfo:
     subject: str
     trailers: dict[str, str] = field(default_factory=dict)
     paths: list[str] = field(default_factory=list)
+    trailer_values: dict[str, list[str]] = field(default_factory=dict)
 
 
 _SEP = "\x1e"
@@ -267,12 +269,14 @@ def log(
     for record in out.split(_SEP)[1:]:
         sha, name, email, date, subject, trailer_text, files = record.split(_FIELD)
         trailers: dict[str, str] = {}
+        values: dict[str, list[str]] = {}
         for ln in trailer_text.splitlines():
             key, sep, value = ln.partition(":")
             if sep and key.startswith(TRAILER_PREFIX):
                 trailers[key.strip()] = value.strip()
+                values.setdefault(key.strip(), []).append(value.strip())
         paths_changed = [p for p in files.splitlines() if p.strip()]
-        commits.append(CommitInfo(sha, name, email, date, subject, trailers, paths_changed))
+        commits.append(CommitInfo(sha, name, email, date, subject, trailers, paths_changed, values))
     return commits
 
 

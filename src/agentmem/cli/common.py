@@ -29,9 +29,20 @@ def repository() -> Repository:
 
 
 def actor_and_person(repo: Repository, person: str | None) -> tuple[Person, str]:
-    """The actor (git identity → roles.yaml) and the person the command is about."""
+    """The actor (git identity → roles.yaml) and the person whose memory or inbox the command
+    reads. Raises :class:`~agentmem.errors.GovernanceError` when the actor is neither that
+    person nor an admin (SPEC §6: an admin may read anyone's memory), UsageError for an
+    unknown person."""
+    from agentmem.errors import GovernanceError
+
     actor = repo.actor()
     target = person or actor.id
     if person:
         repo.person(person)
+        if person != actor.id and actor.role != "admin":
+            raise GovernanceError(
+                f"{person}'s memory and inbox are for {person} and the admins; you are "
+                f"{actor.id} ({actor.role})",
+                hint="ask them, or an admin, to share what you need",
+            )
     return actor, target

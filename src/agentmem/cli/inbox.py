@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from agentmem.cli import output
-from agentmem.cli.common import FormatOption, PersonOption, repository
+from agentmem.cli.common import FormatOption, PersonOption, actor_and_person, repository
 from agentmem.cli.output import Format
 
 app = typer.Typer()
@@ -19,7 +19,7 @@ def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     from agentmem.inbox import list_pending
 
     repo = repository()
-    who = person or repo.actor().id
+    _actor, who = actor_and_person(repo, person)
     pending = list_pending(repo, who)
     if person is None:  # the queue is this clone's: sessions wait for whoever runs here
         _waiting_sessions_note(repo.root)

@@ -49,3 +49,5 @@ def log(
         output.data(f"{r.commit[:10]}  {r.date[:10]}  {who}  {r.subject}")
         if r.justification:
             output.data(f"            why: {r.justification}")
+        if len(r.proposals) > 1:
+            output.data(f"            proposals: {', '.join(r.proposals)}")

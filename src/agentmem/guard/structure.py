@@ -82,8 +82,8 @@ def _structure_hits(det: str, kind: str) -> Iterator[tuple[int, int, str]]:
             yield i, i + len(delim), "matches one of agentmem's prompt delimiters"
             i = det.find(delim, i + 1)
     if "agentmem-" in det:  # the same tags written as HTML entities: &lt;/agentmem-doctrine&gt;
-        for m in _ESCAPED_DELIMITER.finditer(det):
-            yield m.start(), m.end(), "matches one of agentmem's prompt delimiters (escaped)"
+        for esc in _ESCAPED_DELIMITER.finditer(det):
+            yield esc.start(), esc.end(), "matches one of agentmem's prompt delimiters (escaped)"
     for off, content in _lines(det, kind):
         stripped = content.lstrip()
         s = off + len(content) - len(stripped)
