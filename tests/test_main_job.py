@@ -479,3 +479,19 @@ def test_interactive_skip_after_an_edit_says_the_edit_is_not_kept(
     )
     pending = json.loads(invoke(runner, "inbox", "--format", "json").stdout)
     assert [p["text"] for p in pending if p["id"] == first["id"]] == [first["text"]]
+
+
+def test_a_session_is_harvested_once_unless_again_is_asked(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    first = _harvest_json(runner)
+    head = git(memrepo, "rev-parse", "HEAD")
+    again = invoke(runner, "harvest", str(SESSION), "--provider", "offline")
+    assert again.exit_code == 1
+    assert f"session {first['session']} was already harvested" in again.stderr
+    assert "add --again to read it once more" in again.stderr
+    assert git(memrepo, "rev-parse", "HEAD") == head
+    assert invoke(runner, "review", "--reject", "all").exit_code == 0
+    forced = invoke(runner, "harvest", str(SESSION), "--provider", "offline", "--again")
+    assert forced.exit_code == 0, forced.stderr
+    assert "5 proposals kept" in forced.stdout

@@ -64,6 +64,12 @@ def harvest(
             help="Harvest every session queued by the Claude Code hooks and not harvested yet.",
         ),
     ] = False,
+    again: Annotated[
+        bool,
+        typer.Option(
+            "--again", help="Harvest a session although it was harvested before (a new reading)."
+        ),
+    ] = False,
     forget: Annotated[
         str | None,
         typer.Option(
@@ -84,8 +90,9 @@ def harvest(
     """
     from agentmem.errors import AgentmemError, UsageError
     from agentmem.harvest import choose_provider, harvest_session, load_outcomes
-    from agentmem.queue import record_harvested
+    from agentmem.queue import committed_session_ids, harvested_ids, record_harvested
     from agentmem.review import require_owner
+    from agentmem.transcripts import read_transcript
 
     if forget is not None:
         if queue or transcripts:
@@ -111,8 +118,16 @@ def harvest(
     loaded = load_outcomes(outcomes) if outcomes else ()
     results, failures = [], 0
     console = output.stderr()
+    done = set() if again else harvested_ids(repo.root) | committed_session_ids(repo.root)
     for path in transcripts:
         try:
+            transcript = read_transcript(path)
+            if transcript.session_id in done:
+                raise AgentmemError(
+                    f"{path}: session {transcript.session_id} was already harvested",
+                    hint="its proposals are in your inbox or were decided (agentmem log); "
+                    "add --again to read it once more",
+                )
             with repo.locked(), _working(console, f"harvesting {path.name} via {name}…"):
                 result = harvest_session(
                     repo,
@@ -122,6 +137,7 @@ def harvest(
                     scope=scope,
                     outcomes=loaded,
                     proposals_file=proposals,
+                    transcript=transcript,
                 )
         except AgentmemError as exc:
             if len(transcripts) == 1:
