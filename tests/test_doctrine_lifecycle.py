@@ -536,7 +536,7 @@ def test_review_dry_run_shows_the_draft_and_writes_nothing(
     result = ok(runner, "review", "--dry-run")
     assert (
         "draft rule never-accept-a-warranty-under-24-months · scope: to be assigned"
-        in result.stderr
+        in result.stdout
     )
     assert git(team, "rev-parse", "HEAD") == head
 

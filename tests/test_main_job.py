@@ -4,6 +4,7 @@ memory, with the audit trailers, the refusals and the exit codes."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -268,9 +269,15 @@ def test_dry_run_writes_nothing(memrepo: Path, runner: CliRunner) -> None:
     head = git(memrepo, "rev-parse", "HEAD")
     result = invoke(runner, "review", "--dry-run")
     assert result.exit_code == 0
-    assert "+- I want a collaborative tone with long-standing suppliers." in result.stderr
-    assert "fill level after:" in result.stderr
+    # A preview is data (stdout); each fill level counts the proposals before it, as
+    # --accept all would apply them.
+    assert "+- I want a collaborative tone with long-standing suppliers." in result.stdout
+    fills = [int(n) for n in re.findall(r"fill level after: \d+ % — (\d+)/8000", result.stdout)]
+    assert len(fills) == 4 and fills == sorted(fills) and len(set(fills)) == 4
     assert git(memrepo, "rev-parse", "HEAD") == head
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    text = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
+    assert len(text) == fills[-1]
 
 
 def test_review_without_terminal_or_flags_refuses_with_advice(

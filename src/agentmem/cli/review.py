@@ -10,6 +10,8 @@ import typer
 from agentmem.cli import output
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
 
     from agentmem.apply.planner import MemoryPlan
@@ -90,10 +92,11 @@ def review(
         flags = (accept or [], reject or [], edit or [])
         _scripted(repo, actor, memory + doctrine, *flags, dry_run, distinct)
     elif dry_run:
+        preview, shown = _previewer(repo), output.stdout()  # a preview is data: stdout
         for proposal in memory:
-            _show(proposal, _plan_or_none(repo, proposal))
+            _show(proposal, _plan_or_none(repo, proposal, plan=preview), shown)
         for proposal in doctrine:
-            _show_doctrine(repo, actor, proposal)
+            _show_doctrine(repo, actor, proposal, console=shown)
     elif not interactive and not sys.stdin.isatty():
         raise UsageError(
             "no terminal to ask in",
@@ -108,21 +111,47 @@ def _names_ids(*lists: list[str] | None) -> bool:
 
 
 def _plan_or_none(
-    repo: Repository, proposal: Proposal, text: str | None = None
+    repo: Repository,
+    proposal: Proposal,
+    text: str | None = None,
+    plan: Callable[[Proposal, str | None], MemoryPlan] | None = None,
 ) -> MemoryPlan | str:
     from agentmem.errors import AgentmemError
     from agentmem.review import plan_accept
 
     try:
-        return plan_accept(repo, proposal, text)
+        return plan(proposal, text) if plan else plan_accept(repo, proposal, text)
     except AgentmemError as exc:
         return str(exc)
 
 
-def _show(proposal: Proposal, plan: MemoryPlan | str) -> None:
+def _previewer(repo: Repository) -> Callable[[Proposal, str | None], MemoryPlan]:
+    """Plans for a dry run: each on top of the ones before it (the file as ``--accept all``
+    would leave it), so the fill levels shown add up. Writes nothing."""
+    from agentmem.apply.planner import plan_memory
+    from agentmem.apply.writer import read_current
+    from agentmem.errors import ProposalError
+
+    texts: dict[str, str | None] = {}
+
+    def plan(proposal: Proposal, edited: str | None = None) -> MemoryPlan:
+        if edited is not None and proposal.action == "remove":
+            raise ProposalError(f"{proposal.id}: a 'remove' has no text to edit")
+        relpath = repo.memory_relpath(proposal.person)
+        if relpath not in texts:
+            texts[relpath] = read_current(repo.root, relpath)
+        chosen = proposal.with_text(edited.strip()) if edited is not None else proposal
+        result = plan_memory(chosen, texts[relpath], repo.config.memory, relpath)
+        texts[relpath] = result.change.new
+        return result
+
+    return plan
+
+
+def _show(proposal: Proposal, plan: MemoryPlan | str, console: Console | None = None) -> None:
     from rich.syntax import Syntax
 
-    console = output.stderr()
+    console = console or output.stderr()
     console.print(f"[bold]{proposal.id}[/]  {output.esc(proposal.summary())}")
     console.print(
         f"  basis: {proposal.basis} · session: {output.esc(proposal.session)} · source: {proposal.source}"
@@ -149,13 +178,17 @@ def _show(proposal: Proposal, plan: MemoryPlan | str) -> None:
 
 
 def _show_doctrine(
-    repo: Repository, actor: Person, proposal: Proposal, text: str | None = None
+    repo: Repository,
+    actor: Person,
+    proposal: Proposal,
+    text: str | None = None,
+    console: Console | None = None,
 ) -> bool:
     """Show the draft rule a doctrine proposal would become; False when it cannot be made."""
     from agentmem.doctrine import plan_from_proposal
     from agentmem.errors import AgentmemError
 
-    console = output.stderr()
+    console = console or output.stderr()
     console.print(f"[bold]{proposal.id}[/]  {output.esc(proposal.summary())}")
     console.print(f"  basis: {proposal.basis} · session: {output.esc(proposal.session)}")
     console.print(f"  why: {output.esc(proposal.justification)}")
@@ -250,13 +283,15 @@ def _scripted(
         raise UsageError(f"both accepted and rejected: {', '.join(sorted(clash))}")
     failures = 0
     chosen = [*to_accept, *to_edit]
+    preview, shown = _previewer(repo), output.stdout()
     for proposal in [p for p in chosen if p.route == "memory"]:
         try:
+            if dry_run:
+                plan = preview(proposal, edits.get(proposal.id))
+                _show(plan.proposal, plan, shown)
+                continue
             with repo.locked():
                 plan = plan_accept(repo, proposal, edits.get(proposal.id))
-                if dry_run:
-                    _show(plan.proposal, plan)
-                    continue
                 commit = commit_accept(repo, actor, plan, proposal)
         except AgentmemError as exc:
             output.error(f"{proposal.id} not applied: {exc}")
@@ -268,7 +303,9 @@ def _scripted(
     # Doctrine drafts come after every memory commit (issue 3 item 6).
     rules = [p for p in chosen if p.route == "doctrine"]
     if dry_run:
-        failures += sum(not _show_doctrine(repo, actor, p, edits.get(p.id)) for p in rules)
+        failures += sum(
+            not _show_doctrine(repo, actor, p, edits.get(p.id), console=shown) for p in rules
+        )
     else:
         failures += _report_doctrine(accept_doctrine(repo, actor, rules, edits, distinct=distinct))
     if to_reject and not dry_run:
