@@ -48,6 +48,16 @@ METAVARS = {
     "remote": "NAME",
     "limits": "TEXT",
     "limit": "TEXT",
+    "rule": "ID",
+    "actor": "PERSON",
+    "last": "N",
+    "version": "N",
+    "max_chars": "N",
+    "provider": "anthropic|offline|replay|auto",
+    "status": "draft|active|suspended|deactivated|archived",
+    "kind": "entry|rule|file",
+    "section": "NAME",
+    "session": "ID",
 }
 
 
