@@ -97,3 +97,10 @@ def test_every_command_has_help(command: tuple[str, ...]) -> None:
 def test_every_command_is_in_the_readme(command: tuple[str, ...]) -> None:
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     assert f"agentmem {' '.join(command)}" in readme
+
+
+def test_the_command_list_is_not_cut() -> None:
+    result = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "80"})
+    commands = result.stdout.split("Commands:")[1].splitlines()
+    assert [ln for ln in commands if ln.rstrip().endswith("...")] == []
+    assert len([ln for ln in commands if ln.strip()]) == 16

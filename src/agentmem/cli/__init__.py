@@ -61,6 +61,28 @@ METAVARS = {
 }
 
 
+#: One-line summaries for ``agentmem --help`` (the docstrings' first sentences are longer
+#: than its 80-column listing and would end in "...").
+SHORT_HELP = {
+    "init": "Create a memory repository (nothing to do if one is there).",
+    "harvest": "Read finished sessions: at most 6 proposals each, in your inbox.",
+    "remember": "Mid-session: one 'add' proposal in your inbox.",
+    "inbox": "List pending proposals.",
+    "review": "Accept, edit or reject your pending proposals.",
+    "log": "The audit history: who decided what, when and why.",
+    "check": "The server check CI runs: files, rules, and --history.",
+    "guard": "Check a text the way memory and doctrine writes are checked.",
+    "usage": "Which doctrine each audit was given, and why not the rest.",
+    "mcp": "Run the MCP server on stdin/stdout.",
+    "sync": "Fetch, replay your commits on the team's, push (never forced).",
+    "erase": "Erase personal data everywhere, history included (admin).",
+    "memory": "Show, edit and trace a person's memory file.",
+    "doctrine": "Team rules: propose, approve, suspend, restore, list.",
+    "context": "Prompt blocks: chat (your memory), audit (the doctrine).",
+    "hook": "Claude Code hooks (session-start, session-end, pre-compact).",
+}
+
+
 def name_metavars(command: Any) -> None:
     """Give every option and argument under ``command`` a readable metavar (``--scope SCOPE``,
     ``--format text|json``, ``ID...``) unless it sets its own; flags keep none."""
@@ -72,7 +94,9 @@ def name_metavars(command: Any) -> None:
             param.metavar = "|".join(str(getattr(c, "value", c)) for c in desc.choices)
         else:
             param.metavar = METAVARS.get(param.name, (param.name or "value").upper())
-    for sub in getattr(command, "commands", {}).values():
+    for name, sub in getattr(command, "commands", {}).items():
+        if command.name == "agentmem" and name in SHORT_HELP and not sub.short_help:
+            sub.short_help = SHORT_HELP[name]
         name_metavars(sub)
 
 
