@@ -34,6 +34,8 @@ def log(
     if person and rule:
         raise UsageError("give --person or --rule, not both")
     repo = repository()
+    if person:
+        repo.person(person)  # an unknown person is a usage error (exit 2), not an empty log
     records = audit_log(repo, person=person, rule=rule)
     if fmt is Format.json:
         output.as_json(r.to_dict() for r in records)
