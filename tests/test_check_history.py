@@ -109,6 +109,9 @@ def test_the_proposer_cannot_activate_their_own_rule(team: Path) -> None:
 
 
 def test_activation_needs_a_complete_rule_and_a_matching_approval(team: Path) -> None:
+    write_rule(team, make_rule("warranty", proposed_by="bob", limits=()))
+    commit_as(team, "bob", "drop the limit", "doctrine/warranty.yaml",
+              body=trailers("edit", "bob", "member"))  # fmt: skip
     rule = make_rule("warranty", status="active", proposed_by="bob", approved_by="carol", limits=())
     write_rule(team, rule)
     commit_as(
@@ -320,9 +323,15 @@ def test_a_key_added_in_the_activating_commit_does_not_count(memrepo: Path, tmp_
                     body=trailers("approve", "alice", "admin"), sign_key=new_key)  # fmt: skip
     errors = history_errors(memrepo, since=start, require_signed=True)
     assert [(f.commit, f.code) for f in errors] == [(sha, "history-signature")]
-    # require_signed from agentmem.yaml works like the flag
+    # require_signed from agentmem.yaml (at each commit's parent) works like the flag
     (memrepo / "agentmem.yaml").write_text("doctrine:\n  require_signed: true\n", encoding="utf-8")
-    assert [f.code for f in history_errors(memrepo, since=start)] == ["history-signature"]
+    turned_on = commit_as(memrepo, "alice", "signatures required", "agentmem.yaml")
+    write_rule(memrepo, make_rule("after", proposed_by="carol"))
+    commit_as(memrepo, "carol", "propose", "doctrine", body=trailers("propose", "carol", "admin"))
+    unsigned = approve_as(memrepo, "alice", "after", proposed_by="carol")
+    assert [(f.commit, f.code) for f in history_errors(memrepo, since=turned_on)] == [
+        (unsigned, "history-signature")
+    ]
     assert alice_key.exists()
 
 

@@ -60,7 +60,8 @@ def run_check(
     today: date | None = None,
 ) -> CheckReport:
     """Check the repository at ``root``; ``today`` (default: the doctrine clock) dates review
-    deadlines; ``require_signed`` None follows ``doctrine.require_signed``.
+    deadlines; ``require_signed`` True forces signatures on for every commit, else
+    ``doctrine.require_signed`` at each commit's parent decides.
 
     Raises :class:`~agentmem.errors.GitError` only when git itself fails during the walk.
     """
@@ -80,13 +81,8 @@ def run_check(
     if history:
         from agentmem.checks.history import check_history
 
-        signed = state.config.doctrine.require_signed if require_signed is None else require_signed
-        result = check_history(
-            root,
-            since=since,
-            require_signed=signed,
-            distinct_approver=state.config.doctrine.distinct_approver,
-        )
+        # doctrine.* settings are read at each commit's parent; True here forces signatures on
+        result = check_history(root, since=since, require_signed=bool(require_signed))
         report.findings += result.findings
         report.commits = result.commits
     return report

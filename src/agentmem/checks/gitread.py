@@ -13,18 +13,31 @@ from pathlib import Path
 from agentmem.errors import GitError
 from agentmem.gitio import TRAILER_PREFIX, head, run_git
 
-WATCHED = ("doctrine/", "memories/", "inbox/", "roles.yaml", "agentmem.yaml")
+WATCHED = ("doctrine", "memories", "inbox", "roles.yaml", "agentmem.yaml", ".agentmem")
+"""Prefixes of the paths the walk keeps (the folders themselves too: a symlink named ``doctrine``),
+plus any ``.gitattributes`` (:func:`watched`); :mod:`.history` sorts out the exact paths."""
+SYMLINK = "120000"
+GITLINK = "160000"
 _ZERO = re.compile(r"^0+$")
 _OID = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 
 
 @dataclass(frozen=True)
 class Change:
-    """One changed path: blob ids before (at the first parent) and after; None = absent."""
+    """One changed path: blob ids before (at the first parent) and after; None = absent;
+    ``mode`` is the git mode after (``100644``, ``120000`` symlink, ``160000`` gitlink,
+    ``000000`` deleted); ``olds`` the blob ids at every parent (a merge has several)."""
 
     path: str
     old: str | None
     new: str | None
+    mode: str = "100644"
+    olds: tuple[str | None, ...] = ()
+
+    @property
+    def linked(self) -> bool:
+        """True when the path becomes a symlink or a gitlink (a submodule)."""
+        return self.mode in (SYMLINK, GITLINK)
 
 
 @dataclass
@@ -115,11 +128,16 @@ def parse_log(out: str) -> list[CommitRecord]:
                 continue
             if not meta.startswith(":"):
                 break
-            if tokens[i + 1].startswith(WATCHED):
+            if watched(tokens[i + 1]):
                 record.changes.append(_change(meta, tokens[i + 1]))
             i += 2
         commits.append(record)
     return commits
+
+
+def watched(path: str) -> bool:
+    """Whether the walk keeps a change to ``path`` (see :data:`WATCHED`)."""
+    return path.startswith(WATCHED) or path.endswith(".gitattributes")
 
 
 def _change(meta: str, path: str) -> Change:
@@ -127,7 +145,8 @@ def _change(meta: str, path: str) -> Change:
     fields = meta[colons:].split()
     # One parent: mode mode oid oid status. N parents (combined): N+1 modes, N+1 oids, status.
     oids = fields[colons + 1 : 2 * colons + 2]
-    return Change(path, _blob(oids[0]), _blob(oids[-1]))
+    olds = tuple(_blob(o) for o in oids[:-1])
+    return Change(path, olds[0], _blob(oids[-1]), fields[colons], olds)
 
 
 def object_ids(root: Path, names: Sequence[str]) -> dict[str, str | None]:

@@ -1,21 +1,28 @@
 """``agentmem check --history`` (issue 5 item 2, SPEC §9): who was allowed to do what, commit
-by commit, with ``roles.yaml`` **as it was at the parent commit**.
+by commit, with ``roles.yaml`` and ``agentmem.yaml`` **as they were at the parent commit** — for a
+commit brought in by a merge, as they were at BOTH its parent and the first parent of the merge
+that brought it in (:mod:`agentmem.checks.lineage`).
 
 A commit fails when it
 - activates a rule (sets it ``active``, or changes an active rule's content) and its author was
-  not admin at the parent, or proposed the rule, or the rule is incomplete, or its approval does
-  not name the author and the content;
-- makes any other admin-only change (suspend, resume, deactivate, archive, reconfirm, deleting an
-  approved rule, changing ``roles.yaml`` or ``agentmem.yaml``) without being admin at the parent;
-- creates or edits a draft without being member or admin at the parent;
-- changes ``memories/<person>.md`` without being that person (or an admin's erasure:
-  ``Agentmem-Action: erase``);
+  not admin, or created or proposed the rule, or last wrote its content (with
+  ``distinct_approver``), or the rule is incomplete, or its approval does not name the author
+  and the content;
+- makes any other admin-only change (suspend, resume, deactivate, archive, reconfirm — by an
+  admin who did not propose the rule, with ``distinct_approver`` —, deleting an approved rule,
+  changing ``roles.yaml``, ``agentmem.yaml`` or a ``.gitattributes``) without being admin;
+- creates, edits or deletes a draft without being member or admin, or sets or keeps a
+  ``proposed_by`` other than the person who created the rule file;
+- changes ``memories/<person>.md`` or ``inbox/<person>/…`` without being that person (or an
+  admin's erasure, ``Agentmem-Action: erase``, that only removes);
+- makes a watched path a symlink or a submodule, commits a ``.agentmem/`` file, or starts a
+  history unrelated to the main line;
 - is agentmem-shaped (changes ``doctrine/``, ``memories/``, ``inbox/`` or carries an
   ``Agentmem-*`` trailer) without the SPEC §9 trailers, or with an ``Agentmem-Actor`` that is
-  not its author;
-- with signatures required, makes an activation, a change to an active rule, or a change to
-  ``roles.yaml``/``agentmem.yaml`` without a good signature from a key listed for its author
-  at the parent (:mod:`agentmem.checks.signing`).
+  not its author, or an ``Agentmem-Role`` that is not the author's role at the parent;
+- with signatures required (``--require-signed``, or ``doctrine.require_signed`` at the
+  parent), makes an activation, a change to an approved rule, or a settings change without a
+  good signature from a key listed for its author (:mod:`agentmem.checks.signing`).
 
 A rule's status is read from the blob with :func:`fast_status` (no YAML) when that is provably
 the status the strict parser would read, otherwise with ``doctrine.parse_rule_text``.
@@ -24,123 +31,34 @@ the status the strict parser would read, otherwise with ``doctrine.parse_rule_te
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from pathlib import Path
 
-from agentmem.checks import gitread, signing
-from agentmem.checks.canonical import fast_parse
+from agentmem.checks import gitread, lineage, signing
 from agentmem.checks.findings import ERROR, WARNING, Finding
-from agentmem.checks.gitread import CommitRecord
-from agentmem.config import CONFIG_FILE
-from agentmem.doctrine import (
-    STATUSES,
-    DoctrineError,
-    Rule,
-    content_sha256,
-    missing_for_activation,
-    parse_rule_text,
+from agentmem.checks.gitread import Change, CommitRecord
+from agentmem.checks.lineage import (
+    Blobs,
+    Origins,
+    Roles,
+    Settings,
+    Standing,
+    Walk,
+    fast_status,
+    parse_roles_text,
 )
-from agentmem.errors import AgentmemError
-from agentmem.repo import ROLES_FILE, Person, parse_roles
-from agentmem.yamlio import load_yaml_text
+from agentmem.config import CONFIG_FILE
+from agentmem.doctrine import Rule, content_sha256, missing_for_activation
+from agentmem.repo import ROLES_FILE
+
+__all__ = ["HistoryResult", "Roles", "check_history", "fast_status", "parse_roles_text"]
 
 _RULE_PATH = re.compile(r"^doctrine/([^/]+)\.yaml$")
-_MEMORY_PATH = re.compile(r"^memories/([^/]+)\.md$")
-_STATUS_LINE = re.compile(r"(?m)^status:[ \t]*([a-z]+)[ \t]*$")
+_OWNED_PATH = re.compile(r"^(?:memories/([^/]+)\.md|inbox/([^/]+)/.+)$")
 APPROVED = ("active", "suspended")
 SHAPED_PREFIXES = ("doctrine/", "memories/", "inbox/")
+LINK_FREE = ("doctrine", "memories", "inbox")
 BASE_TRAILERS = ("Agentmem-Action", "Agentmem-Actor", "Agentmem-Role")
-
-
-@dataclass(frozen=True)
-class Roles:
-    """``roles.yaml`` at one commit: people, their signing keys, and whether it was readable
-    (``exists`` False when the file was absent)."""
-
-    people: dict[str, Person] = field(default_factory=dict)
-    keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    exists: bool = False
-    problem: str | None = None
-
-    def by_email(self, email: str) -> Person | None:
-        return self._emails.get(email.strip().lower())
-
-    @cached_property
-    def _emails(self) -> dict[str, Person]:
-        return {p.email.lower(): p for p in self.people.values()}
-
-
-def parse_roles_text(text: str | None) -> Roles:
-    """A :class:`Roles` from a ``roles.yaml`` text (None: absent). Never raises: an unreadable
-    file gives nobody any role (fail closed) and says why in ``problem``."""
-    if text is None:
-        return Roles()
-    try:
-        data = load_yaml_text(text, ROLES_FILE)
-        return Roles(parse_roles(data, ROLES_FILE), signing.signing_keys(data), True)
-    except AgentmemError as exc:
-        return Roles(exists=True, problem=exc.message)
-
-
-def fast_status(text: str) -> str | None:
-    """The ``status`` of a rule file without YAML, or None when not provably the status the
-    strict parser reads. Provable when there is no backslash (no escapes), exactly one
-    ``status: <word>`` line at column 0, and no other status word anywhere in the file: then
-    the real value, which must be a status word written literally, can only be that one."""
-    if "\\" in text:
-        return None
-    lines = _STATUS_LINE.findall(text)
-    if (
-        len(lines) != 1
-        or lines[0] not in STATUSES
-        or text.count("\nstatus:") + text.startswith("status:") != 1
-    ):
-        return None
-    found = lines[0]
-    bare = text.replace("deactivated", "")
-    for word in STATUSES:
-        if word == found:
-            continue
-        haystack = bare if word == "active" else text
-        if word in haystack:
-            return None
-    return found
-
-
-@dataclass
-class _Blobs:
-    """Blob texts, parsed rules and roles, each computed once."""
-
-    texts: dict[str, str]
-    rules: dict[str, Rule | None] = field(default_factory=dict)
-    roles: dict[str | None, Roles] = field(default_factory=dict)
-
-    def rule(self, oid: str | None, path: str) -> Rule | None:
-        if oid is None:
-            return None
-        if oid not in self.rules:
-            text = self.texts.get(oid, "")
-            try:
-                self.rules[oid] = fast_parse(text) or parse_rule_text(text, path)
-            except DoctrineError:
-                self.rules[oid] = None
-        return self.rules[oid]
-
-    def status(self, oid: str | None, path: str) -> str | None:
-        """``None`` absent; ``"invalid"`` when the strict parser refuses it (it applies nowhere)."""
-        if oid is None:
-            return None
-        fast = fast_status(self.texts.get(oid, ""))
-        if fast is not None:
-            return fast
-        rule = self.rule(oid, path)
-        return rule.status if rule else "invalid"
-
-    def roles_of(self, oid: str | None) -> Roles:
-        if oid not in self.roles:
-            self.roles[oid] = parse_roles_text(self.texts.get(oid) if oid else None)
-        return self.roles[oid]
 
 
 @dataclass
@@ -151,34 +69,42 @@ class HistoryResult:
     commits: int
 
 
+def _wanted(commits: list[CommitRecord], ids: dict[str, str | None]) -> set[str]:
+    wanted = {oid for oid in ids.values() if oid}
+    for commit in commits:
+        erase = commit.trailer("Agentmem-Action") == "erase"
+        for change in commit.changes:
+            path = change.path
+            if _RULE_PATH.match(path) or path == ROLES_FILE or (erase and _OWNED_PATH.match(path)):
+                wanted.update(o for o in (*change.olds, change.new) if o)
+    return wanted
+
+
 def check_history(
     root: Path,
     *,
     since: str | None = None,
     require_signed: bool = False,
-    distinct_approver: bool = True,
+    distinct_approver: bool = False,
 ) -> HistoryResult:
     """Walk the history (all of it, or ``since..HEAD``) and return its findings (see the module
-    docstring). Raises :class:`~agentmem.errors.GitError` when git fails."""
+    docstring). ``require_signed``/``distinct_approver`` True force the setting on for every
+    commit; otherwise ``doctrine.*`` in ``agentmem.yaml`` at each commit's parent decides.
+    Raises :class:`~agentmem.errors.GitError` when git fails."""
     commits = gitread.read_log(root, since)
     parents = sorted({c.parents[0] for c in commits if c.parents})
-    roles_ids = gitread.object_ids(root, [f"{p}:{ROLES_FILE}" for p in parents])
-    wanted = {oid for oid in roles_ids.values() if oid}
-    for commit in commits:
-        for change in commit.changes:
-            if _RULE_PATH.match(change.path) or (change.path == ROLES_FILE and require_signed):
-                wanted.update(o for o in (change.old, change.new) if o)
-    blobs = _Blobs(gitread.blobs(root, wanted))
+    ids = gitread.object_ids(root, [f"{p}:{f}" for p in parents for f in (ROLES_FILE, CONFIG_FILE)])
+    blobs = Blobs(gitread.blobs(root, _wanted(commits, ids)))
+    walk = Walk(commits, ids, blobs, Settings(require_signed, distinct_approver), since)
+    origins = Origins(blobs)
     findings: list[Finding] = []
-    to_sign: dict[str, tuple[CommitRecord, Roles, tuple[str, str]]] = {}
+    to_sign: dict[str, tuple[CommitRecord, Standing, tuple[str, str]]] = {}
     for commit in commits:
-        parent_roles = blobs.roles_of(
-            roles_ids.get(f"{commit.parents[0]}:{ROLES_FILE}") if commit.parents else None
-        )
-        judge = _Judge(commit, parent_roles, blobs, distinct_approver)
+        standing = walk.standing(commit)
+        judge = _Judge(commit, standing, blobs, origins)
         findings += judge.run()
-        if require_signed and judge.signed_reason:
-            to_sign[commit.sha] = (commit, parent_roles, judge.signed_reason)
+        if standing.settings.require_signed and judge.signed_reason:
+            to_sign[commit.sha] = (commit, standing, judge.signed_reason)
     if to_sign:
         findings += _signature_findings(root, to_sign, commits, blobs)
     return HistoryResult(findings, len(commits))
@@ -186,9 +112,9 @@ def check_history(
 
 def _signature_findings(
     root: Path,
-    to_sign: dict[str, tuple[CommitRecord, Roles, tuple[str, str]]],
+    to_sign: dict[str, tuple[CommitRecord, Standing, tuple[str, str]]],
     commits: list[CommitRecord],
-    blobs: _Blobs,
+    blobs: Blobs,
 ) -> list[Finding]:
     every_key: set[str] = set()
     for roles in blobs.roles.values():
@@ -202,24 +128,22 @@ def _signature_findings(
                         every_key.update(keys)
     signatures = signing.read_signatures(root, list(to_sign), every_key)
     findings = []
-    for sha, (commit, roles, reason) in to_sign.items():
+    for sha, (commit, standing, reason) in to_sign.items():
+        roles = standing.roles
         author = roles.by_email(commit.author_email)
         keys = roles.keys.get(author.id, ()) if author else ()
         sig = signatures.get(sha, signing.Signature("N", ""))
         path, what = reason
         head = f"commit {sha[:10]} by {commit.who} ({what})"
+        who = author.id if author else "its author"
         if sig.status == "N":
             problem = "is not signed; signatures are required"
         elif sig.status not in ("G", "U"):
             problem = f"has a signature git does not accept (%G? = {sig.status})"
         elif not keys:
-            who = author.id if author else "its author"
-            problem = (
-                f"is signed, but {who} lists no signing key in roles.yaml at the parent commit"
-            )
+            problem = f"is signed, but {who} lists no signing key in {standing.where}"
         elif not sig.matches(keys):
-            owner = author.id if author else "its author"
-            problem = f"is signed with {sig.key or 'a key'}, which roles.yaml at the parent commit does not list for {owner}"
+            problem = f"is signed with {sig.key or 'a key'}, which {standing.where} does not list for {who}"
         else:
             continue
         findings.append(Finding(path, 1, ERROR, "history-signature", f"{head} {problem}", sha))
@@ -229,33 +153,32 @@ def _signature_findings(
 class _Judge:
     """The verdict on one commit."""
 
-    def __init__(
-        self, commit: CommitRecord, roles: Roles, blobs: _Blobs, distinct_approver: bool
-    ) -> None:
+    def __init__(self, commit: CommitRecord, standing: Standing, blobs: Blobs,
+                 origins: Origins) -> None:  # fmt: skip
         self.commit = commit
-        self.roles = roles
+        self.standing = standing
+        self.roles = standing.roles
         self.blobs = blobs
-        self.distinct_approver = distinct_approver
-        self.author = roles.by_email(commit.author_email)
+        self.origins = origins
+        self.distinct_approver = standing.settings.distinct_approver
+        self.author = self.roles.by_email(commit.author_email)
         self.findings: list[Finding] = []
         self.signed_reason: tuple[str, str] | None = None
 
     # -- helpers ------------------------------------------------------------------------------
-    def fail(self, path: str, code: str, what: str, severity: str = ERROR) -> None:
+    def fail(self, path: str, code: str, what: str, severity: str = ERROR, line: int = 1) -> None:
         message = f"commit {self.commit.sha[:10]} by {self.commit.who} {what}"
-        self.findings.append(Finding(path, 1, severity, code, message, self.commit.sha))
+        self.findings.append(Finding(path, line, severity, code, message, self.commit.sha))
 
     def role_text(self) -> str:
+        where = self.standing.where
         if self.roles.problem:
-            return f"nobody: roles.yaml at the parent commit is unreadable ({self.roles.problem})"
+            return f"nobody: {self.roles.problem}"
         if self.author is None:
-            where = (
-                "roles.yaml at the parent commit"
-                if self.roles.exists
-                else "any roles.yaml (none at the parent commit)"
-            )
+            if not self.roles.exists:
+                where = "any roles.yaml (none at the parent commit)"
             return f"the author <{self.commit.author_email}> is not a person in {where}"
-        return f"{self.author.id} was {self.author.role} in roles.yaml at the parent commit"
+        return f"{self.author.id} was {self.author.role} in {where}"
 
     def is_admin(self) -> bool:
         return self.author is not None and self.author.role == "admin"
@@ -263,20 +186,93 @@ class _Judge:
     def need_sign(self, path: str, what: str) -> None:
         self.signed_reason = self.signed_reason or (path, what)
 
+    def admin_only(self, path: str, what: str) -> None:
+        if not self.is_admin():
+            self.fail(path, "history-not-admin", f"{what}, but {self.role_text()} (admin required)")
+
     # -- the verdict --------------------------------------------------------------------------
     def run(self) -> list[Finding]:
+        if self.standing.unrelated and not self.commit.parents and self.commit.changes:
+            self.fail(
+                self.commit.changes[0].path,
+                "history-unrelated",
+                "starts a history unrelated to the main line (a commit without parent) and "
+                "changes watched paths: nobody has a role there",
+            )
         for change in self.commit.changes:
-            if _RULE_PATH.match(change.path):
-                self.rule_change(change)
-            elif _MEMORY_PATH.match(change.path):
-                self.memory_change(change)
-            elif change.path in (ROLES_FILE, CONFIG_FILE):
-                self.settings_change(change)
+            self.change(change)
         self.trailers()
         return self.findings
 
-    def rule_change(self, change: gitread.Change) -> None:
+    def change(self, change: Change) -> None:
         path = change.path
+        if path == ".agentmem" or path.startswith(".agentmem/"):
+            if change.new is not None:
+                self.fail(path, "history-local-file",
+                          f"commits {path}: .agentmem/ holds this clone's local files (lock, "
+                          "queue, usage log), never shared: git rm --cached it")  # fmt: skip
+            return
+        if path == ".gitattributes" or path.endswith("/.gitattributes"):
+            what = f"changes {path} (it decides how git checks files out)"
+            self.need_sign(path, what)
+            self.admin_only(path, what)
+            return
+        if not (path in LINK_FREE or path.startswith(SHAPED_PREFIXES)
+                or path in (ROLES_FILE, CONFIG_FILE)):  # fmt: skip
+            return
+        if change.linked:
+            kind = "a symbolic link" if change.mode == gitread.SYMLINK else "a submodule"
+            self.fail(path, "history-link",
+                      f"makes {path} {kind}: agentmem reads only regular files there, and the "
+                      "working-tree check and the audit would follow it")  # fmt: skip
+        elif _RULE_PATH.match(path):
+            self.rule_change(change)
+        elif match := _OWNED_PATH.match(path):
+            self.owned_change(change, match.group(1) or match.group(2), bool(match.group(1)))
+        elif path in (ROLES_FILE, CONFIG_FILE):
+            self.settings_change(change)
+
+    def owned_change(self, change: Change, person: str, memory: bool) -> None:
+        if self.author is not None and self.author.id == person:
+            return
+        whose = f"{person}'s {'memory' if memory else 'inbox'}"
+        if self.commit.trailer("Agentmem-Action") == "erase":
+            if not self.is_admin():
+                self.fail(change.path, "history-not-admin",
+                          f"erases {whose}, but {self.role_text()} (admin required)")  # fmt: skip
+            elif change.old is None:
+                self.fail(change.path, "history-erase-adds",
+                          f"is an erasure but creates {change.path} (an erasure only removes)")  # fmt: skip
+            else:
+                added = lineage.only_removes(
+                    self.blobs.texts.get(change.old, ""),
+                    None if change.new is None else self.blobs.texts.get(change.new, ""),
+                )
+                if added is not None:
+                    new_text = self.blobs.texts.get(change.new or "", "")
+                    line = new_text.splitlines().index(added) + 1
+                    self.fail(change.path, "history-erase-adds",
+                              f"is an erasure but writes {whose} (line {line} was not there "
+                              "before; an admin may only remove)", line=line)  # fmt: skip
+            return
+        if self.roles.people.get(person) or self.standing.own.people.get(person):
+            what = f"changes {whose}"
+        else:
+            kind = "memory file" if memory else "inbox"
+            what = f"changes the {kind} of '{person}' (no such person at the parent commit)"
+        self.fail(change.path, "history-memory-owner" if memory else "history-inbox-owner",
+                  f"{what}; only its owner writes it (an admin may only erase it)")  # fmt: skip
+
+    def settings_change(self, change: Change) -> None:
+        if change.old is None and self.standing.first_settings:
+            return  # the repository's first settings: nobody to ask yet
+        what = f"changes {change.path}"
+        self.need_sign(change.path, what)
+        self.admin_only(change.path, what)
+
+    # -- rules ----------------------------------------------------------------------------------
+    def rule_change(self, change: Change) -> None:
+        path, rule_id = change.path, _rule_id(change.path)
         old = self.blobs.status(change.old, path)
         new = self.blobs.status(change.new, path)
         if new == "invalid":
@@ -286,34 +282,83 @@ class _Judge:
                 "commits a rule file the strict reader refuses (it applies nowhere)",
                 WARNING,
             )
+        creator = self.creator(change)
         changed = self.content_changed(change) if new == "active" and old in APPROVED else True
         if new == "active" and (old != "active" or changed):
-            self.activation(change, old, resume=old == "suspended" and not changed)
+            self.activation(change, old, creator, resume=old == "suspended" and not changed)
         elif new == old and new in APPROVED:
-            self.admin_only(path, f"changes the {new} rule '{_rule_id(path)}'")
-            self.need_sign(path, f"changes the {new} rule '{_rule_id(path)}'")
+            what = f"changes the {new} rule '{rule_id}'"
+            self.admin_only(path, what)
+            self.need_sign(path, what)
+            self.reconfirm(change, creator)
         elif new != old and not (
             new == "draft" or (new is None and old in (None, "draft", "invalid"))
         ):
-            what = f"sets rule '{_rule_id(path)}' from {old or 'nothing'} to {new or 'deleted'}"
+            what = f"sets rule '{rule_id}' from {old or 'nothing'} to {new or 'deleted'}"
             self.admin_only(path, what)
-        if new == "draft" and (self.author is None or self.author.role not in ("member", "admin")):
-            self.fail(
-                path,
-                "history-not-member",
-                f"writes the draft rule '{_rule_id(path)}', but {self.role_text()} (member or admin required)",
-            )
+        if new == "draft" or (new is None and old in ("draft", "invalid")):
+            if self.author is None or self.author.role not in ("member", "admin"):
+                verb = "writes" if new else "deletes"
+                self.fail(
+                    path,
+                    "history-not-member",
+                    f"{verb} the draft rule '{rule_id}', but {self.role_text()} (member or admin required)",
+                )
+        self.proposer(change, creator)
 
-    def content_changed(self, change: gitread.Change) -> bool:
+    def creator(self, change: Change) -> str | None:
+        """Record the new version; return who created the rule file (None: unknown)."""
+        if change.new is None:
+            return None
+        me = self.author.id if self.author else None
+        return self.origins.record(change.path, change.olds, change.new, me)
+
+    def proposer(self, change: Change, creator: str | None) -> None:
+        if change.new is None or creator is None:
+            return
+        proposed_by = self.blobs.proposed_by(change.new, change.path)
+        if proposed_by in (None, creator):
+            return
+        if any(f.path == change.path and f.is_error for f in self.findings):
+            return  # this commit already fails on this rule: one finding says enough
+        self.fail(
+            change.path,
+            "history-proposer-mismatch",
+            f"gives rule '{_rule_id(change.path)}' proposed_by: {proposed_by}, but "
+            f"{creator} created the rule file (proposed_by names who created it)",
+        )
+
+    def content_changed(self, change: Change) -> bool:
         before = self.blobs.rule(change.old, change.path)
         after = self.blobs.rule(change.new, change.path)
         return before is None or after is None or content_sha256(before) != content_sha256(after)
 
-    def admin_only(self, path: str, what: str) -> None:
-        if not self.is_admin():
-            self.fail(path, "history-not-admin", f"{what}, but {self.role_text()} (admin required)")
+    def excluded(self, change: Change, rule: Rule, creator: str | None) -> str | None:
+        """Why the author may not approve ``rule`` (distinct_approver), or None."""
+        me = self.author.id if self.author else None
+        if not self.distinct_approver or me is None or change.new is None:
+            return None
+        if me in (rule.proposed_by, creator):
+            return f"{me} proposed it (an admin who did not propose it must approve)"
+        if self.origins.writer(change.path, change.new) == me:
+            return f"{me} wrote its current content (an admin who did not write it must approve)"
+        return None
 
-    def activation(self, change: gitread.Change, old: str | None, *, resume: bool) -> None:
+    def reconfirm(self, change: Change, creator: str | None) -> None:
+        before = self.blobs.rule(change.old, change.path)
+        after = self.blobs.rule(change.new, change.path)
+        if before is None or after is None or not self.is_admin():
+            return
+        if (before.review_due, before.approval) == (after.review_due, after.approval):
+            return
+        why = self.excluded(change, after, creator)
+        if why:
+            self.fail(change.path, "history-self-approval",
+                      f"reconfirms rule '{after.id}' (review_due or approval changed), but {why}")  # fmt: skip
+
+    def activation(
+        self, change: Change, old: str | None, creator: str | None, *, resume: bool
+    ) -> None:
         path, rule_id = change.path, _rule_id(change.path)
         if resume:
             what = f"resumes the suspended rule '{rule_id}'"
@@ -329,12 +374,9 @@ class _Judge:
         if rule is None:
             return
         assert self.author is not None
-        if self.distinct_approver and not resume and rule.proposed_by == self.author.id:
-            self.fail(
-                path,
-                "history-self-approval",
-                f"{what}, but {self.author.id} proposed it (an admin who did not propose it must approve)",
-            )
+        why = None if resume else self.excluded(change, rule, creator)
+        if why:
+            self.fail(path, "history-self-approval", f"{what}, but {why}")
         missing = missing_for_activation(rule)
         if missing:
             self.fail(path, "history-incomplete", f"{what}, but it has no {', no '.join(missing)}")
@@ -353,37 +395,6 @@ class _Judge:
                 f"{what}, but its approval does not match its content and version",
             )
 
-    def memory_change(self, change: gitread.Change) -> None:
-        person = _MEMORY_PATH.match(change.path).group(1)  # type: ignore[union-attr]
-        if self.author is not None and self.author.id == person:
-            return
-        if self.commit.trailer("Agentmem-Action") == "erase":
-            if not self.is_admin():
-                self.fail(
-                    change.path,
-                    "history-not-admin",
-                    f"erases {person}'s memory, but {self.role_text()} (admin required)",
-                )
-            return
-        owner = self.roles.people.get(person)
-        whose = (
-            f"{person}'s memory"
-            if owner
-            else f"the memory file of '{person}' (no such person at the parent commit)"
-        )
-        self.fail(
-            change.path,
-            "history-memory-owner",
-            f"changes {whose}; only its owner writes it (an admin may only erase it)",
-        )
-
-    def settings_change(self, change: gitread.Change) -> None:
-        if change.old is None and not self.roles.exists:
-            return  # the repository's first settings: nobody to ask yet
-        what = f"changes {change.path}"
-        self.need_sign(change.path, what)
-        self.admin_only(change.path, what)
-
     def trailers(self) -> None:
         commit = self.commit
         shaped = bool(commit.trailers) or any(
@@ -395,7 +406,8 @@ class _Judge:
             (c.path for c in commit.changes if c.path.startswith(SHAPED_PREFIXES)),
             commit.changes[0].path if commit.changes else ".",
         )
-        needed = BASE_TRAILERS if commit.trailer("Agentmem-Action") != "init" else BASE_TRAILERS[:1]
+        init = commit.trailer("Agentmem-Action") == "init" and self.standing.first_settings
+        needed = BASE_TRAILERS[:1] if init else BASE_TRAILERS
         missing = [k for k in needed if k not in commit.trailers]
         if missing:
             self.fail(
@@ -413,6 +425,16 @@ class _Judge:
                 path,
                 "history-actor-mismatch",
                 f"carries Agentmem-Actor '{actor}', which is not its author",
+            )
+        role = commit.trailer("Agentmem-Role")
+        person = self.standing.own.by_email(commit.author_email)
+        if role is not None and person is not None and role != person.role:
+            self.fail(
+                path,
+                "history-role-mismatch",
+                f"carries Agentmem-Role '{role}', but {person.id} was {person.role} in "
+                "roles.yaml at the parent commit",
+                WARNING,  # a replayed commit (agentmem sync) keeps the role it was made with
             )
 
 
