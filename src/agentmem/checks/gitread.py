@@ -149,8 +149,9 @@ def _change(meta: str, path: str) -> Change:
     return Change(path, olds[0], _blob(oids[-1]), fields[colons], olds)
 
 
-def object_ids(root: Path, names: Sequence[str]) -> dict[str, str | None]:
-    """``{name: blob id or None}`` for ``rev:path`` names, in ONE ``cat-file --batch-check``."""
+def object_ids(root: Path, names: Sequence[str], *, types: bool = False) -> dict[str, str | None]:
+    """``{name: blob id or None}`` for ``rev:path`` names, in ONE ``cat-file --batch-check``;
+    with ``types``, an object that is there but is no blob (a folder, a submodule) is ``"!"``."""
     if not names:
         return {}
     out = run_git(
@@ -160,7 +161,37 @@ def object_ids(root: Path, names: Sequence[str]) -> dict[str, str | None]:
     found: dict[str, str | None] = {}
     for name, line in zip(names, out, strict=False):
         parts = line.split()
-        found[name] = parts[0] if len(parts) == 2 and parts[1] == "blob" else None
+        if len(parts) == 2 and parts[1] == "blob":
+            found[name] = parts[0]
+        else:
+            found[name] = "!" if types and len(parts) == 2 else None
+    return found
+
+
+def ids_at_commits(
+    root: Path, commits: Sequence[CommitRecord], files: Sequence[str]
+) -> dict[str, str | None]:
+    """``{"<sha>:<file>": blob id or None}`` for every commit of the walk and every parent
+    outside it, for top-level ``files`` (all in :data:`WATCHED`). A one-parent commit's value
+    is its parent's updated by its own changes; git is asked (ONE ``--batch-check``) only for
+    parents outside the walk and for merges (their combined diff hides a side taken whole).
+    A value that is not a regular file's blob is ``"!"`` (it reads as unreadable)."""
+    walked = {c.sha for c in commits}
+    ask = sorted(
+        {p for c in commits for p in c.parents if p not in walked}
+        | {c.sha for c in commits if len(c.parents) > 1}
+    )
+    found = object_ids(root, [f"{sha}:{f}" for sha in ask for f in files], types=True)
+    for commit in commits:
+        if len(commit.parents) > 1:
+            continue
+        base = commit.parents[0] if commit.parents else None
+        values = {f: found.get(f"{base}:{f}") if base else None for f in files}
+        for change in commit.changes:
+            if change.path in values:
+                values[change.path] = "!" if change.linked else change.new
+        for f, oid in values.items():
+            found[f"{commit.sha}:{f}"] = oid
     return found
 
 

@@ -70,7 +70,7 @@ class HistoryResult:
 
 
 def _wanted(commits: list[CommitRecord], ids: dict[str, str | None]) -> set[str]:
-    wanted = {oid for oid in ids.values() if oid}
+    wanted = {oid for oid in ids.values() if oid and oid != "!"}
     for commit in commits:
         erase = commit.trailer("Agentmem-Action") == "erase"
         for change in commit.changes:
@@ -92,8 +92,7 @@ def check_history(
     commit; otherwise ``doctrine.*`` in ``agentmem.yaml`` at each commit's parent decides.
     Raises :class:`~agentmem.errors.GitError` when git fails."""
     commits = gitread.read_log(root, since)
-    parents = sorted({c.parents[0] for c in commits if c.parents})
-    ids = gitread.object_ids(root, [f"{p}:{f}" for p in parents for f in (ROLES_FILE, CONFIG_FILE)])
+    ids = gitread.ids_at_commits(root, commits, (ROLES_FILE, CONFIG_FILE))
     blobs = Blobs(gitread.blobs(root, _wanted(commits, ids)))
     walk = Walk(commits, ids, blobs, Settings(require_signed, distinct_approver), since)
     origins = Origins(blobs)
@@ -315,6 +314,8 @@ class _Judge:
 
     def proposer(self, change: Change, creator: str | None) -> None:
         if change.new is None or creator is None:
+            return
+        if self.blobs.proposed_by_is(change.new, creator):
             return
         proposed_by = self.blobs.proposed_by(change.new, change.path)
         if proposed_by in (None, creator):

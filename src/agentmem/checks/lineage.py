@@ -348,6 +348,20 @@ class Blobs:
         rule = self.rule(oid, path)
         return rule.proposed_by if rule else None
 
+    def proposed_by_is(self, oid: str, person: str) -> bool:
+        """True when :func:`fast_proposed_by` would provably read ``person`` (a quick test)."""
+        text = self.texts.get(oid, "")
+        line = f"\nproposed_by: {person}\n"
+        at = text.find(line)
+        return (
+            at >= 0
+            and text.count("proposed_by") == 1
+            and person not in _YAML_WORDS
+            and not person.isdigit()
+            and text[at + len(line) : at + len(line) + 1] not in (" ", "\t")
+            and _PROPOSER_LINE.fullmatch(line.strip("\n")) is not None
+        )
+
     def status(self, oid: str | None, path: str) -> str | None:
         """``None`` absent; ``"invalid"`` when the strict parser refuses it (it applies nowhere)."""
         if oid is None:
@@ -360,7 +374,10 @@ class Blobs:
 
     def roles_of(self, oid: str | None) -> Roles:
         if oid not in self.roles:
-            self.roles[oid] = parse_roles_text(self.texts.get(oid) if oid else None)
+            if oid == "!":
+                self.roles[oid] = Roles(exists=True, problem="roles.yaml is not a regular file")
+            else:
+                self.roles[oid] = parse_roles_text(self.texts.get(oid) if oid else None)
         return self.roles[oid]
 
     def settings_of(self, oid: str | None) -> Settings:
@@ -397,7 +414,7 @@ class Walk:
         for c in commits:  # parents first: a descendant of an unrelated root is unrelated too
             if c.sha in self.lines.orphans or (c.parents and c.parents[0] in self.tainted):
                 self.tainted.add(c.sha)
-        self._restricted: dict[tuple[str | None, str | None], Roles] = {}
+        self._standings: dict[tuple[object, ...], Standing] = {}
 
     def at(self, sha: str | None) -> tuple[str | None, str | None]:
         if sha is None:
@@ -405,6 +422,20 @@ class Walk:
         return self.ids.get(f"{sha}:{ROLES_FILE}"), self.ids.get(f"{sha}:{CONFIG_FILE}")
 
     def standing(self, commit: CommitRecord) -> Standing:
+        """The :class:`Standing` of ``commit`` (shared by the commits it is the same for)."""
+        parent = commit.parents[0] if commit.parents else None
+        merge = self.lines.entry.get(commit.sha)
+        key = (
+            self.at(parent),
+            self.at(self.by_sha[merge].parents[0]) if merge else None,
+            merge,
+            commit.sha in self.tainted,
+        )
+        if key not in self._standings:
+            self._standings[key] = self._standing(commit)
+        return self._standings[key]
+
+    def _standing(self, commit: CommitRecord) -> Standing:
         roles_id, config_id = self.at(commit.parents[0] if commit.parents else None)
         own = self.blobs.roles_of(roles_id)
         settings = self.blobs.settings_of(config_id).join(self.forced)
@@ -414,13 +445,10 @@ class Walk:
         if merge is None:
             return Standing(own, own, settings, first_settings=not own.exists)
         entry_roles, entry_config = self.at(self.by_sha[merge].parents[0])
-        key = (roles_id, entry_roles)
-        if key not in self._restricted:
-            self._restricted[key] = restrict(own, self.blobs.roles_of(entry_roles))
+        roles = restrict(own, self.blobs.roles_of(entry_roles))
         where = (
             "roles.yaml at both the parent commit and the first parent of the merge "
             f"{merge[:10]} that brought it in"
         )
         settings = settings.join(self.blobs.settings_of(entry_config))
-        roles = self._restricted[key]
         return Standing(roles, own, settings, where, first_settings=not roles.exists)
