@@ -108,12 +108,12 @@ def test_review_refuses_a_symlinked_memory_with_exit_1(
 ) -> None:
     outside = tmp_path / "victim.txt"
     outside.write_text(MEMORY, encoding="utf-8")
-    os.symlink(outside, memrepo / "memories" / "alice.md")
     assert invoke(runner, "remember", "Keep answers short.").exit_code == 0
+    os.symlink(outside, memrepo / "memories" / "alice.md")  # remember itself refuses a link
     before = _head(memrepo)
     result = invoke(runner, "review", "--accept", "all")
     assert result.exit_code == 1
-    assert "memories/alice.md is a symbolic link" in result.stderr
+    assert "memories/alice.md: a symlink; agentmem reads only regular files" in result.stderr
     assert "Traceback" not in result.stderr
     assert outside.read_text(encoding="utf-8") == MEMORY
     assert _head(memrepo) == before

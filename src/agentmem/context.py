@@ -88,16 +88,16 @@ def chat_reader(repo: Repository, actor: Person, person: str | None) -> str:
 def build_chat(repo: Repository, person: str) -> ChatContext:
     """Read and parse ``memories/<person>.md`` (an absent file is an empty memory).
 
-    Raises :class:`InvalidMemoryError` (``file:line``) when the file is broken.
+    Raises :class:`InvalidMemoryError` (``file:line``) when the file is broken, or when it (or
+    ``memories/``) is a symlink or not a regular file (:mod:`agentmem.regular`).
     """
+    from agentmem import regular
+
     relpath = repo.memory_relpath(person)
     config = repo.config.memory
-    path = repo.root / relpath
-    try:
-        text = path.read_text(encoding="utf-8")
-        exists = True
-    except FileNotFoundError:
-        text, exists = new_memory_text(person, config), False
+    read = regular.read_text(repo.root, relpath, universal_newlines=True)
+    exists = read is not None
+    text = read if read is not None else new_memory_text(person, config)
     memory = parse_memory(text, person, config, relpath)
     entries = tuple(memory.entries())
     withheld = tuple(e.number for e in entries if holds_delimiter(e.text))

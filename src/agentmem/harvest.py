@@ -24,6 +24,7 @@ from agentmem.memory import new_memory_text, parse_memory
 from agentmem.proposals import Proposal, parse_proposal
 from agentmem.providers import HarvestRequest, Outcome, RawAnswer
 from agentmem.repo import Person, Repository
+from agentmem.review import require_memory_role
 from agentmem.transcripts import Transcript, read_transcript
 from agentmem.yamlio import load_yaml_text
 
@@ -251,6 +252,8 @@ def harvest_session(
                 scope=scope,
                 where=f"proposal {index}",
             )
+            if proposal.route == "memory":
+                require_memory_role(actor, "a memory proposal")
             validate(proposal, repo, memory_text, result.kept, pending_texts)
         except GuardError as exc:
             result.rejected.append(Rejection(index, _label(raw), str(exc)))

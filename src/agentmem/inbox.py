@@ -27,22 +27,23 @@ def render_proposal(proposal: Proposal) -> str:
 def list_pending(repo: Repository, person: str | None = None) -> list[Proposal]:
     """Pending proposals, oldest first; of one person or of everyone. Raises ProposalError on a
     malformed inbox file (naming it)."""
-    base = repo.root / INBOX_DIR
-    if not base.is_dir():
-        return []
-    folders = (
-        [base / check_slug(person, "person id")]
-        if person
-        else sorted(p for p in base.iterdir() if p.is_dir())
-    )
+    from agentmem import regular  # follows no symlink, reads only regular files (H3, H11)
+
+    people, refused = regular.subfolders(repo.root, INBOX_DIR)
+    if person:  # a link elsewhere in inbox/ is not this person's: their listing checks inbox/
+        people, refused = [check_slug(person, "person id")], []
+    if refused:
+        raise regular.refusal(refused[0])
     found: list[Proposal] = []
-    for folder in folders:
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.glob("*.yaml")):
-            rel = path.relative_to(repo.root).as_posix()
+    for owner in people:
+        names, bad = regular.listing(repo.root, f"{INBOX_DIR}/{owner}", ".yaml")
+        if bad:
+            raise regular.refusal(bad[0])
+        for name in names:
+            path = repo.root / INBOX_DIR / owner / name
+            rel = f"{INBOX_DIR}/{owner}/{name}"
             proposal = proposal_from_stored(load_yaml_file(path, rel, ProposalError), rel)
-            if proposal.person != folder.name or f"{proposal.id}.yaml" != path.name:
+            if proposal.person != owner or f"{proposal.id}.yaml" != path.name:
                 raise ProposalError(f"{rel}: the file's place does not match its person and id")
             found.append(proposal)
     return sorted(found, key=lambda p: (p.created_at, p.id))

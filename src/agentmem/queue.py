@@ -21,7 +21,7 @@ import json
 import os
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -286,12 +286,13 @@ def forget(root: Path, session_id: str, actor: str) -> QueuedSession:
 class QueueRun:
     """What ``harvest --queue`` did: ``results`` (one HarvestResult per harvested session),
     ``failures`` (session id, message) left in the queue, ``skipped`` already-harvested ids,
-    ``bad_lines`` unreadable queue lines."""
+    ``bad_lines`` unreadable queue lines, ``warnings`` what was ignored and why."""
 
     results: list[HarvestResult]
     failures: list[tuple[str, str]]
     skipped: int
     bad_lines: list[int]
+    warnings: list[str] = field(default_factory=list)
 
 
 def harvest_queue(
@@ -308,10 +309,21 @@ def harvest_queue(
 
     A session whose transcript cannot be read stays queued and is reported in ``failures``;
     the others go on. ``on_start(total)`` and ``on_done(session)`` drive a progress display.
+    A queue file that git tracks is not read at all (a warning says so): ``.agentmem/`` is
+    local, and a committed queue would point this person's harvest at any file.
     """
+    from agentmem import gitio
     from agentmem.harvest import harvest_session
     from agentmem.transcripts import read_transcript
 
+    queue_rel = f"{LOCAL_DIR}/{QUEUE_FILE}"
+    if gitio.is_tracked(repo.root, queue_rel):
+        warning = (
+            f"{queue_rel} is tracked by git, so anyone who can push could have written it: "
+            f"ignored (it is local, never shared): git rm --cached {queue_rel} and commit; "
+            "harvest your own transcripts by hand meanwhile (agentmem harvest FILE)"
+        )
+        return QueueRun([], [], 0, [], [warning])
     state = read_queue(repo.root)
     done = harvested_ids(repo.root) | committed_session_ids(repo.root)
     todo = [s for s in state.sessions if s.session_id not in done]

@@ -37,6 +37,21 @@ def require_owner(actor: Person, person: str, what: str) -> None:
         )
 
 
+#: Roles that have a personal memory (SPEC §2: a ``user`` runs audits, nothing more).
+MEMORY_ROLES = ("member", "admin")
+
+
+def require_memory_role(actor: Person, doing: str = "a personal memory") -> None:
+    """Refuse a person whose role has no personal memory (SPEC §2 roles: members and admins
+    have one, a ``user`` does not). Raises :class:`GovernanceError` naming the role."""
+    if actor.role not in MEMORY_ROLES:
+        raise GovernanceError(
+            f"{doing} needs the member or admin role; {actor.id} has the {actor.role} role, "
+            "and a user has no personal memory (SPEC §2)",
+            hint="ask an admin to make you a member in roles.yaml",
+        )
+
+
 def plan_accept(repo: Repository, proposal: Proposal, edited_text: str | None = None) -> MemoryPlan:
     """The change an accept would make, planned against the file as it is now (pure read)."""
     if proposal.route != "memory":
@@ -84,6 +99,7 @@ def commit_accept(
     """
     proposal = plan.proposal
     require_owner(actor, proposal.person, "accepting into")
+    require_memory_role(actor, "accepting into a personal memory")
     ensure_pending(repo, original)
     edited = proposal.text != original.text
     inbox_rel = proposal_relpath(original)
@@ -162,6 +178,7 @@ def remember(
     from agentmem.inbox import list_pending
     from agentmem.proposals import parse_proposal
 
+    require_memory_role(actor, "remembering (a personal memory)")
     if section not in repo.config.memory.sections:
         raise ProposalError(
             f"unknown section {section!r} (sections: {', '.join(repo.config.memory.sections)})"
@@ -196,6 +213,7 @@ __all__ = [
     "plan_accept",
     "remember",
     "render_proposal",
+    "require_memory_role",
     "require_owner",
 ]
 
@@ -221,6 +239,7 @@ def commit_hand_edit(repo: Repository, actor: Person, old: str | None, new: str)
     from agentmem.apply.planner import check_entry
     from agentmem.memory import check_budget
 
+    require_memory_role(actor, "editing a personal memory")
     relpath = repo.memory_relpath(actor.id)
     config = repo.config.memory
     edited = parse_memory(new, actor.id, config, relpath)

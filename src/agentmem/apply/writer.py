@@ -119,12 +119,12 @@ def atomic_delete(path: Path) -> None:
 
 
 def read_current(root: Path, relpath: str) -> str | None:
-    """The file's text now, or None when it does not exist."""
-    path = root / relpath
-    if not path.exists():
-        return None
-    with open(path, encoding="utf-8", newline="") as handle:
-        return handle.read()
+    """The file's text now (bytes as they are, no newline translation), or None when it does
+    not exist. Follows no symlink and reads only a regular file (:mod:`agentmem.regular`:
+    a ``DoctrineError``/``InvalidMemoryError``/``ProposalError`` naming the path)."""
+    from agentmem import regular
+
+    return regular.read_text(root, relpath)
 
 
 def apply_changes(

@@ -6,6 +6,10 @@ every doctrine rule, the inbox — and, with ``history=True``, every commit (all
 ``since..HEAD``) against ``roles.yaml`` as it was at the commit's parent. It never stops at the
 first bad file: it returns every :class:`Finding`. Errors fail the check; warnings alone do not.
 
+What the working tree shows must be what history judges: a symlink or a non-regular file among
+the watched paths, a ``.gitattributes`` conversion of one of them, or a tracked ``.agentmem/``
+file is an error (adversarial trial H2, H3, H10, H11).
+
 Modules: :mod:`.findings` (the finding shape), :mod:`.tree` (settings, people, memory, inbox),
 :mod:`.rules` (doctrine files), :mod:`.canonical` (fast paths over the canonical rule layout),
 :mod:`.files` (many files, in parallel), :mod:`.history` and :mod:`.gitread` (the walk), :mod:`.signing`
@@ -66,17 +70,23 @@ def run_check(
     Raises :class:`~agentmem.errors.GitError` only when git itself fails during the walk.
     """
     from agentmem.checks import files, tree
+    from agentmem.config import CONFIG_FILE
     from agentmem.doctrine import today as doctrine_today
+    from agentmem.repo import ROLES_FILE
 
     state = tree.TreeState()
     report = CheckReport()
+    report.findings += tree.check_top_files(root)
     report.findings += tree.check_config(root, state)
     report.findings += tree.check_roles(root, state)
-    found, count = files.check_files(root, state, today or doctrine_today())
+    found, checked = files.check_files(root, state, today or doctrine_today())
     report.findings += found
     found, inbox = tree.check_inbox(root, state)
     report.findings += found
-    report.files = count + inbox + 2
+    report.files = len(checked) + len(inbox) + 2
+    watched = [CONFIG_FILE, ROLES_FILE, *checked, *inbox]
+    report.findings += tree.check_attributes(root, watched)
+    report.findings += tree.check_local_files(root)
     report.findings += _interrupted_change(root)
     if history:
         from agentmem.checks.history import check_history

@@ -39,14 +39,19 @@ def _chunk(
     return found + rule_findings, ids
 
 
-def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Finding], int]:
-    """Every memory file and rule file of ``root``; returns the findings and the file count."""
-    memory, doctrine = tree.memory_paths(root), rules.rule_paths(root)
-    total = len(memory) + len(doctrine)
+def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Finding], list[str]]:
+    """Every memory file and rule file of ``root``; returns the findings and the relative paths
+    of the files checked (symlinks and other non-regular entries are findings, not read)."""
+    memory, refused = tree.memory_paths(root)
+    doctrine, more = rules.rule_paths(root)
+    refused += more
+    checked = [f"{tree.MEMORY_DIR}/{p.name}" for p in memory]
+    checked += [f"{rules.DOCTRINE_DIR}/{p.name}" for p in doctrine]
+    total = len(checked)
     workers = jobs()
     if workers == 1 or total < PARALLEL_FROM_FILES or not hasattr(os, "fork"):
         serial, serial_ids = _chunk(memory, doctrine, state, today)
-        return serial + rules.duplicate_ids(serial_ids), total
+        return refused + serial + rules.duplicate_ids(serial_ids), checked
     parts = workers * _CHUNKS_PER_WORKER
     tree.file_scan_sees_line_ends()  # computed once, inherited by the workers
     import multiprocessing
@@ -63,4 +68,4 @@ def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Fi
             part_findings, part_ids = future.result()
             findings += part_findings
             ids += part_ids
-    return findings + rules.duplicate_ids(ids), total
+    return refused + findings + rules.duplicate_ids(ids), checked

@@ -17,10 +17,10 @@ import re
 from datetime import date
 from pathlib import Path
 
-from agentmem import guard
+from agentmem import guard, regular
 from agentmem.checks.canonical import fast_canonical_text, fast_parse
 from agentmem.checks.findings import ERROR, WARNING, Finding, from_error
-from agentmem.checks.tree import TreeState, file_scan_sees_line_ends, folder_files
+from agentmem.checks.tree import TreeState, file_scan_sees_line_ends, listed_files
 from agentmem.doctrine import (
     DoctrineError,
     Rule,
@@ -31,6 +31,7 @@ from agentmem.doctrine import (
     parse_rule_text,
 )
 from agentmem.doctrine.model import APPROVED_STATUSES, FIELD_MAX_CHARS, lifecycle_problems
+from agentmem.errors import AgentmemError
 
 DOCTRINE_DIR = "doctrine"
 MAX_RULE_BYTES = 64 * 1024
@@ -44,9 +45,11 @@ _LIFECYCLE_CODES = {
 }
 
 
-def rule_paths(root: Path) -> list[Path]:
-    """Every ``doctrine/*.yaml`` file (hidden ones too), sorted by name."""
-    return folder_files(root / DOCTRINE_DIR, ".yaml")  # as glob("*.yaml"): ".yaml" too
+def rule_paths(root: Path) -> tuple[list[Path], list[Finding]]:
+    """Every ``doctrine/*.yaml`` regular file (hidden ones too: as ``glob("*.yaml")``, a file
+    named ``.yaml`` too), sorted by name, and an error finding for each such name that is a
+    symlink, a folder or anything but a regular file (or one when ``doctrine/`` is a link)."""
+    return listed_files(root, DOCTRINE_DIR, ".yaml")
 
 
 def check_rule_files(
@@ -96,8 +99,13 @@ def _read(path: Path, rel: str) -> tuple[str, Finding | None]:
     if not _SLUG.match(stem):
         message = "the file name is not a rule id (lower-case letters, digits and hyphens)"
         return "", Finding(rel, 1, ERROR, "doctrine-name", message)
-    with open(path, "rb") as handle:
-        data = handle.read(MAX_RULE_BYTES + 1)
+    try:
+        read = regular.read_listed(path, rel, MAX_RULE_BYTES)  # listed as a regular file
+    except AgentmemError as exc:  # replaced by a link since it was listed
+        return "", from_error(exc, rel, "path-symlink")
+    if read is None:
+        return "", Finding(rel, 1, ERROR, "doctrine-invalid", "removed while it was checked")
+    data = read.data
     if len(data) > MAX_RULE_BYTES:
         message = f"file is over {MAX_RULE_BYTES:,} bytes; a rule is a few hundred"
         return "", Finding(rel, 1, ERROR, "doctrine-invalid", message)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
-from agentmem import guard
+from agentmem import guard, regular
 from agentmem.checks.findings import ERROR, WARNING, Finding, from_error
 from agentmem.checks.signing import key_problem
 from agentmem.config import CONFIG_FILE, Config, MemoryConfig, parse_config
@@ -84,25 +84,35 @@ def check_roles(root: Path, state: TreeState) -> list[Finding]:
     return findings
 
 
-def memory_paths(root: Path) -> list[Path]:
-    """Every ``memories/*.md`` file, sorted (as ``Path.suffix``: not a file named ``.md``)."""
-    return folder_files(root / MEMORY_DIR, ".md", stem=True)
+def memory_paths(root: Path) -> tuple[list[Path], list[Finding]]:
+    """Every ``memories/*.md`` regular file, sorted (as ``Path.suffix``: not a file named
+    ``.md``), and a finding for each such name that is a symlink or not a regular file."""
+    return listed_files(root, MEMORY_DIR, ".md", stem=True)
 
 
-def folder_files(folder: Path, suffix: str, *, stem: bool = False) -> list[Path]:
-    """The files (or links to files) of ``folder`` whose name ends with ``suffix`` (after at
-    least one character when ``stem``), sorted by name; [] when ``folder`` is not a folder.
-    One ``scandir``: no ``stat`` a file, and names sort faster than paths."""
-    if not folder.is_dir():
-        return []
-    shortest = len(suffix) + (1 if stem else 0)
-    with os.scandir(folder) as entries:
-        names = sorted(
-            e.name
-            for e in entries
-            if e.name.endswith(suffix) and len(e.name) >= shortest and e.is_file()
-        )
-    return [folder / name for name in names]
+def listed_files(
+    root: Path, relfolder: str, suffix: str, *, stem: bool = False
+) -> tuple[list[Path], list[Finding]]:
+    """The regular files of folder ``relfolder`` whose name ends with ``suffix`` (after at least
+    one character when ``stem``), sorted by name, and one error finding per entry so named that
+    is a symlink, a folder or anything else — or one for the folder itself when it is a symlink
+    (:func:`agentmem.regular.listing`: one ``scandir``, no ``stat`` a file)."""
+    names, refused = regular.listing(root, relfolder, suffix, stem=stem)
+    folder = root / relfolder
+    return [folder / name for name in names], [refusal_finding(r) for r in refused]
+
+
+def refusal_finding(refused: tuple[str, str]) -> Finding:
+    """A :func:`agentmem.regular.problem` refusal as an error finding: ``path-symlink`` or
+    ``path-not-a-file``."""
+    rel, why = refused
+    code = "path-symlink" if why.startswith("a symlink") else "path-not-a-file"
+    what = (
+        f"{why}: history judges what git stores (a link's target name), so a link or anything "
+        "but a regular file here is refused; replace it with the file itself (git rm it, then "
+        "commit the real file)"
+    )
+    return Finding(rel, 1, ERROR, code, what)
 
 
 def check_memory_files(paths: list[Path], state: TreeState) -> list[Finding]:
@@ -111,11 +121,16 @@ def check_memory_files(paths: list[Path], state: TreeState) -> list[Finding]:
     for path in paths:
         rel = f"{MEMORY_DIR}/{path.name}"
         try:
-            text = path.read_text(encoding="utf-8")
+            read = regular.read_listed(path, rel)  # listed as a regular file
+            text = None if read is None else regular.universal(read.data.decode("utf-8"))
         except UnicodeDecodeError:
             findings.append(Finding(rel, 1, ERROR, "memory-encoding", "not UTF-8 text"))
             continue
-        findings += check_memory_text(rel, path.stem, text, state)
+        except AgentmemError as exc:  # replaced by a link since it was listed
+            findings.append(from_error(exc, rel, "path-symlink"))
+            continue
+        if text is not None:
+            findings += check_memory_text(rel, path.stem, text, state)
     return findings
 
 
@@ -129,6 +144,13 @@ def check_memory_text(rel: str, person: str, text: str, state: TreeState) -> lis
     if state.roles_ok and person not in state.people:
         message = f"'{person}' is not a person in roles.yaml (an admin may erase the file)"
         findings.append(Finding(rel, 1, WARNING, "memory-unknown-person", message))
+    elif state.roles_ok and state.people[person].role == "user":
+        message = (
+            f"'{person}' has the user role, and a user has no personal memory (SPEC §2: "
+            "members and admins do): make them a member in roles.yaml, or an admin erases it "
+            f"(agentmem erase --person {person})"
+        )
+        findings.append(Finding(rel, 1, ERROR, "memory-user-role", message))
     findings += _budget_findings(rel, text, config)
     relaxed = replace(config, entry_max_chars=max(len(text), 1))
     memory: MemoryFile | None = None
@@ -196,19 +218,21 @@ def guard_findings(rel: str, text: str, *, kind: str, line: int | None = None) -
     return found
 
 
-def check_inbox(root: Path, state: TreeState) -> tuple[list[Finding], int]:
-    """Pending proposals: readable, in their owner's folder, and what they point at exists."""
-    base = root / INBOX_DIR
-    if not base.is_dir():
-        return [], 0
-    findings: list[Finding] = []
-    count = 0
-    for folder in sorted(p for p in base.iterdir() if p.is_dir()):
-        for path in sorted(folder.glob("*.yaml")):
-            count += 1
-            rel = f"{INBOX_DIR}/{folder.name}/{path.name}"
-            findings += _check_proposal(root, rel, path, folder.name, state)
-    return findings, count
+def check_inbox(root: Path, state: TreeState) -> tuple[list[Finding], list[str]]:
+    """Pending proposals: readable, in their owner's folder, and what they point at exists;
+    ``inbox/``, ``inbox/<person>/`` and the files are no symlinks. Returns the findings and the
+    relative paths of the proposal files checked."""
+    people, refused = regular.subfolders(root, INBOX_DIR)
+    findings = [refusal_finding(r) for r in refused]
+    checked: list[str] = []
+    for owner in people:
+        paths, found = listed_files(root, f"{INBOX_DIR}/{owner}", ".yaml")
+        findings += found
+        for path in paths:
+            rel = f"{INBOX_DIR}/{owner}/{path.name}"
+            checked.append(rel)
+            findings += _check_proposal(root, rel, path, owner, state)
+    return findings, checked
 
 
 def _check_proposal(
@@ -232,22 +256,21 @@ def _check_proposal(
         findings.append(Finding(rel, 1, ERROR, "inbox-unknown-section", message))
     if proposal.action in ("modify", "remove"):
         memory_rel = f"{MEMORY_DIR}/{owner}.md"
-        memory_path = root / memory_rel
-        if not memory_path.is_file():
+        if not os.path.lexists(root / memory_rel):  # a link or a folder has its own finding
             message = f"{proposal.action} refers to {memory_rel}, which does not exist: reject it"
             findings.append(Finding(rel, 1, ERROR, "inbox-missing-file", message))
         else:
-            findings += _stale_target(rel, memory_rel, memory_path, proposal.target or "", state)
+            findings += _stale_target(root, rel, owner, proposal.target or "", state)
     return findings
 
 
-def _stale_target(
-    rel: str, memory_rel: str, memory_path: Path, target: str, state: TreeState
-) -> list[Finding]:
+def _stale_target(root: Path, rel: str, owner: str, target: str, state: TreeState) -> list[Finding]:
+    memory_rel = f"{MEMORY_DIR}/{owner}.md"
     try:
+        text = regular.read_text(root, memory_rel, universal_newlines=True)
         memory = parse_memory(
-            memory_path.read_text(encoding="utf-8"),
-            memory_path.stem,
+            text or "",
+            owner,
             replace(state.config.memory, entry_max_chars=10**9),
             memory_rel,
         )
@@ -259,3 +282,77 @@ def _stale_target(
     what = "no entry" if matches == 0 else f"{matches} entries"
     message = f"its target matches {what} of {memory_rel} now: the review will refuse it"
     return [Finding(rel, 1, WARNING, "inbox-stale-target", message)]
+
+
+# -- what git does to the files (adversarial trial H2, H10) --------------------------------------
+
+#: Attributes under which the bytes checked out differ from the bytes git stores (and history
+#: judges): re-encoding, clean/smudge filters, line-end conversion, ``$Id$`` expansion.
+CHECKOUT_ATTRIBUTES = ("working-tree-encoding", "filter", "eol", "text", "crlf", "ident")
+LOCAL_DIR = ".agentmem"
+
+
+def check_attributes(root: Path, paths: list[str]) -> list[Finding]:
+    """An error for each watched file (``paths``, relative) that a ``.gitattributes`` line (or
+    ``.git/info/attributes``, ``core.attributesFile``) gives one of
+    :data:`CHECKOUT_ATTRIBUTES`, set, unset or with a value: then the file read here is not the
+    blob ``check --history`` judged. ONE ``git check-attr --stdin -z -a`` for all of them (it
+    prints only the attributes that are specified); nothing when git cannot say (not a work
+    tree: other findings say so)."""
+    from agentmem import gitio
+
+    if not paths:
+        return []
+    payload = "".join(f"{p}\0" for p in paths).encode("utf-8")
+    try:
+        out = gitio.run_git_bytes(root, ["check-attr", "--stdin", "-z", "-a"], input_bytes=payload)
+    except AgentmemError:
+        return []
+    fields = out.decode("utf-8", "replace").split("\0")
+    found: dict[str, list[str]] = {}
+    for path, attribute, info in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
+        if attribute in CHECKOUT_ATTRIBUTES and info != "unspecified":
+            said = {"set": attribute, "unset": f"-{attribute}"}.get(info, f"{attribute}={info}")
+            found.setdefault(path, []).append(said)
+    findings = []
+    for path, unsorted in sorted(found.items()):
+        shown = sorted(unsorted, key=lambda said: said.lstrip("-"))
+        message = (
+            f"git checks it out through the attribute{'s' if len(shown) > 1 else ''} "
+            f"{', '.join(shown)}: agentmem files must be checked out byte for byte as stored "
+            "(remove it from .gitattributes)"
+        )
+        findings.append(Finding(path, 1, ERROR, "checkout-attribute", message))
+    return findings
+
+
+def check_local_files(root: Path) -> list[Finding]:
+    """An error for each file under ``.agentmem/`` that git tracks: the lock, the usage log and
+    the harvest queue are one clone's own (SPEC §3 "local, git-ignored"); a shared queue would
+    make another person's ``harvest --queue`` read a transcript of someone else's choosing. One
+    ``git ls-files``; nothing when git cannot say."""
+    from agentmem import gitio
+
+    try:
+        out = gitio.run_git_bytes(root, ["ls-files", "-z", "--", LOCAL_DIR])
+    except AgentmemError:
+        return []
+    findings = []
+    for rel in sorted(filter(None, out.decode("utf-8", "replace").split("\0"))):
+        message = (
+            f"tracked by git, but {LOCAL_DIR}/ holds local files, never shared: "
+            f"git rm --cached {rel} (and commit)"
+        )
+        findings.append(Finding(rel, 1, ERROR, "local-file-tracked", message))
+    return findings
+
+
+def check_top_files(root: Path) -> list[Finding]:
+    """``agentmem.yaml`` and ``roles.yaml`` are regular files, not symlinks (a link would let the
+    working tree say something else than the stored blob history judges)."""
+    findings = []
+    for rel in (CONFIG_FILE, ROLES_FILE):
+        found = regular.problem(root, rel)
+        if found is not None:
+            findings.append(refusal_finding(found))
+    return findings

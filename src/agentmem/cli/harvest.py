@@ -260,6 +260,8 @@ def _harvest_queue(
         )
     finally:
         progress.stop()
+    for warning in run.warnings:
+        output.warn(warning)
     if run.bad_lines:
         lines = ", ".join(map(str, run.bad_lines[:10]))
         output.warn(f".agentmem/queue.jsonl: unreadable line(s) {lines} skipped")
@@ -271,7 +273,7 @@ def _harvest_queue(
     for session, message in run.failures:
         output.error(f"session {session}: {message}")
     done = len(run.results)
-    if not done and not run.failures:
+    if not done and not run.failures and not run.warnings:
         output.info(
             f"nothing to harvest: no queued session waits ({run.skipped} already harvested)"
         )

@@ -318,21 +318,22 @@ def parse_rule_text(text: str, where: str) -> Rule:
     )
 
 
-def read_rule_file(path: Path, where: str) -> str:
-    """The text of a rule file, size-capped before reading; errors as :class:`DoctrineError`."""
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise DoctrineError(
-            f"{where}: no such rule", hint="agentmem doctrine list shows the rules"
-        ) from None
-    if size > MAX_RULE_BYTES:
+def read_rule_file(root: Path, where: str) -> str:
+    """The text of rule file ``root/where``, size-capped before reading; errors as
+    :class:`DoctrineError`. Follows no symlink and reads only a regular file
+    (:func:`agentmem.regular.open_regular`)."""
+    from agentmem import regular
+
+    read = regular.read_capped(root, where, MAX_RULE_BYTES)
+    if read is None:
+        raise DoctrineError(f"{where}: no such rule", hint="agentmem doctrine list shows the rules")
+    if read.size > MAX_RULE_BYTES or len(read.data) > MAX_RULE_BYTES:
+        size = max(read.size, len(read.data))
         raise DoctrineError(
             f"{where}:1: (file): {size:,} bytes; a rule file holds at most {MAX_RULE_BYTES:,}"
         )
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
+        return read.data.decode("utf-8")  # bytes as they are: no newline translation
     except UnicodeDecodeError:
         raise DoctrineError(f"{where}:1: (file): not UTF-8 text") from None
 
@@ -342,7 +343,7 @@ def load_rule(root: Path, rule_id: str) -> Rule:
     if not _SLUG.match(rule_id or ""):
         raise DoctrineError(f"invalid rule id {rule_id!r}: use a lower-case kebab-case slug")
     where = rule_relpath(rule_id)
-    rule = parse_rule_text(read_rule_file(root / where, where), where)
+    rule = parse_rule_text(read_rule_file(root, where), where)
     if rule.id != rule_id:
         raise DoctrineError(
             f"{where}:1: id: is {rule.id!r}; it must match the file name ({rule_id!r})"
@@ -352,7 +353,8 @@ def load_rule(root: Path, rule_id: str) -> Rule:
 
 def load_rules(root: Path) -> list[Rule]:
     """Every ``doctrine/*.yaml``, parsed strictly, sorted by id. The first bad file raises
-    :class:`DoctrineError` (what audits need: no doctrine rather than part of it)."""
+    :class:`DoctrineError` (what audits need: no doctrine rather than part of it) — a symlink
+    or a folder named ``*.yaml`` included."""
     rules, errors = load_rules_and_errors(root)
     if errors:
         raise errors[0]
@@ -361,23 +363,25 @@ def load_rules(root: Path) -> list[Rule]:
 
 def load_rules_and_errors(root: Path) -> tuple[list[Rule], list[DoctrineError]]:
     """Every readable rule sorted by id, and one :class:`DoctrineError` per file that is not
-    (file order). For listings, which show the rest and name the broken files."""
-    folder = root / DOCTRINE_DIR
-    if not folder.is_dir():
-        return [], []
+    (file order). For listings, which show the rest and name the broken files.
+
+    ``doctrine/`` itself being a symlink is one error (and no rule); an entry named ``*.yaml``
+    that is a symlink, a folder or anything but a regular file is an error of its own
+    (:func:`agentmem.regular.listing`)."""
+    from agentmem import regular
+
+    names, refused = regular.listing(root, DOCTRINE_DIR, ".yaml")
+    errors = [DoctrineError(regular.message(r), hint=regular.HINT) for r in refused]
     rules: list[Rule] = []
-    errors: list[DoctrineError] = []
-    for path in sorted(folder.glob("*.yaml")):
-        rule_id = path.name[: -len(".yaml")]
+    for name in names:
+        rule_id = name[: -len(".yaml")]
         if not _SLUG.match(rule_id):
             errors.append(
-                DoctrineError(
-                    f"{DOCTRINE_DIR}/{path.name}:1: (file): the file name is not a rule id"
-                )
+                DoctrineError(f"{DOCTRINE_DIR}/{name}:1: (file): the file name is not a rule id")
             )
             continue
         try:
             rules.append(load_rule(root, rule_id))
         except DoctrineError as exc:
             errors.append(exc)
-    return sorted(rules, key=lambda r: r.id), errors
+    return sorted(rules, key=lambda r: r.id), sorted(errors, key=lambda e: e.message)
