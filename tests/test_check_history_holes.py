@@ -146,6 +146,27 @@ def test_h4_a_demoted_admin_keeps_no_power_through_an_old_branch(team: Path, run
     )
 
 
+def test_h4_with_since_the_parent_order_of_a_merge_does_not_hide_a_demotion(
+    team: Path, runner
+) -> None:
+    before = head(team)
+    set_people(team, {"alice": "admin", "bob": "member", "carol": "member", "dave": "user"})
+    demoted = commit_as(team, "alice", "carol steps down", "roles.yaml")
+    git(team, "switch", "-q", "-c", "late", before)
+    late = approve(team, "carol")
+    merge(team, "carol", "main")  # main is the SECOND parent: the late branch is the main line
+    git(team, "switch", "-q", "main")
+    git(team, "merge", "-q", "--ff-only", "late")
+    code, found = findings(runner, "--since", demoted)
+    assert code == 1
+    not_admin = only(found, "history-not-admin")
+    assert not_admin["commit"] == late
+    assert not_admin["message"].endswith(
+        "but carol was member in roles.yaml at the parent commit and at the --since commit "
+        f"{demoted[:10]} (admin required)"
+    )
+
+
 def test_a_colleague_approval_merged_by_a_plain_pull_stays_clean(team: Path, runner) -> None:
     git(team, "switch", "-q", "-c", "remote")
     approve(team, "alice")

@@ -73,6 +73,14 @@ def _blob(oid: str) -> str | None:
     return None if _ZERO.match(oid) else oid
 
 
+def resolve(root: Path, rev: str) -> str:
+    """The commit id ``rev`` names. Raises :class:`GitError` when it names no commit."""
+    proc = run_git(root, ["rev-parse", "-q", "--verify", f"{rev}^{{commit}}"], check=False)
+    if proc.returncode != 0:
+        raise GitError(f"--since {rev}: not a commit in this repository")
+    return proc.stdout.strip()
+
+
 def read_log(root: Path, since: str | None = None) -> list[CommitRecord]:
     """Every commit, parents before children, with its changes to :data:`WATCHED` paths.
 
@@ -83,9 +91,7 @@ def read_log(root: Path, since: str | None = None) -> list[CommitRecord]:
     if head(root) is None:
         return []
     if since is not None:
-        proc = run_git(root, ["rev-parse", "-q", "--verify", f"{since}^{{commit}}"], check=False)
-        if proc.returncode != 0:
-            raise GitError(f"--since {since}: not a commit in this repository")
+        since = resolve(root, since)
     elif run_git(root, ["rev-parse", "--is-shallow-repository"]).stdout.strip() == "true":
         raise GitError(
             "this clone is shallow: the history check needs every commit and its parent",
@@ -169,17 +175,19 @@ def object_ids(root: Path, names: Sequence[str], *, types: bool = False) -> dict
 
 
 def ids_at_commits(
-    root: Path, commits: Sequence[CommitRecord], files: Sequence[str]
+    root: Path, commits: Sequence[CommitRecord], files: Sequence[str], also: Sequence[str] = ()
 ) -> dict[str, str | None]:
     """``{"<sha>:<file>": blob id or None}`` for every commit of the walk and every parent
     outside it, for top-level ``files`` (all in :data:`WATCHED`). A one-parent commit's value
     is its parent's updated by its own changes; git is asked (ONE ``--batch-check``) only for
     parents outside the walk and for merges (their combined diff hides a side taken whole).
-    A value that is not a regular file's blob is ``"!"`` (it reads as unreadable)."""
+    A value that is not a regular file's blob is ``"!"`` (it reads as unreadable). ``also``:
+    more commits to ask about (the ``--since`` commit)."""
     walked = {c.sha for c in commits}
     ask = sorted(
         {p for c in commits for p in c.parents if p not in walked}
         | {c.sha for c in commits if len(c.parents) > 1}
+        | set(also)
     )
     found = object_ids(root, [f"{sha}:{f}" for sha in ask for f in files], types=True)
     for commit in commits:

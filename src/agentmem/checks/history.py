@@ -91,8 +91,9 @@ def check_history(
     docstring). ``require_signed``/``distinct_approver`` True force the setting on for every
     commit; otherwise ``doctrine.*`` in ``agentmem.yaml`` at each commit's parent decides.
     Raises :class:`~agentmem.errors.GitError` when git fails."""
+    since = gitread.resolve(root, since) if since is not None else None
     commits = gitread.read_log(root, since)
-    ids = gitread.ids_at_commits(root, commits, (ROLES_FILE, CONFIG_FILE))
+    ids = gitread.ids_at_commits(root, commits, (ROLES_FILE, CONFIG_FILE), [since] if since else [])
     blobs = Blobs(gitread.blobs(root, _wanted(commits, ids)))
     walk = Walk(commits, ids, blobs, Settings(require_signed, distinct_approver), since)
     origins = Origins(blobs)

@@ -9,7 +9,12 @@ signing keys and settings hold for it, and who created and last wrote each rule.
   a demotion keeps no power the main line took away, and an unrelated history brings no
   ``roles.yaml`` of its own.
 - **Unrelated root**: a parentless commit other than the main line's root (with ``--since``,
-  any parentless commit: the repository's root is behind the range). Nobody has a role there.
+  any parentless commit: the repository's root is behind the range). Nobody has a role there,
+  nor in the commits above it on its first-parent line.
+- **Beside --since**: with ``--since S``, a commit of the range that does not descend from S
+  (a branch forked before S, whatever the parent order of the merge that joins them) is also
+  restricted by what holds at S: the first-parent order, chosen by whoever merges, cannot
+  hide a demotion the accepted tip S already had.
 - **Origins**: per rule blob, the person who created the rule file and the person who last
   changed its content (:class:`Origins`), so ``proposed_by`` and the last writer come from
   history, not from the file.
@@ -411,9 +416,13 @@ class Walk:
         self.lines = lines_of(commits, since=since)
         self.ids, self.blobs, self.forced = ids, blobs, forced
         self.tainted: set[str] = set()
+        self.since = since
+        self.after_since: set[str] = set()  # the commits that descend from --since
         for c in commits:  # parents first: a descendant of an unrelated root is unrelated too
             if c.sha in self.lines.orphans or (c.parents and c.parents[0] in self.tainted):
                 self.tainted.add(c.sha)
+            if since and any(p == since or p in self.after_since for p in c.parents):
+                self.after_since.add(c.sha)
         self._standings: dict[tuple[object, ...], Standing] = {}
 
     def at(self, sha: str | None) -> tuple[str | None, str | None]:
@@ -430,12 +439,27 @@ class Walk:
             self.at(self.by_sha[merge].parents[0]) if merge else None,
             merge,
             commit.sha in self.tainted,
+            bool(self.since) and commit.sha not in self.after_since,
         )
         if key not in self._standings:
             self._standings[key] = self._standing(commit)
         return self._standings[key]
 
     def _standing(self, commit: CommitRecord) -> Standing:
+        found = self._by_parents(commit)
+        if not self.since or commit.sha in self.after_since or found.unrelated:
+            return found
+        # made beside --since (the accepted tip), not on it: what --since had revoked stays so
+        roles_id, config_id = self.at(self.since)
+        return Standing(
+            restrict(found.roles, self.blobs.roles_of(roles_id)),
+            found.own,
+            found.settings.join(self.blobs.settings_of(config_id)),
+            f"{found.where} and at the --since commit {self.since[:10]}",
+            first_settings=False,
+        )
+
+    def _by_parents(self, commit: CommitRecord) -> Standing:
         roles_id, config_id = self.at(commit.parents[0] if commit.parents else None)
         own = self.blobs.roles_of(roles_id)
         settings = self.blobs.settings_of(config_id).join(self.forced)
