@@ -244,13 +244,11 @@ class _Judge:
                 self.fail(change.path, "history-erase-adds",
                           f"is an erasure but creates {change.path} (an erasure only removes)")  # fmt: skip
             else:
-                added = lineage.only_removes(
+                line = lineage.only_removes(
                     self.blobs.texts.get(change.old, ""),
                     None if change.new is None else self.blobs.texts.get(change.new, ""),
                 )
-                if added is not None:
-                    new_text = self.blobs.texts.get(change.new or "", "")
-                    line = new_text.splitlines().index(added) + 1
+                if line is not None:
                     self.fail(change.path, "history-erase-adds",
                               f"is an erasure but writes {whose} (line {line} was not there "
                               "before; an admin may only remove)", line=line)  # fmt: skip

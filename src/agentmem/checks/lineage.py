@@ -65,7 +65,7 @@ class Roles:
 
 UNRELATED = Roles(
     exists=True,
-    problem="nobody has a role in a history unrelated to the main line (a parentless commit)",
+    problem="a history unrelated to the main line (from a parentless commit) gives nobody a role",
 )
 
 
@@ -78,7 +78,9 @@ def parse_roles_text(text: str | None) -> Roles:
         data = load_yaml_text(text, ROLES_FILE)
         return Roles(parse_roles(data, ROLES_FILE), signing.signing_keys(data), True)
     except AgentmemError as exc:
-        return Roles(exists=True, problem=f"roles.yaml is unreadable ({exc.message})")
+        return Roles(
+            exists=True, problem=f"roles.yaml at the parent commit is unreadable ({exc.message})"
+        )
 
 
 def _key_id(key: str) -> str:
@@ -186,22 +188,23 @@ def lines_of(commits: Sequence[CommitRecord], *, since: str | None) -> Lines:
     return Lines(main, entry, root, orphans)
 
 
-def only_removes(old: str, new: str | None) -> str | None:
+def only_removes(old: str, new: str | None) -> int | None:
     """None when ``new`` only takes away from ``old`` (an erasure: the file deleted, or its
     lines a subsequence of the old ones, where a line may have parts replaced by
-    ``***REMOVED***``); else the first line that was not there before."""
+    ``***REMOVED***``); else the 1-based number of the first line of ``new`` that was not
+    there before."""
     if new is None:
         return None
     before = old.splitlines()
     pos = 0
-    for line in new.splitlines():
+    for number, line in enumerate(new.splitlines(), 1):
         pattern = _removed_pattern(line)
         while pos < len(before) and not (
             before[pos] == line or (pattern is not None and pattern.fullmatch(before[pos]))
         ):
             pos += 1
         if pos == len(before):
-            return line
+            return number
         pos += 1
     return None
 
