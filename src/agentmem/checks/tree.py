@@ -106,13 +106,14 @@ def refusal_finding(refused: tuple[str, str]) -> Finding:
     """A :func:`agentmem.regular.problem` refusal as an error finding: ``path-symlink`` or
     ``path-not-a-file``."""
     rel, why = refused
-    code = "path-symlink" if why.startswith("a symlink") else "path-not-a-file"
-    what = (
-        f"{why}: history judges what git stores (a link's target name), so a link or anything "
-        "but a regular file here is refused; replace it with the file itself (git rm it, then "
-        "commit the real file)"
-    )
-    return Finding(rel, 1, ERROR, code, what)
+    if why.startswith("a symlink"):
+        what = (
+            f"{why}: git stores a link as its target's name, which is all history judges, "
+            "while a reader would get the target: commit the file itself instead (git rm the link)"
+        )
+        return Finding(rel, 1, ERROR, "path-symlink", what)
+    what = f"{why}: every reader refuses it (audits stop): remove it or give it a file's place"
+    return Finding(rel, 1, ERROR, "path-not-a-file", what)
 
 
 def check_memory_files(paths: list[Path], state: TreeState) -> list[Finding]:
