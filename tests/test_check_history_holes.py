@@ -229,8 +229,8 @@ def test_h5a_a_hand_made_draft_naming_another_proposer(team: Path, runner) -> No
     self_approval = only(found, "history-self-approval")
     assert self_approval["commit"] == approved
     assert self_approval["message"].endswith(
-        "sets rule 'carol-rule' to active, but carol proposed it (an admin who did not propose "
-        "it must approve)"
+        "sets rule 'carol-rule' to active, but carol created the rule file (its proposed_by: bob "
+        "is not who created it; an admin who did not propose it must approve)"
     )
 
 

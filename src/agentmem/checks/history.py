@@ -338,8 +338,13 @@ class _Judge:
         me = self.author.id if self.author else None
         if not self.distinct_approver or me is None or change.new is None:
             return None
-        if me in (rule.proposed_by, creator):
+        if me == rule.proposed_by:
             return f"{me} proposed it (an admin who did not propose it must approve)"
+        if me == creator:
+            return (
+                f"{me} created the rule file (its proposed_by: {rule.proposed_by} is not who "
+                "created it; an admin who did not propose it must approve)"
+            )
         if self.origins.writer(change.path, change.new) == me:
             return f"{me} wrote its current content (an admin who did not write it must approve)"
         return None
