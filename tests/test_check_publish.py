@@ -45,7 +45,9 @@ def test_the_github_actions_example() -> None:
     )
     steps = workflow["jobs"]["check"]["steps"]
     runs = [step.get("run", "") for step in steps]
-    assert "agentmem check --history --format github" in runs
+    push = next(run for run in runs if "$BEFORE" in run)
+    assert 'agentmem check --history --since "$BEFORE" --format github' in push
+    assert "agentmem check --history --format github" in push  # a first push: everything
     assert any("--since" in run and "$BASE_REF" in run for run in runs)
     assert steps[0]["with"]["fetch-depth"] == 0
 
