@@ -664,9 +664,9 @@ def test_suspend_resume_deactivate_archive_each_one_commit(team: Path, runner: C
         "doctrine/warranty-floor.yaml: cannot archive: the rule is archived (possible from: draft, active, suspended, deactivated)"
         in err
     )
-    assert "doctrine/no-such-rule.yaml: no such rule" in refused(
-        runner, "doctrine", "resume", "no-such-rule"
-    )
+    unknown = invoke(runner, "doctrine", "resume", "no-such-rule")
+    assert unknown.exit_code == 2  # an unknown id is a usage error, like a person or proposal
+    assert "doctrine/no-such-rule.yaml: no such rule" in unknown.stderr
     act(team, "bob")
     assert "an archived rule is kept for the record" in refused(
         runner, "doctrine", "edit", "warranty-floor", "--title", "New"
@@ -774,7 +774,8 @@ def test_list_and_show_in_text_and_json(team: Path, runner: CliRunner) -> None:
         ]
         == "bob"
     )
-    assert "no such rule" in refused(runner, "doctrine", "show", "nope")
+    nope = invoke(runner, "doctrine", "show", "nope")
+    assert nope.exit_code == 2 and "no such rule" in nope.stderr
 
 
 def test_assign_gives_a_scope_as_a_new_version(team: Path, runner: CliRunner) -> None:

@@ -56,6 +56,13 @@ class DoctrineError(AgentmemError):
     """
 
 
+class UnknownRuleError(DoctrineError):
+    """No rule file has that id (exit 2, like an unknown person or proposal id: a usage error,
+    docs/decisions.md)."""
+
+    exit_code = 2
+
+
 class DuplicateRuleError(DoctrineError):
     """The duplicate guard refused a new or edited rule (SPEC §5); ``similar`` lists the matches."""
 

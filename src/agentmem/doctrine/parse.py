@@ -25,6 +25,7 @@ from agentmem.doctrine.model import (
     Approval,
     DoctrineError,
     Rule,
+    UnknownRuleError,
     normalise_scope,
     rule_relpath,
 )
@@ -326,7 +327,9 @@ def read_rule_file(root: Path, where: str) -> str:
 
     read = regular.read_capped(root, where, MAX_RULE_BYTES)
     if read is None:
-        raise DoctrineError(f"{where}: no such rule", hint="agentmem doctrine list shows the rules")
+        raise UnknownRuleError(
+            f"{where}: no such rule", hint="agentmem doctrine list shows the rules"
+        )
     if read.size > MAX_RULE_BYTES or len(read.data) > MAX_RULE_BYTES:
         size = max(read.size, len(read.data))
         raise DoctrineError(
