@@ -119,6 +119,34 @@ def test_every_file_is_checked_even_when_others_are_broken(memrepo: Path) -> Non
     assert "memory.budget_chars must be a int" in config.message or "budget_chars" in config.message
 
 
+@pytest.mark.parametrize(
+    ("roles", "line", "words"),
+    [
+        (
+            "alice:\n  email: alice@example.com\n  role: admin\nbob:\n  email: bob@example.com\n  role: boss\n",
+            6,
+            "'bob.role' is 'boss'",
+        ),
+        (
+            "alice: {email: alice@example.com, role: admin}\n# a comment\nbob: {email: nobody, role: member}\n",
+            3,
+            "'bob.email' must be",
+        ),
+        (
+            "alice:\n  email: alice@example.com\n  role: admin\ncarol: 3\n",
+            4,
+            "'carol' must be a mapping",
+        ),
+    ],
+)
+def test_a_roles_error_points_at_the_person_and_key(
+    memrepo: Path, roles: str, line: int, words: str
+) -> None:
+    (memrepo / "roles.yaml").write_text(roles, encoding="utf-8")
+    finding = next(f for f in run_check(memrepo).findings if f.code == "roles-invalid")
+    assert finding.line == line and words in finding.message
+
+
 def test_hand_edit_of_an_active_rule_fails_naming_the_rule_and_the_hash(
     memrepo: Path, runner
 ) -> None:

@@ -49,6 +49,32 @@ def _line_of_key(text: str, key: str) -> int:
     return text.count("\n", 0, match.start()) + 1 if match else 1
 
 
+_NAMED = re.compile(r"'([a-z0-9][a-z0-9-]*)(?:\.([a-z_]+))?'")
+
+
+def _line_of_named(text: str, message: str) -> int:
+    """The line of the person (and key) a roles.yaml error names (``'bob.role' is …``): the
+    ``bob:`` line, then the first ``role:`` line under it; 1 when not found."""
+    named = _NAMED.search(message)
+    if named is None:
+        return 1
+    person = re.search(rf"(?m)^{re.escape(named.group(1))}\s*:", text)
+    if person is None:
+        return 1
+    line = text.count("\n", 0, person.start()) + 1
+    key = named.group(2)
+    if key is None:
+        return line
+    if re.match(rf"[^\n]*\b{key}\s*:", text[person.start() :]):
+        return line  # the flow form on one line: bob: {email: …, role: …}
+    for offset, body in enumerate(text[person.end() :].split("\n")[1:], start=1):
+        if body and not body[0].isspace() and not body.startswith("#"):
+            break  # the next person
+        if re.match(rf"\s+{key}\s*:", body):
+            return line + offset
+    return line
+
+
 def check_roles(root: Path, state: TreeState) -> list[Finding]:
     """``roles.yaml``: people, e-mails, roles, signing keys; at least one admin (SPEC §2)."""
     path = root / ROLES_FILE
@@ -61,7 +87,8 @@ def check_roles(root: Path, state: TreeState) -> list[Finding]:
         state.people = parse_roles(data, ROLES_FILE)
     except ConfigError as exc:
         state.roles_ok = False
-        return [from_error(exc, ROLES_FILE, "roles-invalid")]
+        line = _line_of_named(path.read_text(encoding="utf-8", errors="replace"), exc.message)
+        return [from_error(exc, ROLES_FILE, "roles-invalid", line=line)]
     text = path.read_text(encoding="utf-8")
     findings: list[Finding] = []
     for pid, info in (data or {}).items():
