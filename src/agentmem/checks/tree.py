@@ -317,6 +317,10 @@ def _stale_target(root: Path, rel: str, owner: str, target: str, state: TreeStat
 #: Attributes under which the bytes checked out differ from the bytes git stores (and history
 #: judges): re-encoding, clean/smudge filters, line-end conversion, ``$Id$`` expansion.
 CHECKOUT_ATTRIBUTES = ("working-tree-encoding", "filter", "eol", "text", "crlf", "ident")
+#: Of those, the ones that change only line ends: a warning (the text means the same), and
+#: nothing at all when unset (``-text`` keeps the bytes as stored). Re-encoding, filters and
+#: ``ident`` can change what a rule says: an error.
+LINE_END_ATTRIBUTES = ("eol", "text", "crlf")
 LOCAL_DIR = ".agentmem"
 
 
@@ -339,18 +343,29 @@ def check_attributes(root: Path, paths: list[str]) -> list[Finding]:
     fields = out.decode("utf-8", "replace").split("\0")
     found: dict[str, list[str]] = {}
     for path, attribute, info in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
-        if attribute in CHECKOUT_ATTRIBUTES and info != "unspecified":
-            said = {"set": attribute, "unset": f"-{attribute}"}.get(info, f"{attribute}={info}")
-            found.setdefault(path, []).append(said)
+        if attribute not in CHECKOUT_ATTRIBUTES or info == "unspecified":
+            continue
+        if attribute in LINE_END_ATTRIBUTES and info == "unset":
+            continue  # -text, -crlf: no conversion at all
+        said = {"set": attribute, "unset": f"-{attribute}"}.get(info, f"{attribute}={info}")
+        found.setdefault(path, []).append(said)
     findings = []
     for path, unsorted in sorted(found.items()):
         shown = sorted(unsorted, key=lambda said: said.lstrip("-"))
+        line_ends = all(said.lstrip("-").split("=")[0] in LINE_END_ATTRIBUTES for said in shown)
         message = (
             f"git checks it out through the attribute{'s' if len(shown) > 1 else ''} "
-            f"{', '.join(shown)}: agentmem files must be checked out byte for byte as stored "
-            "(remove it from .gitattributes)"
+            f"{', '.join(shown)}: "
+            + (
+                "its line ends may differ from the stored bytes (harmless to agentmem; "
+                "'-text' keeps them as stored)"
+                if line_ends
+                else "agentmem files must be checked out byte for byte as stored "
+                "(remove it from .gitattributes)"
+            )
         )
-        findings.append(Finding(path, 1, ERROR, "checkout-attribute", message))
+        severity = WARNING if line_ends else ERROR
+        findings.append(Finding(path, 1, severity, "checkout-attribute", message))
     return findings
 
 
@@ -383,4 +398,27 @@ def check_top_files(root: Path) -> list[Finding]:
         found = regular.problem(root, rel)
         if found is not None:
             findings.append(refusal_finding(found))
+    return findings + _case_twins(root)
+
+
+#: The names agentmem reads at the top of a repository; another spelling of one of them
+#: (``Doctrine/``, ``ROLES.yaml``) is the same path on a case-insensitive checkout (macOS,
+#: Windows), where git writes its files into the real one — unseen by a check on Linux.
+WATCHED_TOP = ("doctrine", "memories", "inbox", "roles.yaml", "agentmem.yaml", ".agentmem")
+
+
+def _case_twins(root: Path) -> list[Finding]:
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return []
+    findings = []
+    for name in sorted(names):
+        folded = name.casefold()
+        if folded in WATCHED_TOP and name != folded:
+            message = (
+                f"'{name}' is '{folded}' on a case-insensitive checkout (macOS, Windows), where "
+                f"its files would become agentmem files that no check saw: rename or remove it"
+            )
+            findings.append(Finding(name, 1, ERROR, "path-case", message))
     return findings
