@@ -142,8 +142,33 @@ def parse_log(out: str) -> list[CommitRecord]:
 
 
 def watched(path: str) -> bool:
-    """Whether the walk keeps a change to ``path`` (see :data:`WATCHED`)."""
-    return path.startswith(WATCHED) or path.endswith(".gitattributes")
+    """Whether the walk keeps a change to ``path`` (see :data:`WATCHED`), in any letter case
+    (a case-insensitive checkout writes ``Doctrine/x.yaml`` into ``doctrine/``)."""
+    if path.startswith(WATCHED) or path[-14:].lower() == ".gitattributes":
+        return True
+    return path[:1] in _FIRST_LETTERS and path.lower().startswith(WATCHED)
+
+
+_FIRST_LETTERS = frozenset("dDmMiIrRaA.")  # the first letters of WATCHED, both cases
+
+
+def case_problem(path: str) -> str | None:
+    """The exact spelling a case-insensitive checkout would give a component of ``path`` (its
+    first one among :data:`WATCHED` names, or a ``.gitattributes`` anywhere) that differs only
+    by letter case; None when ``path`` is spelt exactly or unrelated."""
+    parts = path.split("/")
+    first = parts[0].lower()
+    if first in WATCHED and parts[0] != first:
+        return "/".join([first, *parts[1:]])
+    for i, part in enumerate(parts):
+        if part.lower() == ".gitattributes" and part != ".gitattributes":
+            return "/".join([*parts[:i], ".gitattributes", *parts[i + 1 :]])
+    return None
+
+
+def pathspecs() -> list[str]:
+    """Pathspecs selecting :func:`watched` paths (in any letter case) for ``git diff-tree``."""
+    return [f":(icase){name}" for name in WATCHED] + [":(glob,icase)**/.gitattributes"]
 
 
 def _change(meta: str, path: str) -> Change:

@@ -1,7 +1,8 @@
 """``agentmem check --history`` (issue 5 item 2, SPEC §9): who was allowed to do what, commit
 by commit, with ``roles.yaml`` and ``agentmem.yaml`` **as they were at the parent commit** — for a
-commit brought in by a merge, as they were at BOTH its parent and the first parent of the merge
-that brought it in (:mod:`agentmem.checks.lineage`).
+commit brought in by a merge, as they were at BOTH its parent and the merge that brought it in,
+as that merge left them (:mod:`agentmem.checks.lineage`). A merge is also judged on every watched
+path it resolved otherwise than a clean merge would (:mod:`agentmem.checks.merges`).
 
 A commit fails when it
 - activates a rule (sets it ``active``, or changes an active rule's content) and its author was
@@ -17,6 +18,9 @@ A commit fails when it
   admin's erasure, ``Agentmem-Action: erase``, that only removes);
 - makes a watched path a symlink or a submodule, commits a ``.agentmem/`` file, or starts a
   history unrelated to the main line;
+- commits a path that a case-insensitive checkout turns into a watched one (``Doctrine/x.yaml``,
+  ``ROLES.yaml``, ``a/.GitAttributes``), or puts two paths that only letter case tells apart
+  under a watched folder (:mod:`agentmem.checks.casefold`): ``history-path-case``;
 - is agentmem-shaped (changes ``doctrine/``, ``memories/``, ``inbox/`` or carries an
   ``Agentmem-*`` trailer) without the SPEC §9 trailers, or with an ``Agentmem-Actor`` that is
   not its author, or an ``Agentmem-Role`` that is not the author's role at the parent;
@@ -34,7 +38,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentmem.checks import gitread, lineage, signing
+from agentmem.checks import casefold, gitread, lineage, merges, signing
 from agentmem.checks.findings import ERROR, WARNING, Finding
 from agentmem.checks.gitread import Change, CommitRecord
 from agentmem.checks.lineage import (
@@ -93,6 +97,7 @@ def check_history(
     Raises :class:`~agentmem.errors.GitError` when git fails."""
     since = gitread.resolve(root, since) if since is not None else None
     commits = gitread.read_log(root, since)
+    merges.add_merge_changes(root, commits)
     ids = gitread.ids_at_commits(root, commits, (ROLES_FILE, CONFIG_FILE), [since] if since else [])
     blobs = Blobs(gitread.blobs(root, _wanted(commits, ids)))
     walk = Walk(commits, ids, blobs, Settings(require_signed, distinct_approver), since)
@@ -107,6 +112,12 @@ def check_history(
             to_sign[commit.sha] = (commit, standing, judge.signed_reason)
     if to_sign:
         findings += _signature_findings(root, to_sign, commits, blobs)
+    for commit, path, others in casefold.collisions(root, commits, since):
+        message = (
+            f"commit {commit.sha[:10]} by {commit.who} puts {path} beside {', '.join(others)}: "
+            "on a case-insensitive checkout (macOS, Windows) they become one file"
+        )
+        findings.append(Finding(path, 1, ERROR, "history-path-case", message, commit.sha))
     return HistoryResult(findings, len(commits))
 
 
@@ -206,6 +217,12 @@ class _Judge:
 
     def change(self, change: Change) -> None:
         path = change.path
+        exact = gitread.case_problem(path) if change.new is not None else None
+        if exact is not None:
+            self.fail(path, "history-path-case",
+                      f"commits {path}: on a case-insensitive checkout (macOS, Windows) this file "
+                      f"becomes an agentmem file ({exact}); rename or remove it")  # fmt: skip
+            return
         if path == ".agentmem" or path.startswith(".agentmem/"):
             if change.new is not None:
                 self.fail(path, "history-local-file",

@@ -5,9 +5,11 @@ signing keys and settings hold for it, and who created and last wrote each rule.
   judged with ``roles.yaml`` and ``agentmem.yaml`` at its (first) parent.
 - **Side commit**: one brought in by a merge (reachable from a main-line merge's non-first
   parent, not from its first parent: its **entry merge**). It is judged with what holds BOTH at
-  its own parent AND at its entry merge's first parent (:func:`restrict`): a branch made before
-  a demotion keeps no power the main line took away, and an unrelated history brings no
-  ``roles.yaml`` of its own.
+  its own parent AND in ``roles.yaml`` as its entry merge leaves it (:func:`restrict`; settings:
+  the strictest of its parent, the merge's first parent and the merge): a branch made before a
+  demotion keeps no power the main line took away (a merge that restores the old roles.yaml is
+  itself a change, :mod:`agentmem.checks.merges`), a person added on the branch or upstream keeps
+  the role the merge accepts, and an unrelated history brings no ``roles.yaml`` of its own.
 - **Unrelated root**: a parentless commit other than the main line's root (with ``--since``,
   any parentless commit: the repository's root is behind the range). Nobody has a role there,
   nor in the commits above it on its first-parent line.
@@ -243,7 +245,7 @@ class Origins:
         """Record ``new`` (written by ``author`` from the parents' ``olds``); return its creator:
         the author when no parent had the file, else the first parent's creator — for a rule
         that exists before the walk, the ``proposed_by`` it had then."""
-        parents = tuple(o for o in olds if o)
+        parents = tuple(o for o in olds if o and o != new)  # a merge may keep one side's
         known = self._known.get((path, new))
         if known is not None:
             return known.creator
@@ -440,6 +442,7 @@ class Walk:
         key = (
             self.at(parent),
             self.at(self.by_sha[merge].parents[0]) if merge else None,
+            self.at(merge),
             merge,
             commit.sha in self.tainted,
             bool(self.since) and commit.sha not in self.after_since,
@@ -471,11 +474,12 @@ class Walk:
         merge = self.lines.entry.get(commit.sha)
         if merge is None:
             return Standing(own, own, settings, first_settings=not own.exists)
-        entry_roles, entry_config = self.at(self.by_sha[merge].parents[0])
+        entry_roles, entry_config = self.at(merge)
+        _, before_config = self.at(self.by_sha[merge].parents[0])
         roles = restrict(own, self.blobs.roles_of(entry_roles))
         where = (
-            "roles.yaml at both the parent commit and the first parent of the merge "
-            f"{merge[:10]} that brought it in"
+            f"roles.yaml at both the parent commit and the merge {merge[:10]} that brought it in"
         )
         settings = settings.join(self.blobs.settings_of(entry_config))
+        settings = settings.join(self.blobs.settings_of(before_config))
         return Standing(roles, own, settings, where, first_settings=not roles.exists)
