@@ -257,3 +257,25 @@ def test_three_parallel_reviews_of_the_same_inbox_apply_each_proposal_once(
     for (_out, err), proc in zip(outputs, procs, strict=True):
         assert proc.returncode == 0 or "no longer pending" in err
     assert git(memrepo, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_a_reject_names_the_proposals_another_review_decided_meanwhile(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentmem import inbox
+
+    for text in ("Quote clause numbers first.", "Dates as ISO."):
+        assert invoke(runner, "remember", text).exit_code == 0
+    first, second = (p["id"] for p in json.loads(invoke(runner, "inbox", "-f", "json").stdout))
+    real = inbox.split_pending
+
+    def another_review_first(repo, proposals):  # type: ignore[no-untyped-def]
+        (memrepo / "inbox" / "alice" / f"{first}.yaml").unlink()  # decided elsewhere
+        git(memrepo, "commit", "-qam", "decided elsewhere")
+        return real(repo, proposals)
+
+    monkeypatch.setattr(inbox, "split_pending", another_review_first)
+    result = invoke(runner, "review", "--reject", "all")
+    assert result.exit_code == 0, result.stderr
+    assert f"not rejected: {first} — decided meanwhile by another review" in result.stderr
+    assert f"rejected {second} → " in result.stdout and first not in result.stdout

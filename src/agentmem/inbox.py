@@ -73,3 +73,12 @@ def ensure_pending(repo: Repository, proposal: Proposal) -> None:
             "(another review ran at the same time)",
             hint="agentmem log shows what was decided; agentmem inbox what is still pending",
         )
+
+
+def split_pending(
+    repo: Repository, proposals: list[Proposal]
+) -> tuple[list[Proposal], list[Proposal]]:
+    """``(still pending, decided meanwhile)``: a proposal whose inbox file is gone was accepted
+    or rejected by another review after this one listed it. Call it under the lock."""
+    pending = [p for p in proposals if inbox_path(repo, p).is_file()]
+    return pending, [p for p in proposals if p not in pending]

@@ -179,7 +179,7 @@ def read_bytes(root: Path, relpath: str) -> bytes | None:
 
 
 def read_text(root: Path, relpath: str, *, universal_newlines: bool = False) -> str | None:
-    """The UTF-8 text of ``root/relpath`` (see :func:`open_regular`), None when it does not
+    """The UTF-8 text of ``root/relpath`` (see :func:`read_capped`), None when it does not
     exist. Bytes as they are (no newline translation) unless ``universal_newlines`` (then
     ``\\r\\n`` and ``\\r`` read as ``\\n``, as ``Path.read_text`` does). Raises
     :class:`UnicodeDecodeError` for bytes that are not UTF-8."""

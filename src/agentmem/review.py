@@ -18,7 +18,7 @@ from agentmem.apply.planner import FileChange, MemoryPlan, plan_memory
 from agentmem.apply.writer import apply_changes, read_current
 from agentmem.config import MemoryConfig
 from agentmem.errors import GovernanceError, InvalidMemoryError, ProposalError
-from agentmem.inbox import ensure_pending, inbox_path, proposal_relpath, render_proposal
+from agentmem.inbox import ensure_pending, proposal_relpath, render_proposal, split_pending
 from agentmem.memory import parse_memory
 from agentmem.proposals import Proposal
 from agentmem.repo import Person, Repository
@@ -140,7 +140,7 @@ def commit_reject(repo: Repository, actor: Person, proposals: list[Proposal]) ->
     none is left."""
     for proposal in proposals:
         require_owner(actor, proposal.person, "rejecting proposals for")
-    proposals = [p for p in proposals if inbox_path(repo, p).is_file()]
+    proposals, _gone = split_pending(repo, proposals)
     if not proposals:
         return None
     person = proposals[0].person

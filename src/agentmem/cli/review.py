@@ -265,6 +265,7 @@ def _scripted(
     distinct: bool = False,
 ) -> None:
     from agentmem.errors import AgentmemError, UsageError
+    from agentmem.inbox import split_pending
     from agentmem.review import accept_doctrine, commit_accept, commit_reject, plan_accept
 
     edits: dict[str, str] = {}
@@ -310,15 +311,23 @@ def _scripted(
         failures += _report_doctrine(accept_doctrine(repo, actor, rules, edits, distinct=distinct))
     if to_reject and not dry_run:
         with repo.locked():
+            to_reject, gone = split_pending(repo, to_reject)
             commit = commit_reject(repo, actor, to_reject)
-        if commit is None:
-            output.info("nothing rejected: those proposals were decided meanwhile (agentmem log)")
-        else:
+        _say_decided_meanwhile(gone)
+        if commit is not None:
             output.data(f"rejected {', '.join(p.id for p in to_reject)} → {commit[:10]}")
     elif to_reject:
         output.data(f"would reject {', '.join(p.id for p in to_reject)}")
     if failures:
         raise typer.Exit(1)
+
+
+def _say_decided_meanwhile(gone: list[Proposal]) -> None:
+    if gone:
+        output.warn(
+            f"not rejected: {', '.join(p.id for p in gone)} — decided meanwhile by another "
+            "review (agentmem log)"
+        )
 
 
 def _ask(console: Console, choices: list[str]) -> str:
@@ -337,6 +346,7 @@ def _interactive(
     from rich.prompt import Prompt
 
     from agentmem.errors import AgentmemError
+    from agentmem.inbox import split_pending
     from agentmem.review import accept_doctrine, commit_accept, commit_reject
 
     rejected: list[Proposal] = []
@@ -393,7 +403,9 @@ def _interactive(
     finally:
         if rejected:
             with repo.locked():
+                rejected, gone = split_pending(repo, rejected)
                 commit_reject(repo, actor, rejected)
+            _say_decided_meanwhile(gone)
     console.print(
         f"{counts['accepted']} accepted, {counts['rejected']} rejected, {counts['skipped']} skipped"
     )

@@ -322,7 +322,7 @@ def parse_rule_text(text: str, where: str) -> Rule:
 def read_rule_file(root: Path, where: str) -> str:
     """The text of rule file ``root/where``, size-capped before reading; errors as
     :class:`DoctrineError`. Follows no symlink and reads only a regular file
-    (:func:`agentmem.regular.open_regular`)."""
+    (:func:`agentmem.regular.read_capped`)."""
     from agentmem import regular
 
     read = regular.read_capped(root, where, MAX_RULE_BYTES)
