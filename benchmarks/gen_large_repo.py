@@ -28,7 +28,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentmem.checks.canonical import fast_canonical_text
+from agentmem.check.canonical import fast_canonical_text
 from agentmem.config import DEFAULT_CONFIG_TEXT, DEFAULT_SECTIONS
 from agentmem.doctrine import Approval, Rule, canonical_text, content_sha256
 

@@ -60,7 +60,7 @@ def set_identity(root: Path, name: str, email: str) -> None:
 @pytest.fixture
 def memrepo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh memory repository; alice (alice@example.com) is its admin; cwd is its root."""
-    from agentmem.repo import init_repository
+    from agentmem.store.repo import init_repository
 
     root = tmp_path / "mem"
     init_repository(root)

@@ -20,10 +20,10 @@ import httpx2
 import pytest
 
 from agentmem.errors import ConfigError, ModelError
-from agentmem.proposals import PROPOSAL_JSON_SCHEMA
-from agentmem.providers import HarvestRequest, Outcome, RawAnswer
-from agentmem.providers.anthropic_provider import build_prompt, check_credentials, harvest
-from agentmem.transcripts import Transcript, Turn
+from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
+from agentmem.harvest.providers.anthropic_provider import build_prompt, check_credentials, harvest
+from agentmem.harvest.transcripts import Transcript, Turn
+from agentmem.proposals.model import PROPOSAL_JSON_SCHEMA
 
 DATA = Path(__file__).parent / "data" / "anthropic"
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -371,7 +371,7 @@ def test_harvest_without_a_key_fails_before_any_client_exists(
 
 
 def test_importing_the_provider_does_not_import_the_sdk() -> None:
-    code = "import sys, agentmem.providers.anthropic_provider; print('anthropic' in sys.modules)"
+    code = "import sys, agentmem.harvest.providers.anthropic_provider; print('anthropic' in sys.modules)"
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True

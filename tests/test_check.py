@@ -10,13 +10,13 @@ import pytest
 from tests.conftest import git, invoke
 from tests.test_check_support import commit_as, make_rule, set_people, trailers, write_rule
 
-from agentmem.checks import run_check
-from agentmem.checks.canonical import fast_canonical_text as _fast_canonical
-from agentmem.checks.canonical import fast_parse
-from agentmem.checks.rules import is_canonical
+from agentmem.check import run_check
+from agentmem.check.canonical import fast_canonical_text as _fast_canonical
+from agentmem.check.canonical import fast_parse
+from agentmem.check.rules import is_canonical
 from agentmem.config import MemoryConfig
 from agentmem.doctrine import canonical_text
-from agentmem.memory import new_memory_text
+from agentmem.memory.file import new_memory_text
 
 SECTIONS = ["Writing style", "Priorities & scope", "Recurring patterns", "Rule dependencies"]
 
@@ -432,7 +432,7 @@ def test_joined_guard_scan_finds_whatever_the_field_scan_finds() -> None:
     import yaml as pyyaml
 
     from agentmem import guard
-    from agentmem.checks.tree import file_scan_sees_line_ends
+    from agentmem.check.tree import file_scan_sees_line_ends
 
     if not file_scan_sees_line_ends():
         pytest.skip("the guard's file scan misses end-of-entry patterns mid-file: no batching")
@@ -469,7 +469,7 @@ def test_an_end_of_entry_pattern_is_found_in_the_middle_of_files(memrepo: Path) 
 def test_parallel_check_finds_the_same_as_serial(
     memrepo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentmem.checks import files
+    from agentmem.check import files
 
     for n in range(12):
         write_rule(

@@ -10,8 +10,8 @@ import pytest
 from tests.conftest import git, invoke, set_identity
 from tests.test_check_support import commit_as, make_rule, set_people, ssh_key, trailers, write_rule
 
-from agentmem.checks import run_check
-from agentmem.checks.history import fast_status
+from agentmem.check import run_check
+from agentmem.check.history.walk import fast_status
 from agentmem.doctrine import canonical_text
 
 

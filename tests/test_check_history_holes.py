@@ -20,7 +20,7 @@ from tests.test_check_support import (
     write_rule,
 )
 
-from agentmem.checks.lineage import fast_proposed_by, only_removes
+from agentmem.check.history.lineage import fast_proposed_by, only_removes
 from agentmem.doctrine import canonical_text
 
 needs_ssh = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")

@@ -20,7 +20,7 @@ from tests.test_check_history_holes import (
 )
 from tests.test_check_support import PEOPLE, commit_as, make_rule, set_people, trailers, write_rule
 
-from agentmem.checks.merges import _base_in_walk
+from agentmem.check.history.merges import _base_in_walk
 
 team = holes.team  # the fixture: alice and carol admins, bob member, dave user; bob's draft
 TEAM = {"alice": "admin", "bob": "member", "carol": "admin", "dave": "user"}

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from tests.conftest import REPO_ROOT
 
-from agentmem.checks import run_check
+from agentmem.check import run_check
 from agentmem.doctrine import content_sha256, load_rules, missing_for_activation
 
 

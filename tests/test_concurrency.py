@@ -14,9 +14,9 @@ import pytest
 from tests.conftest import git, invoke
 from typer.testing import CliRunner
 
-from agentmem import journal
 from agentmem.errors import BusyError
-from agentmem.repo import open_repository
+from agentmem.store import journal
+from agentmem.store.repo import open_repository
 
 PEOPLE = [f"p{n:02d}" for n in range(1, 21)]
 
@@ -175,8 +175,8 @@ def test_a_memory_file_changed_since_its_diff_was_shown_is_not_overwritten(
     memrepo: Path, runner: CliRunner
 ) -> None:
     from agentmem.errors import ApplyConflictError
-    from agentmem.inbox import list_pending
-    from agentmem.review import commit_accept, plan_accept
+    from agentmem.proposals.inbox import list_pending
+    from agentmem.proposals.review import commit_accept, plan_accept
 
     assert invoke(runner, "remember", "Quote clause numbers.").exit_code == 0
     repo = open_repository(memrepo)
@@ -210,8 +210,8 @@ def test_a_proposal_decided_by_another_review_is_not_applied_again(
     """Review B listed the proposal before review A accepted it: B's accept is refused, its
     reject leaves it out, and the entry is in the memory once."""
     from agentmem.errors import ProposalError
-    from agentmem.inbox import list_pending
-    from agentmem.review import commit_accept, commit_reject, plan_accept
+    from agentmem.proposals.inbox import list_pending
+    from agentmem.proposals.review import commit_accept, commit_reject, plan_accept
 
     assert invoke(runner, "remember", "Quote clause numbers first.").exit_code == 0
     repo = open_repository(memrepo)
@@ -262,7 +262,7 @@ def test_three_parallel_reviews_of_the_same_inbox_apply_each_proposal_once(
 def test_a_reject_names_the_proposals_another_review_decided_meanwhile(
     memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentmem import inbox
+    from agentmem.proposals import inbox
 
     for text in ("Quote clause numbers first.", "Dates as ISO."):
         assert invoke(runner, "remember", text).exit_code == 0

@@ -237,7 +237,8 @@ def test_chat_of_another_person_is_for_admins_only(both: Path, runner: CliRunner
 def test_an_entry_holding_a_delimiter_is_withheld_not_pasted(
     memrepo: Path, runner: CliRunner
 ) -> None:
-    from agentmem import context, guard
+    from agentmem import guard
+    from agentmem.delivery import context
 
     assert {"<" + context.MEMORY_TAG, "</" + context.MEMORY_TAG} <= set(guard.PROMPT_DELIMITERS)
     assert {"<" + context.DOCTRINE_TAG, "</" + context.DOCTRINE_TAG} <= set(guard.PROMPT_DELIMITERS)
@@ -261,8 +262,8 @@ def test_an_entry_holding_a_delimiter_is_withheld_not_pasted(
 
 
 def test_hook_sized_chat_drops_entries_visibly(memrepo: Path) -> None:
-    from agentmem.context import build_chat, render_chat
-    from agentmem.repo import open_repository
+    from agentmem.delivery.context import build_chat, render_chat
+    from agentmem.store.repo import open_repository
 
     entries = "".join(f"- Entry number {i} {'x' * 60}\n" for i in range(1, 120))
     (memrepo / "agentmem.yaml").write_text("memory:\n  budget_chars: 20000\n", encoding="utf-8")

@@ -17,8 +17,7 @@ import pytest
 from tests.conftest import git, invoke
 from typer.testing import CliRunner
 
-from agentmem import journal
-from agentmem.apply import writer
+from agentmem.store import journal, writer
 
 ENTRY = "Keep answers short and lead with the decision."
 

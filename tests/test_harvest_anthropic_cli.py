@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import DATA, git, invoke
 from typer.testing import CliRunner
 
-from agentmem.proposals import PROPOSAL_JSON_SCHEMA
+from agentmem.proposals.model import PROPOSAL_JSON_SCHEMA
 
 RECORDED = DATA / "anthropic"
 

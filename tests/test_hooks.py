@@ -123,7 +123,7 @@ def test_session_end_and_pre_compact_queue_the_real_payloads(
     ] == expected
     assert lines[2]["transcript_path"].startswith("C:\\Users\\USER\\.claude\\projects\\")
     assert git(memrepo, "status", "--porcelain") == ""  # .agentmem/ is local and ignored
-    from agentmem.queue import read_queue
+    from agentmem.harvest.queue import read_queue
 
     distinct = {
         p["session_id"] for p in payloads("macos_session_end") + payloads("windows_session_end")

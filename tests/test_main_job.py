@@ -168,9 +168,9 @@ def test_target_zero_or_two_matches_is_refused_and_nothing_changes(
     )
     assert out["proposals"] == [] and message in out["rejected"][0]["reason"]
     # … and a proposal that went stale in the inbox is refused at review.
-    from agentmem.harvest import write_to_inbox
-    from agentmem.proposals import parse_proposal
-    from agentmem.repo import open_repository
+    from agentmem.harvest.run import write_to_inbox
+    from agentmem.proposals.model import parse_proposal
+    from agentmem.store.repo import open_repository
 
     repo = open_repository()
     stale = parse_proposal(
@@ -191,8 +191,8 @@ def test_accept_over_budget_is_refused_with_the_figures(memrepo: Path, runner: C
     # Each fits alone (102 + 45 = 147 characters); together they do not (192).
     for text in ("A" + "b" * 40 + ".", "C" + "d" * 40 + "."):
         assert invoke(runner, "remember", text, "--section", "Writing style").exit_code == 0
-    from agentmem.inbox import list_pending
-    from agentmem.repo import open_repository
+    from agentmem.proposals.inbox import list_pending
+    from agentmem.store.repo import open_repository
 
     first, second = [p.id for p in list_pending(open_repository(), "alice")]
     assert invoke(runner, "review", "--accept", first).exit_code == 0
@@ -422,7 +422,7 @@ def test_unexpected_errors_are_exit_3(
     def boom(*_a: object, **_k: object) -> None:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr("agentmem.inbox.list_pending", boom)
+    monkeypatch.setattr("agentmem.proposals.inbox.list_pending", boom)
     result = invoke(runner, "inbox")
     assert result.exit_code == 3
     assert "unexpected error (RuntimeError: kaboom); rerun with AGENTMEM_DEBUG=1" in result.stderr

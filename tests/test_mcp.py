@@ -26,7 +26,7 @@ def _text(result: object) -> str:
 async def test_tools_only_propose_or_read(memrepo: Path) -> None:
     from mcp import Client
 
-    from agentmem.mcp_server import build_server
+    from agentmem.delivery.mcp_server import build_server
 
     async with Client(build_server()) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
@@ -47,7 +47,7 @@ async def test_remember_then_inbox_shows_the_pending_proposal(
 ) -> None:
     from mcp import Client
 
-    from agentmem.mcp_server import build_server
+    from agentmem.delivery.mcp_server import build_server
 
     before = git(memrepo, "rev-parse", "HEAD")
     async with Client(build_server(), raise_exceptions=True) as client:
@@ -78,7 +78,7 @@ async def test_remember_then_inbox_shows_the_pending_proposal(
 async def test_refusals_come_back_as_tool_errors_and_write_nothing(memrepo: Path) -> None:
     from mcp import Client
 
-    from agentmem.mcp_server import build_server
+    from agentmem.delivery.mcp_server import build_server
 
     head = git(memrepo, "rev-parse", "HEAD")
     async with Client(build_server()) as client:
@@ -100,7 +100,7 @@ async def test_refusals_come_back_as_tool_errors_and_write_nothing(memrepo: Path
 async def test_show_memory_is_the_chat_block(memrepo: Path, runner: CliRunner) -> None:
     from mcp import Client
 
-    from agentmem.mcp_server import build_server
+    from agentmem.delivery.mcp_server import build_server
 
     write_memory(memrepo, runner)
     async with Client(build_server(), raise_exceptions=True) as client:
@@ -113,8 +113,8 @@ async def test_show_memory_is_the_chat_block(memrepo: Path, runner: CliRunner) -
 async def test_propose_rule_makes_a_draft_in_the_session_scope(memrepo: Path) -> None:
     from mcp import Client
 
+    from agentmem.delivery.mcp_server import build_server
     from agentmem.doctrine import load_rules
-    from agentmem.mcp_server import build_server
 
     async with Client(build_server("contracts/supply"), raise_exceptions=True) as client:
         result = await client.call_tool(
@@ -143,7 +143,7 @@ async def test_propose_rule_makes_a_draft_in_the_session_scope(memrepo: Path) ->
 async def test_a_user_cannot_propose_doctrine(memrepo: Path) -> None:
     from mcp import Client
 
-    from agentmem.mcp_server import build_server
+    from agentmem.delivery.mcp_server import build_server
 
     add_person(memrepo, "uma", "uma@example.com", "user")
     set_identity(memrepo, "Uma", "uma@example.com")

@@ -6,7 +6,7 @@ import pytest
 
 from agentmem.config import MemoryConfig
 from agentmem.errors import ApplyConflictError, BudgetExceededError, InvalidMemoryError
-from agentmem.memory import (
+from agentmem.memory.file import (
     add_entry,
     budget_status,
     char_count,

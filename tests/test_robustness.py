@@ -176,7 +176,7 @@ def test_a_closed_pipe_is_not_an_error(
     def closed(*_a: object, **_k: object) -> None:
         raise BrokenPipeError(32, "Broken pipe")
 
-    monkeypatch.setattr("agentmem.audit.audit_log", closed)
+    monkeypatch.setattr("agentmem.proposals.trail.audit_log", closed)
     result = invoke(runner, "log")
     assert result.exit_code == 0
     assert "unexpected error" not in result.stderr

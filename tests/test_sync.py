@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import git, invoke, set_identity
 from typer.testing import CliRunner
 
-from agentmem.sync_merge import MergeConflict, merge_file, merge_lines
+from agentmem.sync.merge import MergeConflict, merge_file, merge_lines
 
 SECTIONS = ("Writing style", "Priorities & scope", "Recurring patterns", "Rule dependencies")
 
@@ -19,7 +19,7 @@ SECTIONS = ("Writing style", "Priorities & scope", "Recurring patterns", "Rule d
 @pytest.fixture
 def clones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
     """``(remote.git, a, b)``: a is alice's clone that created the repository, b bob's clone."""
-    from agentmem.repo import init_repository
+    from agentmem.store.repo import init_repository
 
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from agentmem.cli.output import visible
 from agentmem.config import load_config
-from agentmem.memory import new_memory_text
+from agentmem.memory.file import new_memory_text
 
 HOSTILE = "x\x1b[2J\x1b]0;owned\x07\u202eabc\x9b31m"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agentmem.errors import TranscriptError
-from agentmem.transcripts import Transcript, Turn, read_transcript
+from agentmem.harvest.transcripts import Transcript, Turn, read_transcript
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 CORPUS = Path(__file__).parents[2] / "shared" / "corpus"

@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 from agentmem.doctrine import DoctrineError, load_rules, parse_rule_text
 from agentmem.doctrine.parse import load_rules_and_errors
-from agentmem.memory import new_memory_text
+from agentmem.memory.file import new_memory_text
 
 SYMLINK = "a symlink; agentmem reads only regular files"
 FOLDER = "a folder; agentmem reads only regular files"
@@ -435,8 +435,8 @@ def test_a_user_cannot_accept_a_memory_proposal_and_check_fails_a_users_memory(
 ) -> None:
     """A memory proposal in dave's inbox (committed by hand): review refuses it; a memories/
     dave.md committed by hand fails check."""
-    from agentmem.inbox import proposal_relpath, render_proposal
-    from agentmem.proposals import parse_proposal
+    from agentmem.proposals.inbox import proposal_relpath, render_proposal
+    from agentmem.proposals.model import parse_proposal
 
     raw = {
         "action": "add",

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.errors import ConfigError
-from agentmem.yamlio import load_yaml_file
+from agentmem.store.yamlio import load_yaml_file
 
 CONFIG_FILE = "agentmem.yaml"
 DEFAULT_SECTIONS = (

@@ -8,7 +8,7 @@ A few exact command lines are the hot path — ``hook session-start``, ``hook se
 session. Any other line (``--help``, an unknown option, a typo, every other command) goes to
 :func:`agentmem.cli.main`, so help and usage errors look the same everywhere.
 
-This module and :mod:`agentmem.fastpath` are the hot path's whole CLI layer: this is the one place
+This module and :mod:`agentmem.delivery.fastpath` are the hot path's whole CLI layer: this is the one place
 outside ``agentmem.cli.output`` that writes to the terminal, in plain text (``error: …``,
 ``warning: …``), with the exit codes of ``agentmem.cli.AgentmemGroup``.
 """
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agentmem.fastpath import Printed
+    from agentmem.delivery.fastpath import Printed
 
 _HOOKS = {"session-start": "SessionStart", "session-end": "SessionEnd", "pre-compact": "PreCompact"}
 _CHAT_OPTIONS = {"--person": "person", "-p": "person", "--format": "format", "-f": "format"}
@@ -57,7 +57,7 @@ def _stdin() -> str | None:
 def plan(argv: list[str]) -> Callable[[], Printed] | None:
     """The hot command an argument list asks for, or None for typer to parse it. Nothing is
     changed (not even ``$AGENTMEM_REPO``) unless a plan is returned."""
-    from agentmem import fastpath
+    from agentmem.delivery import fastpath
 
     args = list(argv)
     repo: str | None = None

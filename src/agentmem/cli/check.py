@@ -10,7 +10,7 @@ import typer
 from agentmem.cli import output
 
 if TYPE_CHECKING:
-    from agentmem.checks.findings import Finding
+    from agentmem.check.findings import Finding
 
 app = typer.Typer()
 
@@ -57,7 +57,7 @@ def check(
 
     Exit 0 when clean (warnings alone are clean), 1 when an error is found, 2 on a usage error.
     """
-    from agentmem.checks import locate_root, run_check
+    from agentmem.check import locate_root, run_check
     from agentmem.errors import UsageError
 
     if (since or require_signed) and not history:

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from agentmem.cli.output import Format
-from agentmem.repo import Person, Repository, open_repository
+from agentmem.store.repo import Person, Repository, open_repository
 
 PersonOption = Annotated[
     str | None,

@@ -41,7 +41,7 @@ def chat(person: PersonOption = None, fmt: ContextFormatOption = ContextFormat.t
     An admin may print another person's block with --person.
     """
     from agentmem.cli.hook import show
-    from agentmem.fastpath import chat as run
+    from agentmem.delivery.fastpath import chat as run
 
     show(run(person, fmt.value))
 
@@ -62,7 +62,7 @@ def audit(
     Each call appends one line to .agentmem/usage.jsonl: every rule considered, applied or why
     not (read it with 'agentmem usage').
     """
-    from agentmem.context import audit_json, render_audit, run_audit
+    from agentmem.delivery.context import audit_json, render_audit, run_audit
 
     repo = repository()
     ctx = run_audit(repo, repo.actor(), scope)

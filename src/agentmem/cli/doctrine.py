@@ -13,7 +13,7 @@ from agentmem.cli.output import Format
 
 if TYPE_CHECKING:
     from agentmem.doctrine import Rule, Transition
-    from agentmem.repo import Person, Repository
+    from agentmem.store.repo import Person, Repository
 
 app = typer.Typer(
     help="Team doctrine: rules anyone may propose and only an admin activates.",
@@ -323,8 +323,8 @@ def list_rules(
 @app.command()
 def show(rule_ids: Ids, fmt: FormatOption = Format.text) -> None:
     """Show rules as their files hold them, with what approval still needs."""
-    from agentmem.apply.writer import read_current
     from agentmem.doctrine import lifecycle_problems, load_rule, missing_for_activation
+    from agentmem.store.writer import read_current
 
     root = repository().root
     rules = [load_rule(root, rule_id) for rule_id in dict.fromkeys(rule_ids)]

@@ -41,9 +41,9 @@ def erase(
     remote host and the other clones.
     """
     from agentmem.cli.common import repository
-    from agentmem.erase import erase as run_erase
-    from agentmem.erase import make_target, survey
     from agentmem.errors import UsageError
+    from agentmem.sync.erase import erase as run_erase
+    from agentmem.sync.erase import make_target, survey
 
     if text == "-":
         text = sys.stdin.readline().rstrip("\r\n")

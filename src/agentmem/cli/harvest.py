@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from agentmem.harvest import HarvestResult
-    from agentmem.repo import Person, Repository
+    from agentmem.harvest.run import HarvestResult
+    from agentmem.store.repo import Person, Repository
 
 app = typer.Typer()
 
@@ -89,10 +89,10 @@ def harvest(
     With --forget SESSION: that queued session is never harvested.
     """
     from agentmem.errors import AgentmemError, UsageError
-    from agentmem.harvest import choose_provider, harvest_session, load_outcomes
-    from agentmem.queue import committed_session_ids, harvested_ids, record_harvested
-    from agentmem.review import require_owner
-    from agentmem.transcripts import read_transcript
+    from agentmem.harvest.queue import committed_session_ids, harvested_ids, record_harvested
+    from agentmem.harvest.run import choose_provider, harvest_session, load_outcomes
+    from agentmem.harvest.transcripts import read_transcript
+    from agentmem.proposals.review import require_owner
 
     if forget is not None:
         if queue or transcripts:
@@ -168,7 +168,7 @@ def _working(console: Console, message: str) -> AbstractContextManager[object]:
 
 
 def _forget(session_id: str) -> None:
-    from agentmem.queue import forget
+    from agentmem.harvest.queue import forget
 
     repo = repository()
     with repo.locked():
@@ -177,7 +177,7 @@ def _forget(session_id: str) -> None:
 
 
 def _print_result(result: object) -> None:
-    from agentmem.harvest import HarvestResult
+    from agentmem.harvest.run import HarvestResult
 
     assert isinstance(result, HarvestResult)
     kept = len(result.kept)
@@ -230,7 +230,7 @@ def _harvest_queue(
     """``harvest --queue``: every queued session not harvested yet, a progress bar on stderr."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from agentmem.queue import harvest_queue
+    from agentmem.harvest.queue import harvest_queue
 
     console = output.stderr()
     progress = Progress(

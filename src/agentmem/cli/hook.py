@@ -1,7 +1,7 @@
 """``agentmem hook session-start|session-end|pre-compact``: Claude Code hooks (issue 6).
 
 Each reads the hook JSON on stdin and always exits 0: a hook must never break the person's
-session (exit 2 would block a compaction). The work is in :mod:`agentmem.fastpath`; the
+session (exit 2 would block a compaction). The work is in :mod:`agentmem.delivery.fastpath`; the
 ``agentmem`` console script runs these exact lines through :mod:`agentmem.entry` without typer.
 """
 
@@ -24,8 +24,8 @@ def _stdin() -> str | None:
 
 
 def show(printed: object) -> None:
-    """Print a :class:`agentmem.fastpath.Printed` through the one output module."""
-    from agentmem.fastpath import Printed
+    """Print a :class:`agentmem.delivery.fastpath.Printed` through the one output module."""
+    from agentmem.delivery.fastpath import Printed
 
     assert isinstance(printed, Printed)
     if printed.stdout:
@@ -39,7 +39,7 @@ def show(printed: object) -> None:
 @app.command("session-start")
 def session_start() -> None:
     """SessionStart: print your memory as a chat block (plain stdout, under 10,000 characters)."""
-    from agentmem.fastpath import session_start as run
+    from agentmem.delivery.fastpath import session_start as run
 
     show(run(_stdin()))
 
@@ -47,7 +47,7 @@ def session_start() -> None:
 @app.command("session-end")
 def session_end() -> None:
     """SessionEnd: queue the session for 'agentmem harvest --queue' and exit at once."""
-    from agentmem.fastpath import queue_hook
+    from agentmem.delivery.fastpath import queue_hook
 
     show(queue_hook(_stdin(), "SessionEnd"))
 
@@ -55,6 +55,6 @@ def session_end() -> None:
 @app.command("pre-compact")
 def pre_compact() -> None:
     """PreCompact: queue the session for 'agentmem harvest --queue' and exit at once."""
-    from agentmem.fastpath import queue_hook
+    from agentmem.delivery.fastpath import queue_hook
 
     show(queue_hook(_stdin(), "PreCompact"))

@@ -16,7 +16,7 @@ app = typer.Typer()
 @app.command()
 def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     """List pending proposals (yours by default; --person for someone else's)."""
-    from agentmem.inbox import list_pending
+    from agentmem.proposals.inbox import list_pending
 
     repo = repository()
     _actor, who = actor_and_person(repo, person)
@@ -43,7 +43,7 @@ def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
 
 def _waiting_sessions_note(root: Path) -> None:
     """How many sessions the Claude Code hooks queued and no harvest took yet (on stderr)."""
-    from agentmem.queue import waiting
+    from agentmem.harvest.queue import waiting
 
     count = len(waiting(root))
     if count:

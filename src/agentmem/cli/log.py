@@ -27,9 +27,9 @@ def log(
     fmt: FormatOption = Format.text,
 ) -> None:
     """The audit history: every agentmem commit with who, when, what and why."""
-    from agentmem.audit import audit_log
     from agentmem.errors import UsageError
-    from agentmem.repo import DOCTRINE_DIR
+    from agentmem.proposals.trail import audit_log
+    from agentmem.store.repo import DOCTRINE_DIR
 
     if person and rule:
         raise UsageError("give --person or --rule, not both")

@@ -27,6 +27,6 @@ def mcp(
     draft), show_memory (your chat context). No tool can approve, activate or write memory:
     you review everything with 'agentmem review' and 'agentmem doctrine'.
     """
-    from agentmem.mcp_server import build_server, session_scope
+    from agentmem.delivery.mcp_server import build_server, session_scope
 
     build_server(session_scope(scope)).run("stdio")

@@ -20,8 +20,8 @@ app = typer.Typer(help="Read, edit and trace a person's memory file.", no_args_i
 @app.command()
 def show(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     """Print a memory file as it is, with its fill level."""
-    from agentmem.apply.writer import read_current
-    from agentmem.memory import budget_status, new_memory_text, parse_memory
+    from agentmem.memory.file import budget_status, new_memory_text, parse_memory
+    from agentmem.store.writer import read_current
 
     repo = repository()
     _actor, who = actor_and_person(repo, person)
@@ -55,10 +55,10 @@ def edit() -> None:
     Refused edits (structure, guard, budget) leave the file as it was; your text is kept in a
     temporary file whose path is printed.
     """
-    from agentmem.apply.writer import read_current
     from agentmem.errors import AgentmemError, UsageError
-    from agentmem.memory import new_memory_text
-    from agentmem.review import commit_hand_edit
+    from agentmem.memory.file import new_memory_text
+    from agentmem.proposals.review import commit_hand_edit
+    from agentmem.store.writer import read_current
 
     repo = repository()
     actor = repo.actor()
@@ -96,7 +96,7 @@ def edit() -> None:
 @app.command()
 def blame(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     """Each entry with the commit, date, approver, session and justification it came from."""
-    from agentmem.audit import blame_memory
+    from agentmem.proposals.trail import blame_memory
 
     repo = repository()
     _actor, who = actor_and_person(repo, person)

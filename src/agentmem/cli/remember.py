@@ -30,7 +30,7 @@ def remember(
 
     Nothing reaches your memory until you accept it with 'agentmem review'.
     """
-    from agentmem.review import remember as do_remember
+    from agentmem.proposals.review import remember as do_remember
 
     repo = repository()
     actor = repo.actor()

@@ -14,10 +14,10 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from agentmem.apply.planner import MemoryPlan
-    from agentmem.proposals import Proposal
-    from agentmem.repo import Person, Repository
-    from agentmem.review import DoctrineOutcome
+    from agentmem.memory.planner import MemoryPlan
+    from agentmem.proposals.model import Proposal
+    from agentmem.proposals.review import DoctrineOutcome
+    from agentmem.store.repo import Person, Repository
 
 app = typer.Typer()
 
@@ -75,7 +75,7 @@ def review(
     """
     from agentmem.cli.common import repository
     from agentmem.errors import UsageError
-    from agentmem.inbox import list_pending
+    from agentmem.proposals.inbox import list_pending
 
     repo = repository()
     actor = repo.actor()
@@ -117,7 +117,7 @@ def _plan_or_none(
     plan: Callable[[Proposal, str | None], MemoryPlan] | None = None,
 ) -> MemoryPlan | str:
     from agentmem.errors import AgentmemError
-    from agentmem.review import plan_accept
+    from agentmem.proposals.review import plan_accept
 
     try:
         return plan(proposal, text) if plan else plan_accept(repo, proposal, text)
@@ -128,9 +128,9 @@ def _plan_or_none(
 def _previewer(repo: Repository) -> Callable[[Proposal, str | None], MemoryPlan]:
     """Plans for a dry run: each on top of the ones before it (the file as ``--accept all``
     would leave it), so the fill levels shown add up. Writes nothing."""
-    from agentmem.apply.planner import plan_memory
-    from agentmem.apply.writer import read_current
     from agentmem.errors import ProposalError
+    from agentmem.memory.planner import plan_memory
+    from agentmem.store.writer import read_current
 
     texts: dict[str, str | None] = {}
 
@@ -162,7 +162,7 @@ def _show(proposal: Proposal, plan: MemoryPlan | str, console: Console | None = 
         return
     change = plan.change
     if change.old is None:  # a first entry: diff against the empty layout, not against nothing
-        from agentmem.apply.change import FileChange
+        from agentmem.store.change import FileChange
 
         change = FileChange(change.path, plan.base, change.new)
     console.print(
@@ -265,8 +265,8 @@ def _scripted(
     distinct: bool = False,
 ) -> None:
     from agentmem.errors import AgentmemError, UsageError
-    from agentmem.inbox import split_pending
-    from agentmem.review import accept_doctrine, commit_accept, commit_reject, plan_accept
+    from agentmem.proposals.inbox import split_pending
+    from agentmem.proposals.review import accept_doctrine, commit_accept, commit_reject, plan_accept
 
     edits: dict[str, str] = {}
     for item in edit:
@@ -346,8 +346,8 @@ def _interactive(
     from rich.prompt import Prompt
 
     from agentmem.errors import AgentmemError
-    from agentmem.inbox import split_pending
-    from agentmem.review import accept_doctrine, commit_accept, commit_reject
+    from agentmem.proposals.inbox import split_pending
+    from agentmem.proposals.review import accept_doctrine, commit_accept, commit_reject
 
     rejected: list[Proposal] = []
     counts = {"accepted": 0, "rejected": 0, "skipped": 0}

@@ -34,7 +34,7 @@ def sync(
     is retried a few times.
     """
     from agentmem.cli.common import repository
-    from agentmem.sync import sync as run_sync
+    from agentmem.sync.replay import sync as run_sync
 
     repo = repository()
     with repo.locked():

@@ -46,7 +46,7 @@ def usage(
     Reads .agentmem/usage.jsonl (local to this clone): one record per audit with its run id,
     time, actor, scope and every rule considered. --format json gives the records in full.
     """
-    from agentmem.usage import filter_usage, read_usage
+    from agentmem.delivery.usage import filter_usage, read_usage
 
     repo = repository()
     log = read_usage(repo.root)

@@ -59,7 +59,7 @@ from agentmem.doctrine.drafts import (  # noqa: E402  isort: skip
     propose,
     restore,
 )
-from agentmem.doctrine.history import HistoryEntry, rule_history, version_content  # noqa: E402
+from agentmem.doctrine.versions import HistoryEntry, rule_history, version_content  # noqa: E402
 
 __all__ = [
     "APPROVED_STATUSES",

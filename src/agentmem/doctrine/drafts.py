@@ -16,8 +16,6 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agentmem.apply.change import FileChange
-from agentmem.apply.writer import read_current
 from agentmem.doctrine.lifecycle import (
     PROPOSERS,
     Transition,
@@ -38,11 +36,13 @@ from agentmem.doctrine.model import (
 )
 from agentmem.doctrine.parse import load_rules
 from agentmem.errors import GovernanceError, ProposalError
-from agentmem.repo import Person, Repository
+from agentmem.store.change import FileChange
+from agentmem.store.repo import Person, Repository
+from agentmem.store.writer import read_current
 
 if TYPE_CHECKING:
     from agentmem.doctrine.similar import Similar
-    from agentmem.proposals import Proposal
+    from agentmem.proposals.model import Proposal
 
 TITLE_MAX_CHARS = 80
 _ID_MAX = 48
@@ -146,8 +146,8 @@ class Draft:
 
 
 def _session_scope(repo: Repository, session: str) -> str | None:
-    from agentmem.doctrine.history import session_scope
-    from agentmem.inbox import list_pending
+    from agentmem.doctrine.versions import session_scope
+    from agentmem.proposals.inbox import list_pending
 
     return session_scope(repo.root, session, list_pending(repo))
 
@@ -225,7 +225,7 @@ def propose(
     extra = [("Agentmem-Session", draft.session)] if draft.session else []
     more: list[FileChange] = []
     if proposal is not None:
-        from agentmem.inbox import proposal_relpath
+        from agentmem.proposals.inbox import proposal_relpath
 
         inbox = proposal_relpath(proposal)
         more.append(FileChange(inbox, read_current(repo.root, inbox), None))
@@ -396,7 +396,7 @@ def restore(
 ) -> Transition:
     """Bring back the content (title, scope, instruction, limits) of ``version`` from git history
     as a new version, status draft, no approval — never the old status or approval (SPEC §5)."""
-    from agentmem.doctrine.history import version_content
+    from agentmem.doctrine.versions import version_content
 
     require_role(actor, PROPOSERS, "restoring doctrine")
     rule, text = current(repo, rule_id)

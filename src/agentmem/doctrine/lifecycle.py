@@ -13,9 +13,6 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from agentmem import gitio
-from agentmem.apply.change import FileChange
-from agentmem.apply.writer import apply_changes, read_current
 from agentmem.doctrine.model import (
     APPROVED_STATUSES,
     FIELD_MAX_CHARS,
@@ -31,7 +28,10 @@ from agentmem.doctrine.model import (
 from agentmem.doctrine.parse import load_rule, load_rules
 from agentmem.doctrine.render import updated_text
 from agentmem.errors import GovernanceError
-from agentmem.repo import Person, Repository
+from agentmem.store import gitio
+from agentmem.store.change import FileChange
+from agentmem.store.repo import Person, Repository
+from agentmem.store.writer import apply_changes, read_current
 
 ADMIN = ("admin",)
 PROPOSERS = ("member", "admin")
@@ -159,7 +159,7 @@ def signing_wanted(repo: Repository) -> bool:
 def _distinct_approver(repo: Repository, actor: Person, rule: Rule, doing: str) -> None:
     if not repo.config.doctrine.distinct_approver:
         return
-    from agentmem.doctrine.history import version_author
+    from agentmem.doctrine.versions import version_author
 
     author = version_author(repo.root, rule)
     if actor.id not in (rule.proposed_by, author):

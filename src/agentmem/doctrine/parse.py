@@ -322,8 +322,8 @@ def parse_rule_text(text: str, where: str) -> Rule:
 def read_rule_file(root: Path, where: str) -> str:
     """The text of rule file ``root/where``, size-capped before reading; errors as
     :class:`DoctrineError`. Follows no symlink and reads only a regular file
-    (:func:`agentmem.regular.read_capped`)."""
-    from agentmem import regular
+    (:func:`agentmem.store.regular.read_capped`)."""
+    from agentmem.store import regular
 
     read = regular.read_capped(root, where, MAX_RULE_BYTES)
     if read is None:
@@ -370,8 +370,8 @@ def load_rules_and_errors(root: Path) -> tuple[list[Rule], list[DoctrineError]]:
 
     ``doctrine/`` itself being a symlink is one error (and no rule); an entry named ``*.yaml``
     that is a symlink, a folder or anything but a regular file is an error of its own
-    (:func:`agentmem.regular.listing`)."""
-    from agentmem import regular
+    (:func:`agentmem.store.regular.listing`)."""
+    from agentmem.store import regular
 
     names, refused = regular.listing(root, DOCTRINE_DIR, ".yaml")
     errors = [DoctrineError(regular.message(r), hint=regular.HINT) for r in refused]

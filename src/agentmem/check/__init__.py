@@ -1,0 +1,98 @@
+"""``agentmem check``: the server-side check a memory repository's CI runs (issue 5, SPEC §5,
+§8, §9).
+
+:func:`run_check` checks the working tree — ``agentmem.yaml``, ``roles.yaml``, every memory file,
+every doctrine rule, the inbox — and, with ``history=True``, every commit (all, or
+``since..HEAD``) against ``roles.yaml`` as it was at the commit's parent. It never stops at the
+first bad file: it returns every :class:`Finding`. Errors fail the check; warnings alone do not.
+
+What the working tree shows must be what history judges: a symlink or a non-regular file among
+the watched paths, a ``.gitattributes`` conversion of one of them, or a tracked ``.agentmem/``
+file is an error (adversarial trial H2, H3, H10, H11).
+
+Modules: :mod:`.findings` (the finding shape), :mod:`.tree` (settings, people, memory, inbox),
+:mod:`.rules` (doctrine files), :mod:`.canonical` (fast paths over the canonical rule layout),
+:mod:`.files` (many files, in parallel), :mod:`.history` and :mod:`.gitread` (the walk), :mod:`.signing`
+(signed activations).
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import date
+from pathlib import Path
+
+from agentmem.check.findings import ERROR, WARNING, CheckReport, Finding
+from agentmem.store.repo import find_root
+
+__all__ = ["ERROR", "WARNING", "CheckReport", "Finding", "locate_root", "run_check"]
+
+
+def locate_root(explicit: Path | None = None) -> Path:
+    """The memory repository to check: ``explicit`` (``--repo``), ``$AGENTMEM_REPO``, or found
+    from the current folder upward — without loading its settings (a broken ``agentmem.yaml``
+    is a finding, not a stop). Raises :class:`~agentmem.errors.NotARepositoryError`."""
+    if explicit is None and os.environ.get("AGENTMEM_REPO"):
+        explicit = Path(os.environ["AGENTMEM_REPO"])
+    return find_root(explicit if explicit is not None else Path.cwd())
+
+
+def _interrupted_change(root: Path) -> list[Finding]:
+    """A warning when an agentmem change was interrupted here (a crash journal waits): the
+    check reads the files as they are and never recovers; the next writing command does."""
+    from agentmem.store import journal
+
+    try:
+        pending = journal.has_pending(root)
+    except Exception:  # noqa: BLE001 - not a git work tree: the other checks say so
+        return []
+    if not pending:
+        return []
+    message = (
+        "an agentmem change was interrupted in this clone: the files may show it half made; "
+        "the next agentmem command (e.g. agentmem inbox) finishes or undoes it"
+    )
+    return [Finding(".git/agentmem/pending.json", 1, WARNING, "interrupted-change", message)]
+
+
+def run_check(
+    root: Path,
+    *,
+    history: bool = False,
+    since: str | None = None,
+    require_signed: bool | None = None,
+    today: date | None = None,
+) -> CheckReport:
+    """Check the repository at ``root``; ``today`` (default: the doctrine clock) dates review
+    deadlines; ``require_signed`` True forces signatures on for every commit, else
+    ``doctrine.require_signed`` at each commit's parent decides.
+
+    Raises :class:`~agentmem.errors.GitError` only when git itself fails during the walk.
+    """
+    from agentmem.check import files, tree
+    from agentmem.config import CONFIG_FILE
+    from agentmem.doctrine import today as doctrine_today
+    from agentmem.store.repo import ROLES_FILE
+
+    state = tree.TreeState()
+    report = CheckReport()
+    report.findings += tree.check_top_files(root)
+    report.findings += tree.check_config(root, state)
+    report.findings += tree.check_roles(root, state)
+    found, checked = files.check_files(root, state, today or doctrine_today())
+    report.findings += found
+    found, inbox = tree.check_inbox(root, state)
+    report.findings += found
+    report.files = len(checked) + len(inbox) + 2
+    watched = [CONFIG_FILE, ROLES_FILE, *checked, *inbox]
+    report.findings += tree.check_attributes(root, watched)
+    report.findings += tree.check_local_files(root)
+    report.findings += _interrupted_change(root)
+    if history:
+        from agentmem.check.history.walk import check_history
+
+        # doctrine.* settings are read at each commit's parent; True here forces signatures on
+        result = check_history(root, since=since, require_signed=bool(require_signed))
+        report.findings += result.findings
+        report.commits = result.commits
+    return report

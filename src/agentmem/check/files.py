@@ -1,0 +1,71 @@
+"""Checking many memory and rule files, in parallel on a large repository.
+
+Files are independent (duplicate rule ids aside, found afterwards), so a repository of
+thousands of files is split into chunks checked by forked worker processes, one per CPU. Small
+repositories, platforms without ``fork``, and ``AGENTMEM_CHECK_JOBS=1`` stay in one process.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from datetime import date
+from pathlib import Path
+
+from agentmem.check import rules, tree
+from agentmem.check.findings import Finding
+
+PARALLEL_FROM_FILES = 1500  # below this, starting workers costs more than it saves
+_CHUNKS_PER_WORKER = 4
+
+
+def jobs() -> int:
+    """Worker processes to use: ``$AGENTMEM_CHECK_JOBS``, else the usable CPUs (at most 8)."""
+    wanted = os.environ.get("AGENTMEM_CHECK_JOBS", "")
+    if wanted.isdigit() and int(wanted) > 0:
+        return int(wanted)
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 8))
+
+
+def _chunk(
+    memory: list[Path], doctrine: list[Path], state: tree.TreeState, today: date
+) -> tuple[list[Finding], list[tuple[str, str]]]:
+    found = tree.check_memory_files(memory, state)
+    rule_findings, ids = rules.check_rule_files(doctrine, state, today)
+    return found + rule_findings, ids
+
+
+def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Finding], list[str]]:
+    """Every memory file and rule file of ``root``; returns the findings and the relative paths
+    of the files checked (symlinks and other non-regular entries are findings, not read)."""
+    memory, refused = tree.memory_paths(root)
+    doctrine, more = rules.rule_paths(root)
+    refused += more
+    checked = [f"{tree.MEMORY_DIR}/{p.name}" for p in memory]
+    checked += [f"{rules.DOCTRINE_DIR}/{p.name}" for p in doctrine]
+    total = len(checked)
+    workers = jobs()
+    if workers == 1 or total < PARALLEL_FROM_FILES or not hasattr(os, "fork"):
+        serial, serial_ids = _chunk(memory, doctrine, state, today)
+        return refused + serial + rules.duplicate_ids(serial_ids), checked
+    parts = workers * _CHUNKS_PER_WORKER
+    tree.file_scan_sees_line_ends()  # computed once, inherited by the workers
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    findings: list[Finding] = []
+    ids: list[tuple[str, str]] = []
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = [
+            pool.submit(_chunk, memory[i::parts], doctrine[i::parts], state, today)
+            for i in range(parts)
+        ]
+        for future in futures:
+            part_findings, part_ids = future.result()
+            findings += part_findings
+            ids += part_ids
+    return refused + findings + rules.duplicate_ids(ids), checked

@@ -1,0 +1,272 @@
+"""Reading history in bulk for ``check --history``: ONE ``git log`` process for the walk, one
+``git cat-file --batch-check`` for ``roles.yaml`` at the parents, one ``git cat-file --batch``
+for the blobs — a constant number of git processes whatever the number of commits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentmem.errors import GitError
+from agentmem.store.gitio import TRAILER_PREFIX, head, run_git
+
+WATCHED = ("doctrine", "memories", "inbox", "roles.yaml", "agentmem.yaml", ".agentmem")
+"""Prefixes of the paths the walk keeps (the folders themselves too: a symlink named ``doctrine``),
+plus any ``.gitattributes`` (:func:`watched`); :mod:`.history` sorts out the exact paths."""
+SYMLINK = "120000"
+GITLINK = "160000"
+_ZERO = re.compile(r"^0+$")
+_OID = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One changed path: blob ids before (at the first parent) and after; None = absent;
+    ``mode`` is the git mode after (``100644``, ``120000`` symlink, ``160000`` gitlink,
+    ``000000`` deleted); ``olds`` the blob ids at every parent (a merge has several)."""
+
+    path: str
+    old: str | None
+    new: str | None
+    mode: str = "100644"
+    olds: tuple[str | None, ...] = ()
+
+    @property
+    def linked(self) -> bool:
+        """True when the path becomes a symlink or a gitlink (a submodule)."""
+        return self.mode in (SYMLINK, GITLINK)
+
+
+@dataclass
+class CommitRecord:
+    """One commit of the walk: ``trailers`` keeps only ``Agentmem-*`` keys (values in order)."""
+
+    sha: str
+    parents: list[str]
+    author_name: str
+    author_email: str
+    trailers: dict[str, list[str]] = field(default_factory=dict)
+    changes: list[Change] = field(default_factory=list)
+
+    def trailer(self, key: str) -> str | None:
+        values = self.trailers.get(key)
+        return values[0] if values else None
+
+    @property
+    def who(self) -> str:
+        return f"{self.author_name} <{self.author_email}>"
+
+
+def _trailers(text: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip().startswith(TRAILER_PREFIX):
+            found.setdefault(key.strip(), []).append(value.strip())
+    return found
+
+
+def _blob(oid: str) -> str | None:
+    return None if _ZERO.match(oid) else oid
+
+
+def resolve(root: Path, rev: str) -> str:
+    """The commit id ``rev`` names. Raises :class:`GitError` when it names no commit."""
+    proc = run_git(root, ["rev-parse", "-q", "--verify", f"{rev}^{{commit}}"], check=False)
+    if proc.returncode != 0:
+        raise GitError(f"--since {rev}: not a commit in this repository")
+    return proc.stdout.strip()
+
+
+def read_log(root: Path, since: str | None = None) -> list[CommitRecord]:
+    """Every commit, parents before children, with its changes to :data:`WATCHED` paths.
+
+    One ``git log -z --raw`` process (merges: only paths that differ from every parent).
+    Raises :class:`GitError` when ``since`` is not a commit, when the clone is shallow and no
+    ``since`` is given, or when git fails.
+    """
+    if head(root) is None:
+        return []
+    if since is not None:
+        since = resolve(root, since)
+    elif run_git(root, ["rev-parse", "--is-shallow-repository"]).stdout.strip() == "true":
+        raise GitError(
+            "this clone is shallow: the history check needs every commit and its parent",
+            hint="fetch the whole history (git fetch --unshallow; actions/checkout: fetch-depth: 0) "
+            "or check only recent commits with --since REV",
+        )
+    rev = f"{since}..HEAD" if since else "HEAD"
+    args = [
+        "-c", "log.showSignature=false", "-c", "core.quotePath=false",
+        "log", "-z", "--topo-order", "--reverse", "--no-renames", "--raw", "--no-abbrev",
+        "--root", "--diff-merges=combined", "--no-color",
+        "--format=%H%x00%P%x00%an%x00%ae%x00%(trailers:only,unfold)%x00",
+        rev,
+    ]  # fmt: skip
+    # No pathspec: limiting git log to paths makes it simplify history (a diff per commit per
+    # parent), several times slower than filtering the raw entries here.
+    return parse_log(run_git(root, args).stdout)
+
+
+def parse_log(out: str) -> list[CommitRecord]:
+    """Parse :func:`read_log`'s stream: per commit five NUL-ended header fields, then raw
+    entries ``:modes… oids… status`` NUL ``path`` NUL."""
+    tokens = out.split("\0")
+    commits: list[CommitRecord] = []
+    i, n = 0, len(tokens)
+    while i < n:
+        token = tokens[i].strip("\n")
+        if not token:
+            i += 1
+            continue
+        if not _OID.match(token) or i + 4 >= n:
+            raise GitError(f"unexpected git log output near {token[:40]!r}")
+        sha, parents, name, email, trailer_text = token, *tokens[i + 1 : i + 5]
+        record = CommitRecord(sha, parents.split(), name, email, _trailers(trailer_text))
+        i += 5
+        while i < n:
+            meta = tokens[i].lstrip("\n")
+            if not meta:
+                i += 1
+                continue
+            if not meta.startswith(":"):
+                break
+            if watched(tokens[i + 1]):
+                record.changes.append(_change(meta, tokens[i + 1]))
+            i += 2
+        commits.append(record)
+    return commits
+
+
+def watched(path: str) -> bool:
+    """Whether the walk keeps a change to ``path`` (see :data:`WATCHED`), in any letter case
+    (a case-insensitive checkout writes ``Doctrine/x.yaml`` into ``doctrine/``)."""
+    if path.startswith(WATCHED) or path[-14:].lower() == ".gitattributes":
+        return True
+    return path[:1] in _FIRST_LETTERS and path.lower().startswith(WATCHED)
+
+
+_FIRST_LETTERS = frozenset("dDmMiIrRaA.")  # the first letters of WATCHED, both cases
+
+
+def case_problem(path: str) -> str | None:
+    """The exact spelling a case-insensitive checkout would give a component of ``path`` (its
+    first one among :data:`WATCHED` names, or a ``.gitattributes`` anywhere) that differs only
+    by letter case; None when ``path`` is spelt exactly or unrelated."""
+    parts = path.split("/")
+    first = parts[0].lower()
+    if first in WATCHED and parts[0] != first:
+        return "/".join([first, *parts[1:]])
+    for i, part in enumerate(parts):
+        if part.lower() == ".gitattributes" and part != ".gitattributes":
+            return "/".join([*parts[:i], ".gitattributes", *parts[i + 1 :]])
+    return None
+
+
+def pathspecs() -> list[str]:
+    """Pathspecs selecting :func:`watched` paths (in any letter case) for ``git diff-tree``."""
+    return [f":(icase){name}" for name in WATCHED] + [":(glob,icase)**/.gitattributes"]
+
+
+def _change(meta: str, path: str) -> Change:
+    colons = len(meta) - len(meta.lstrip(":"))
+    fields = meta[colons:].split()
+    # One parent: mode mode oid oid status. N parents (combined): N+1 modes, N+1 oids, status.
+    oids = fields[colons + 1 : 2 * colons + 2]
+    olds = tuple(_blob(o) for o in oids[:-1])
+    return Change(path, olds[0], _blob(oids[-1]), fields[colons], olds)
+
+
+def object_ids(root: Path, names: Sequence[str], *, types: bool = False) -> dict[str, str | None]:
+    """``{name: blob id or None}`` for ``rev:path`` names, in ONE ``cat-file --batch-check``;
+    with ``types``, an object that is there but is no blob (a folder, a submodule) is ``"!"``."""
+    if not names:
+        return {}
+    out = run_git(
+        root, ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+        input_text="".join(f"{n}\n" for n in names),
+    ).stdout.splitlines()  # fmt: skip
+    found: dict[str, str | None] = {}
+    for name, line in zip(names, out, strict=False):
+        parts = line.split()
+        if len(parts) == 2 and parts[1] == "blob":
+            found[name] = parts[0]
+        else:
+            found[name] = "!" if types and len(parts) == 2 else None
+    return found
+
+
+def ids_at_commits(
+    root: Path, commits: Sequence[CommitRecord], files: Sequence[str], also: Sequence[str] = ()
+) -> dict[str, str | None]:
+    """``{"<sha>:<file>": blob id or None}`` for every commit of the walk and every parent
+    outside it, for top-level ``files`` (all in :data:`WATCHED`). A one-parent commit's value
+    is its parent's updated by its own changes; git is asked (ONE ``--batch-check``) only for
+    parents outside the walk and for merges (their combined diff hides a side taken whole).
+    A value that is not a regular file's blob is ``"!"`` (it reads as unreadable). ``also``:
+    more commits to ask about (the ``--since`` commit)."""
+    walked = {c.sha for c in commits}
+    ask = sorted(
+        {p for c in commits for p in c.parents if p not in walked}
+        | {c.sha for c in commits if len(c.parents) > 1}
+        | set(also)
+    )
+    found = object_ids(root, [f"{sha}:{f}" for sha in ask for f in files], types=True)
+    for commit in commits:
+        if len(commit.parents) > 1:
+            continue
+        base = commit.parents[0] if commit.parents else None
+        values = {f: found.get(f"{base}:{f}") if base else None for f in files}
+        for change in commit.changes:
+            if change.path in values:
+                values[change.path] = "!" if change.linked else change.new
+        for f, oid in values.items():
+            found[f"{commit.sha}:{f}"] = oid
+    return found
+
+
+def blobs(root: Path, oids: Iterable[str]) -> dict[str, str]:
+    """``{blob id: text}`` in ONE ``cat-file --batch`` process (undecodable bytes replaced)."""
+    wanted = sorted(set(oids))
+    if not wanted:
+        return {}
+    proc = run_git_bytes(root, ["cat-file", "--batch"], "".join(f"{o}\n" for o in wanted).encode())
+    found: dict[str, str] = {}
+    pos = 0
+    data = proc
+    for _ in wanted:
+        end = data.index(b"\n", pos)
+        header = data[pos:end].decode("ascii", "replace").split()
+        pos = end + 1
+        if len(header) != 3:
+            continue  # "<oid> missing"
+        size = int(header[2])
+        found[header[0]] = data[pos : pos + size].decode("utf-8", "replace")
+        pos += size + 1
+    return found
+
+
+def run_git_bytes(root: Path, args: Sequence[str], input_bytes: bytes) -> bytes:
+    """Like :func:`agentmem.store.gitio.run_git` for binary output (blob contents)."""
+    import os
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(root), *args],
+            input=input_bytes,
+            capture_output=True,
+            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
+            check=False,
+        )
+    except FileNotFoundError:
+        raise GitError(
+            "git is not installed or not on PATH", hint="install git 2.32 or newer"
+        ) from None
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {args[0]} failed: {message[-1] if message else proc.returncode}")
+    return proc.stdout

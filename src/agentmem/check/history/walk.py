@@ -1,0 +1,466 @@
+"""``agentmem check --history`` (issue 5 item 2, SPEC §9): who was allowed to do what, commit
+by commit, with ``roles.yaml`` and ``agentmem.yaml`` **as they were at the parent commit** — for a
+commit brought in by a merge, as they were at BOTH its parent and the merge that brought it in,
+as that merge left them (:mod:`agentmem.check.history.lineage`). A merge is also judged on every watched
+path it resolved otherwise than a clean merge would (:mod:`agentmem.check.history.merges`).
+
+A commit fails when it
+- activates a rule (sets it ``active``, or changes an active rule's content) and its author was
+  not admin, or created or proposed the rule, or last wrote its content (with
+  ``distinct_approver``), or the rule is incomplete, or its approval does not name the author
+  and the content;
+- makes any other admin-only change (suspend, resume, deactivate, archive, reconfirm — by an
+  admin who did not propose the rule, with ``distinct_approver`` —, deleting an approved rule,
+  changing ``roles.yaml``, ``agentmem.yaml`` or a ``.gitattributes``) without being admin;
+- creates, edits or deletes a draft without being member or admin, or sets or keeps a
+  ``proposed_by`` other than the person who created the rule file;
+- changes ``memories/<person>.md`` or ``inbox/<person>/…`` without being that person (or an
+  admin's erasure, ``Agentmem-Action: erase``, that only removes);
+- makes a watched path a symlink or a submodule, commits a ``.agentmem/`` file, or starts a
+  history unrelated to the main line;
+- commits a path that a case-insensitive checkout turns into a watched one (``Doctrine/x.yaml``,
+  ``ROLES.yaml``, ``a/.GitAttributes``), or puts two paths that only letter case tells apart
+  under a watched folder (:mod:`agentmem.check.casefold`): ``history-path-case``;
+- is agentmem-shaped (changes ``doctrine/``, ``memories/``, ``inbox/`` or carries an
+  ``Agentmem-*`` trailer) without the SPEC §9 trailers, or with an ``Agentmem-Actor`` that is
+  not its author, or an ``Agentmem-Role`` that is not the author's role at the parent;
+- with signatures required (``--require-signed``, or ``doctrine.require_signed`` at the
+  parent), makes an activation, a change to an approved rule, or a settings change without a
+  good signature from a key listed for its author (:mod:`agentmem.check.history.signing`).
+
+A rule's status is read from the blob with :func:`fast_status` (no YAML) when that is provably
+the status the strict parser would read, otherwise with ``doctrine.parse_rule_text``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentmem.check import casefold
+from agentmem.check.findings import ERROR, WARNING, Finding
+from agentmem.check.history import gitread, lineage, merges, signing
+from agentmem.check.history.gitread import Change, CommitRecord
+from agentmem.check.history.lineage import (
+    Blobs,
+    Origins,
+    Roles,
+    Settings,
+    Standing,
+    Walk,
+    fast_status,
+    parse_roles_text,
+)
+from agentmem.config import CONFIG_FILE
+from agentmem.doctrine import Rule, content_sha256, missing_for_activation
+from agentmem.store.repo import ROLES_FILE
+
+__all__ = ["HistoryResult", "Roles", "check_history", "fast_status", "parse_roles_text"]
+
+_RULE_PATH = re.compile(r"^doctrine/([^/]+)\.yaml$")
+_OWNED_PATH = re.compile(r"^(?:memories/([^/]+)\.md|inbox/([^/]+)/.+)$")
+APPROVED = ("active", "suspended")
+SHAPED_PREFIXES = ("doctrine/", "memories/", "inbox/")
+LINK_FREE = ("doctrine", "memories", "inbox")
+BASE_TRAILERS = ("Agentmem-Action", "Agentmem-Actor", "Agentmem-Role")
+
+
+@dataclass
+class HistoryResult:
+    """Findings, the number of commits walked, and which commits need a signature."""
+
+    findings: list[Finding]
+    commits: int
+
+
+def _wanted(commits: list[CommitRecord], ids: dict[str, str | None]) -> set[str]:
+    wanted = {oid for oid in ids.values() if oid and oid != "!"}
+    for commit in commits:
+        erase = commit.trailer("Agentmem-Action") == "erase"
+        for change in commit.changes:
+            path = change.path
+            if _RULE_PATH.match(path) or path == ROLES_FILE or (erase and _OWNED_PATH.match(path)):
+                wanted.update(o for o in (*change.olds, change.new) if o)
+    return wanted
+
+
+def check_history(
+    root: Path,
+    *,
+    since: str | None = None,
+    require_signed: bool = False,
+    distinct_approver: bool = False,
+) -> HistoryResult:
+    """Walk the history (all of it, or ``since..HEAD``) and return its findings (see the module
+    docstring). ``require_signed``/``distinct_approver`` True force the setting on for every
+    commit; otherwise ``doctrine.*`` in ``agentmem.yaml`` at each commit's parent decides.
+    Raises :class:`~agentmem.errors.GitError` when git fails."""
+    since = gitread.resolve(root, since) if since is not None else None
+    commits = gitread.read_log(root, since)
+    merges.add_merge_changes(root, commits)
+    ids = gitread.ids_at_commits(root, commits, (ROLES_FILE, CONFIG_FILE), [since] if since else [])
+    blobs = Blobs(gitread.blobs(root, _wanted(commits, ids)))
+    walk = Walk(commits, ids, blobs, Settings(require_signed, distinct_approver), since)
+    origins = Origins(blobs)
+    findings: list[Finding] = []
+    to_sign: dict[str, tuple[CommitRecord, Standing, tuple[str, str]]] = {}
+    for commit in commits:
+        standing = walk.standing(commit)
+        judge = _Judge(commit, standing, blobs, origins)
+        findings += judge.run()
+        if standing.settings.require_signed and judge.signed_reason:
+            to_sign[commit.sha] = (commit, standing, judge.signed_reason)
+    if to_sign:
+        findings += _signature_findings(root, to_sign, commits, blobs)
+    for commit, path, others in casefold.collisions(root, commits, since):
+        message = (
+            f"commit {commit.sha[:10]} by {commit.who} puts {path} beside {', '.join(others)}: "
+            "on a case-insensitive checkout (macOS, Windows) they become one file"
+        )
+        findings.append(Finding(path, 1, ERROR, "history-path-case", message, commit.sha))
+    return HistoryResult(findings, len(commits))
+
+
+def _signature_findings(
+    root: Path,
+    to_sign: dict[str, tuple[CommitRecord, Standing, tuple[str, str]]],
+    commits: list[CommitRecord],
+    blobs: Blobs,
+) -> list[Finding]:
+    every_key: set[str] = set()
+    for roles in blobs.roles.values():
+        for keys in roles.keys.values():
+            every_key.update(keys)
+    for commit in commits:
+        for change in commit.changes:
+            if change.path == ROLES_FILE:
+                for oid in (change.old, change.new):
+                    for keys in blobs.roles_of(oid).keys.values():
+                        every_key.update(keys)
+    signatures = signing.read_signatures(root, list(to_sign), every_key)
+    findings = []
+    for sha, (commit, standing, reason) in to_sign.items():
+        roles = standing.roles
+        author = roles.by_email(commit.author_email)
+        keys = roles.keys.get(author.id, ()) if author else ()
+        sig = signatures.get(sha, signing.Signature("N", ""))
+        path, what = reason
+        head = f"commit {sha[:10]} by {commit.who} ({what})"
+        who = author.id if author else "its author"
+        if sig.status == "N":
+            problem = "is not signed; signatures are required"
+        elif sig.status not in ("G", "U"):
+            problem = f"has a signature git does not accept (%G? = {sig.status})"
+        elif not keys:
+            problem = f"is signed, but {who} lists no signing key in {standing.where}"
+        elif not sig.matches(keys):
+            problem = f"is signed with {sig.key or 'a key'}, which {standing.where} does not list for {who}"
+        else:
+            continue
+        findings.append(Finding(path, 1, ERROR, "history-signature", f"{head} {problem}", sha))
+    return findings
+
+
+class _Judge:
+    """The verdict on one commit."""
+
+    def __init__(self, commit: CommitRecord, standing: Standing, blobs: Blobs,
+                 origins: Origins) -> None:  # fmt: skip
+        self.commit = commit
+        self.standing = standing
+        self.roles = standing.roles
+        self.blobs = blobs
+        self.origins = origins
+        self.distinct_approver = standing.settings.distinct_approver
+        self.author = self.roles.by_email(commit.author_email)
+        self.findings: list[Finding] = []
+        self.signed_reason: tuple[str, str] | None = None
+
+    # -- helpers ------------------------------------------------------------------------------
+    def fail(self, path: str, code: str, what: str, severity: str = ERROR, line: int = 1) -> None:
+        message = f"commit {self.commit.sha[:10]} by {self.commit.who} {what}"
+        self.findings.append(Finding(path, line, severity, code, message, self.commit.sha))
+
+    def role_text(self) -> str:
+        where = self.standing.where
+        if self.roles.problem:
+            return f"nobody: {self.roles.problem}"
+        if self.author is None:
+            if not self.roles.exists:
+                where = "any roles.yaml (none at the parent commit)"
+            return f"the author <{self.commit.author_email}> is not a person in {where}"
+        return f"{self.author.id} was {self.author.role} in {where}"
+
+    def is_admin(self) -> bool:
+        return self.author is not None and self.author.role == "admin"
+
+    def need_sign(self, path: str, what: str) -> None:
+        self.signed_reason = self.signed_reason or (path, what)
+
+    def admin_only(self, path: str, what: str) -> None:
+        if not self.is_admin():
+            self.fail(path, "history-not-admin", f"{what}, but {self.role_text()} (admin required)")
+
+    # -- the verdict --------------------------------------------------------------------------
+    def run(self) -> list[Finding]:
+        if self.standing.unrelated and not self.commit.parents and self.commit.changes:
+            self.fail(
+                self.commit.changes[0].path,
+                "history-unrelated",
+                "starts a history unrelated to the main line (a commit without parent) and "
+                "changes watched paths: nobody has a role there",
+            )
+        for change in self.commit.changes:
+            self.change(change)
+        self.trailers()
+        return self.findings
+
+    def change(self, change: Change) -> None:
+        path = change.path
+        exact = gitread.case_problem(path) if change.new is not None else None
+        if exact is not None:
+            self.fail(path, "history-path-case",
+                      f"commits {path}: on a case-insensitive checkout (macOS, Windows) this file "
+                      f"becomes an agentmem file ({exact}); rename or remove it")  # fmt: skip
+            return
+        if path == ".agentmem" or path.startswith(".agentmem/"):
+            if change.new is not None:
+                self.fail(path, "history-local-file",
+                          f"commits {path}: .agentmem/ holds this clone's local files (lock, "
+                          "queue, usage log), never shared: git rm --cached it")  # fmt: skip
+            return
+        if path == ".gitattributes" or path.endswith("/.gitattributes"):
+            what = f"changes {path} (it decides how git checks files out)"
+            self.need_sign(path, what)
+            self.admin_only(path, what)
+            return
+        if not (path in LINK_FREE or path.startswith(SHAPED_PREFIXES)
+                or path in (ROLES_FILE, CONFIG_FILE)):  # fmt: skip
+            return
+        if change.linked:
+            kind = "a symbolic link" if change.mode == gitread.SYMLINK else "a submodule"
+            self.fail(path, "history-link",
+                      f"makes {path} {kind}: agentmem reads only regular files there, and the "
+                      "working-tree check and the audit would follow it")  # fmt: skip
+        elif _RULE_PATH.match(path):
+            self.rule_change(change)
+        elif match := _OWNED_PATH.match(path):
+            self.owned_change(change, match.group(1) or match.group(2), bool(match.group(1)))
+        elif path in (ROLES_FILE, CONFIG_FILE):
+            self.settings_change(change)
+
+    def owned_change(self, change: Change, person: str, memory: bool) -> None:
+        if self.author is not None and self.author.id == person:
+            return
+        whose = f"{person}'s {'memory' if memory else 'inbox'}"
+        if self.commit.trailer("Agentmem-Action") == "erase":
+            if not self.is_admin():
+                self.fail(change.path, "history-not-admin",
+                          f"erases {whose}, but {self.role_text()} (admin required)")  # fmt: skip
+            elif change.old is None:
+                self.fail(change.path, "history-erase-adds",
+                          f"is an erasure but creates {change.path} (an erasure only removes)")  # fmt: skip
+            else:
+                line = lineage.only_removes(
+                    self.blobs.texts.get(change.old, ""),
+                    None if change.new is None else self.blobs.texts.get(change.new, ""),
+                )
+                if line is not None:
+                    self.fail(change.path, "history-erase-adds",
+                              f"is an erasure but writes {whose} (line {line} was not there "
+                              "before; an admin may only remove)", line=line)  # fmt: skip
+            return
+        if self.roles.people.get(person) or self.standing.own.people.get(person):
+            what = f"changes {whose}"
+        else:
+            kind = "memory file" if memory else "inbox"
+            what = f"changes the {kind} of '{person}' (no such person at the parent commit)"
+        self.fail(change.path, "history-memory-owner" if memory else "history-inbox-owner",
+                  f"{what}; only its owner writes it (an admin may only erase it)")  # fmt: skip
+
+    def settings_change(self, change: Change) -> None:
+        if change.old is None and self.standing.first_settings:
+            return  # the repository's first settings: nobody to ask yet
+        what = f"changes {change.path}"
+        self.need_sign(change.path, what)
+        self.admin_only(change.path, what)
+
+    # -- rules ----------------------------------------------------------------------------------
+    def rule_change(self, change: Change) -> None:
+        path, rule_id = change.path, _rule_id(change.path)
+        old = self.blobs.status(change.old, path)
+        new = self.blobs.status(change.new, path)
+        if new == "invalid":
+            self.fail(
+                path,
+                "history-invalid-rule",
+                "commits a rule file the strict reader refuses (it applies nowhere)",
+                WARNING,
+            )
+        creator = self.creator(change)
+        changed = self.content_changed(change) if new == "active" and old in APPROVED else True
+        if new == "active" and (old != "active" or changed):
+            self.activation(change, old, creator, resume=old == "suspended" and not changed)
+        elif new == old and new in APPROVED:
+            what = f"changes the {new} rule '{rule_id}'"
+            self.admin_only(path, what)
+            self.need_sign(path, what)
+            self.reconfirm(change, creator)
+        elif new != old and not (
+            new == "draft" or (new is None and old in (None, "draft", "invalid"))
+        ):
+            what = f"sets rule '{rule_id}' from {old or 'nothing'} to {new or 'deleted'}"
+            self.admin_only(path, what)
+        if new == "draft" or (new is None and old in ("draft", "invalid")):
+            if self.author is None or self.author.role not in ("member", "admin"):
+                verb = "writes" if new else "deletes"
+                self.fail(
+                    path,
+                    "history-not-member",
+                    f"{verb} the draft rule '{rule_id}', but {self.role_text()} (member or admin required)",
+                )
+        self.proposer(change, creator)
+
+    def creator(self, change: Change) -> str | None:
+        """Record the new version; return who created the rule file (None: unknown)."""
+        if change.new is None:
+            return None
+        me = self.author.id if self.author else None
+        return self.origins.record(change.path, change.olds, change.new, me)
+
+    def proposer(self, change: Change, creator: str | None) -> None:
+        if change.new is None or creator is None:
+            return
+        if self.blobs.proposed_by_is(change.new, creator):
+            return
+        proposed_by = self.blobs.proposed_by(change.new, change.path)
+        if proposed_by in (None, creator):
+            return
+        if any(f.path == change.path and f.is_error for f in self.findings):
+            return  # this commit already fails on this rule: one finding says enough
+        self.fail(
+            change.path,
+            "history-proposer-mismatch",
+            f"gives rule '{_rule_id(change.path)}' proposed_by: {proposed_by}, but "
+            f"{creator} created the rule file (proposed_by names who created it)",
+        )
+
+    def content_changed(self, change: Change) -> bool:
+        before = self.blobs.rule(change.old, change.path)
+        after = self.blobs.rule(change.new, change.path)
+        return before is None or after is None or content_sha256(before) != content_sha256(after)
+
+    def excluded(self, change: Change, rule: Rule, creator: str | None) -> str | None:
+        """Why the author may not approve ``rule`` (distinct_approver), or None."""
+        me = self.author.id if self.author else None
+        if not self.distinct_approver or me is None or change.new is None:
+            return None
+        if me == rule.proposed_by:
+            return f"{me} proposed it (an admin who did not propose it must approve)"
+        if me == creator:
+            return (
+                f"{me} created the rule file (its proposed_by: {rule.proposed_by} is not who "
+                "created it; an admin who did not propose it must approve)"
+            )
+        if self.origins.writer(change.path, change.new) == me:
+            return f"{me} wrote its current content (an admin who did not write it must approve)"
+        return None
+
+    def reconfirm(self, change: Change, creator: str | None) -> None:
+        before = self.blobs.rule(change.old, change.path)
+        after = self.blobs.rule(change.new, change.path)
+        if before is None or after is None or not self.is_admin():
+            return
+        if (before.review_due, before.approval) == (after.review_due, after.approval):
+            return
+        why = self.excluded(change, after, creator)
+        if why:
+            self.fail(change.path, "history-self-approval",
+                      f"reconfirms rule '{after.id}' (review_due or approval changed), but {why}")  # fmt: skip
+
+    def activation(
+        self, change: Change, old: str | None, creator: str | None, *, resume: bool
+    ) -> None:
+        path, rule_id = change.path, _rule_id(change.path)
+        if resume:
+            what = f"resumes the suspended rule '{rule_id}'"
+        elif old == "active":
+            what = f"changes the content of the active rule '{rule_id}'"
+        else:
+            what = f"sets rule '{rule_id}' to active"
+        self.need_sign(path, what)
+        if not self.is_admin():
+            self.fail(path, "history-not-admin", f"{what}, but {self.role_text()} (admin required)")
+            return
+        rule = self.blobs.rule(change.new, path)
+        if rule is None:
+            return
+        assert self.author is not None
+        why = None if resume else self.excluded(change, rule, creator)
+        if why:
+            self.fail(path, "history-self-approval", f"{what}, but {why}")
+        missing = missing_for_activation(rule)
+        if missing:
+            self.fail(path, "history-incomplete", f"{what}, but it has no {', no '.join(missing)}")
+        approval = rule.approval
+        if approval is None or (not resume and approval.by != self.author.id):
+            named = f"names {approval.by}" if approval else "is missing"
+            self.fail(
+                path,
+                "history-approval-mismatch",
+                f"{what}, but its approval {named} instead of the commit's author {self.author.id}",
+            )
+        elif approval.content_sha256 != content_sha256(rule) or approval.version != rule.version:
+            self.fail(
+                path,
+                "history-approval-mismatch",
+                f"{what}, but its approval does not match its content and version",
+            )
+
+    def trailers(self) -> None:
+        commit = self.commit
+        shaped = bool(commit.trailers) or any(
+            c.path.startswith(SHAPED_PREFIXES) for c in commit.changes
+        )
+        if not shaped:
+            return
+        path = next(
+            (c.path for c in commit.changes if c.path.startswith(SHAPED_PREFIXES)),
+            commit.changes[0].path if commit.changes else ".",
+        )
+        init = commit.trailer("Agentmem-Action") == "init" and self.standing.first_settings
+        needed = BASE_TRAILERS[:1] if init else BASE_TRAILERS
+        missing = [k for k in needed if k not in commit.trailers]
+        if missing:
+            self.fail(
+                path,
+                "history-trailers",
+                f"changes {path} without the audit trailers {', '.join(missing)}: make such changes with agentmem commands",
+            )
+            return
+        actor = commit.trailer("Agentmem-Actor") or ""
+        match = re.search(r"<([^<>]+)>\s*$", actor)
+        if "Agentmem-Actor" in needed and (
+            not match or match.group(1).lower() != commit.author_email.lower()
+        ):
+            self.fail(
+                path,
+                "history-actor-mismatch",
+                f"carries Agentmem-Actor '{actor}', which is not its author",
+            )
+        role = commit.trailer("Agentmem-Role")
+        person = self.standing.own.by_email(commit.author_email)
+        if role is not None and person is not None and role != person.role:
+            self.fail(
+                path,
+                "history-role-mismatch",
+                f"carries Agentmem-Role '{role}', but {person.id} was {person.role} in "
+                "roles.yaml at the parent commit",
+                WARNING,  # a replayed commit (agentmem sync) keeps the role it was made with
+            )
+
+
+def _rule_id(path: str) -> str:
+    match = _RULE_PATH.match(path)
+    return match.group(1) if match else path

@@ -1,0 +1,146 @@
+"""The hot path (issue 6): ``context chat`` and the Claude Code hooks, as text to print.
+
+These run at every session start, end and compaction, so they import neither typer nor rich (the
+console entry point :mod:`agentmem.entry` runs them without ``agentmem.cli``) and nothing heavy.
+Each returns a :class:`Printed` — what goes to stdout, and the notes and warnings for stderr — so
+that the light entry point and the typer commands print the very same thing.
+
+Hooks never break a session: every problem is a note and exit 0 (never 2, which would block a
+compaction). The memory repository is ``$AGENTMEM_REPO`` (``--repo``), else found upward from the
+payload's ``cwd``, else from the current folder.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentmem.errors import AgentmemError, NotARepositoryError
+
+CONFIG_FILE = "agentmem.yaml"  # = agentmem.config.CONFIG_FILE, not imported: no YAML here
+
+
+@dataclass(frozen=True)
+class Printed:
+    """What a hot command prints: ``stdout`` (data, without its final newline; empty = nothing),
+    ``notes`` and ``warnings`` (plain text lines for stderr), and the exit code."""
+
+    stdout: str = ""
+    notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    code: int = 0
+
+
+def find_root(start: Path) -> Path:
+    """The nearest folder from ``start`` upward holding ``agentmem.yaml`` (like
+    :func:`agentmem.store.repo.find_root`, without importing the settings and git modules)."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / CONFIG_FILE).is_file():
+            return folder
+    raise NotARepositoryError(
+        f"not a memory repository: no {CONFIG_FILE} in {start} or any parent",
+        hint="set AGENTMEM_REPO or pass --repo PATH in the hook's command",
+    )
+
+
+def hook_root(payload_cwd: str | None) -> Path:
+    """``$AGENTMEM_REPO`` exactly, else upward from the payload's ``cwd``, else from here."""
+    explicit = os.environ.get("AGENTMEM_REPO")
+    if explicit:
+        root = find_root(Path(explicit))
+        if root != Path(explicit).resolve():
+            raise NotARepositoryError(f"not a memory repository: no {CONFIG_FILE} in {explicit}")
+        return root
+    if payload_cwd and Path(payload_cwd).is_dir():
+        try:
+            return find_root(Path(payload_cwd))
+        except NotARepositoryError:
+            pass
+    return find_root(Path.cwd())
+
+
+def _note(message: str) -> str:
+    return f"agentmem hook: {message}"
+
+
+def queue_hook(stdin: str | None, event: str) -> Printed:
+    """SessionEnd / PreCompact: append the session to ``.agentmem/queue.jsonl``; always exit 0.
+
+    ``stdin`` is None when it is a terminal (someone typed the command by hand). No settings are
+    loaded and no git process is started: Claude Code gives SessionEnd 1.5 s in all.
+    """
+    from agentmem.harvest.queue import enqueue, parse_payload
+
+    if stdin is None:
+        return Printed(notes=(_note(f"{event} expects the hook JSON on stdin; nothing queued"),))
+    try:
+        payload = parse_payload(stdin)
+        entry = enqueue(hook_root(payload.cwd), payload)
+    except (AgentmemError, OSError) as exc:
+        return Printed(notes=(_note(f"{exc}; nothing queued"),))
+    return Printed(
+        notes=(_note(f"session {entry.session_id} queued; run 'agentmem harvest --queue'"),)
+    )
+
+
+def session_start(stdin: str | None) -> Printed:
+    """SessionStart: the actor's chat block, at most 10,000 characters with its newline; exit 0.
+
+    A malformed payload only loses its ``cwd`` (the memory is still given, found from the current
+    folder); an empty memory, an unknown git identity or a broken file print nothing and say why.
+    """
+    from agentmem.config import load_config
+    from agentmem.delivery.context import HOOK_MAX_CHARS, build_chat, render_chat
+    from agentmem.harvest.queue import parse_payload
+    from agentmem.store.repo import Repository
+
+    notes: list[str] = []
+    cwd = None
+    if stdin is not None:
+        try:
+            cwd = parse_payload(stdin).cwd
+        except AgentmemError as exc:
+            notes.append(_note(f"{exc}; using the current folder"))
+    try:
+        root = hook_root(cwd)
+        repo = Repository(root, load_config(root))
+        ctx = build_chat(repo, repo.actor().id)
+    except AgentmemError as exc:
+        return Printed(notes=(*notes, _note(f"no memory given: {exc}")))
+    if not ctx.entries:
+        return Printed(notes=(*notes, _note(f"{ctx.person} has no memory entries yet")))
+    return Printed(render_chat(ctx, "text", max_chars=HOOK_MAX_CHARS - 1), tuple(notes))
+
+
+def chat(person: str | None, fmt: str) -> Printed:
+    """``context chat [--person P] [--format F]``. Raises AgentmemError (exit 1 or 2)."""
+    import json
+
+    from agentmem.delivery.context import (
+        build_chat,
+        chat_json,
+        chat_reader,
+        check_format,
+        render_chat,
+    )
+    from agentmem.store.repo import open_repository
+
+    check_format(fmt)
+    repo = open_repository()
+    ctx = build_chat(repo, chat_reader(repo, repo.actor(), person))
+    if fmt == "json":
+        text = json.dumps(chat_json(ctx), ensure_ascii=False, indent=2)
+    else:
+        text = render_chat(ctx, fmt)
+    notes = () if ctx.exists else (f"{ctx.person} has no memory file yet ({ctx.path})",)
+    warnings = []
+    if ctx.withheld:
+        numbers = ", ".join(f"#{n}" for n in ctx.withheld)
+        warnings.append(
+            f"{ctx.path}: entr(ies) {numbers} withheld: they contain an agentmem delimiter"
+        )
+    if ctx.status.level != "ok":
+        warnings.append(f"{ctx.path} is at {ctx.status.describe()}: remove or merge entries soon")
+    return Printed(text, notes, tuple(warnings))

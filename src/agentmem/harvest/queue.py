@@ -1,0 +1,366 @@
+"""The harvest queue (issue 6, SPEC §7): sessions that ended, waiting for ``harvest --queue``.
+
+Claude Code gives a ``SessionEnd`` hook 1.5 s and discards its output, and a transcript is
+written asynchronously, so the hook only appends one line to ``.agentmem/queue.jsonl``; the
+harvest runs later. Two local, git-ignored files in ``.agentmem/``:
+
+- ``queue.jsonl`` — one :class:`QueuedSession` a line (``session_id``, ``transcript_path``,
+  ``cwd``, ``reason``, ``event``, ``queued_at``); a session may be queued several times
+  (``PreCompact`` then ``SessionEnd``): the last line wins.
+- ``harvested.jsonl`` — one :class:`HarvestRecord` a line per harvested session, written by
+  ``harvest`` and ``harvest --queue``. A session id found there, or in the ``Agentmem-Session``
+  trailer of an ``inbox(...)`` propose commit, is never harvested again.
+
+This module is on the hook's hot path: it imports nothing beyond the standard library and
+``agentmem.errors`` at module level (no git, no YAML, no config).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentmem.errors import AgentmemError
+
+if TYPE_CHECKING:
+    from agentmem.harvest.run import HarvestResult
+    from agentmem.store.repo import Person, Repository
+
+LOCAL_DIR = ".agentmem"
+QUEUE_FILE = "queue.jsonl"
+HARVESTED_FILE = "harvested.jsonl"
+#: A session id as Claude Code and Codex write it (a UUID); anything else is refused, because it
+#: ends up in commit trailers and file names.
+_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+#: Hook events whose payload is queued, and the field that says why the session stopped.
+QUEUED_EVENTS = {"SessionEnd": "reason", "PreCompact": "trigger"}
+PAYLOAD_MAX_BYTES = 1_000_000
+
+
+class HookPayloadError(AgentmemError):
+    """The JSON a hook received on stdin is not a Claude Code hook payload (issue 6)."""
+
+
+@dataclass(frozen=True)
+class HookPayload:
+    """The fields agentmem reads from a Claude Code hook payload (REFERENCE §3).
+
+    ``reason`` is SessionEnd's ``reason`` or PreCompact's ``trigger`` (None when absent).
+    """
+
+    session_id: str
+    transcript_path: str
+    cwd: str | None
+    event: str | None
+    reason: str | None
+    source: str | None
+
+
+@dataclass(frozen=True)
+class QueuedSession:
+    """One line of ``queue.jsonl``; ``queued_at`` is ISO 8601 UTC."""
+
+    session_id: str
+    transcript_path: str
+    cwd: str | None
+    reason: str | None
+    event: str | None
+    queued_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class HarvestRecord:
+    """One line of ``harvested.jsonl``: a session harvested once, by whom, with what result."""
+
+    session_id: str
+    transcript_path: str
+    harvested_at: str
+    actor: str
+    proposals: int
+    commit: str | None
+    forgotten: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _str_field(data: dict[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def parse_payload(text: str) -> HookPayload:
+    """Parse a hook's stdin. Raises :class:`HookPayloadError` when it is not a JSON object with
+    a ``session_id`` (UUID-like) and a ``transcript_path`` string."""
+    if len(text) > PAYLOAD_MAX_BYTES:
+        raise HookPayloadError(
+            f"hook payload is {len(text)} characters; expected a small JSON object"
+        )
+    if not text.strip():
+        raise HookPayloadError("no hook payload on stdin (expected the JSON Claude Code sends)")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HookPayloadError(f"hook payload is not JSON (line {exc.lineno}: {exc.msg})") from None
+    if not isinstance(data, dict):
+        raise HookPayloadError(f"hook payload is a JSON {type(data).__name__}; expected an object")
+    session_id = _str_field(data, "session_id")
+    if session_id is None or not _SESSION_ID.match(session_id):
+        raise HookPayloadError("hook payload has no valid 'session_id'")
+    transcript = _str_field(data, "transcript_path")
+    if transcript is None:
+        raise HookPayloadError(f"hook payload of session {session_id} has no 'transcript_path'")
+    event = _str_field(data, "hook_event_name")
+    reason = _str_field(data, "reason") or _str_field(data, "trigger")
+    return HookPayload(
+        session_id, transcript, _str_field(data, "cwd"), event, reason, _str_field(data, "source")
+    )
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _append_line(path: Path, record: dict[str, Any]) -> None:
+    """Append one JSON line with a single ``write`` on an ``O_APPEND`` descriptor, so that
+    concurrent hooks never interleave their lines; fsync so a crash cannot lose it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def enqueue(root: Path, payload: HookPayload) -> QueuedSession:
+    """Append ``payload`` to ``root/.agentmem/queue.jsonl``; returns the line written."""
+    entry = QueuedSession(
+        payload.session_id,
+        payload.transcript_path,
+        payload.cwd,
+        payload.reason,
+        payload.event,
+        _now(),
+    )
+    _append_line(root / LOCAL_DIR / QUEUE_FILE, entry.to_dict())
+    return entry
+
+
+def _read_lines(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
+    """The JSON objects of a JSONL file and the numbers of the lines that are not (a torn last
+    line after a crash, a hand edit). Missing file: nothing."""
+    try:
+        raw = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return [], []
+    records: list[dict[str, Any]] = []
+    bad: list[int] = []
+    for number, line in enumerate(raw.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            bad.append(number)
+            continue
+        if isinstance(value, dict):
+            records.append(value)
+        else:
+            bad.append(number)
+    return records, bad
+
+
+@dataclass(frozen=True)
+class QueueState:
+    """The queue as read: ``sessions`` (one per session id, last line wins, in first-queued
+    order), ``bad_lines`` (unreadable line numbers of ``queue.jsonl``)."""
+
+    sessions: list[QueuedSession]
+    bad_lines: list[int]
+
+
+def read_queue(root: Path) -> QueueState:
+    """Every queued session of ``root/.agentmem/queue.jsonl``, harvested or not."""
+    records, bad = _read_lines(root / LOCAL_DIR / QUEUE_FILE)
+    by_id: dict[str, QueuedSession] = {}
+    for record in records:
+        sid, path = record.get("session_id"), record.get("transcript_path")
+        if not isinstance(sid, str) or not _SESSION_ID.match(sid) or not isinstance(path, str):
+            continue
+        by_id[sid] = QueuedSession(
+            sid,
+            path,
+            record.get("cwd") if isinstance(record.get("cwd"), str) else None,
+            record.get("reason") if isinstance(record.get("reason"), str) else None,
+            record.get("event") if isinstance(record.get("event"), str) else None,
+            str(record.get("queued_at") or ""),
+        )
+    return QueueState(list(by_id.values()), bad)
+
+
+def harvested_ids(root: Path) -> set[str]:
+    """Session ids recorded in ``harvested.jsonl`` (local; no git)."""
+    records, _bad = _read_lines(root / LOCAL_DIR / HARVESTED_FILE)
+    return {r["session_id"] for r in records if isinstance(r.get("session_id"), str)}
+
+
+def committed_session_ids(root: Path) -> set[str]:
+    """Session ids of every harvest commit in the history (``Agentmem-Action: propose`` from a
+    provider, not from ``remember``): a session harvested on a clone whose ``.agentmem/`` was
+    lost still counts as harvested. One ``git log``."""
+    from agentmem.store import gitio
+
+    found: set[str] = set()
+    for commit in gitio.log(root, ["inbox"]):
+        trailers = commit.trailers
+        if (
+            trailers.get("Agentmem-Action") == "propose"
+            and trailers.get("Agentmem-Source") != "remember"
+        ):
+            session = trailers.get("Agentmem-Session")
+            if session:
+                found.add(session)
+    return found
+
+
+def waiting(root: Path, done: set[str] | None = None) -> list[QueuedSession]:
+    """Queued sessions not yet harvested, oldest first. ``done`` defaults to the local record
+    only (cheap enough for ``agentmem inbox``); ``harvest --queue`` adds the commit trailers."""
+    done = harvested_ids(root) if done is None else done
+    return [s for s in read_queue(root).sessions if s.session_id not in done]
+
+
+def record_harvested(
+    root: Path,
+    session_ids: list[str],
+    transcript_path: str,
+    actor: str,
+    proposals: int,
+    commit: str | None,
+) -> None:
+    """Mark sessions as harvested (a queued id and the transcript's own id may differ)."""
+    stamp = _now()
+    for sid in dict.fromkeys(session_ids):
+        record = HarvestRecord(sid, transcript_path, stamp, actor, proposals, commit)
+        _append_line(root / LOCAL_DIR / HARVESTED_FILE, record.to_dict())
+
+
+def forget(root: Path, session_id: str, actor: str) -> QueuedSession:
+    """Drop a queued session without harvesting it (``harvest --forget``): a line in
+    ``harvested.jsonl`` with ``forgotten: true`` and 0 proposals, so ``harvest --queue`` never
+    tries it again (its transcript was deleted, or the session is not worth it). The queue
+    file itself is left as written (append-only, shared with the hook).
+
+    Raises :class:`~agentmem.errors.UsageError` (exit 2) when the id is not in the queue, with
+    the ids that wait, and :class:`AgentmemError` when it was already harvested or forgotten.
+    """
+    from agentmem.errors import UsageError
+
+    queued = {s.session_id: s for s in read_queue(root).sessions}
+    session = queued.get(session_id)
+    if session is None:
+        ids = ", ".join(s.session_id for s in waiting(root)[:5]) or "none"
+        raise UsageError(
+            f"session {session_id} is not in the harvest queue",
+            hint=f"queued and waiting: {ids} (agentmem inbox lists them)",
+        )
+    if session_id in harvested_ids(root):
+        raise AgentmemError(f"session {session_id} was already harvested or forgotten")
+    record = HarvestRecord(session_id, session.transcript_path, _now(), actor, 0, None, True)
+    _append_line(root / LOCAL_DIR / HARVESTED_FILE, record.to_dict())
+    return session
+
+
+@dataclass
+class QueueRun:
+    """What ``harvest --queue`` did: ``results`` (one HarvestResult per harvested session),
+    ``failures`` (session id, message) left in the queue, ``skipped`` already-harvested ids,
+    ``bad_lines`` unreadable queue lines, ``warnings`` what was ignored and why."""
+
+    results: list[HarvestResult]
+    failures: list[tuple[str, str]]
+    skipped: int
+    bad_lines: list[int]
+    warnings: list[str] = field(default_factory=list)
+
+
+def harvest_queue(
+    repo: Repository,
+    actor: Person,
+    *,
+    provider: str,
+    scope: str | None = None,
+    proposals_file: Path | None = None,
+    on_start: Callable[[int], None] | None = None,
+    on_done: Callable[[QueuedSession], None] | None = None,
+) -> QueueRun:
+    """Harvest every queued session not yet harvested, oldest first, each under the lock.
+
+    A session whose transcript cannot be read stays queued and is reported in ``failures``;
+    the others go on. ``on_start(total)`` and ``on_done(session)`` drive a progress display.
+    A queue file that git tracks is not read at all (a warning says so): ``.agentmem/`` is
+    local, and a committed queue would point this person's harvest at any file.
+    """
+    from agentmem.harvest.run import harvest_session
+    from agentmem.harvest.transcripts import read_transcript
+    from agentmem.store import gitio
+
+    queue_rel = f"{LOCAL_DIR}/{QUEUE_FILE}"
+    if gitio.is_tracked(repo.root, queue_rel):
+        warning = (
+            f"{queue_rel} is tracked by git, so anyone who can push could have written it: "
+            f"ignored (it is local, never shared): git rm --cached {queue_rel} and commit; "
+            "harvest your own transcripts by hand meanwhile (agentmem harvest FILE)"
+        )
+        return QueueRun([], [], 0, [], [warning])
+    state = read_queue(repo.root)
+    done = harvested_ids(repo.root) | committed_session_ids(repo.root)
+    todo = [s for s in state.sessions if s.session_id not in done]
+    run = QueueRun([], [], len(state.sessions) - len(todo), state.bad_lines)
+    if on_start:
+        on_start(len(todo))
+    for session in todo:
+        try:
+            path = Path(session.transcript_path)
+            if not path.is_file():
+                raise AgentmemError(
+                    f"{path}: transcript not found",
+                    hint="Claude Code deletes transcripts after cleanupPeriodDays; harvest it by "
+                    f"hand, or drop it: agentmem harvest --forget {session.session_id}",
+                )
+            transcript = read_transcript(path)
+            if transcript.session_id in done:
+                record_harvested(repo.root, [session.session_id], str(path), actor.id, 0, None)
+                run.skipped += 1
+                continue
+            with repo.locked():
+                result = harvest_session(
+                    repo,
+                    actor,
+                    path,
+                    provider=provider,
+                    scope=scope,
+                    proposals_file=proposals_file,
+                    transcript=transcript,
+                )
+            ids = [session.session_id, transcript.session_id]
+            record_harvested(repo.root, ids, str(path), actor.id, len(result.kept), result.commit)
+            done.update(ids)
+            run.results.append(result)
+        except AgentmemError as exc:
+            run.failures.append((session.session_id, str(exc)))
+        finally:
+            if on_done:
+                on_done(session)
+    return run

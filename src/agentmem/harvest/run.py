@@ -1,0 +1,291 @@
+"""Harvest (SPEC §7): one session in, at most ``max_proposals`` validated proposals in the inbox.
+
+Order: read the transcript (and outcomes) → ONE provider call → cut to ``max_proposals`` →
+parse and validate each proposal (shape, section, route, target, guard, budget preview,
+duplicate) → write the kept ones to the inbox and commit them. Rejections are listed with their
+reason, never dropped silently. The person is always the actor, never a name from the
+transcript or the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentmem.errors import AgentmemError, GuardError, ProposalError, UsageError
+from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
+from agentmem.harvest.transcripts import Transcript, read_transcript
+from agentmem.memory.file import new_memory_text, parse_memory
+from agentmem.memory.planner import plan_memory
+from agentmem.proposals.inbox import list_pending, proposal_relpath, render_proposal
+from agentmem.proposals.model import Proposal, parse_proposal
+from agentmem.proposals.review import require_memory_role
+from agentmem.store import gitio
+from agentmem.store.repo import Person, Repository
+from agentmem.store.writer import read_current
+from agentmem.store.yamlio import load_yaml_text
+
+PROVIDERS = ("auto", "anthropic", "offline", "replay")
+#: Score 0–100 (doctrine's scorer, :func:`agentmem.doctrine.similar.similarity`: normalised
+#: words in any order, figures must match) at or above which an add repeats an entry.
+DUPLICATE_ENTRY_SCORE = 90.0
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A proposal that was not kept: ``index`` is 1-based in the provider's answer."""
+
+    index: int
+    label: str
+    reason: str
+
+
+@dataclass
+class HarvestResult:
+    """What one session's harvest produced (SPEC §7)."""
+
+    session: str
+    transcript: str
+    provider: str
+    kept: list[Proposal] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+    received: int = 0
+    cut: int = 0
+    cut_items: list[Rejection] = field(default_factory=list)
+    turns: int = 0
+    user_turns: int = 0
+    commit: str | None = None
+
+
+def choose_provider(flag: str | None, configured: str, env: Mapping[str, str] | None = None) -> str:
+    """``--provider`` wins, then ``harvest.provider``; ``auto`` means anthropic with a key, else
+    offline (SPEC §3)."""
+    env = os.environ if env is None else env
+    name = flag or configured
+    if name not in PROVIDERS:
+        raise UsageError(f"unknown provider {name!r} (known: {', '.join(PROVIDERS)})")
+    if name == "auto":
+        has_key = bool(env.get("ANTHROPIC_API_KEY") or env.get("ANTHROPIC_AUTH_TOKEN"))
+        return "anthropic" if has_key else "offline"
+    return name
+
+
+def load_outcomes(path: Path) -> tuple[Outcome, ...]:
+    """The outcomes file: ``[{suggestion, decision: accepted|reworked|ignored, final_text?}]``."""
+    where = str(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{where}: outcomes file not found") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        line = getattr(exc, "lineno", 1)
+        raise ProposalError(f"{where}:{line}: not valid JSON: {exc}") from None
+    if not isinstance(data, list):
+        raise ProposalError(f"{where}: expected a JSON array of outcomes")
+    outcomes = []
+    for i, item in enumerate(data, start=1):
+        if not isinstance(item, dict) or not isinstance(item.get("suggestion"), str):
+            raise ProposalError(f"{where}: outcome {i} needs a 'suggestion' string")
+        decision = item.get("decision")
+        if decision not in ("accepted", "reworked", "ignored"):
+            raise ProposalError(
+                f"{where}: outcome {i} has decision {decision!r}; expected accepted, reworked or ignored"
+            )
+        final = item.get("final_text")
+        outcomes.append(
+            Outcome(item["suggestion"], decision, final if isinstance(final, str) else None)
+        )
+    return tuple(outcomes)
+
+
+def read_replay(path: Path) -> RawAnswer:
+    """``--proposals FILE``: ``{"proposals": [...]}`` (JSON or YAML), validated like a model answer."""
+    where = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{where}: proposals file not found") from None
+    except UnicodeDecodeError:
+        raise ProposalError(f"{where}:1: not UTF-8 text") from None
+    data = load_yaml_text(text, where, ProposalError)  # YAML is a superset of JSON
+    if not isinstance(data, dict) or not isinstance(data.get("proposals"), list):
+        raise ProposalError(f'{where}: expected {{"proposals": [...]}}')
+    return RawAnswer(provider="replay", proposals=list(data["proposals"]))
+
+
+def _label(raw: object) -> str:
+    if isinstance(raw, dict):
+        action = raw.get("action", "?")
+        route = raw.get("route", "memory")
+        section = raw.get("section")
+        return f"{action} ({route}{', ' + str(section) if section else ''})"
+    return "malformed proposal"
+
+
+def _visible_text(raw: object) -> str:
+    """A cut proposal's text when the guard finds nothing in it; else a note (never a value)."""
+    from agentmem import guard
+
+    text = raw.get("text") if isinstance(raw, dict) else None
+    if not isinstance(text, str) or not text.strip():
+        return "(no text)"
+    if any(f.severity == "error" for f in guard.scan(text, kind="rule")):
+        return "(text withheld: the guard would refuse it)"
+    return text
+
+
+def _call_provider(name: str, request: HarvestRequest, proposals_file: Path | None) -> RawAnswer:
+    if name == "replay":
+        if proposals_file is None:
+            raise UsageError("the replay provider needs --proposals FILE")
+        return read_replay(proposals_file)
+    if name == "anthropic":
+        from agentmem.harvest.providers import anthropic_provider
+
+        anthropic_provider.check_credentials()
+        return anthropic_provider.harvest(request)
+    from agentmem.harvest.providers import offline
+
+    return offline.harvest(request)
+
+
+def validate(
+    proposal: Proposal,
+    repo: Repository,
+    memory_text: str | None,
+    accepted: Sequence[Proposal],
+    pending: Sequence[Proposal] = (),
+) -> None:
+    """SPEC §7 validation of one parsed proposal against the current memory, the proposals kept
+    before it in this harvest (``accepted``) and those already in the inbox (``pending``).
+    Raises an :class:`AgentmemError` whose message is the reason."""
+    config = repo.config.memory
+    relpath = repo.memory_relpath(proposal.person)
+    if proposal.route == "doctrine":
+        from agentmem import guard
+
+        assert proposal.text is not None
+        guard.check(proposal.text, where=f"doctrine proposal {proposal.id}", kind="rule")
+        return
+    if proposal.section is not None and proposal.section not in config.sections:
+        raise ProposalError(
+            f"unknown section {proposal.section!r} (sections: {', '.join(config.sections)})"
+        )
+    plan = plan_memory(proposal, memory_text, config, relpath)  # target, guard, budget preview
+    if proposal.action in ("add", "modify") and proposal.text:
+        from agentmem.doctrine.similar import similarity
+
+        base = memory_text if memory_text is not None else new_memory_text(proposal.person, config)
+        existing = parse_memory(base, proposal.person, config, relpath).entries()
+        for entry in existing:
+            if proposal.action == "modify" and proposal.target and proposal.target in entry.text:
+                continue
+            score = similarity(proposal.text, entry.text)
+            if score >= DUPLICATE_ENTRY_SCORE:
+                raise ProposalError(f"repeats entry #{entry.number} ({score:.0f} % similar)")
+        for other, where in [(p, "of this harvest") for p in accepted] + [
+            (p, "pending in your inbox") for p in pending
+        ]:
+            score = similarity(proposal.text, other.text or "")
+            if score >= DUPLICATE_ENTRY_SCORE:
+                raise ProposalError(
+                    f"repeats proposal {other.id} {where}",
+                    hint=f"accept or reject {other.id} first ('agentmem review')",
+                )
+    del plan
+
+
+def harvest_session(
+    repo: Repository,
+    actor: Person,
+    transcript_path: Path,
+    *,
+    provider: str,
+    scope: str | None = None,
+    outcomes: tuple[Outcome, ...] = (),
+    proposals_file: Path | None = None,
+    transcript: Transcript | None = None,
+) -> HarvestResult:
+    """Harvest one transcript for ``actor``; commits the kept proposals to the inbox.
+
+    The caller holds the repository lock. Raises :class:`TranscriptError`, :class:`ModelError`,
+    :class:`ConfigError` (e.g. no API key) before anything is written.
+    """
+    transcript = transcript or read_transcript(transcript_path)
+    relpath = repo.memory_relpath(actor.id)
+    memory_text = read_current(repo.root, relpath)
+    if memory_text is not None:
+        parse_memory(memory_text, actor.id, repo.config.memory, relpath)
+    request = HarvestRequest(
+        person=actor.id,
+        transcript=transcript,
+        memory_text=memory_text or new_memory_text(actor.id, repo.config.memory),
+        doctrine_text="",
+        sections=repo.config.memory.sections,
+        max_proposals=repo.config.harvest.max_proposals,
+        scope=scope,
+        model=repo.config.harvest.model,
+        outcomes=outcomes,
+    )
+    answer = _call_provider(provider, request, proposals_file)
+    result = HarvestResult(transcript.session_id, str(transcript_path), answer.provider)
+    result.received = len(answer.proposals)
+    result.turns, result.user_turns = len(transcript.turns), len(transcript.user_turns())
+    limit = repo.config.harvest.max_proposals
+    raws = answer.proposals[:limit]
+    result.cut = max(0, len(answer.proposals) - limit)
+    result.cut_items = [
+        Rejection(index, _label(raw), _visible_text(raw))
+        for index, raw in enumerate(answer.proposals[limit:], start=limit + 1)
+    ]
+    pending_texts = [p for p in list_pending(repo, actor.id) if p.text]
+    for index, raw in enumerate(raws, start=1):
+        try:
+            proposal = parse_proposal(
+                raw,
+                person=actor.id,
+                session=transcript.session_id,
+                source=answer.provider,
+                scope=scope,
+                where=f"proposal {index}",
+            )
+            if proposal.route == "memory":
+                require_memory_role(actor, "a memory proposal")
+            validate(proposal, repo, memory_text, result.kept, pending_texts)
+        except GuardError as exc:
+            result.rejected.append(Rejection(index, _label(raw), str(exc)))
+            continue
+        except AgentmemError as exc:
+            reason = str(exc).removeprefix(f"proposal {index}: ")
+            result.rejected.append(Rejection(index, _label(raw), reason))
+            continue
+        result.kept.append(proposal)
+    if result.kept:
+        result.commit = write_to_inbox(
+            repo, actor, result.kept, transcript.session_id, answer.provider
+        )
+    return result
+
+
+def write_to_inbox(
+    repo: Repository, actor: Person, proposals: list[Proposal], session: str, source: str
+) -> str | None:
+    """Write pending proposals to the inbox and commit them in one audit commit (through the
+    journaled writer: a crash leaves them fully committed or not at all)."""
+    from agentmem.store.change import FileChange
+    from agentmem.store.writer import apply_changes
+
+    changes = [FileChange(proposal_relpath(p), None, render_proposal(p)) for p in proposals]
+    count = len(proposals)
+    trailers = [
+        ("Agentmem-Action", "propose"),
+        ("Agentmem-Session", session),
+        ("Agentmem-Actor", actor.signature()),
+        ("Agentmem-Role", actor.role),
+        ("Agentmem-Source", source),
+    ] + [("Agentmem-Proposal", p.id) for p in proposals]
+    subject = f"inbox({actor.id}): {count} proposal{'s' if count != 1 else ''} from session {session[:12]}"
+    return apply_changes(repo.root, changes, gitio.format_message(subject, trailers))

@@ -1,0 +1,84 @@
+"""The pure planner: proposal + current text → the new text, its diff and its fill level.
+
+Nothing here touches the disk. Every check (entry shape, guard, target, budget) runs before the
+writer is called, so a failure leaves every file as it was (STYLE §3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agentmem.config import MemoryConfig
+from agentmem.errors import ProposalError
+from agentmem.memory.file import (
+    BudgetStatus,
+    add_entry,
+    check_budget,
+    modify_entry,
+    new_memory_text,
+    parse_memory,
+    remove_entry,
+    validate_entry_text,
+)
+from agentmem.proposals.model import Proposal
+from agentmem.store.change import FileChange
+
+if TYPE_CHECKING:
+    from agentmem.guard import Finding
+
+__all__ = ["FileChange", "MemoryPlan", "check_entry", "plan_memory"]
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """The planned change of one memory file for one proposal, with the fill level after it.
+
+    ``base`` is the text the plan was made from: the file, or the empty layout for a new file.
+    """
+
+    proposal: Proposal
+    change: FileChange
+    budget: BudgetStatus
+    base: str
+
+
+def check_entry(text: str, config: MemoryConfig, where: str) -> list[Finding]:
+    """An entry's shape (SPEC §4) then the guard (SPEC §8); returns guard warnings.
+
+    Raises :class:`InvalidMemoryError` or :class:`GuardError`.
+    """
+    from agentmem import guard  # compiled patterns: paid only by commands that write
+
+    validate_entry_text(text, config, where)
+    return guard.check(text, where=where, max_chars=config.entry_max_chars, kind="entry")
+
+
+def plan_memory(
+    proposal: Proposal, current: str | None, config: MemoryConfig, relpath: str
+) -> MemoryPlan:
+    """Plan one memory proposal against the file's current text (None: the file is new).
+
+    Raises :class:`ProposalError` (wrong route), :class:`InvalidMemoryError` (file or entry
+    structure), :class:`GuardError`, :class:`ApplyConflictError` (target matches zero or several
+    entries, unknown section) or :class:`BudgetExceededError` (with the figures).
+    """
+    if proposal.route != "memory":
+        raise ProposalError(f"{proposal.id}: a '{proposal.route}' proposal is not a memory change")
+    where = f"{relpath} ({proposal.id})"
+    base = current if current is not None else new_memory_text(proposal.person, config)
+    memory = parse_memory(base, proposal.person, config, relpath)
+    if proposal.action == "add":
+        assert proposal.text is not None and proposal.section is not None
+        check_entry(proposal.text, config, where)
+        updated = add_entry(memory, proposal.section, proposal.text, where)
+    elif proposal.action == "modify":
+        assert proposal.text is not None and proposal.target is not None
+        check_entry(proposal.text, config, where)
+        updated = modify_entry(memory, proposal.target, proposal.text, where)
+    else:
+        assert proposal.target is not None
+        updated = remove_entry(memory, proposal.target, where)
+    new_text = updated.render()
+    budget = check_budget(new_text, config, relpath)
+    return MemoryPlan(proposal, FileChange(relpath, current, new_text), budget, base)

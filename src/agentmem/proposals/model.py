@@ -1,0 +1,231 @@
+"""Proposals: the only thing a model (or a person mid-session) can produce (SPEC §2, §7).
+
+A proposal is parsed from untrusted data at once (STYLE §4): fields that carry trust — the
+person it belongs to, its id, its session, when it was made — are set by agentmem, never read
+from the model's answer.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import asdict, dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from agentmem.errors import ProposalError
+
+ACTIONS = ("add", "modify", "remove")
+ROUTES = ("memory", "doctrine")
+BASES = ("declared", "inferred")
+
+# The JSON schema sent to the model as structured output (SPEC §7). Every object has
+# ``additionalProperties: false``; optional values are nullable rather than omitted, because
+# structured outputs limit optional parameters (REFERENCE §1).
+PROPOSAL_JSON_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["proposals"],
+    "properties": {
+        "proposals": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": [
+                    "action",
+                    "route",
+                    "section",
+                    "target",
+                    "text",
+                    "justification",
+                    "basis",
+                ],
+                "properties": {
+                    "action": {"type": "string", "enum": list(ACTIONS)},
+                    "route": {"type": "string", "enum": list(ROUTES)},
+                    "section": {"type": ["string", "null"]},
+                    "target": {"type": ["string", "null"]},
+                    "text": {"type": ["string", "null"]},
+                    "justification": {"type": "string"},
+                    "basis": {"type": "string", "enum": list(BASES)},
+                },
+            },
+        }
+    },
+}
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One pending change (SPEC §2 *proposal*).
+
+    ``action``: add | modify | remove. ``route``: memory | doctrine. ``section``: a configured
+    section name (memory route). ``target``: exact substring of the one entry to modify/remove.
+    ``text``: the new entry (add/modify) or the rule's instruction (doctrine route).
+    ``created_at``: ISO 8601 UTC. ``source``: provider name (offline, anthropic, replay, remember).
+    """
+
+    id: str
+    person: str
+    action: str
+    route: str
+    section: str | None
+    target: str | None
+    text: str | None
+    justification: str
+    basis: str
+    scope: str | None
+    session: str
+    created_at: str
+    source: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The inbox and ``--format json`` shape: the SPEC §6 field names."""
+        return asdict(self)
+
+    def with_text(self, text: str) -> Proposal:
+        """A copy with a person's edited text (review ``--edit``)."""
+        return replace(self, text=text)
+
+    def summary(self) -> str:
+        """One human line: ``add to "Writing style": Keep …``."""
+        where = f' "{self.section}"' if self.section else ""
+        if self.route == "doctrine":
+            return f"doctrine rule: {self.text}"
+        if self.action == "add":
+            return f"add to{where}: {self.text}"
+        if self.action == "modify":
+            return f"modify in{where} [{self.target}] -> {self.text}"
+        return f"remove from{where} [{self.target}]"
+
+
+_last_stamp: list[datetime] = []
+
+
+def now_utc() -> datetime:
+    """The clock used for ids and timestamps (tests monkeypatch ``agentmem.proposals.model.now_utc``)."""
+    return datetime.now(UTC)
+
+
+def _creation_stamp() -> str:
+    """ISO 8601 UTC with microseconds, strictly increasing within a process, so that the inbox
+    lists proposals in the order they were made."""
+    stamp = now_utc()
+    if _last_stamp and stamp <= _last_stamp[0]:
+        stamp = _last_stamp[0] + timedelta(microseconds=1)
+    _last_stamp[:] = [stamp]
+    return stamp.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def new_proposal_id(when: datetime | None = None) -> str:
+    """``p-YYYYMMDD-xxxxxx``: date plus 24 random bits in hex (SPEC §9 example ``p-20261129-3fa2``)."""
+    when = when or now_utc()
+    return f"p-{when:%Y%m%d}-{secrets.token_hex(3)}"
+
+
+def _str_or_none(raw: dict[str, Any], key: str, where: str) -> str | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ProposalError(f"{where}: field '{key}' must be a string, got {type(value).__name__}")
+    value = value.strip()
+    return value or None
+
+
+def _enum(
+    raw: dict[str, Any], key: str, allowed: tuple[str, ...], where: str, default: str | None = None
+) -> str:
+    value = raw.get(key, default)
+    if not isinstance(value, str) or value.strip().lower() not in allowed:
+        raise ProposalError(
+            f"{where}: field '{key}' is {value!r}; expected one of: {', '.join(allowed)}"
+        )
+    # Structured outputs may differ in capitalisation (REFERENCE §1): compare case-insensitively.
+    return value.strip().lower()
+
+
+_MODEL_KEYS = {"action", "route", "section", "target", "text", "justification", "basis", "scope"}
+
+
+def parse_proposal(
+    raw: Any,
+    *,
+    person: str,
+    session: str,
+    source: str,
+    scope: str | None,
+    where: str,
+    default_basis: str = "declared",
+) -> Proposal:
+    """Turn one untrusted dict (model answer, replay file) into a :class:`Proposal`.
+
+    Shape checks only (types, enums, required fields per action); the section, target, guard and
+    budget checks happen in :func:`agentmem.harvest.run.validate`. ``person``, ``session``, ``id`` and
+    ``created_at`` come from the caller, never from ``raw``. Raises :class:`ProposalError`.
+    """
+    if not isinstance(raw, dict):
+        raise ProposalError(f"{where}: a proposal must be an object, got {type(raw).__name__}")
+    unknown = sorted(set(raw) - _MODEL_KEYS - {"id", "person", "session", "created_at", "source"})
+    if unknown:
+        raise ProposalError(f"{where}: unknown field(s) {', '.join(unknown)}")
+    action = _enum(raw, "action", ACTIONS, where)
+    route = _enum(raw, "route", ROUTES, where, default="memory")
+    basis = _enum(raw, "basis", BASES, where, default=default_basis)
+    section = _str_or_none(raw, "section", where)
+    target = _str_or_none(raw, "target", where)
+    text = raw.get("text")
+    if text is not None and not isinstance(text, str):
+        raise ProposalError(f"{where}: field 'text' must be a string")
+    text = text.strip(" \t") if isinstance(text, str) else None
+    justification = _str_or_none(raw, "justification", where) or ""
+    if action in ("add", "modify") and not text:
+        raise ProposalError(f"{where}: '{action}' needs a 'text'")
+    if action in ("modify", "remove") and not target:
+        raise ProposalError(f"{where}: '{action}' needs a 'target' (a substring of the entry)")
+    if route == "memory" and not section and action == "add":
+        raise ProposalError(f"{where}: 'add' to memory needs a 'section'")
+    if route == "doctrine" and action != "add":
+        raise ProposalError(f"{where}: a doctrine proposal can only 'add' a draft rule")
+    if not justification:
+        raise ProposalError(f"{where}: 'justification' is empty; say why the person wants it")
+    return Proposal(
+        id=new_proposal_id(),
+        person=person,
+        action=action,
+        route=route,
+        section=section,
+        target=target,
+        text=text,
+        justification=justification,
+        basis=basis,
+        scope=scope,
+        session=session,
+        created_at=_creation_stamp(),
+        source=source,
+    )
+
+
+_STORED_KEYS = {
+    "id",
+    "person",
+    "action",
+    "route",
+    "section",
+    "target",
+    "text",
+    "justification",
+    "basis",
+    "scope",
+    "session",
+    "created_at",
+    "source",
+}
+
+
+def proposal_from_stored(data: Any, where: str) -> Proposal:
+    """Read a proposal back from an inbox file written by agentmem (all keys present)."""
+    if not isinstance(data, dict) or set(data) != _STORED_KEYS:
+        expected = ", ".join(sorted(_STORED_KEYS))
+        raise ProposalError(f"{where}: not an agentmem proposal (expected the keys {expected})")
+    return Proposal(**{k: (None if data[k] is None else str(data[k])) for k in _STORED_KEYS})  # type: ignore[arg-type]

@@ -1,0 +1,309 @@
+"""Review (SPEC §2, §4, §9): the owner's decision on each pending proposal, and its audit commit.
+
+Each accepted memory proposal is applied by the planner, written atomically, removed from the
+inbox and committed as ONE commit with the SPEC §9 trailers. Rejections are one commit whose
+trailers list them. Proposals routed to ``doctrine`` become draft rules
+(:func:`accept_doctrine`), always after the memory proposals of the same review: a draft that
+fails (guard, duplicate, invalid) is reported on its own and the memory commits stay (issue 3
+item 6). The caller holds the repository lock around plan + commit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agentmem.config import MemoryConfig
+from agentmem.errors import GovernanceError, InvalidMemoryError, ProposalError
+from agentmem.memory.file import parse_memory
+from agentmem.memory.planner import FileChange, MemoryPlan, plan_memory
+from agentmem.proposals.inbox import (
+    ensure_pending,
+    proposal_relpath,
+    render_proposal,
+    split_pending,
+)
+from agentmem.proposals.model import Proposal
+from agentmem.store import gitio
+from agentmem.store.repo import Person, Repository
+from agentmem.store.writer import apply_changes, read_current
+
+if TYPE_CHECKING:
+    from agentmem.doctrine import Transition
+    from agentmem.errors import AgentmemError
+
+
+def require_owner(actor: Person, person: str, what: str) -> None:
+    """Only the owner writes their memory (SPEC §6); an admin may read, never write it."""
+    if actor.id != person:
+        raise GovernanceError(
+            f"{what} {person}'s memory is for {person} only; you are {actor.id} ({actor.role})",
+            hint="each person reviews and edits their own memory",
+        )
+
+
+#: Roles that have a personal memory (SPEC §2: a ``user`` runs audits, nothing more).
+MEMORY_ROLES = ("member", "admin")
+
+
+def require_memory_role(actor: Person, doing: str = "a personal memory") -> None:
+    """Refuse a person whose role has no personal memory (SPEC §2 roles: members and admins
+    have one, a ``user`` does not). Raises :class:`GovernanceError` naming the role."""
+    if actor.role not in MEMORY_ROLES:
+        raise GovernanceError(
+            f"{doing} needs the member or admin role; {actor.id} has the {actor.role} role, "
+            "and a user has no personal memory (SPEC §2)",
+            hint="ask an admin to make you a member in roles.yaml",
+        )
+
+
+def plan_accept(repo: Repository, proposal: Proposal, edited_text: str | None = None) -> MemoryPlan:
+    """The change an accept would make, planned against the file as it is now (pure read)."""
+    if proposal.route != "memory":
+        raise ProposalError(
+            f"{proposal.id} is a doctrine proposal: it waits for doctrine review, not memory review"
+        )
+    if edited_text is not None:
+        if proposal.action == "remove":
+            raise ProposalError(f"{proposal.id}: a 'remove' has no text to edit")
+        proposal = proposal.with_text(edited_text.strip())
+    relpath = repo.memory_relpath(proposal.person)
+    return plan_memory(proposal, read_current(repo.root, relpath), repo.config.memory, relpath)
+
+
+def _trailers(
+    actor: Person, proposal: Proposal, decision: str, edited: bool
+) -> list[tuple[str, str]]:
+    trailers = [
+        ("Agentmem-Action", proposal.action),
+        ("Agentmem-Route", proposal.route),
+        ("Agentmem-Decision", decision),
+        ("Agentmem-Proposal", proposal.id),
+        ("Agentmem-Session", proposal.session),
+        ("Agentmem-Actor", actor.signature()),
+        ("Agentmem-Role", actor.role),
+    ]
+    if proposal.scope:
+        trailers.append(("Agentmem-Scope", proposal.scope))
+    trailers.append(("Agentmem-Basis", proposal.basis))
+    if proposal.section:
+        trailers.append(("Agentmem-Section", proposal.section))
+    if edited:
+        trailers.append(("Agentmem-Edited", "yes"))
+    trailers.append(("Agentmem-Justification", proposal.justification))
+    return trailers
+
+
+def commit_accept(
+    repo: Repository, actor: Person, plan: MemoryPlan, original: Proposal
+) -> str | None:
+    """Write the planned memory change, remove the proposal from the inbox, one audit commit.
+
+    ``plan.change.old`` must still be on disk (else :class:`ApplyConflictError`, nothing written).
+    Returns the commit id.
+    """
+    proposal = plan.proposal
+    require_owner(actor, proposal.person, "accepting into")
+    require_memory_role(actor, "accepting into a personal memory")
+    ensure_pending(repo, original)
+    edited = proposal.text != original.text
+    inbox_rel = proposal_relpath(original)
+    changes = [
+        plan.change,
+        FileChange(inbox_rel, read_current(repo.root, inbox_rel), None),
+    ]
+    where = f' "{proposal.section}"' if proposal.section and proposal.action == "add" else ""
+    prep = {"add": "to", "modify": "in", "remove": "from"}[proposal.action]
+    subject = f"memory({proposal.person}): {proposal.action} {prep}{where}".rstrip()
+    if proposal.action != "add":
+        section = _entry_section(repo, plan)
+        subject = (
+            f'memory({proposal.person}): {proposal.action} {prep} "{section}"'
+            if section
+            else subject
+        )
+    message = gitio.format_message(subject, _trailers(actor, proposal, "accepted", edited))
+    return apply_changes(repo.root, changes, message)
+
+
+def _entry_section(repo: Repository, plan: MemoryPlan) -> str | None:
+    if plan.change.old is None or plan.proposal.target is None:
+        return None
+    memory = parse_memory(
+        plan.change.old, plan.proposal.person, repo.config.memory, plan.change.path
+    )
+    for entry in memory.entries():
+        if plan.proposal.target in entry.text:
+            return entry.section
+    return None
+
+
+def commit_reject(repo: Repository, actor: Person, proposals: list[Proposal]) -> str | None:
+    """Remove rejected proposals from the inbox in ONE commit whose trailers list them.
+
+    Proposals no longer pending (decided meanwhile by another review) are left out; None when
+    none is left."""
+    for proposal in proposals:
+        require_owner(actor, proposal.person, "rejecting proposals for")
+    proposals, _gone = split_pending(repo, proposals)
+    if not proposals:
+        return None
+    person = proposals[0].person
+    changes = []
+    for proposal in proposals:
+        rel = proposal_relpath(proposal)
+        changes.append(FileChange(rel, read_current(repo.root, rel), None))
+    trailers = [
+        ("Agentmem-Action", "reject"),
+        ("Agentmem-Decision", "rejected"),
+        ("Agentmem-Actor", actor.signature()),
+        ("Agentmem-Role", actor.role),
+    ]
+    trailers += [("Agentmem-Proposal", p.id) for p in proposals]
+    trailers += [("Agentmem-Session", s) for s in dict.fromkeys(p.session for p in proposals)]
+    count = len(proposals)
+    subject = f"inbox({person}): reject {count} proposal{'s' if count != 1 else ''}"
+    return apply_changes(repo.root, changes, gitio.format_message(subject, trailers))
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A scripted decision: ``kind`` accept | reject | edit; ``text`` for edit."""
+
+    kind: str
+    proposal_id: str
+    text: str | None = None
+
+
+def remember(
+    repo: Repository, actor: Person, text: str, section: str, session: str = "manual"
+) -> Proposal:
+    """``agentmem remember`` (SPEC §6): a pending ``add``, validated and committed at once."""
+    from agentmem.harvest.run import validate, write_to_inbox
+    from agentmem.proposals.inbox import list_pending
+    from agentmem.proposals.model import parse_proposal
+
+    require_memory_role(actor, "remembering (a personal memory)")
+    if section not in repo.config.memory.sections:
+        raise ProposalError(
+            f"unknown section {section!r} (sections: {', '.join(repo.config.memory.sections)})"
+        )
+    proposal = parse_proposal(
+        {
+            "action": "add",
+            "route": "memory",
+            "section": section,
+            "text": text,
+            "justification": "asked with agentmem remember",
+            "basis": "declared",
+        },
+        person=actor.id,
+        session=session,
+        source="remember",
+        scope=None,
+        where="remember",
+    )
+    relpath = repo.memory_relpath(actor.id)
+    validate(proposal, repo, read_current(repo.root, relpath), [], list_pending(repo, actor.id))
+    write_to_inbox(repo, actor, [proposal], session, "remember")
+    return proposal
+
+
+__all__ = [
+    "Decision",
+    "DoctrineOutcome",
+    "accept_doctrine",
+    "commit_accept",
+    "commit_reject",
+    "plan_accept",
+    "remember",
+    "render_proposal",
+    "require_memory_role",
+    "require_owner",
+]
+
+
+def _entry_texts(text: str | None, person: str, config: MemoryConfig, relpath: str) -> set[str]:
+    """Entries of the file before an edit; none when it was missing or broken (then every entry
+    of the new text goes through the guard — an edit may repair a broken file)."""
+    if not text:
+        return set()
+    try:
+        return {e.text for e in parse_memory(text, person, config, relpath).entries()}
+    except InvalidMemoryError:
+        return set()
+
+
+def commit_hand_edit(repo: Repository, actor: Person, old: str | None, new: str) -> str | None:
+    """``agentmem memory edit`` (issue 2 item 9): validate the owner's edited file — structure,
+    each new or changed entry through the guard, budget — and commit it as one audited change.
+
+    Raises :class:`InvalidMemoryError`, :class:`GuardError` or :class:`BudgetExceededError`
+    before anything is written; returns None when nothing changed.
+    """
+    from agentmem.memory.file import check_budget
+    from agentmem.memory.planner import check_entry
+
+    require_memory_role(actor, "editing a personal memory")
+    relpath = repo.memory_relpath(actor.id)
+    config = repo.config.memory
+    edited = parse_memory(new, actor.id, config, relpath)
+    before = _entry_texts(old, actor.id, config, relpath)
+    for entry in edited.entries():
+        if entry.text not in before:
+            check_entry(entry.text, config, f"{relpath}:{entry.line}")
+    check_budget(new, config, relpath)
+    if new == old:
+        return None
+    trailers = [
+        ("Agentmem-Action", "edit"),
+        ("Agentmem-Route", "memory"),
+        ("Agentmem-Decision", "edited"),
+        ("Agentmem-Actor", actor.signature()),
+        ("Agentmem-Role", actor.role),
+        ("Agentmem-Justification", "edited by hand with agentmem memory edit"),
+    ]
+    message = gitio.format_message(f"memory({actor.id}): edit by hand", trailers)
+    return apply_changes(repo.root, [FileChange(relpath, old, new)], message)
+
+
+@dataclass(frozen=True)
+class DoctrineOutcome:
+    """One accepted doctrine proposal: the draft made (``transition``) or why not (``error``)."""
+
+    proposal: Proposal
+    transition: Transition | None
+    error: AgentmemError | None
+
+
+def accept_doctrine(
+    repo: Repository,
+    actor: Person,
+    proposals: list[Proposal],
+    edits: dict[str, str] | None = None,
+    *,
+    distinct: bool = False,
+) -> list[DoctrineOutcome]:
+    """Make each accepted ``doctrine`` proposal a draft rule, ONE commit each (SPEC §5).
+
+    Run after the memory proposals of the same review are committed (issue 3 item 6). Each draft
+    takes the repository lock itself; a failure (guard, duplicate guard, invalid scope, role) is
+    returned with its proposal — the proposal stays pending — and the others go on. ``edits``
+    maps a proposal id to the person's edited text; ``distinct`` overrides the duplicate guard.
+    """
+    from agentmem.doctrine import draft_from_proposal
+    from agentmem.errors import AgentmemError
+
+    outcomes = []
+    for proposal in proposals:
+        try:
+            with repo.locked():
+                ensure_pending(repo, proposal)
+                transition = draft_from_proposal(
+                    repo, actor, proposal, text=(edits or {}).get(proposal.id), distinct=distinct
+                )
+        except AgentmemError as exc:
+            outcomes.append(DoctrineOutcome(proposal, None, exc))
+            continue
+        outcomes.append(DoctrineOutcome(proposal, transition, None))
+    return outcomes

@@ -1,0 +1,127 @@
+"""The audit trail read back from git (SPEC §4 *blame*, §9 trailers): ``log`` and ``blame``."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from agentmem.memory.file import parse_memory
+from agentmem.store import gitio
+from agentmem.store.repo import DOCTRINE_DIR, INBOX_DIR, Repository, check_slug
+from agentmem.store.writer import read_current
+
+
+@dataclass(frozen=True)
+class AuditRecord:
+    """One audit commit: ``commit`` id, ISO ``date``, ``author``, ``subject`` and its trailers.
+
+    ``proposal``/``session`` are the first value of those trailers; ``proposals``/``sessions``
+    all of them (a harvest or a rejection names several); ``trailers`` maps each key to its
+    last value."""
+
+    commit: str
+    date: str
+    author: str
+    subject: str
+    action: str | None
+    actor: str | None
+    proposal: str | None
+    session: str | None
+    justification: str | None
+    trailers: dict[str, str]
+    proposals: list[str]
+    sessions: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _record(info: gitio.CommitInfo) -> AuditRecord:
+    t = info.trailers
+    proposals = info.trailer_values.get("Agentmem-Proposal", [])
+    sessions = info.trailer_values.get("Agentmem-Session", [])
+    return AuditRecord(
+        info.sha,
+        info.date,
+        f"{info.author_name} <{info.author_email}>",
+        info.subject,
+        t.get("Agentmem-Action"),
+        t.get("Agentmem-Actor"),
+        proposals[0] if proposals else None,
+        sessions[0] if sessions else None,
+        t.get("Agentmem-Justification"),
+        dict(t),
+        list(proposals),
+        list(sessions),
+    )
+
+
+def audit_log(
+    repo: Repository, person: str | None = None, rule: str | None = None
+) -> list[AuditRecord]:
+    """Commits carrying ``Agentmem-*`` trailers, newest first; of one person's memory and inbox,
+    or of one rule file, or all."""
+    paths: list[str] = []
+    if person:
+        paths = [repo.memory_relpath(person), f"{INBOX_DIR}/{check_slug(person, 'person id')}"]
+    elif rule:
+        paths = [f"{DOCTRINE_DIR}/{check_slug(rule, 'rule id')}.yaml"]
+    return [_record(c) for c in gitio.log(repo.root, paths) if c.trailers]
+
+
+@dataclass(frozen=True)
+class BlameEntry:
+    """Where one entry came from: SPEC §4 — commit, date, approver, session, justification.
+
+    ``approver`` comes only from an ``Agentmem-Actor`` trailer; ``author`` is the commit's git
+    author. A line set by a plain git commit has an author and no approver.
+    """
+
+    number: int
+    section: str
+    text: str
+    commit: str | None
+    date: str | None
+    approver: str | None
+    session: str | None
+    proposal: str | None
+    justification: str | None
+    author: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def blame_memory(repo: Repository, person: str) -> list[BlameEntry]:
+    """Every entry of ``person``'s memory with the audit commit that last set its line.
+
+    Entries not yet committed (edited on disk) have ``commit`` None.
+    """
+    relpath = repo.memory_relpath(person)
+    text = read_current(repo.root, relpath)
+    if text is None:
+        return []
+    memory = parse_memory(text, person, repo.config.memory, relpath)
+    committed = gitio.show_file(repo.root, "HEAD", relpath)
+    line_commits = gitio.blame_commits(repo.root, relpath) if committed == text else []
+    infos = {c.sha: c for c in gitio.log(repo.root, [relpath])}
+    result = []
+    for entry in memory.entries():
+        sha = line_commits[entry.line - 1] if entry.line - 1 < len(line_commits) else None
+        info = infos.get(sha) if sha else None
+        t = info.trailers if info else {}
+        result.append(
+            BlameEntry(
+                entry.number,
+                entry.section,
+                entry.text,
+                sha,
+                info.date if info else None,
+                t.get("Agentmem-Actor"),
+                t.get("Agentmem-Session"),
+                t.get("Agentmem-Proposal"),
+                t.get("Agentmem-Justification"),
+                f"{info.author_name} <{info.author_email}>" if info else None,
+            )
+        )
+    return result

@@ -1,0 +1,354 @@
+"""The memory repository (SPEC §2–3): finding it, its layout, its people, and its lock.
+
+A memory repository is a git work tree holding ``agentmem.yaml``. People and roles come from
+``roles.yaml``; the actor is the person whose e-mail matches the git identity of whoever runs the
+command — never a name read from a transcript or a model's answer.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentmem.config import CONFIG_FILE, DEFAULT_CONFIG_TEXT, Config, load_config
+from agentmem.errors import (
+    AgentmemError,
+    BusyError,
+    ConfigError,
+    GovernanceError,
+    NotARepositoryError,
+    UsageError,
+)
+from agentmem.store import gitio
+from agentmem.store.yamlio import dump_yaml, load_yaml_file
+
+ROLES_FILE = "roles.yaml"
+ROLES = ("user", "member", "admin")
+MEMORY_DIR = "memories"
+DOCTRINE_DIR = "doctrine"
+INBOX_DIR = "inbox"
+LOCAL_DIR = ".agentmem"
+LOCK_TIMEOUT_SECONDS = 15.0
+
+# \Z, not $: "$" would accept a trailing newline ("alice\n").
+_SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?\Z")
+
+
+def check_slug(value: str, what: str) -> str:
+    """A person or rule id: lower-case letters, digits and inner hyphens, at most 64 characters.
+
+    Refuses ``../``, ``/``, NUL, upper case and anything else that could escape a folder.
+    Raises :class:`UsageError`.
+    """
+    if not _SLUG.match(value or ""):
+        raise UsageError(
+            f"invalid {what} {value!r}: use lower-case letters, digits and hyphens (e.g. 'alice')"
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class Person:
+    """A key of ``roles.yaml``: ``id`` (slug), ``email``, ``role`` (user | member | admin)."""
+
+    id: str
+    email: str
+    role: str
+    name: str = ""
+
+    def signature(self) -> str:
+        return f"{self.id} <{self.email}>"
+
+
+def parse_roles(data: object, where: str) -> dict[str, Person]:
+    """Validate a loaded ``roles.yaml``: ``{person: {email, role[, name][, signing_keys]}}``."""
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a mapping of people (alice: {{email: …, role: …}})")
+    people: dict[str, Person] = {}
+    emails: dict[str, str] = {}
+    for pid, info in data.items():
+        if not isinstance(pid, str) or not _SLUG.match(pid):
+            raise ConfigError(f"{where}: invalid person id {pid!r} (lower-case slug expected)")
+        if not isinstance(info, dict):
+            raise ConfigError(f"{where}: '{pid}' must be a mapping with email and role")
+        unknown = set(info) - {"email", "role", "name", "signing_keys"}
+        if unknown:
+            raise ConfigError(f"{where}: unknown key '{pid}.{sorted(unknown)[0]}'")
+        email, role = info.get("email"), info.get("role")
+        if not isinstance(email, str) or "@" not in email:
+            raise ConfigError(f"{where}: '{pid}.email' must be an e-mail address")
+        if role not in ROLES:
+            raise ConfigError(
+                f"{where}: '{pid}.role' is {role!r}; expected one of {', '.join(ROLES)}"
+            )
+        key = email.strip().lower()
+        if key in emails:
+            raise ConfigError(f"{where}: '{pid}' and '{emails[key]}' share the e-mail {email}")
+        emails[key] = pid
+        people[pid] = Person(pid, email.strip(), role, str(info.get("name") or ""))
+    return people
+
+
+@dataclass(frozen=True)
+class Repository:
+    """An opened memory repository: ``root`` path and resolved ``config``."""
+
+    root: Path
+    config: Config
+
+    # -- layout -------------------------------------------------------------------------------
+    def memory_path(self, person: str) -> Path:
+        return self.root / MEMORY_DIR / f"{check_slug(person, 'person id')}.md"
+
+    def memory_relpath(self, person: str) -> str:
+        return f"{MEMORY_DIR}/{check_slug(person, 'person id')}.md"
+
+    def inbox_dir(self, person: str) -> Path:
+        return self.root / INBOX_DIR / check_slug(person, "person id")
+
+    @property
+    def local_dir(self) -> Path:
+        path = self.root / LOCAL_DIR
+        path.mkdir(exist_ok=True)
+        return path
+
+    # -- people -------------------------------------------------------------------------------
+    def people(self) -> dict[str, Person]:
+        path = self.root / ROLES_FILE
+        if not path.exists():
+            return {}
+        return parse_roles(load_yaml_file(path, ROLES_FILE), ROLES_FILE)
+
+    def actor(self) -> Person:
+        """The person running the command, from the git identity (SPEC §2 *actor*)."""
+        _name, email = gitio.identity(self.root)
+        for person in self.people().values():
+            if person.email.lower() == email.lower():
+                return person
+        raise GovernanceError(
+            f"your git identity <{email}> is not a person in roles.yaml",
+            hint="ask an admin to add you to roles.yaml (person: {email: …, role: member})",
+        )
+
+    def person(self, person_id: str) -> Person:
+        check_slug(person_id, "person id")
+        people = self.people()
+        if person_id not in people:
+            raise UsageError(
+                f"no person '{person_id}' in roles.yaml (known: {', '.join(people) or 'none'})"
+            )
+        return people[person_id]
+
+    # -- lock ---------------------------------------------------------------------------------
+    @contextmanager
+    def locked(self, timeout: float | None = None) -> Iterator[None]:
+        """The repository-level lock around read → validate → write → commit (issue 7 item 1).
+
+        ``flock`` on ``.agentmem/lock``: the kernel releases it if the process dies. Once held,
+        git's state is checked (:func:`gitio.check_state`: no rebase/merge in progress, no
+        detached HEAD, no stale ``index.lock``) and an interrupted change is recovered from the
+        journal (:func:`agentmem.store.journal.recover`) — before the caller writes anything.
+        Re-entrant within one thread. ``timeout`` in seconds defaults to
+        ``$AGENTMEM_LOCK_TIMEOUT`` or 15. Raises
+        :class:`BusyError` after it, :class:`GitError` for git's state.
+        """
+        from filelock import FileLock, Timeout
+
+        from agentmem.store import journal
+
+        # One instance per path (is_singleton): nested use in one thread re-enters instead of
+        # waiting on itself; other threads and processes wait.
+        lock = FileLock(str(self.local_dir / "lock"), is_singleton=True)
+        try:
+            lock.acquire(timeout=_lock_timeout(timeout))
+        except Timeout:
+            raise BusyError(
+                "another agentmem command is writing to this repository",
+                hint="retry in a moment (or raise AGENTMEM_LOCK_TIMEOUT, in seconds)",
+            ) from None
+        try:
+            if lock.lock_counter == 1:
+                gitio.check_state(self.root)
+                journal.recover(self.root)
+            yield
+        finally:
+            lock.release()
+
+
+def _lock_timeout(explicit: float | None) -> float:
+    if explicit is not None:
+        return explicit
+    raw = os.environ.get("AGENTMEM_LOCK_TIMEOUT", "")
+    try:
+        return float(raw) if raw else LOCK_TIMEOUT_SECONDS
+    except ValueError:
+        raise ConfigError(f"AGENTMEM_LOCK_TIMEOUT={raw!r}: expected a number of seconds") from None
+
+
+# -- path safety (issue 7 item 5) -------------------------------------------------------------
+class UnsafePathError(AgentmemError):
+    """A path that could escape the repository or alias another file; nothing was written."""
+
+
+def check_relpath(root: Path, relpath: str) -> Path:
+    """``root / relpath`` when it is safe to write, else :class:`UnsafePathError`.
+
+    Refused: empty, absolute, ``..`` or ``.`` parts, backslashes, NUL and control characters,
+    anything inside ``.git``; a symlink as the target or any folder between ``root`` and it; a
+    sibling whose name differs only by case (``memories/Alice.md`` next to ``alice.md`` would be
+    one file on macOS or Windows). ``relpath`` uses ``/`` separators.
+    """
+
+    def refuse(why: str) -> UnsafePathError:
+        return UnsafePathError(
+            f"refused to write {relpath!r}: {why}; nothing was written",
+            hint="rename or remove the offending file, then retry",
+        )
+
+    if not relpath or any(ord(ch) < 32 or ch in "\\\x7f" for ch in relpath):
+        raise refuse("empty path, backslash or control character (NUL…)")
+    parts = relpath.split("/")
+    if relpath.startswith("/") or (len(relpath) > 1 and relpath[1] == ":"):
+        raise refuse("absolute path")
+    if any(part in ("", ".", "..") for part in parts):
+        raise refuse("'..', '.' or an empty part")
+    if parts[0].casefold() == ".git":
+        raise refuse("inside .git")
+    folder = root
+    for part in parts:
+        path = folder / part
+        if path.is_symlink():
+            raise refuse(f"{path.relative_to(root).as_posix()} is a symbolic link")
+        if folder.is_dir():
+            twins = [n for n in os.listdir(folder) if n != part and n.casefold() == part.casefold()]
+            if twins:
+                where = (folder / twins[0]).relative_to(root).as_posix()
+                raise refuse(f"{where} differs from it only by case")
+        folder = path
+    return root / relpath
+
+
+def find_root(start: Path) -> Path:
+    """The nearest folder from ``start`` upward that holds ``agentmem.yaml``."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / CONFIG_FILE).is_file():
+            return folder
+    raise NotARepositoryError(
+        f"not a memory repository: no {CONFIG_FILE} in {start} or any parent",
+        hint="run 'agentmem init' to create one, or pass --repo PATH",
+    )
+
+
+def open_repository(explicit: Path | None = None) -> Repository:
+    """Open the repository at ``explicit`` (``--repo``), ``$AGENTMEM_REPO``, or found from cwd."""
+    if explicit is None and os.environ.get("AGENTMEM_REPO"):
+        explicit = Path(os.environ["AGENTMEM_REPO"])
+    root = find_root(explicit if explicit is not None else Path.cwd())
+    if explicit is not None and root != explicit.resolve():
+        raise NotARepositoryError(f"not a memory repository: no {CONFIG_FILE} in {explicit}")
+    if not any((folder / ".git").exists() for folder in (root, *root.parents)):
+        raise NotARepositoryError(
+            f"{root} has {CONFIG_FILE} but is not in a git work tree",
+            hint=f"run 'agentmem init {root}' (it runs git init and keeps your files)",
+        )
+    repo = Repository(root, load_config(root))
+    _recover_if_pending(repo)
+    return repo
+
+
+def _recover_if_pending(repo: Repository) -> None:
+    """Every command first recovers (issue 7 item 2). Costs one stat when nothing is pending;
+    otherwise recovers under the lock if it is free now. Never blocks nor fails a read: when
+    the lock is busy or git is mid-operation, the next mutating command recovers (or says why)."""
+    from agentmem.store import journal
+
+    if not journal.has_pending(repo.root):
+        return
+    try:
+        with repo.locked(timeout=0):
+            pass
+    except AgentmemError:
+        return
+
+
+def _person_id_from_email(email: str) -> str:
+    local = email.split("@")[0].lower()
+    slug = re.sub(r"[^a-z0-9]+", "-", local).strip("-")[:64] or "me"
+    return slug
+
+
+@dataclass(frozen=True)
+class InitResult:
+    """What ``init`` did: ``created`` lists new relative paths; ``commit`` is None when nothing changed."""
+
+    root: Path
+    created: list[str]
+    git_initialised: bool
+    commit: str | None
+    admin: str | None
+
+
+GITIGNORE_LINES = (".agentmem/",)
+
+
+def init_repository(path: Path) -> InitResult:
+    """Create the SPEC §3 layout at ``path`` (``git init`` where needed); idempotent.
+
+    ``roles.yaml`` starts with the git identity running ``init`` as the first admin. Existing
+    files are never overwritten. The created files are committed in one commit.
+    """
+    if path.exists() and not path.is_dir():
+        raise UsageError(
+            f"{path} is a file, not a folder", hint="give a folder path to agentmem init"
+        )
+    path.mkdir(parents=True, exist_ok=True)
+    from agentmem.store.writer import atomic_write  # only init writes files from this module
+
+    # Identity first: a refusal must leave nothing behind (no half-made repository).
+    _name, email = gitio.identity(path)
+    git_initialised = False
+    if not gitio.is_work_tree(path):
+        gitio.init(path)
+        git_initialised = True
+    created: list[str] = []
+    admin: str | None = None
+
+    def create(rel: str, text: str) -> None:
+        target = path / rel
+        if target.exists():
+            if not gitio.is_tracked(path, rel):
+                created.append(rel)  # left by an interrupted init: commit it now
+            return
+        atomic_write(target, text)
+        created.append(rel)
+
+    create(CONFIG_FILE, DEFAULT_CONFIG_TEXT)
+    if not (path / ROLES_FILE).exists():
+        admin = _person_id_from_email(email)
+        header = "# People and roles (user | member | admin): see the README, Settings.\n"
+        create(ROLES_FILE, header + dump_yaml({admin: {"email": email, "role": "admin"}}))
+    else:
+        create(ROLES_FILE, "")
+    for folder in (MEMORY_DIR, DOCTRINE_DIR, INBOX_DIR):
+        create(f"{folder}/.gitkeep", "")
+    ignore = path / ".gitignore"
+    existing = ignore.read_text(encoding="utf-8") if ignore.exists() else ""
+    missing = [ln for ln in GITIGNORE_LINES if ln not in existing.splitlines()]
+    if missing:
+        prefix = existing if not existing or existing.endswith("\n") else existing + "\n"
+        atomic_write(ignore, prefix + "".join(f"{ln}\n" for ln in missing))
+        created.append(".gitignore")
+    commit = None
+    if created:
+        message = gitio.format_message(
+            "agentmem: initialise memory repository", [("Agentmem-Action", "init")]
+        )
+        commit = gitio.commit_paths(path, created, message)
+    return InitResult(path.resolve(), created, git_initialised, commit, admin)

@@ -1,0 +1,243 @@
+"""The atomic writer: temp file in the same folder, fsync, ``os.replace``, folder fsync.
+
+:func:`apply_changes` is the one place that writes memory-repository files and commits them: it
+refuses unsafe paths, re-checks that each file still holds the bytes the plan was made from,
+journals the change (``.git/agentmem/pending.json``, see :mod:`agentmem.store.journal`), writes only
+what changed, commits exactly those paths and clears the journal. If a write or the commit fails,
+the files are put back as they were; if the process dies, the next command recovers from the
+journal. Callers hold :meth:`Repository.locked` around plan + apply (SPEC §4, issue 7).
+
+Test-only fault injection: when ``AGENTMEM_TEST_CRASH_AT`` names a step (``after-journal``,
+``after-temp-write``, ``after-replace``, ``before-commit``, ``after-ref-update``), the process
+kills itself with SIGKILL at that step of :func:`apply_changes` — :func:`_crash_point` is the
+only reader of that variable. Nothing sets it outside ``tests/test_crash*.py``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from agentmem.errors import AgentmemError, ApplyConflictError
+from agentmem.store import gitio, journal
+from agentmem.store.change import FileChange
+
+CRASH_ENV = "AGENTMEM_TEST_CRASH_AT"
+CRASH_POINTS = (
+    "after-journal",
+    "after-temp-write",
+    "after-replace",
+    "before-commit",
+    "after-ref-update",
+)
+
+
+class WriteFailedError(AgentmemError):
+    """The disk refused a write (full, read-only, permissions). Nothing was changed or committed,
+    unless the message says the next command will finish restoring from the journal."""
+
+
+def _crash_point(name: str) -> None:
+    """Test-only fault injection (see the module docstring): SIGKILL ourselves at step ``name``."""
+    if os.environ.get(CRASH_ENV) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def fsync_dir(folder: Path) -> None:
+    """fsync a folder so a rename or unlink in it survives a power cut (best effort)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+_fsync_dir = fsync_dir  # the name earlier modules used
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, inject: bool = False) -> None:
+    """Write ``data`` so ``path`` holds old or new bytes, never half: temp file in the same
+    folder (``.<name>.*.agentmem-tmp``), fsync, ``os.replace``, folder fsync. Raises OSError
+    (ENOSPC, EACCES…) with the original file untouched and the temp file removed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _mode_for(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=journal.TEMP_SUFFIX, dir=path.parent)
+    try:
+        try:
+            os.fchmod(fd, mode)
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if inject:
+            _crash_point("after-temp-write")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    fsync_dir(path.parent)
+
+
+def _mode_for(path: Path) -> int:
+    """The permissions the file has, or the usual ones (0666 minus the umask) for a new file:
+    ``mkstemp`` alone would leave 0600."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8, no newline translation) atomically; see :func:`atomic_write_bytes`."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_delete(path: Path) -> None:
+    """Remove ``path`` if it exists, and fsync its folder."""
+    if path.exists():
+        path.unlink()
+        fsync_dir(path.parent)
+
+
+def read_current(root: Path, relpath: str) -> str | None:
+    """The file's text now (bytes as they are, no newline translation), or None when it does
+    not exist. Follows no symlink and reads only a regular file (:mod:`agentmem.store.regular`:
+    a ``DoctrineError``/``InvalidMemoryError``/``ProposalError`` naming the path)."""
+    from agentmem.store import regular
+
+    return regular.read_text(root, relpath)
+
+
+def apply_changes(
+    root: Path, changes: Sequence[FileChange], message: str, *, sign: bool = False
+) -> str | None:
+    """Write ``changes`` and commit them as one commit with ``message``; returns the commit id.
+
+    Before anything is written: every path is checked (:func:`agentmem.store.repo.check_relpath`:
+    no ``..``, absolute path, NUL, symlink or case-only collision), every file must still hold
+    the ``old`` text the change was planned from (else :class:`ApplyConflictError`), and git
+    must not be mid-rebase/merge, detached or locked (:func:`gitio.check_state`). Returns None
+    when no file would change (re-applying is a no-op). A failed write (disk full…) raises
+    :class:`WriteFailedError`; a failed commit re-raises its :class:`GitError`; in both cases the
+    files are restored and nothing is committed. ``sign`` signs the commit (``commit-tree -S``).
+    """
+    from agentmem.store.repo import check_relpath
+
+    paths = [c.path for c in changes]
+    if len(set(paths)) != len(paths):
+        raise ApplyConflictError(f"the same file appears twice in one change: {', '.join(paths)}")
+    for change in changes:
+        check_relpath(root, change.path)
+    for change in changes:
+        if read_current(root, change.path) != change.old:
+            raise ApplyConflictError(
+                f"{change.path} changed on disk since its diff was shown; nothing was written",
+                hint="run the command again to see the new diff",
+            )
+    real = [c for c in changes if c.old != c.new]
+    if not real:
+        return None
+    gitio.check_state(root)
+    old_head = gitio.head(root)
+    pending = journal.Pending(
+        old_head, message, [journal.PendingFile(c.path, c.old, c.new) for c in real], sign
+    )
+    try:
+        journal.write(root, pending)
+    except OSError as exc:
+        raise _write_failed(str(journal.journal_path(root)), exc, restored=True) from None
+    _crash_point("after-journal")
+    commit = _write_and_commit(root, real, pending)
+    journal.clear(root)
+    return commit
+
+
+def _write_and_commit(root: Path, real: list[FileChange], pending: journal.Pending) -> str:
+    written: list[FileChange] = []
+    current = real[0].path
+    try:
+        for change in real:
+            current = change.path
+            target = root / change.path
+            if change.new is None:
+                atomic_delete(target)
+            else:
+                atomic_write_bytes(target, change.new.encode("utf-8"), inject=not written)
+            written.append(change)
+            if len(written) == 1:
+                _crash_point("after-replace")
+        _crash_point("before-commit")
+        return gitio.commit_paths(
+            root,
+            pending.paths(),
+            pending.message,
+            sign=pending.sign,
+            expected_head=pending.old_head,
+            on_published=lambda _sha: _crash_point("after-ref-update"),
+        )
+    except (AgentmemError, OSError) as exc:
+        restored = _restore(root, written)
+        if restored:
+            journal.clear(root)
+        if isinstance(exc, OSError):
+            raise _write_failed(current, exc, restored) from None
+        if not restored:
+            raise WriteFailedError(
+                f"{exc.message}; the files could not all be put back yet",
+                hint="run any agentmem command to restore them from the journal",
+            ) from exc
+        raise
+
+
+def _restore(root: Path, written: list[FileChange]) -> bool:
+    """Put back the base bytes of ``written``; False when the disk refused (journal kept)."""
+    try:
+        for change in reversed(written):
+            target = root / change.path
+            if change.old is None:
+                atomic_delete(target)
+            else:
+                atomic_write(target, change.old)
+    except OSError:
+        return False
+    return True
+
+
+def _write_failed(where: str, exc: OSError, restored: bool) -> WriteFailedError:
+    reason = exc.strerror or str(exc)
+    code = errno.errorcode.get(exc.errno or 0, "")
+    hint = {
+        errno.ENOSPC: "free some disk space, then run the command again",
+        errno.EDQUOT: "free some space in your quota, then run the command again",
+        errno.EROFS: "the file system is read-only: remount it writable, then run the command again",
+        errno.EACCES: "check that you may write to the repository's folders, then run it again",
+        errno.EPERM: "check that you may write to the repository's folders, then run it again",
+    }.get(exc.errno or 0, "fix the cause, then run the command again")
+    if restored:
+        return WriteFailedError(
+            f"could not write {where}: {reason} ({code}); nothing was changed or committed",
+            hint=hint,
+        )
+    return WriteFailedError(
+        f"could not write {where}: {reason} ({code}); the files could not all be put back yet",
+        hint=f"{hint}; the next agentmem command restores them from the journal",
+    )
