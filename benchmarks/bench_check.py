@@ -1,4 +1,4 @@
-"""Benchmark: ``agentmem check`` and ``check --history`` on a large repository (issue 5).
+"""Benchmark: ``agentmem check`` and ``check --history`` on a large repository.
 
 Not a test. Run from the repository root::
 

@@ -1,4 +1,4 @@
-"""Benchmark: `agentmem context chat` on a large repository (issue 6: ≤ 1.5× the baseline).
+"""Benchmark: `agentmem context chat` on a large repository (target: ≤ 1.5× the baseline).
 
 Not a test. Run from the repository root::
 

@@ -1,14 +1,14 @@
-"""Benchmark: the guard over an 8,000-character memory file (issue 4: well under 50 ms).
+"""Benchmark: the guard over an 8,000-character memory file (target: well under 50 ms).
 
 Not a test. Run from the repository root::
 
     PYTHONPATH=src python benchmarks/bench_guard.py [RUNS]
 
-Builds a realistic memory file (SPEC §4: four sections, English and French entries with accents,
-no-break spaces, guillemets, emoji, dates, amounts, clause numbers, links and a commit hash), then
-prints the median and worst wall-clock time (``time.perf_counter``) of
-``scan(text, kind="file", max_chars=8000)`` over RUNS runs (default 200), and the median CPU
-time, after one warm-up run that pays the lazy imports.
+Builds a realistic memory file (docs/design.md §Memory file: four sections, English and French
+entries with accents, no-break spaces, guillemets, emoji, dates, amounts, clause numbers, links and
+a commit hash), then prints the median and worst wall-clock time (``time.perf_counter``) of
+``scan(text, kind="file", max_chars=8000)`` over RUNS runs (default 200), and the median CPU time,
+after one warm-up run that pays the lazy imports.
 """
 
 from __future__ import annotations

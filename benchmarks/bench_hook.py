@@ -1,4 +1,4 @@
-"""Benchmark: the SessionEnd and PreCompact hooks (issue 6: under 0.3 s; Claude Code gives
+"""Benchmark: the SessionEnd and PreCompact hooks (target: under 0.3 s; Claude Code gives
 SessionEnd 1.5 s).
 
 Not a test. Run from the repository root::

@@ -1,4 +1,4 @@
-"""Test isolation that fails loudly (STYLE §13): no real home, no real git config, no API key."""
+"""Test isolation that fails loudly: no real home, no real git config, no API key."""
 
 from __future__ import annotations
 

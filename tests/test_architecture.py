@@ -1,4 +1,4 @@
-"""Meta-tests (STYLE §1, §15): layers import one way, hot paths stay light, every command has
+"""Meta-tests: layers import one way, hot paths stay light, every command has
 help and is documented in the README."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``agentmem check`` over the working tree (issue 5 item 1) on real temporary repositories."""
+"""``agentmem check`` over the working tree on real temporary repositories."""
 
 from __future__ import annotations
 

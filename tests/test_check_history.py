@@ -1,4 +1,4 @@
-"""``agentmem check --history`` (issue 5 item 2, SPEC §9) on real temporary repositories."""
+"""``agentmem check --history`` (docs/design.md §Trailers) on real temporary repositories."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""``check --history`` against the holes of the adversarial trial (2026-11-29: H1, H3–H5, H7–H10,
-H12), each reproduced on a real temporary repository."""
+"""``check --history`` against the ways to forge an approval found on 2026-11-29 (unrelated
+histories, branches made before a demotion, proposers, erasures, settings, inbox owners, links,
+user memories), each reproduced on a real temporary repository."""
 
 from __future__ import annotations
 
@@ -83,7 +84,7 @@ def approve_text(root: Path, person: str, instruction: str) -> str:
     return commit_as(root, person, "approve", rule.path, body=trailers("approve", person, "admin"))
 
 
-# -- H1: an unrelated history ------------------------------------------------------------------
+# -- an unrelated history ------------------------------------------------------------------
 def test_h1_an_orphan_branch_brings_no_roles_of_its_own(team: Path, runner) -> None:
     git(team, "checkout", "-q", "--orphan", "side")
     git(team, "rm", "-rfq", ".")
@@ -126,7 +127,7 @@ def test_h1_an_orphan_root_touching_nothing_watched_still_gives_no_roles(
     assert only(found, "history-not-admin")["commit"] == fake
 
 
-# -- H4: a branch made before a demotion ---------------------------------------------------------
+# -- a branch made before a demotion ---------------------------------------------------------
 def test_h4_a_demoted_admin_keeps_no_power_through_an_old_branch(team: Path, runner) -> None:
     before = head(team)
     set_people(team, {"alice": "admin", "bob": "member", "carol": "member", "dave": "user"})
@@ -214,7 +215,7 @@ def test_h1_h4_signatures_count_only_keys_listed_on_both_sides(
     assert "does not list for alice" in sig["message"]
 
 
-# -- H5: proposed_by and the last writer come from history ---------------------------------------
+# -- proposed_by and the last writer come from history ---------------------------------------
 def test_h5a_a_hand_made_draft_naming_another_proposer(team: Path, runner) -> None:
     write_rule(team, make_rule("carol-rule", proposed_by="bob"))
     made = commit_as(team, "carol", "propose", "doctrine/carol-rule.yaml",
@@ -266,7 +267,7 @@ def test_h5_the_last_writer_of_a_draft_may_not_approve_it(team: Path, runner) ->
     assert history_errors(runner) == []
 
 
-# -- H7: an erasure only removes -----------------------------------------------------------------
+# -- an erasure only removes -----------------------------------------------------------------
 def test_h7_an_erase_commit_that_writes_into_a_memory(team: Path, runner) -> None:
     memory = team / "memories" / "bob.md"
     memory.write_text("# Memory: bob\n\n## Writing style\n- Mail me at b@x.io.\n", encoding="utf-8")
@@ -308,7 +309,7 @@ def test_only_removes() -> None:
     assert only_removes(old, "a\n***REMOVED***\nc\nd\n") == 4
 
 
-# -- H8: settings at each commit's parent --------------------------------------------------------
+# -- settings at each commit's parent --------------------------------------------------------
 def test_h8_switching_signatures_off_needs_a_signature_itself(team: Path, runner) -> None:
     config = team / "agentmem.yaml"
     config.write_text("doctrine:\n  require_signed: true\n", encoding="utf-8")
@@ -355,7 +356,7 @@ def test_h8_distinct_approver_is_read_at_the_parent(team: Path, runner) -> None:
     ]
 
 
-# -- H9: the inbox belongs to its person ---------------------------------------------------------
+# -- the inbox belongs to its person ---------------------------------------------------------
 def test_h9_writing_into_another_persons_inbox(team: Path, runner) -> None:
     (team / "inbox" / "alice").mkdir()
     (team / "inbox" / "alice" / "p-20261129-0001.yaml").write_text(
@@ -373,7 +374,7 @@ def test_h9_writing_into_another_persons_inbox(team: Path, runner) -> None:
     )
 
 
-# -- H3, H10: links, .gitattributes, .agentmem/ ------------------------------------------------
+# -- links, .gitattributes, .agentmem/ ------------------------------------------------
 def test_h3_a_symlinked_doctrine_folder_or_rule(team: Path, runner) -> None:
     (team / "notes").mkdir()
     (team / "notes" / "x.yaml").write_text(canonical_text(make_rule("x")), encoding="utf-8")
@@ -433,7 +434,7 @@ def test_h10_gitattributes_need_an_admin_and_agentmem_files_are_never_committed(
     )
 
 
-# -- H12 --------------------------------------------------------------------------------------
+# -- a user has no personal memory ----------------------------------------------------------
 def test_h12_deleting_a_draft_needs_a_member(team: Path, runner) -> None:
     git(team, "rm", "-q", "doctrine/warranty.yaml")
     git(team, "-c", "user.name=Dave", "-c", "user.email=dave@example.com", "commit", "-qm",

@@ -1,5 +1,5 @@
-"""``check --history`` on what merges decide themselves (adversarial re-test N1), on the roles a
-commit brought in by a merge counts (F1), and on misspelt watched paths (N2), each on a real
+"""``check --history`` on what merges decide themselves, on the roles a commit brought in
+by a merge counts, and on misspelt watched paths, each on a real
 temporary repository."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def side_with_notes(root: Path, person: str = "bob") -> None:
     commit_as(root, person, "notes", "notes.txt")
 
 
-# -- N1: a merge that takes an old version ------------------------------------------------------
+# -- a merge that takes an old version ------------------------------------------------------
 def test_n1_a_merge_ours_then_fast_forward_reverts_a_deactivation_and_a_demotion(
     team: Path, runner
 ) -> None:
@@ -175,7 +175,7 @@ def test_clean_merges_add_nothing(team: Path, runner) -> None:
     assert history_errors(runner) == []
 
 
-# -- F1: roles at the entry merge's result --------------------------------------------------------
+# -- roles at the entry merge's result --------------------------------------------------------
 def test_f1_a_colleague_added_upstream_and_a_plain_pull(team: Path, runner) -> None:
     start = head(team)
     git(team, "switch", "-q", "-c", "upstream")
@@ -220,7 +220,7 @@ def test_f1_a_merge_dropping_the_promotion_still_counts_no_power(team: Path, run
     assert only(history_errors(runner), "history-not-admin")["commit"] == approved
 
 
-# -- N2: misspelt watched paths -------------------------------------------------------------------
+# -- misspelt watched paths -------------------------------------------------------------------
 def test_n2_a_misspelt_watched_path(team: Path, runner) -> None:
     (team / "Doctrine").mkdir()
     rule = make_rule("sneaky", status="active", approved_by="alice")

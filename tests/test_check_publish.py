@@ -1,4 +1,4 @@
-"""Publishing ``agentmem check`` (issue 5 items 3-4): the pre-commit hook, the GitHub Actions
+"""Publishing ``agentmem check``: the pre-commit hook, the GitHub Actions
 example, ``--format github`` from the installed command, and this repository's own memory."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from agentmem.doctrine import content_sha256, load_rules, missing_for_activation
 
 
 def test_this_repository_is_a_clean_memory_repository() -> None:
-    """The dogfood (issue 5 item 4): the repository root passes its own check."""
+    """The dogfood: the repository root passes its own check."""
     report = run_check(REPO_ROOT)
     assert report.errors == [], [f"{f.path}:{f.line}: {f.message}" for f in report.errors]
     rules = load_rules(REPO_ROOT)

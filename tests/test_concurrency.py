@@ -1,4 +1,4 @@
-"""Concurrent writers (issue 7 item 1): one repository lock around read → validate → write →
+"""Concurrent writers: one repository lock around read → validate → write →
 commit, commits on a private index published with a compare-and-swap, a person's staged work
 never in an agentmem commit, and a file changed since its diff was shown never overwritten."""
 

@@ -1,4 +1,4 @@
-"""Context blocks (issue 6, SPEC §10): `context chat`, `context audit`, the usage log and
+"""Context blocks (docs/design.md §Context): `context chat`, `context audit`, the usage log and
 `agentmem usage`, on real repositories holding both personal memory and doctrine."""
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def rule_text(
     limit: str,
     review_due: str | None,
 ) -> str:
-    """A SPEC §5 rule file, written by hand as a person would."""
+    """A rule file (docs/design.md §Rule file), written by hand as a person would."""
     title = f"Title of {rule_id}"
     approved = status in ("active", "suspended")
     approval = (

@@ -1,5 +1,5 @@
 """Every Claude Code and Codex transcript of the shared corpus goes through
-`agentmem harvest --provider offline` with exit 0 and an explicit count (issue 2)."""
+`agentmem harvest --provider offline` with exit 0 and an explicit count."""
 
 from __future__ import annotations
 
@@ -33,5 +33,5 @@ def test_offline_harvest_of_a_real_transcript_says_its_count(
 
 def test_the_shared_corpus_is_there_when_ci_has_it() -> None:
     if not CORPUS.is_dir():
-        pytest.skip("../shared/corpus is not beside this checkout")
+        pytest.skip("the research corpus is not beside this checkout")
     assert len(SHARED) == 9

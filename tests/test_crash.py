@@ -1,4 +1,4 @@
-"""Crash consistency (issue 7 item 2): a real ``agentmem review`` process is killed with SIGKILL
+"""Crash consistency: a real ``agentmem review`` process is killed with SIGKILL
 at each step of the write (``AGENTMEM_TEST_CRASH_AT``, read only by ``apply.writer``); the next
 command recovers from ``.git/agentmem/pending.json`` and the approved change is either fully
 committed or not at all, with ``git status`` clean. Also: a full disk, git mid-operation."""

@@ -1,4 +1,4 @@
-"""Rule files (issue 3 item 1): strict reading, one canonical layout, round-trip edits that keep
+"""Rule files: strict reading, one canonical layout, round-trip edits that keep
 a person's comments, and the hand-written YAML traps — each a clean exit 1 with file and line,
 no traceback and no side effect, on a real repository."""
 

@@ -1,4 +1,4 @@
-"""Team doctrine end to end on real repositories (issue 3 "Done when"): roles, approval, restore
+"""Team doctrine end to end on real repositories: roles, approval, restore
 and history, the duplicate guard, the review order, the review clock, one audit commit per
 transition with its trailers."""
 

@@ -1,4 +1,4 @@
-"""The duplicate guard's scoring (issue 3 item 4): paraphrases meet, distinct rules do not, and
+"""The duplicate guard's scoring: paraphrases meet, distinct rules do not, and
 the subset trap of token_set_ratio does not make a longer rule a duplicate of a shorter one."""
 
 from __future__ import annotations

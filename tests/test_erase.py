@@ -1,4 +1,4 @@
-"""``agentmem erase`` (issue 7 item 4) on real repositories with a bare remote: the data leaves
+"""``agentmem erase`` on real repositories with a bare remote: the data leaves
 the work tree, every commit, the inbox, the local logs; the checks of the issue find nothing."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The guard through the CLI (issue 4): every corpus case gives its verdict through
+"""The guard through the CLI: every corpus case gives its verdict through
 `agentmem guard`; a replayed harvest with one entry per refused class commits only the clean one,
 lists each refusal with its reason, and no refused secret value reaches the repository, its
 objects, the inbox or the output."""

@@ -1,5 +1,5 @@
 """`agentmem harvest --provider anthropic` end to end, through an httpx2.MockTransport that
-returns recorded responses (issue 2: one request, the schema, no sampling parameters; 429 then
+returns recorded responses (one request, the schema, no sampling parameters; 429 then
 200; 400 → exit 1 with the API's message; 8 → 6 and the cut said; off-schema → nothing stored)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Claude Code hooks and the harvest queue (issue 6) with the real payloads of
+"""Claude Code hooks and the harvest queue with the real payloads of
 ``tests/data/hooks/`` (JSON arrays, one payload per event, see SOURCES.md)."""
 
 from __future__ import annotations

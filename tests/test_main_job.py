@@ -1,4 +1,4 @@
-"""The main job end to end on real temporary git repositories (issue 2): harvest → review →
+"""The main job end to end on real temporary git repositories: harvest → review →
 memory, with the audit trailers, the refusals and the exit codes."""
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def test_accept_all_commits_each_proposal_with_trailers_and_blame(
     before = int(git(memrepo, "rev-list", "--count", "HEAD"))
     result = invoke(runner, "review", "--accept", "all")
     assert result.exit_code == 0, result.stderr
-    # Memory proposals first, then the doctrine proposal as a draft rule (issue 3 item 6).
+    # Memory proposals first, then the doctrine proposal as a draft rule.
     assert "it needs at least one limit" in result.stderr
     assert int(git(memrepo, "rev-list", "--count", "HEAD")) == before + len(memory_ids) + 1
     text = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")

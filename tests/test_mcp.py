@@ -1,4 +1,4 @@
-"""The MCP server (issue 6): in process with the SDK's client, and once over real stdio."""
+"""The MCP server: in process with the SDK's client, and once over real stdio."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Path safety (issue 7 item 5): slugs, ``..``, absolute paths, NUL, case-only collisions and
+"""Path safety: slugs, ``..``, absolute paths, NUL, case-only collisions and
 symlinked targets or parents are refused before anything is written or committed."""
 
 from __future__ import annotations

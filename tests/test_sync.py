@@ -1,4 +1,4 @@
-"""``agentmem sync`` (issue 7 item 3) with a real bare remote and two clones on local disk."""
+"""``agentmem sync`` with a real bare remote and two clones on local disk."""
 
 from __future__ import annotations
 

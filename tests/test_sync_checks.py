@@ -1,6 +1,6 @@
-"""``agentmem sync`` checks what it would publish (SPEC §4, §9): a replayed approval whose author
-was demoted meanwhile, a local commit the history check refuses, two entries merged over the
-memory budget. Real bare remote and clones on local disk."""
+"""``agentmem sync`` checks what it would publish (docs/design.md §Memory file, §Trailers): a
+replayed approval whose author was demoted meanwhile, a local commit the history check refuses, two
+entries merged over the memory budget. Real bare remote and clones on local disk."""
 
 from __future__ import annotations
 

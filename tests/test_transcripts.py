@@ -1,5 +1,6 @@
-"""Transcript readers (SPEC §7): format detection by content, the person's own turns, elision,
-session ids and errors. Data files are described in ``tests/data/transcripts/SOURCES.md``."""
+"""Transcript readers (docs/design.md §Harvest): format detection by content, the person's own
+turns, elision, session ids and errors. Data files are described in
+``tests/data/transcripts/SOURCES.md``."""
 
 from __future__ import annotations
 

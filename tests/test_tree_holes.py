@@ -1,13 +1,14 @@
-"""The working tree must show what history judges (adversarial trial 2026-11-29: H2, H3, H10,
-H11, and H12's ``user`` memory), on real temporary repositories.
+"""The working tree must show what history judges (symlinks, non-regular files,
+``.gitattributes`` conversions, tracked local files, a ``user``'s memory), on real temporary
+repositories.
 
-- H11: a folder (or anything not a regular file) named ``*.yaml`` in ``doctrine/`` or ``*.md``
+- a folder (or anything not a regular file) named ``*.yaml`` in ``doctrine/`` or ``*.md``
   in ``memories/`` is a check error, and audits refuse it with exit 1 (never 3);
-- H3: ``doctrine/``, ``memories/``, ``inbox/`` or a file below them being a symlink is a check
+- ``doctrine/``, ``memories/``, ``inbox/`` or a file below them being a symlink is a check
   error, and no reader follows it;
-- H2: a ``.gitattributes`` conversion of a watched file is a check error;
-- H10: a tracked ``.agentmem/`` file is a check error; ``harvest --queue`` ignores a tracked queue;
-- H12: a ``user`` has no personal memory: remember, harvest and review refuse, check fails.
+- a ``.gitattributes`` conversion of a watched file is a check error;
+- a tracked ``.agentmem/`` file is a check error; ``harvest --queue`` ignores a tracked queue;
+- a ``user`` has no personal memory: remember, harvest and review refuse, check fails.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def active_rule(root: Path, rule_id: str) -> str:
     return write_rule(root, rule)
 
 
-# -- H11: a folder named like a rule, a memory or a proposal --------------------------------------
+# -- a folder named like a rule, a memory or a proposal --------------------------------------
 
 
 def test_a_folder_named_like_a_rule_fails_check_and_audits_refuse_it_with_exit_1(
@@ -97,7 +98,7 @@ def test_a_folder_named_like_a_memory_or_a_proposal_fails_check_and_its_reader(
     assert f"inbox/alice/p-20261129-aaaaaa.yaml: {FOLDER}" in run(runner, "inbox", code=1).stderr
 
 
-# -- H3: symlinks ---------------------------------------------------------------------------------
+# -- symlinks ---------------------------------------------------------------------------------
 
 
 def test_a_symlinked_doctrine_folder_fails_check_and_is_never_served(
@@ -212,7 +213,7 @@ def test_a_symlinked_inbox_folder_is_refused(memrepo: Path, runner: CliRunner, t
     assert f"inbox: {SYMLINK}" in run(runner, "inbox", code=1).stderr
 
 
-# -- H2: .gitattributes -----------------------------------------------------------------------------
+# -- .gitattributes -----------------------------------------------------------------------------
 
 # The trial's repro (/tmp/adv/repro_sjis.sh): in SHIFT-JIS, byte 0x5C is the yen sign, so the
 # checked-out "\"" that escapes a quote is, in the stored blob, "¥" followed by a closing quote:
@@ -302,7 +303,7 @@ def test_content_conversions_are_errors_line_end_conversions_warnings_and_minus_
     assert run(runner, "check", code=0).stdout == ""
 
 
-# -- H10: tracked local files -----------------------------------------------------------------------
+# -- tracked local files -----------------------------------------------------------------------
 
 
 def test_a_committed_queue_fails_check_and_harvest_queue_ignores_it(
@@ -362,7 +363,7 @@ def test_a_committed_queue_fails_check_and_harvest_queue_ignores_it(
     assert "1 queued session harvested" in again.stderr  # the local queue is read again
 
 
-# -- H12: a user has no personal memory ---------------------------------------------------------
+# -- a user has no personal memory ---------------------------------------------------------
 
 
 @pytest.fixture
@@ -374,7 +375,7 @@ def with_user(memrepo: Path) -> Path:
     return memrepo
 
 
-USER_REFUSAL = "dave has the user role, and a user has no personal memory (SPEC §2)"
+USER_REFUSAL = "dave has the user role, and a user has no personal memory"
 
 
 def test_a_user_cannot_remember(with_user: Path, runner: CliRunner) -> None:
@@ -467,7 +468,7 @@ def test_a_user_cannot_accept_a_memory_proposal_and_check_fails_a_users_memory(
     check = run(runner, "check", code=1)
     assert (
         "memories/dave.md:1: error: 'dave' has the user role, and a user has no personal memory "
-        "(SPEC §2: members and admins do): make them a member in roles.yaml, or an admin erases "
+        "(members and admins do): make them a member in roles.yaml, or an admin erases "
         "it (agentmem erase --person dave) [memory-user-role]"
     ) in check.stdout
 
@@ -475,7 +476,7 @@ def test_a_user_cannot_accept_a_memory_proposal_and_check_fails_a_users_memory(
 def test_a_top_level_name_that_is_an_agentmem_name_in_other_case_fails_check(
     memrepo: Path, runner: CliRunner
 ) -> None:
-    """The re-test's N2: Doctrine/x.yaml is unseen on Linux, but on macOS or Windows git writes it
+    """Doctrine/x.yaml is unseen on Linux, but on macOS or Windows git writes it
     into doctrine/, and the audit serves it."""
     (memrepo / "Doctrine").mkdir()
     (memrepo / "Doctrine" / "no-warranty-check.yaml").write_text("id: x\n", encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Settings from ``agentmem.yaml`` (SPEC §3), resolved in one place (STYLE §9).
+"""Settings from ``agentmem.yaml`` (docs/design.md §Settings), resolved in one place.
 
 Precedence: command-line flag (applied by the caller), then ``AGENTMEM_*`` environment variables
 (``AGENTMEM_MODEL``, ``AGENTMEM_PROVIDER``), then ``agentmem.yaml``, then the defaults below.
@@ -27,7 +27,8 @@ DEFAULT_SECTIONS = (
 
 @dataclass(frozen=True)
 class MemoryConfig:
-    """``memory:`` — budget and entry limits in Unicode code points (NFC), SPEC §3–4."""
+    """``memory:`` — budget and entry limits in Unicode code points (NFC),
+    docs/design.md §Settings."""
 
     budget_chars: int = 8000
     warn_ratio: float = 0.8
@@ -37,7 +38,8 @@ class MemoryConfig:
 
 @dataclass(frozen=True)
 class HarvestConfig:
-    """``harvest:`` — ``provider`` is auto | anthropic | offline (SPEC §3, §7)."""
+    """``harvest:`` — ``provider`` is auto | anthropic | offline (docs/design.md §Settings,
+    §Providers)."""
 
     max_proposals: int = 6
     provider: str = "auto"
@@ -46,7 +48,8 @@ class HarvestConfig:
 
 @dataclass(frozen=True)
 class DoctrineConfig:
-    """``doctrine:`` — review period in days, review policy, duplicate threshold 0–100 (SPEC §3, §5)."""
+    """``doctrine:`` — review period in days, review policy, duplicate threshold 0–100
+    (docs/design.md §Settings)."""
 
     review_days: int = 90
     on_review_due: str = "alert"
@@ -57,7 +60,8 @@ class DoctrineConfig:
 
 @dataclass(frozen=True)
 class ContextConfig:
-    """``context:`` — which roles get doctrine in audit prompts (SPEC §3, §10)."""
+    """``context:`` — which roles get doctrine in audit prompts (docs/design.md §Settings,
+    §Context)."""
 
     doctrine_for_roles: tuple[str, ...] = ("user", "member", "admin")
 

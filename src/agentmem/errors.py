@@ -1,9 +1,9 @@
-"""One error family for agentmem (STYLE §5–6).
+"""One error family for agentmem (docs/design.md §Exit codes).
 
 Domain code raises these; ``agentmem.cli`` turns them into an ``error: …`` line on stderr and the
-class's ``exit_code``. Exit codes (SPEC §6): 0 done, 1 refused or invalid input, 2 usage,
-3 unexpected (not raised from here: anything that is not an ``AgentmemError``).
-Messages say what, where (``file:line``) and what to do next; they never carry a secret value.
+class's ``exit_code``. Exit codes (docs/design.md §Exit codes): 0 done, 1 refused or invalid input,
+2 usage, 3 unexpected (not raised from here: anything that is not an ``AgentmemError``). Messages
+say what, where (``file:line``) and what to do next; they never carry a secret value.
 """
 
 from __future__ import annotations
@@ -34,19 +34,23 @@ class ConfigError(AgentmemError):
 
 
 class NotARepositoryError(AgentmemError):
-    """No ``agentmem.yaml`` in the current directory or any parent (SPEC §2 memory repository)."""
+    """No ``agentmem.yaml`` in the current directory or any parent (docs/design.md §Vocabulary,
+    *memory repository*)."""
 
 
 class InvalidMemoryError(AgentmemError):
-    """A memory file breaks the structure of SPEC §4, or an entry is not a valid single line."""
+    """A memory file breaks the structure of docs/design.md §Memory file, or an entry is not a valid
+    single line."""
 
 
 class BudgetExceededError(InvalidMemoryError):
-    """A write would take a memory file over ``memory.budget_chars`` (SPEC §4)."""
+    """A write would take a memory file over ``memory.budget_chars``
+    (docs/design.md §Memory file)."""
 
 
 class TranscriptError(AgentmemError):
-    """A transcript cannot be read: malformed JSON, binary data, unknown format (SPEC §7)."""
+    """A transcript cannot be read: malformed JSON, binary data, unknown format
+    (docs/design.md §Harvest)."""
 
 
 class ProposalError(AgentmemError):
@@ -55,19 +59,20 @@ class ProposalError(AgentmemError):
 
 class ApplyConflictError(AgentmemError):
     """An accepted proposal cannot be applied: its target matches zero or several entries,
-    or the file changed on disk since the review showed its diff (SPEC §4)."""
+    or the file changed on disk since the review showed its diff (docs/design.md §Write path)."""
 
 
 class GovernanceError(AgentmemError):
-    """The actor's role does not allow the action (SPEC §5, §6)."""
+    """The actor's role does not allow the action (docs/design.md §Lifecycle, §Roles)."""
 
 
 class GuardError(AgentmemError):
-    """The guard refused a text (SPEC §8). The message names classes and positions, never values."""
+    """The guard refused a text (docs/design.md §Guard). The message names classes and positions,
+    never values."""
 
 
 class ModelError(AgentmemError):
-    """The model provider failed or answered outside the schema (SPEC §7)."""
+    """The model provider failed or answered outside the schema (docs/design.md §Harvest)."""
 
 
 class GitError(AgentmemError):

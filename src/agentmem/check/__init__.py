@@ -1,5 +1,4 @@
-"""``agentmem check``: the server-side check a memory repository's CI runs (issue 5, SPEC §5,
-§8, §9).
+"""``agentmem check``: the server-side check a memory repository's CI runs (docs/design.md §Check).
 
 :func:`run_check` checks the working tree — ``agentmem.yaml``, ``roles.yaml``, every memory file,
 every doctrine rule, the inbox — and, with ``history=True``, every commit (all, or
@@ -8,7 +7,7 @@ first bad file: it returns every :class:`Finding`. Errors fail the check; warnin
 
 What the working tree shows must be what history judges: a symlink or a non-regular file among
 the watched paths, a ``.gitattributes`` conversion of one of them, or a tracked ``.agentmem/``
-file is an error (adversarial trial H2, H3, H10, H11).
+file is an error.
 
 Modules: :mod:`.findings` (the finding shape), :mod:`.tree` (settings, people, memory, inbox),
 :mod:`.rules` (doctrine files), :mod:`.canonical` (fast paths over the canonical rule layout),

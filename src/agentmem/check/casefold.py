@@ -1,4 +1,4 @@
-"""Paths that only letter case tells apart (``check --history``, adversarial re-test N2): two files
+"""Paths that only letter case tells apart (``check --history``): two files
 under a watched folder in one commit's tree, such as ``doctrine/x.yaml`` and ``doctrine/X.yaml``,
 become ONE file on a case-insensitive checkout (macOS, Windows), whichever git writes last.
 

@@ -1,4 +1,5 @@
-"""What ``agentmem check`` reports (SPEC §6): one :class:`Finding` per problem, never a stop.
+"""What ``agentmem check`` reports (docs/design.md §Check): one :class:`Finding` per problem, never
+a stop.
 
 A finding names a file and a line, a severity (``error`` fails the check, ``warning`` does not),
 a stable ``code`` and a human message that says what is wrong and what to do. History findings
@@ -32,8 +33,8 @@ class Finding:
     commit: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``--format json`` object: SPEC §6 keys ``path``, ``line``, ``severity``,
-        ``code``, ``message``, plus ``commit``."""
+        """The ``--format json`` object (docs/design.md §Check), keys ``path``, ``line``,
+        ``severity``, ``code``, ``message``, plus ``commit``."""
         return asdict(self)
 
     @property

@@ -1,4 +1,4 @@
-"""Working-tree checks (issue 5 item 1): settings, people, memory files and the inbox.
+"""Working-tree checks (docs/design.md §Check): settings, people, memory files and the inbox.
 
 Each function returns findings and never raises for a bad file: one broken file must not hide
 the problems of the others. Doctrine rules are checked in :mod:`agentmem.check.rules`.
@@ -37,7 +37,7 @@ class TreeState:
 
 
 def check_config(root: Path, state: TreeState) -> list[Finding]:
-    """``agentmem.yaml``: valid YAML, known keys, right types (SPEC §3)."""
+    """``agentmem.yaml``: valid YAML, known keys, right types (docs/design.md §Settings)."""
     try:
         state.config = parse_config(load_yaml_file(root / CONFIG_FILE, CONFIG_FILE), CONFIG_FILE)
     except ConfigError as exc:
@@ -77,7 +77,8 @@ def _line_of_named(text: str, message: str) -> int:
 
 
 def check_roles(root: Path, state: TreeState) -> list[Finding]:
-    """``roles.yaml``: people, e-mails, roles, signing keys; at least one admin (SPEC §2)."""
+    """``roles.yaml``: people, e-mails, roles, signing keys; at least one admin
+    (docs/design.md §Roles)."""
     path = root / ROLES_FILE
     if not path.is_file():
         state.roles_ok = False
@@ -164,7 +165,8 @@ def check_memory_files(paths: list[Path], state: TreeState) -> list[Finding]:
 
 
 def check_memory_text(rel: str, person: str, text: str, state: TreeState) -> list[Finding]:
-    """One memory file (SPEC §4, §8): name, owner, structure, budget, entry sizes, guard."""
+    """One memory file (docs/design.md §Memory file, §Guard): name, owner, structure, budget, entry
+    sizes, guard."""
     config = state.config.memory
     if not _SLUG.match(person):
         message = "file name is not a person id (lower-case letters, digits and hyphens)"
@@ -175,7 +177,7 @@ def check_memory_text(rel: str, person: str, text: str, state: TreeState) -> lis
         findings.append(Finding(rel, 1, WARNING, "memory-unknown-person", message))
     elif state.roles_ok and state.people[person].role == "user":
         message = (
-            f"'{person}' has the user role, and a user has no personal memory (SPEC §2: "
+            f"'{person}' has the user role, and a user has no personal memory ("
             "members and admins do): make them a member in roles.yaml, or an admin erases it "
             f"(agentmem erase --person {person})"
         )
@@ -238,8 +240,8 @@ def _budget_findings(rel: str, text: str, config: MemoryConfig) -> list[Finding]
 
 
 def guard_findings(rel: str, text: str, *, kind: str, line: int | None = None) -> list[Finding]:
-    """The guard's findings on ``text`` (SPEC §8) as check findings; ``line`` fixes the line
-    (a doctrine field), otherwise it is computed from the offset in ``text``."""
+    """The guard's findings on ``text`` (docs/design.md §Guard) as check findings; ``line`` fixes
+    the line (a doctrine field), otherwise it is computed from the offset in ``text``."""
     found: list[Finding] = []
     for f in guard.scan(text, kind=kind):
         at = line if line is not None else text.count("\n", 0, f.start) + 1
@@ -313,7 +315,7 @@ def _stale_target(root: Path, rel: str, owner: str, target: str, state: TreeStat
     return [Finding(rel, 1, WARNING, "inbox-stale-target", message)]
 
 
-# -- what git does to the files (adversarial trial H2, H10) --------------------------------------
+# -- what git does to the files --------------------------------------------------------------------
 
 #: Attributes under which the bytes checked out differ from the bytes git stores (and history
 #: judges): re-encoding, clean/smudge filters, line-end conversion, ``$Id$`` expansion.
@@ -372,9 +374,10 @@ def check_attributes(root: Path, paths: list[str]) -> list[Finding]:
 
 def check_local_files(root: Path) -> list[Finding]:
     """An error for each file under ``.agentmem/`` that git tracks: the lock, the usage log and
-    the harvest queue are one clone's own (SPEC §3 "local, git-ignored"); a shared queue would
-    make another person's ``harvest --queue`` read a transcript of someone else's choosing. One
-    ``git ls-files``; nothing when git cannot say."""
+    the harvest queue are one clone's own (local and git-ignored,
+    docs/design.md §Repository layout); a shared queue would make another person's ``harvest
+    --queue`` read a transcript of someone else's choosing. One ``git ls-files``; nothing when git
+    cannot say."""
     from agentmem.store import gitio
 
     try:

@@ -1,6 +1,6 @@
 """The command line: typer sub-apps, one per file; errors turned into exit codes in ONE place.
 
-Exit codes (SPEC §6, STYLE §6): 0 done; 1 refused or invalid input (an ``AgentmemError``);
+Exit codes (docs/design.md §Exit codes): 0 done; 1 refused or invalid input (an ``AgentmemError``);
 2 usage (typer's own, or ``UsageError``); 3 unexpected (``AGENTMEM_DEBUG=1`` shows the
 traceback); 130 on Ctrl-C. Sub-apps import their heavy dependencies lazily so that
 ``agentmem memory show`` does not pay for the anthropic SDK or GitPython.

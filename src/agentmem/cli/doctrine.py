@@ -1,4 +1,5 @@
-"""``agentmem doctrine …`` (SPEC §5, §6): propose, review and govern the team's rules."""
+"""``agentmem doctrine …`` (docs/design.md §Rule file, §Commands): propose, review and govern the
+team's rules."""
 
 from __future__ import annotations
 

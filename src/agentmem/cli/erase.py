@@ -1,4 +1,5 @@
-"""``agentmem erase`` (issue 7 item 4): remove a person's memory, or a text, from everywhere."""
+"""``agentmem erase`` (docs/design.md §Sync): remove a person's memory, or a text, from
+everywhere."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``agentmem guard``: ask the guard about a text before it goes anywhere (SPEC §8)."""
+"""``agentmem guard``: ask the guard about a text before it goes anywhere
+(docs/design.md §Guard)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``agentmem harvest TRANSCRIPT…`` (SPEC §6–7)."""
+"""``agentmem harvest TRANSCRIPT…`` (docs/design.md §Commands, §Harvest)."""
 
 from __future__ import annotations
 

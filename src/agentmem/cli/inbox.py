@@ -1,4 +1,4 @@
-"""``agentmem inbox`` (SPEC §6)."""
+"""``agentmem inbox`` (docs/design.md §Commands)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``agentmem init [PATH]`` (SPEC §3)."""
+"""``agentmem init [PATH]`` (docs/design.md §Repository layout)."""
 
 from __future__ import annotations
 

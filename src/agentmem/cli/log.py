@@ -1,4 +1,4 @@
-"""``agentmem log`` (SPEC §6, §9)."""
+"""``agentmem log`` (docs/design.md §Commands, §Trailers)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``agentmem mcp``: the stdio MCP server (issue 6; REFERENCE §4)."""
+"""``agentmem mcp``: the stdio MCP server (docs/design.md §Context)."""
 
 from __future__ import annotations
 

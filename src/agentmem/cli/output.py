@@ -1,4 +1,4 @@
-"""All terminal output goes through here (STYLE §8): stdout is data, stderr is everything else."""
+"""All terminal output goes through here: stdout is data, stderr is everything else."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from rich.markup import escape
 
 
 class Format(StrEnum):
-    """``--format`` of listings: a table for people, JSON for programs (SPEC §6)."""
+    """``--format`` of listings: a table for people, JSON for programs
+    (docs/design.md §Commands)."""
 
     text = "text"
     json = "json"
@@ -61,7 +62,8 @@ def data(text: str = "") -> None:
 
 
 def as_json(items: Iterable[dict[str, Any]] | dict[str, Any]) -> None:
-    """A JSON document on stdout: listings are arrays of objects with SPEC field names."""
+    """A JSON document on stdout: listings are arrays of objects with the field names of
+    docs/design.md §Proposals."""
     value = items if isinstance(items, dict) else list(items)
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
     sys.stdout.flush()

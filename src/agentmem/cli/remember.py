@@ -1,4 +1,4 @@
-"""``agentmem remember TEXT`` (SPEC §6)."""
+"""``agentmem remember TEXT`` (docs/design.md §Commands)."""
 
 from __future__ import annotations
 

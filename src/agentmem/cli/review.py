@@ -1,4 +1,5 @@
-"""``agentmem review`` (SPEC §2, §6): interactive, or scripted with --accept/--reject/--edit."""
+"""``agentmem review`` (docs/design.md §Vocabulary, §Commands): interactive, or scripted with
+--accept/--reject/--edit."""
 
 from __future__ import annotations
 
@@ -301,7 +302,7 @@ def _scripted(
         output.data(
             f"accepted {proposal.id} → {commit[:10] if commit else 'no change'}  ({plan.budget.describe()})"
         )
-    # Doctrine drafts come after every memory commit (issue 3 item 6).
+    # Doctrine drafts come after every memory commit.
     rules = [p for p in chosen if p.route == "doctrine"]
     if dry_run:
         failures += sum(
@@ -352,7 +353,7 @@ def _interactive(
     rejected: list[Proposal] = []
     counts = {"accepted": 0, "rejected": 0, "skipped": 0}
     console = output.stderr()
-    everything = [*memory, *(doctrine or [])]  # memory first (issue 3 item 6)
+    everything = [*memory, *(doctrine or [])]  # memory first
     try:
         for number, proposal in enumerate(everything, start=1):
             console.rule(f"proposal {number} of {len(everything)}")

@@ -1,4 +1,4 @@
-"""``agentmem usage`` (SPEC §10): the usage log of audit contexts, read back."""
+"""``agentmem usage`` (docs/design.md §Context): the usage log of audit contexts, read back."""
 
 from __future__ import annotations
 

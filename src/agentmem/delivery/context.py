@@ -1,4 +1,4 @@
-"""Context blocks (SPEC §10): what reaches a prompt, and nothing else.
+"""Context blocks (docs/design.md §Context): what reaches a prompt, and nothing else.
 
 - **chat**: one person's memory, numbered entries under their sections, with the fill level
   ``[43 % — 3440/8000 characters]``. Built from ``memories/<person>.md`` only: this module never
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 FORMATS = ("text", "markdown", "json")
 MEMORY_TAG = "agentmem-memory"
 DOCTRINE_TAG = "agentmem-doctrine"
-#: Claude Code caps a hook's output at 10,000 characters (REFERENCE §3).
+#: Claude Code caps a hook's output at 10,000 characters.
 HOOK_MAX_CHARS = 10_000
 _DELIMITER = re.compile(r"<\s*/?\s*agentmem-(?:memory|doctrine)", re.IGNORECASE)
 
@@ -73,7 +73,8 @@ class ChatContext:
 
 def chat_reader(repo: Repository, actor: Person, person: str | None) -> str:
     """Whose chat context ``actor`` may render: their own; another person's only as an admin
-    (SPEC §6: an admin may read anyone's memory). Raises GovernanceError or UsageError."""
+    (docs/design.md §Roles: an admin may read anyone's memory). Raises GovernanceError or
+    UsageError."""
     if person is None or person == actor.id:
         return actor.id
     repo.person(person)
@@ -234,7 +235,7 @@ class AuditContext:
 def decide(
     rule: Rule, scope: str, today: date, on_review_due: str, given: bool
 ) -> tuple[bool, str | None, bool]:
-    """``(applied, reason, overdue)`` for one rule and one audit scope (SPEC §10).
+    """``(applied, reason, overdue)`` for one rule and one audit scope (docs/design.md §Context).
 
     Order of reasons: the role (``context.doctrine_for_roles``), the status (``draft``,
     ``suspended``, ``deactivated``, ``archived``), ``out of scope``, then ``review overdue`` —
@@ -377,7 +378,8 @@ def audit_json(ctx: AuditContext) -> dict[str, Any]:
 
 
 def run_audit(repo: Repository, actor: Person, scope: str) -> AuditContext:
-    """``context audit --scope S``: load the rules, decide, append the usage line (SPEC §10).
+    """``context audit --scope S``: load the rules, decide, append the usage line
+    (docs/design.md §Context).
 
     Raises :class:`DoctrineError` on an invalid scope or rule file, :class:`AgentmemError` when
     the usage line cannot be written (an untraced audit is refused).

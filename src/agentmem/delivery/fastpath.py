@@ -1,4 +1,5 @@
-"""The hot path (issue 6): ``context chat`` and the Claude Code hooks, as text to print.
+"""The hot path (docs/design.md §Hot path): ``context chat`` and the Claude Code hooks, as text to
+print.
 
 These run at every session start, end and compaction, so they import neither typer nor rich (the
 console entry point :mod:`agentmem.entry` runs them without ``agentmem.cli``) and nothing heavy.

@@ -1,4 +1,4 @@
-"""The MCP server (issue 6; REFERENCE §4): agentmem's tools for an agent, over stdio.
+"""The MCP server (docs/design.md §Context): agentmem's tools for an agent, over stdio.
 
 Tools — each one only *proposes* or *reads*; none can approve, activate or write memory:
 
@@ -68,7 +68,8 @@ def open_repo() -> Repository:
 
 def new_session_id() -> str:
     """``mcp-YYYYMMDDTHHMMSS-xxxxxx``: one per server run (one agent session), so a draft never
-    inherits the scope of another session's proposals (SPEC §5 ``origin_session``)."""
+    inherits the scope of another session's proposals (``origin_session``,
+    docs/design.md §Proposals)."""
     from datetime import UTC, datetime
     from secrets import token_hex
 

@@ -1,4 +1,5 @@
-"""The usage log (SPEC §10): which doctrine each audit prompt was given, and why not the rest.
+"""The usage log (docs/design.md §Context): which doctrine each audit prompt was given, and why not
+the rest.
 
 ``agentmem context audit --scope S`` appends ONE JSON line per call to ``.agentmem/usage.jsonl``
 (local, git-ignored)::

@@ -1,5 +1,5 @@
-"""Team doctrine (SPEC §5): rule files, their strict reading, their one layout, the duplicate
-guard and the lifecycle with its audit commits.
+"""Team doctrine (docs/design.md §Rule file): rule files, their strict reading, their one layout,
+the duplicate guard and the lifecycle with its audit commits.
 
 The public names below are the interface other modules (``context``, ``check``, ``harvest``)
 build on; ``from agentmem.doctrine import …`` stays the way to reach them. Heavy libraries

@@ -1,5 +1,5 @@
-"""Content changes of doctrine (SPEC §5): ``propose``, the draft made from a reviewed
-``doctrine`` proposal, ``edit``, ``assign`` and ``restore``. Each is ONE audit commit.
+"""Content changes of doctrine (docs/design.md §Rule file): ``propose``, the draft made from a
+reviewed ``doctrine`` proposal, ``edit``, ``assign`` and ``restore``. Each is ONE audit commit.
 
 Every new or changed text passes the guard (kind ``rule``) and the duplicate guard
 (:mod:`agentmem.doctrine.similar`) against the live rules of the same scope; ``distinct``
@@ -271,10 +271,11 @@ def draft_from_proposal(
     text: str | None = None,
     distinct: bool = False,
 ) -> Transition:
-    """Review of a ``doctrine``-routed proposal (SPEC §5): its owner accepts it and it becomes a
-    draft rule whose proposer is the proposal's person, with the proposal's scope and session;
-    the inbox file goes in the same commit. ``text`` is the person's edited instruction. The
-    title is the text's first sentence; the draft has no limit yet (approval asks for one)."""
+    """Review of a ``doctrine``-routed proposal (docs/design.md §Rule file): its owner accepts it
+    and it becomes a draft rule whose proposer is the proposal's person, with the proposal's scope
+    and session; the inbox file goes in the same commit. ``text`` is the person's edited
+    instruction. The title is the text's first sentence; the draft has no limit yet (approval asks
+    for one)."""
     draft = _proposal_draft(actor, proposal, text)
     return propose(repo, actor, draft, distinct=distinct, proposal=proposal)
 
@@ -395,7 +396,8 @@ def restore(
     distinct: bool = False,
 ) -> Transition:
     """Bring back the content (title, scope, instruction, limits) of ``version`` from git history
-    as a new version, status draft, no approval — never the old status or approval (SPEC §5)."""
+    as a new version, status draft, no approval — never the old status or approval
+    (docs/design.md §Rule file)."""
     from agentmem.doctrine.versions import version_content
 
     require_role(actor, PROPOSERS, "restoring doctrine")

@@ -1,6 +1,6 @@
-"""Status transitions of a rule (SPEC §5 table): approve, suspend, resume, deactivate, archive,
-reconfirm, and the ``due`` queue. Each transition is ONE audit commit (SPEC §9 trailers plus
-``Agentmem-Rule``, ``-Version``, ``-Status-From``, ``-Status-To``).
+"""Status transitions of a rule (docs/design.md §Lifecycle): approve, suspend, resume, deactivate,
+archive, reconfirm, and the ``due`` queue. Each transition is ONE audit commit
+(docs/design.md §Trailers, plus ``Agentmem-Rule``, ``-Version``, ``-Status-From``, ``-Status-To``).
 
 Roles come from ``roles.yaml`` through :meth:`Repository.actor`; a refusal names the role needed
 and the actor's. Callers hold :meth:`Repository.locked` around each call.
@@ -49,7 +49,7 @@ class Transition:
 
 
 def require_role(actor: Person, roles: Sequence[str], doing: str) -> None:
-    """Refuse unless ``actor.role`` is in ``roles``; the message names both (issue 3 item 2)."""
+    """Refuse unless ``actor.role`` is in ``roles``; the message names both."""
     if actor.role not in roles:
         needed = " or ".join(roles)
         raise GovernanceError(
@@ -74,8 +74,8 @@ def current(repo: Repository, rule_id: str) -> tuple[Rule, str]:
 
 
 def guard_rule(rule: Rule) -> tuple[str, ...]:
-    """Pass every text field of ``rule`` through the guard (kind ``rule``, SPEC §8); returns the
-    warnings, raises :class:`GuardError` naming the field."""
+    """Pass every text field of ``rule`` through the guard (kind ``rule``, docs/design.md §Guard);
+    returns the warnings, raises :class:`GuardError` naming the field."""
     from agentmem import guard
 
     fields: list[tuple[str, str]] = [("title", rule.title), ("instruction", rule.instruction)]
@@ -100,7 +100,7 @@ def trailers_for(
     action: str,
     extra: Sequence[tuple[str, str]] = (),
 ) -> list[tuple[str, str]]:
-    """The SPEC §9 trailers of a doctrine commit, in a fixed order."""
+    """The trailers (docs/design.md §Trailers) of a doctrine commit, in a fixed order."""
     trailers = [
         ("Agentmem-Action", action),
         ("Agentmem-Route", "doctrine"),
@@ -144,7 +144,7 @@ def commit_rule(
 
 def signing_wanted(repo: Repository) -> bool:
     """Sign approval commits when a key is configured (``user.signingkey``); refuse when
-    ``doctrine.require_signed`` is true and none is (SPEC §5, REFERENCE §6)."""
+    ``doctrine.require_signed`` is true and none is (docs/design.md §Lifecycle)."""
     key = gitio.run_git(repo.root, ["config", "user.signingkey"], check=False).stdout.strip()
     if key:
         return True
@@ -320,8 +320,8 @@ def reconfirm(repo: Repository, actor: Person, rule_id: str) -> Transition:
 
 @dataclass(frozen=True)
 class DueRule:
-    """An active rule past its ``review_due`` (SPEC §5 ``due``): ``applied`` says whether audits
-    still get it (``on_review_due: alert``) or not (``suspend``)."""
+    """An active rule past its ``review_due`` (``doctrine due``, docs/design.md §Lifecycle):
+    ``applied`` says whether audits still get it (``on_review_due: alert``) or not (``suspend``)."""
 
     rule: Rule
     days_overdue: int

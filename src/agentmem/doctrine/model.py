@@ -1,4 +1,5 @@
-"""The doctrine rule (SPEC §5): its shape, its content hash, and the pure questions asked of it.
+"""The doctrine rule (docs/design.md §Rule file): its shape, its content hash, and the pure
+questions asked of it.
 
 Nothing here touches the disk or git. Dates are ISO 8601 strings in the rule (``proposed_at`` and
 ``approval.at`` as ``YYYY-MM-DDTHH:MM:SSZ``, ``review_due`` as ``YYYY-MM-DD``), so that a rule is
@@ -18,11 +19,12 @@ from typing import Any
 from agentmem.errors import AgentmemError
 
 STATUSES = ("draft", "active", "suspended", "deactivated", "archived")
-#: Statuses compared by the duplicate guard (SPEC §5: draft, active, suspended).
+#: Statuses compared by the duplicate guard (docs/design.md §Rule file: draft, active, suspended).
 LIVE_STATUSES = ("draft", "active", "suspended")
-#: Statuses that carry an approval (SPEC §5: ``approval`` only while active or suspended).
+#: Statuses that carry an approval (docs/design.md §Rule file: ``approval`` only while active or
+#: suspended).
 APPROVED_STATUSES = ("active", "suspended")
-#: The canonical key order of a rule file (SPEC §5).
+#: The canonical key order of a rule file (docs/design.md §Rule file).
 KEYS = (
     "id",
     "title",
@@ -40,7 +42,8 @@ KEYS = (
     "review_due",
 )
 APPROVAL_KEYS = ("by", "at", "version", "content_sha256")
-#: Keys whose change makes a new version (SPEC §5 ``version``) and enters ``content_sha256``.
+#: Keys whose change makes a new version (``version``, docs/design.md §Rule file) and enters
+#: ``content_sha256``.
 CONTENT_KEYS = ("title", "scope", "instruction", "limits")
 DOCTRINE_DIR = "doctrine"
 STAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
@@ -64,7 +67,8 @@ class UnknownRuleError(DoctrineError):
 
 
 class DuplicateRuleError(DoctrineError):
-    """The duplicate guard refused a new or edited rule (SPEC §5); ``similar`` lists the matches."""
+    """The duplicate guard refused a new or edited rule (docs/design.md §Rule file); ``similar``
+    lists the matches."""
 
     def __init__(self, message: str, similar: list[Any], *, hint: str | None = None) -> None:
         super().__init__(message, hint=hint)
@@ -73,7 +77,8 @@ class DuplicateRuleError(DoctrineError):
 
 @dataclass(frozen=True)
 class Approval:
-    """Who approved which content (SPEC §5): ``at`` ISO 8601 UTC, ``content_sha256`` hex."""
+    """Who approved which content (docs/design.md §Rule file): ``at`` ISO 8601 UTC,
+    ``content_sha256`` hex."""
 
     by: str
     at: str
@@ -83,7 +88,8 @@ class Approval:
 
 @dataclass(frozen=True)
 class Rule:
-    """One doctrine rule as its file holds it (SPEC §5); ``path`` is ``doctrine/<id>.yaml``."""
+    """One doctrine rule as its file holds it (docs/design.md §Rule file); ``path`` is
+    ``doctrine/<id>.yaml``."""
 
     id: str
     title: str
@@ -102,7 +108,8 @@ class Rule:
     path: str
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``--format json`` shape: the SPEC §5 keys in order, then ``path``."""
+        """The ``--format json`` shape: the keys of docs/design.md §Rule file in order, then
+        ``path``."""
         data = asdict(self)
         data["limits"] = list(self.limits)
         data["distinct_from"] = list(self.distinct_from)
@@ -118,7 +125,8 @@ def rule_relpath(rule_id: str) -> str:
 
 
 def content_sha256(rule: Rule) -> str:
-    """SHA-256 hex of the canonical JSON of ``{title, scope, instruction, limits}`` (SPEC §5).
+    """SHA-256 hex of the canonical JSON of ``{title, scope, instruction, limits}``
+    (docs/design.md §Rule file).
 
     Canonical JSON: keys sorted, no spaces, UTF-8 (``ensure_ascii=False``), limits as a list.
     """
@@ -133,7 +141,8 @@ def content_sha256(rule: Rule) -> str:
 
 
 def missing_for_activation(rule: Rule) -> list[str]:
-    """What approval still needs (SPEC §5): a subset of ``["scope", "instruction", "limit"]``."""
+    """What approval still needs (docs/design.md §Rule file): a subset of ``["scope", "instruction",
+    "limit"]``."""
     missing = []
     if not rule.scope:
         missing.append("scope")
@@ -145,7 +154,8 @@ def missing_for_activation(rule: Rule) -> list[str]:
 
 
 def normalise_scope(scope: str | None, where: str = "scope") -> str | None:
-    """A scope as stored: ``/``-separated segments, no leading/trailing ``/`` (SPEC §2 *scope*).
+    """A scope as stored: ``/``-separated segments, no leading/trailing ``/`` (*scope*,
+    docs/design.md §Vocabulary).
 
     ``None`` or an empty string means "to be assigned". Raises :class:`DoctrineError` for an empty
     segment, ``.``/``..``, spaces or other characters outside ``[A-Za-z0-9_.-]``.
@@ -182,14 +192,16 @@ def scopes_overlap(a: str | None, b: str | None) -> bool:
 
 
 def is_overdue(rule: Rule, today: date) -> bool:
-    """An active rule whose ``review_due`` is before ``today`` (SPEC §5 ``doctrine due``)."""
+    """An active rule whose ``review_due`` is before ``today`` (``doctrine due``,
+    docs/design.md §Lifecycle)."""
     if rule.status != "active" or not rule.review_due:
         return False
     return date.fromisoformat(rule.review_due) < today
 
 
 def not_applied_reason(rule: Rule, scope: str, today: date, on_review_due: str) -> str | None:
-    """Why ``rule`` does not apply to an audit of ``scope`` (None when it applies; SPEC §10).
+    """Why ``rule`` does not apply to an audit of ``scope`` (None when it applies;
+    docs/design.md §Context).
 
     Reasons: the status (``draft``, ``suspended`` …), ``changed after approval`` (an active rule
     without an approval, or whose content no longer matches ``approval.content_sha256``: a hand
@@ -231,9 +243,10 @@ def _article(word: str) -> str:
 
 
 def lifecycle_problems(rule: Rule) -> list[tuple[str, str]]:
-    """``(key, reason)`` pairs where a rule's status, approval and content disagree (SPEC §5):
-    an active or suspended rule without approval, an approval on another status, an approval of
-    another version or content (a hand edit after approval), a review date without approval."""
+    """``(key, reason)`` pairs where a rule's status, approval and content disagree
+    (docs/design.md §Lifecycle): an active or suspended rule without approval, an approval on
+    another status, an approval of another version or content (a hand edit after approval), a review
+    date without approval."""
     problems: list[tuple[str, str]] = []
     approval = rule.approval
     if rule.status in APPROVED_STATUSES and approval is None:

@@ -1,4 +1,4 @@
-"""Strict reading of rule files (SPEC §5, issue 3 item 1).
+"""Strict reading of rule files (docs/design.md §Rule file).
 
 A rule file is read from PyYAML's C event stream, never constructed into Python objects by YAML
 itself: anchors, aliases (a billion-laughs bomb stops at its first ``*``), explicit tags
@@ -141,7 +141,7 @@ def _tree(text: str, where: str) -> _Node:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise DoctrineError(f"{where}:{line}: {builder.path()}: invalid YAML: {problem}") from None
     if builder.root is None or builder.root.kind != "map":
-        raise DoctrineError(f"{where}:1: (file): expected a mapping of rule keys (SPEC §5)")
+        raise DoctrineError(f"{where}:1: (file): expected a mapping of rule keys")
     return builder.root
 
 

@@ -1,11 +1,11 @@
-"""Writing rule files (SPEC §5, STYLE §11): one canonical layout, and round-trip edits.
+"""Writing rule files (docs/design.md §Rule file): one canonical layout, and round-trip edits.
 
-:func:`canonical_text` is the one layout of a new rule: the SPEC §5 key order, two-space
-mappings, ``  - `` list items, ``null`` for empty values, times and dates unquoted
+:func:`canonical_text` is the one layout of a new rule: the key order of docs/design.md §Rule file,
+two-space mappings, ``  - `` list items, ``null`` for empty values, times and dates unquoted
 (``2026-11-29T10:02:00Z``), and any text that YAML 1.1 would read as something else (``on``,
 ``yes``, ``1.10``, ``2026-11-29``) single-quoted so both PyYAML and ruamel read it back as text.
 :func:`updated_text` edits an existing file with ruamel.yaml's round trip: only the keys whose
-value changed are rewritten, so a person's comments and key order survive (REFERENCE §8 a).
+value changed are rewritten, so a person's comments and key order survive.
 ruamel.yaml is imported inside the functions: reading rules never pays for it.
 """
 

@@ -1,4 +1,5 @@
-"""The duplicate guard (SPEC §5): a new or edited rule against the live rules of its scope.
+"""The duplicate guard (docs/design.md §Rule file): a new or edited rule against the live rules of
+its scope.
 
 Rules are compared after a light normalisation that makes paraphrases meet: case, accents and
 punctuation dropped; negations (``never``, ``do not``, ``don't``, ``ne … jamais``) become ``not``;
@@ -9,7 +10,7 @@ both become ``not accept warranty lt 24 month``.
 
 The score (0–100) is rapidfuzz's ``token_set_ratio`` times the square root of the length ratio
 (shorter / longer, in words): ``token_set_ratio`` alone gives 100 whenever one rule's words are a
-subset of the other's ("use uv" vs "use uv never pip", REFERENCE §8 b), and the length ratio
+subset of the other's ("use uv" vs "use uv never pip"), and the length ratio
 pulls such pairs down by how much the longer rule adds (an exception, a condition). Texts that do
 not hold the same figures are capped at 50: "under 12 months" is not "under 24 months". A pair
 at or above ``doctrine.duplicate_threshold`` blocks.

@@ -1,4 +1,5 @@
-"""A rule's past, read from git (SPEC §5 ``history`` and ``restore``, §9 trailers).
+"""A rule's past, read from git (``doctrine history`` and ``restore``; docs/design.md §Lifecycle,
+§Trailers).
 
 Every lifecycle change is one commit carrying ``Agentmem-Rule``, ``Agentmem-Version``,
 ``Agentmem-Status-From`` and ``Agentmem-Status-To``; a commit made by hand has none, so the

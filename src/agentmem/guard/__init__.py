@@ -1,28 +1,29 @@
-"""The guard: the filter every text passes before it can enter memory or doctrine (SPEC §8).
+"""The guard: the filter every text passes before it can enter memory or doctrine
+(docs/design.md §Guard).
 
 Memory and doctrine text is pasted into future prompts, so it is an injection surface. The guard
 *refuses*; it never strips or rewrites, so the person approving sees exactly what was refused and
-why (issue 4). Pure functions, called by every write path and by ``check``:
+why. Pure functions, called by every write path and by ``check``:
 
 - :func:`scan` returns every :class:`Finding` (reason code, message, character span, severity);
 - :func:`check` raises :class:`~agentmem.errors.GuardError` when a finding is an error;
 - :func:`mask` replaces secrets and personal data by typed placeholders before a transcript is
-  sent to a model (SPEC §7);
+  sent to a model (docs/design.md §Harvest);
 - :func:`describe` summarises findings on one line; :func:`locate` turns an offset into
   ``(line, column)``.
 
 Reason codes: ``invisible-char``, ``structure``, ``instruction``, ``exfiltration``,
 ``encoded-blob``, ``secret:<provider>`` (``secret:entropy`` is the only warning), ``pii:<kind>``
-and ``too-long``. Messages name the class and the position, never the matched value (issue 4,
-item 3); invisible characters are named by code point and count (``U+E0049 ×37``).
+and ``too-long``. Messages name the class and the position, never the matched value; invisible
+characters are named by code point and count (``U+E0049 ×37``).
 
 Invisible characters, line breaks, secrets, personal data and encoded blobs are checked on the
 raw text. Structure, exfiltration and instructions are checked on a *detection copy* (invisible
 characters removed, NFKC, casefold, accents removed, Latin look-alikes mapped to Latin), so
 ``ign\\u200bore``, fullwidth and Cyrillic disguises are caught; spans map back to the raw text.
 
-Speed (issue 4: an 8,000-character file well under 50 ms, see ``benchmarks/bench_guard.py``;
-issue 5: ``agentmem check`` over thousands of files, see ``benchmarks/bench_check.py``): each
+Speed (an 8,000-character file well under 50 ms, see ``benchmarks/bench_guard.py``;
+``agentmem check`` over thousands of files, see ``benchmarks/bench_check.py``): each
 instruction and secret pattern runs only when one of its literal "needles" occurs in the text
 (looked up in the text's distinct tokens), instruction patterns compile on first use, and
 number patterns run only in windows around long runs of digits. Regex passes that cannot match
@@ -114,13 +115,13 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 
 def scan(text: str, *, max_chars: int | None = None, kind: str = "entry") -> list[Finding]:
-    """Every reason to refuse or warn about ``text`` (SPEC §8), sorted by position.
+    """Every reason to refuse or warn about ``text`` (docs/design.md §Guard), sorted by position.
 
     ``kind``: ``"entry"`` (one memory line: any line break is refused), ``"rule"`` (a doctrine
     text field: one line too) or ``"file"`` (a stored memory file: ``\\n`` separates lines and
     leading Markdown is checked on the content of each ``- `` entry line). ``max_chars`` counts
-    code points (``entry_max_chars`` or ``budget_chars``, SPEC §3-4); ``None`` means no limit.
-    Raises ``ValueError`` for an unknown kind; never raises because of the text.
+    code points (``entry_max_chars`` or ``budget_chars``, docs/design.md §Settings); ``None`` means
+    no limit. Raises ``ValueError`` for an unknown kind; never raises because of the text.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown guard kind {kind!r} (expected one of: {', '.join(KINDS)})")
@@ -155,8 +156,8 @@ def check(
     """Refuse ``text`` when :func:`scan` finds an error; return the warnings otherwise.
 
     Raises :class:`~agentmem.errors.GuardError` whose message is
-    ``"{where}: refused: <code> at <offset>: <message>; …"`` (SPEC §8): classes and positions,
-    never a matched value.
+    ``"{where}: refused: <code> at <offset>: <message>; …"`` (docs/design.md §Guard): classes and
+    positions, never a matched value.
     """
     findings = scan(text, max_chars=max_chars, kind=kind)
     errors = [f for f in findings if f.severity == ERROR]
@@ -178,7 +179,8 @@ def placeholder(code: str) -> str:
 
 
 def mask(text: str) -> str:
-    """``text`` with secrets and personal data replaced by typed placeholders (SPEC §7).
+    """``text`` with secrets and personal data replaced by typed placeholders
+    (docs/design.md §Harvest).
 
     For a transcript about to be sent to a model: ``[EMAIL]``, ``[PHONE]``, ``[IBAN]``,
     ``[CARD]``, ``[NATIONAL-ID]``, ``[SECRET:<provider>]``. Random-looking tokens (the

@@ -1,5 +1,5 @@
-"""The guard's vocabulary (SPEC §8): severities, scan kinds, prompt delimiters, placeholders
-and :class:`Finding`."""
+"""The guard's vocabulary (docs/design.md §Guard): severities, scan kinds, prompt delimiters,
+placeholders and :class:`Finding`."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ ERROR = "error"
 WARNING = "warning"
 KINDS = ("entry", "rule", "file")
 
-#: Markers agentmem's context renderer puts around memory and doctrine in a prompt (SPEC §10).
-#: Text containing one could close the block it sits in, so the guard refuses it.
+#: Markers agentmem's context renderer puts around memory and doctrine in a prompt
+#: (docs/design.md §Context). Text containing one could close the block it sits in, so the guard
+#: refuses it.
 PROMPT_DELIMITERS: tuple[str, ...] = (
     "<agentmem-memory",
     "</agentmem-memory",
@@ -35,7 +36,7 @@ class Finding:
     """One reason to refuse (or warn about) a text.
 
     ``start``/``end`` are 0-based character offsets (code points) in the scanned text;
-    ``message`` never contains the matched secret or personal value (SPEC §8, issue 4 item 3).
+    ``message`` never contains the matched secret or personal value (docs/design.md §Guard).
     ``severity`` is ``"error"`` (refused) or ``"warning"``.
     """
 

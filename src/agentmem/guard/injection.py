@@ -1,5 +1,5 @@
-"""Instructions aimed at the assistant, in English and French (SPEC §8): overriding its
-instructions, changing its role, revealing or sending secrets, hiding things from the user,
+"""Instructions aimed at the assistant, in English and French (docs/design.md §Guard): overriding
+its instructions, changing its role, revealing or sending secrets, hiding things from the user,
 posing as system text. Read on the detection copy (lower case, no accents, ' apostrophes)."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Personal data (SPEC §7, §8): e-mail addresses, phone numbers (France, US, international),
-IBANs, payment cards and national ids (FR NIR, US SSN, ES DNI/NIE, IT codice fiscale), read on
-the raw text; checksums through python-stdnum and numbers through phonenumbers, both loaded on
-first use."""
+"""Personal data (docs/design.md §Harvest, §Guard): e-mail addresses, phone numbers (France, US,
+international), IBANs, payment cards and national ids (FR NIR, US SSN, ES DNI/NIE, IT codice
+fiscale), read on the raw text; checksums through python-stdnum and numbers through phonenumbers,
+both loaded on first use."""
 
 from __future__ import annotations
 

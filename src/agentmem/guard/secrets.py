@@ -1,5 +1,5 @@
 """Secrets (provider keys and tokens, passwords, credentials in key=value pairs) and encoded
-blobs, read on the raw text (SPEC §8). Only ``secret:entropy`` is a warning."""
+blobs, read on the raw text (docs/design.md §Guard). Only ``secret:entropy`` is a warning."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Structure (leading Markdown, role markers, tags, chat-template tokens, code fences, prompt
 delimiters) and exfiltration (images, links carrying data, resource-loading markup), read on
-the detection copy (SPEC §8)."""
+the detection copy (docs/design.md §Guard)."""
 
 from __future__ import annotations
 
@@ -118,8 +118,8 @@ def _exfiltration_hits(det: str) -> Iterator[tuple[int, int, str]]:
     if "://" not in det:
         return
     if "](" in det:
-        # SPEC §8: a Markdown link carrying query data is refused whatever its length — the
-        # rendered link sends it on a click; a bare URL is refused only for long query data.
+        # docs/design.md §Guard: a Markdown link carrying query data is refused whatever its length
+        # — the rendered link sends it on a click; a bare URL is refused only for long query data.
         for m in _MD_LINK_TARGET.finditer(det):
             yield m.start(), m.end(), "Markdown link with query data"
     for m in _URL.finditer(det):

@@ -1,4 +1,5 @@
-"""The harvest queue (issue 6, SPEC §7): sessions that ended, waiting for ``harvest --queue``.
+"""The harvest queue (docs/design.md §Harvest): sessions that ended, waiting for ``harvest
+--queue``.
 
 Claude Code gives a ``SessionEnd`` hook 1.5 s and discards its output, and a transcript is
 written asynchronously, so the hook only appends one line to ``.agentmem/queue.jsonl``; the
@@ -44,12 +45,12 @@ PAYLOAD_MAX_BYTES = 1_000_000
 
 
 class HookPayloadError(AgentmemError):
-    """The JSON a hook received on stdin is not a Claude Code hook payload (issue 6)."""
+    """The JSON a hook received on stdin is not a Claude Code hook payload."""
 
 
 @dataclass(frozen=True)
 class HookPayload:
-    """The fields agentmem reads from a Claude Code hook payload (REFERENCE §3).
+    """The fields agentmem reads from a Claude Code hook payload.
 
     ``reason`` is SessionEnd's ``reason`` or PreCompact's ``trigger`` (None when absent).
     """

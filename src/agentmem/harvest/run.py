@@ -1,4 +1,5 @@
-"""Harvest (SPEC §7): one session in, at most ``max_proposals`` validated proposals in the inbox.
+"""Harvest (docs/design.md §Harvest): one session in, at most ``max_proposals`` validated proposals
+in the inbox.
 
 Order: read the transcript (and outcomes) → ONE provider call → cut to ``max_proposals`` →
 parse and validate each proposal (shape, section, route, target, guard, budget preview,
@@ -45,7 +46,7 @@ class Rejection:
 
 @dataclass
 class HarvestResult:
-    """What one session's harvest produced (SPEC §7)."""
+    """What one session's harvest produced (docs/design.md §Harvest)."""
 
     session: str
     transcript: str
@@ -62,7 +63,7 @@ class HarvestResult:
 
 def choose_provider(flag: str | None, configured: str, env: Mapping[str, str] | None = None) -> str:
     """``--provider`` wins, then ``harvest.provider``; ``auto`` means anthropic with a key, else
-    offline (SPEC §3)."""
+    offline (docs/design.md §Settings, §Providers)."""
     env = os.environ if env is None else env
     name = flag or configured
     if name not in PROVIDERS:
@@ -159,9 +160,9 @@ def validate(
     accepted: Sequence[Proposal],
     pending: Sequence[Proposal] = (),
 ) -> None:
-    """SPEC §7 validation of one parsed proposal against the current memory, the proposals kept
-    before it in this harvest (``accepted``) and those already in the inbox (``pending``).
-    Raises an :class:`AgentmemError` whose message is the reason."""
+    """The validation (docs/design.md §Harvest) of one parsed proposal against the current memory,
+    the proposals kept before it in this harvest (``accepted``) and those already in the inbox
+    (``pending``). Raises an :class:`AgentmemError` whose message is the reason."""
     config = repo.config.memory
     relpath = repo.memory_relpath(proposal.person)
     if proposal.route == "doctrine":

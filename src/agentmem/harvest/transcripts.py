@@ -1,4 +1,4 @@
-"""Transcript readers (SPEC §7): one session file in, a list of turns out.
+"""Transcript readers (docs/design.md §Harvest): one session file in, a list of turns out.
 
 Readers are chosen by content, never by file name:
 
@@ -70,7 +70,7 @@ Records = list[tuple[int, dict[str, Any]]]  # (1-based line, parsed JSON object)
 
 
 def read_transcript(path: Path) -> Transcript:
-    """Read one session file, choosing the reader by content (SPEC §7).
+    """Read one session file, choosing the reader by content (docs/design.md §Harvest).
 
     ``session_id`` comes from the content when it has one (Claude Code ``sessionId``, Codex
     session meta ``id``), else it is the first 16 hex digits of the sha256 of the file's bytes.

@@ -1,4 +1,4 @@
-"""Personal memory files (SPEC §4): ``memories/<person>.md``.
+"""Personal memory files (docs/design.md §Memory file): ``memories/<person>.md``.
 
 A memory file is kept as its list of lines, each classified (title, heading, entry, blank), so
 that rendering gives back the exact bytes that were read and an edit touches only its own line.
@@ -10,7 +10,8 @@ Layout::
     ## Writing style             (exactly the configured sections, in order)
     - one entry per line
 
-Sizes are counted in Unicode code points on the NFC form of the whole file (SPEC §3).
+Sizes are counted in Unicode code points on the NFC form of the whole file
+(docs/design.md §Memory file).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from agentmem.errors import ApplyConflictError, BudgetExceededError, InvalidMemo
 ENTRY_PREFIX = "- "
 HEADING_PREFIX = "## "
 TITLE_PREFIX = "# Memory: "
-# Every kind of line break Python's str.splitlines() knows, plus the ones SPEC §4 names.
+# Every kind of line break Python's str.splitlines() knows, plus the ones
+# docs/design.md §Memory file lists.
 LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 FORBIDDEN_ENTRY_STARTS = ("#", "-", ">")
 
@@ -81,7 +83,7 @@ class BudgetStatus:
         return "warning" if self.ratio >= self.warn_ratio else "ok"
 
     def describe(self) -> str:
-        """``43 % — 3440/8000 characters`` (SPEC §10)."""
+        """``43 % — 3440/8000 characters`` (docs/design.md §Context)."""
         return f"{self.ratio:.0%} — {self.used}/{self.budget} characters".replace("%", " %")
 
 
@@ -107,7 +109,8 @@ class MemoryFile:
 
 
 def char_count(text: str) -> int:
-    """Size in Unicode code points of the NFC form (SPEC §3 ``budget_chars``)."""
+    """Size in Unicode code points of the NFC form (``memory.budget_chars``,
+    docs/design.md §Settings)."""
     return len(unicodedata.normalize("NFC", text))
 
 
@@ -117,7 +120,8 @@ def budget_status(text: str, config: MemoryConfig) -> BudgetStatus:
 
 
 def check_budget(text: str, config: MemoryConfig, where: str) -> BudgetStatus:
-    """Refuse a text over budget with the figures (SPEC §4); returns the status otherwise."""
+    """Refuse a text over budget with the figures (docs/design.md §Memory file); returns the status
+    otherwise."""
     status = budget_status(text, config)
     if status.level == "over":
         raise BudgetExceededError(
@@ -127,7 +131,7 @@ def check_budget(text: str, config: MemoryConfig, where: str) -> BudgetStatus:
 
 
 def new_memory_text(person: str, config: MemoryConfig) -> str:
-    """An empty memory file with the configured sections (SPEC §4 example)."""
+    """An empty memory file with the configured sections (docs/design.md §Memory file)."""
     parts = [f"{TITLE_PREFIX}{person}\n"]
     for section in config.sections:
         parts.append(f"\n{HEADING_PREFIX}{section}\n")
@@ -136,7 +140,8 @@ def new_memory_text(person: str, config: MemoryConfig) -> str:
 
 def validate_entry_text(text: str, config: MemoryConfig, where: str) -> None:
     """An entry is exactly one non-empty line, no leading ``#``, ``-`` or ``>``, at most
-    ``entry_max_chars`` code points (SPEC §4). Raises :class:`InvalidMemoryError`."""
+    ``entry_max_chars`` code points (docs/design.md §Memory file). Raises
+    :class:`InvalidMemoryError`."""
     breaks = sorted({f"U+{ord(c):04X}" for c in LINE_BREAKS if c in text})
     if breaks:
         raise InvalidMemoryError(
@@ -220,7 +225,8 @@ def parse_memory(text: str, person: str, config: MemoryConfig, where: str) -> Me
 
 
 def find_entries(memory: MemoryFile, target: str) -> list[Entry]:
-    """The entries whose text contains ``target`` as an exact substring (SPEC §4)."""
+    """The entries whose text contains ``target`` as an exact substring
+    (docs/design.md §Memory file)."""
     return [e for e in memory.entries() if target in e.text]
 
 
@@ -246,7 +252,8 @@ def _entry_raw(text: str) -> str:
 
 
 def add_entry(memory: MemoryFile, section: str, text: str, where: str) -> MemoryFile:
-    """A new MemoryFile with ``- text`` appended at the end of ``section`` (SPEC §4 ``add``)."""
+    """A new MemoryFile with ``- text`` appended at the end of ``section`` (``add``,
+    docs/design.md §Proposals)."""
     if section not in memory.sections():
         raise ApplyConflictError(
             f"{where}: no section '{section}' (sections: {', '.join(memory.sections())})"

@@ -1,7 +1,7 @@
 """The pure planner: proposal + current text → the new text, its diff and its fill level.
 
 Nothing here touches the disk. Every check (entry shape, guard, target, budget) runs before the
-writer is called, so a failure leaves every file as it was (STYLE §3).
+writer is called, so a failure leaves every file as it was.
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ class MemoryPlan:
 
 
 def check_entry(text: str, config: MemoryConfig, where: str) -> list[Finding]:
-    """An entry's shape (SPEC §4) then the guard (SPEC §8); returns guard warnings.
+    """An entry's shape (docs/design.md §Memory file) then the guard (§Guard); returns guard
+    warnings.
 
     Raises :class:`InvalidMemoryError` or :class:`GuardError`.
     """

@@ -1,4 +1,5 @@
-"""The inbox (SPEC §2): ``inbox/<person>/<proposal-id>.yaml``, one pending proposal a file.
+"""The inbox (docs/design.md §Inbox file): ``inbox/<person>/<proposal-id>.yaml``, one pending
+proposal a file.
 
 Inbox files are committed as soon as they are written, so a proposal survives a session that
 stops before its review.
@@ -20,14 +21,14 @@ def proposal_relpath(proposal: Proposal) -> str:
 
 
 def render_proposal(proposal: Proposal) -> str:
-    """The inbox file text: canonical YAML with the SPEC §6 field names."""
+    """The inbox file text: canonical YAML with the field names of docs/design.md §Inbox file."""
     return dump_yaml(proposal.to_dict())
 
 
 def list_pending(repo: Repository, person: str | None = None) -> list[Proposal]:
     """Pending proposals, oldest first; of one person or of everyone. Raises ProposalError on a
     malformed inbox file (naming it)."""
-    from agentmem.store import regular  # follows no symlink, reads only regular files (H3, H11)
+    from agentmem.store import regular  # follows no symlink, reads only regular files
 
     people, refused = regular.subfolders(repo.root, INBOX_DIR)
     if person:  # a link elsewhere in inbox/ is not this person's: their listing checks inbox/

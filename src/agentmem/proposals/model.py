@@ -1,6 +1,7 @@
-"""Proposals: the only thing a model (or a person mid-session) can produce (SPEC §2, §7).
+"""Proposals: the only thing a model (or a person mid-session) can produce
+(docs/design.md §Proposals).
 
-A proposal is parsed from untrusted data at once (STYLE §4): fields that carry trust — the
+A proposal is parsed from untrusted data at once: fields that carry trust — the
 person it belongs to, its id, its session, when it was made — are set by agentmem, never read
 from the model's answer.
 """
@@ -18,9 +19,9 @@ ACTIONS = ("add", "modify", "remove")
 ROUTES = ("memory", "doctrine")
 BASES = ("declared", "inferred")
 
-# The JSON schema sent to the model as structured output (SPEC §7). Every object has
+# The JSON schema sent to the model as structured output (docs/design.md §Harvest). Every object has
 # ``additionalProperties: false``; optional values are nullable rather than omitted, because
-# structured outputs limit optional parameters (REFERENCE §1).
+# structured outputs limit optional parameters.
 PROPOSAL_JSON_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -57,7 +58,7 @@ PROPOSAL_JSON_SCHEMA: dict[str, Any] = {
 
 @dataclass(frozen=True)
 class Proposal:
-    """One pending change (SPEC §2 *proposal*).
+    """One pending change (docs/design.md §Proposals).
 
     ``action``: add | modify | remove. ``route``: memory | doctrine. ``section``: a configured
     section name (memory route). ``target``: exact substring of the one entry to modify/remove.
@@ -80,7 +81,7 @@ class Proposal:
     source: str
 
     def to_dict(self) -> dict[str, Any]:
-        """The inbox and ``--format json`` shape: the SPEC §6 field names."""
+        """The inbox and ``--format json`` shape: the field names of docs/design.md §Proposals."""
         return asdict(self)
 
     def with_text(self, text: str) -> Proposal:
@@ -118,7 +119,7 @@ def _creation_stamp() -> str:
 
 
 def new_proposal_id(when: datetime | None = None) -> str:
-    """``p-YYYYMMDD-xxxxxx``: date plus 24 random bits in hex (SPEC §9 example ``p-20261129-3fa2``)."""
+    """``p-YYYYMMDD-xxxxxx``: date plus 24 random bits in hex (docs/design.md §Proposals)."""
     when = when or now_utc()
     return f"p-{when:%Y%m%d}-{secrets.token_hex(3)}"
 
@@ -141,7 +142,7 @@ def _enum(
         raise ProposalError(
             f"{where}: field '{key}' is {value!r}; expected one of: {', '.join(allowed)}"
         )
-    # Structured outputs may differ in capitalisation (REFERENCE §1): compare case-insensitively.
+    # Structured outputs may differ in capitalisation: compare case-insensitively.
     return value.strip().lower()
 
 

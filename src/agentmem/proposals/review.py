@@ -1,11 +1,12 @@
-"""Review (SPEC §2, §4, §9): the owner's decision on each pending proposal, and its audit commit.
+"""Review (docs/design.md §Proposals, §Trailers): the owner's decision on each pending proposal, and
+its audit commit.
 
 Each accepted memory proposal is applied by the planner, written atomically, removed from the
-inbox and committed as ONE commit with the SPEC §9 trailers. Rejections are one commit whose
-trailers list them. Proposals routed to ``doctrine`` become draft rules
-(:func:`accept_doctrine`), always after the memory proposals of the same review: a draft that
-fails (guard, duplicate, invalid) is reported on its own and the memory commits stay (issue 3
-item 6). The caller holds the repository lock around plan + commit.
+inbox and committed as ONE commit with the trailers of docs/design.md §Trailers. Rejections are one
+commit whose trailers list them. Proposals routed to ``doctrine`` become draft rules
+(:func:`accept_doctrine`), always after the memory proposals of the same review: a draft that fails
+(guard, duplicate, invalid) is reported on its own and the memory commits stay. The caller holds the
+repository lock around plan + commit.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
 
 
 def require_owner(actor: Person, person: str, what: str) -> None:
-    """Only the owner writes their memory (SPEC §6); an admin may read, never write it."""
+    """Only the owner writes their memory (docs/design.md §Roles); an admin may read, never write
+    it."""
     if actor.id != person:
         raise GovernanceError(
             f"{what} {person}'s memory is for {person} only; you are {actor.id} ({actor.role})",
@@ -42,17 +44,17 @@ def require_owner(actor: Person, person: str, what: str) -> None:
         )
 
 
-#: Roles that have a personal memory (SPEC §2: a ``user`` runs audits, nothing more).
+#: Roles that have a personal memory (docs/design.md §Roles: a ``user`` runs audits, nothing more).
 MEMORY_ROLES = ("member", "admin")
 
 
 def require_memory_role(actor: Person, doing: str = "a personal memory") -> None:
-    """Refuse a person whose role has no personal memory (SPEC §2 roles: members and admins
+    """Refuse a person whose role has no personal memory (docs/design.md §Roles: members and admins
     have one, a ``user`` does not). Raises :class:`GovernanceError` naming the role."""
     if actor.role not in MEMORY_ROLES:
         raise GovernanceError(
             f"{doing} needs the member or admin role; {actor.id} has the {actor.role} role, "
-            "and a user has no personal memory (SPEC §2)",
+            "and a user has no personal memory",
             hint="ask an admin to make you a member in roles.yaml",
         )
 
@@ -178,7 +180,8 @@ class Decision:
 def remember(
     repo: Repository, actor: Person, text: str, section: str, session: str = "manual"
 ) -> Proposal:
-    """``agentmem remember`` (SPEC §6): a pending ``add``, validated and committed at once."""
+    """``agentmem remember`` (docs/design.md §Commands): a pending ``add``, validated and committed
+    at once."""
     from agentmem.harvest.run import validate, write_to_inbox
     from agentmem.proposals.inbox import list_pending
     from agentmem.proposals.model import parse_proposal
@@ -235,7 +238,7 @@ def _entry_texts(text: str | None, person: str, config: MemoryConfig, relpath: s
 
 
 def commit_hand_edit(repo: Repository, actor: Person, old: str | None, new: str) -> str | None:
-    """``agentmem memory edit`` (issue 2 item 9): validate the owner's edited file — structure,
+    """``agentmem memory edit``: validate the owner's edited file — structure,
     each new or changed entry through the guard, budget — and commit it as one audited change.
 
     Raises :class:`InvalidMemoryError`, :class:`GuardError` or :class:`BudgetExceededError`
@@ -284,9 +287,10 @@ def accept_doctrine(
     *,
     distinct: bool = False,
 ) -> list[DoctrineOutcome]:
-    """Make each accepted ``doctrine`` proposal a draft rule, ONE commit each (SPEC §5).
+    """Make each accepted ``doctrine`` proposal a draft rule, ONE commit each
+    (docs/design.md §Rule file).
 
-    Run after the memory proposals of the same review are committed (issue 3 item 6). Each draft
+    Run after the memory proposals of the same review are committed. Each draft
     takes the repository lock itself; a failure (guard, duplicate guard, invalid scope, role) is
     returned with its proposal — the proposal stays pending — and the others go on. ``edits``
     maps a proposal id to the person's edited text; ``distinct`` overrides the duplicate guard.

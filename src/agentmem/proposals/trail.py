@@ -1,4 +1,4 @@
-"""The audit trail read back from git (SPEC §4 *blame*, §9 trailers): ``log`` and ``blame``."""
+"""The audit trail read back from git (docs/design.md §Trailers): ``log`` and ``blame``."""
 
 from __future__ import annotations
 
@@ -71,7 +71,8 @@ def audit_log(
 
 @dataclass(frozen=True)
 class BlameEntry:
-    """Where one entry came from: SPEC §4 — commit, date, approver, session, justification.
+    """Where one entry came from (docs/design.md §Trailers): commit, date, approver, session,
+    justification.
 
     ``approver`` comes only from an ``Agentmem-Actor`` trailer; ``author`` is the commit's git
     author. A line set by a plain git commit has an author and no approver.

@@ -1,4 +1,4 @@
-"""The git adapter: every git call of agentmem goes through here (STYLE §10).
+"""The git adapter: every git call of agentmem goes through here.
 
 It drives the git binary (fast to start, signs commits, reads trailers), returns plain values and
 turns git's failures into :class:`GitError` with advice. Commits are built on a private index file
@@ -125,7 +125,8 @@ INDEX_LOCK_WAIT_SECONDS = 2.0
 
 
 def check_state(root: Path) -> None:
-    """Refuse to write while git is mid-operation (issue 7 item 2: nothing half-done).
+    """Refuse to write while git is mid-operation (nothing is left half-done,
+    docs/design.md §Write path).
 
     Raises :class:`GitError` naming an interrupted rebase/merge/cherry-pick/revert/bisect, a
     detached HEAD, or a stale ``index.lock`` (one still there after

@@ -1,4 +1,5 @@
-"""The write journal (issue 7 item 2): ``.git/agentmem/pending.json`` and crash recovery.
+"""The write journal: ``.git/agentmem/pending.json`` and crash recovery
+(docs/design.md §Write path).
 
 :func:`agentmem.store.writer.apply_changes` writes a :class:`Pending` record (fsynced) before it
 touches any file and clears it once the commit is published. A process killed in between leaves

@@ -1,4 +1,4 @@
-"""Reading agentmem's own files as regular files only (SPEC §3; adversarial trial H3, H11).
+"""Reading agentmem's own files as regular files only (docs/design.md §Repository layout).
 
 ``doctrine/*.yaml``, ``memories/*.md`` and ``inbox/<person>/*.yaml`` are judged by
 ``check --history`` as git stores them. A symlink is stored as its target's *name*, so a

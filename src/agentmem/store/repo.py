@@ -1,4 +1,5 @@
-"""The memory repository (SPEC §2–3): finding it, its layout, its people, and its lock.
+"""The memory repository (docs/design.md §Vocabulary, §Repository layout): finding it, its layout,
+its people, and its lock.
 
 A memory repository is a git work tree holding ``agentmem.yaml``. People and roles come from
 ``roles.yaml``; the actor is the person whose e-mail matches the git identity of whoever runs the
@@ -126,7 +127,8 @@ class Repository:
         return parse_roles(load_yaml_file(path, ROLES_FILE), ROLES_FILE)
 
     def actor(self) -> Person:
-        """The person running the command, from the git identity (SPEC §2 *actor*)."""
+        """The person running the command, from the git identity (*actor*,
+        docs/design.md §Vocabulary, §Roles)."""
         _name, email = gitio.identity(self.root)
         for person in self.people().values():
             if person.email.lower() == email.lower():
@@ -148,7 +150,8 @@ class Repository:
     # -- lock ---------------------------------------------------------------------------------
     @contextmanager
     def locked(self, timeout: float | None = None) -> Iterator[None]:
-        """The repository-level lock around read → validate → write → commit (issue 7 item 1).
+        """The repository-level lock around read → validate → write → commit
+        (docs/design.md §Write path).
 
         ``flock`` on ``.agentmem/lock``: the kernel releases it if the process dies. Once held,
         git's state is checked (:func:`gitio.check_state`: no rebase/merge in progress, no
@@ -191,7 +194,7 @@ def _lock_timeout(explicit: float | None) -> float:
         raise ConfigError(f"AGENTMEM_LOCK_TIMEOUT={raw!r}: expected a number of seconds") from None
 
 
-# -- path safety (issue 7 item 5) -------------------------------------------------------------
+# -- path safety -------------------------------------------------------------
 class UnsafePathError(AgentmemError):
     """A path that could escape the repository or alias another file; nothing was written."""
 
@@ -264,9 +267,10 @@ def open_repository(explicit: Path | None = None) -> Repository:
 
 
 def _recover_if_pending(repo: Repository) -> None:
-    """Every command first recovers (issue 7 item 2). Costs one stat when nothing is pending;
-    otherwise recovers under the lock if it is free now. Never blocks nor fails a read: when
-    the lock is busy or git is mid-operation, the next mutating command recovers (or says why)."""
+    """Every command first recovers (docs/design.md §Write path). Costs one stat when nothing is
+    pending; otherwise recovers under the lock if it is free now. Never blocks nor fails a read:
+    when the lock is busy or git is mid-operation, the next mutating command recovers (or says
+    why)."""
     from agentmem.store import journal
 
     if not journal.has_pending(repo.root):
@@ -299,7 +303,8 @@ GITIGNORE_LINES = (".agentmem/",)
 
 
 def init_repository(path: Path) -> InitResult:
-    """Create the SPEC §3 layout at ``path`` (``git init`` where needed); idempotent.
+    """Create the layout of docs/design.md §Repository layout at ``path`` (``git init`` where
+    needed); idempotent.
 
     ``roles.yaml`` starts with the git identity running ``init`` as the first admin. Existing
     files are never overwritten. The created files are committed in one commit.

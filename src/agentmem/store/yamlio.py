@@ -1,4 +1,4 @@
-"""Read-only YAML loading: PyYAML's C safe loader, with duplicate keys refused (STYLE §11).
+"""Read-only YAML loading: PyYAML's C safe loader, with duplicate keys refused.
 
 Round-trip editing of doctrine files (comments kept) belongs to ruamel.yaml, not here.
 """

@@ -1,4 +1,4 @@
-"""What a merge decided itself (``check --history``, adversarial re-test N1): the watched paths
+"""What a merge decided itself (``check --history``): the watched paths
 whose result is not what a clean merge gives.
 
 With ``B`` the merge base of the parents (octopus: of all of them; none for unrelated

@@ -1,5 +1,5 @@
-"""Signed activations (issue 5, SPEC §9): which keys an admin may sign with, and what git says
-about a commit's signature.
+"""Signed activations (docs/design.md §Check, §Lifecycle): which keys an admin may sign with, and
+what git says about a commit's signature.
 
 ``roles.yaml`` lists each person's keys: ``signing_keys: ["ssh-ed25519 AAAA… comment", …]`` (SSH
 public keys, as in ``~/.ssh/id_ed25519.pub``) or 40-hex GPG fingerprints. A signature counts

@@ -1,8 +1,8 @@
-"""``agentmem check --history`` (issue 5 item 2, SPEC §9): who was allowed to do what, commit
-by commit, with ``roles.yaml`` and ``agentmem.yaml`` **as they were at the parent commit** — for a
-commit brought in by a merge, as they were at BOTH its parent and the merge that brought it in,
-as that merge left them (:mod:`agentmem.check.history.lineage`). A merge is also judged on every watched
-path it resolved otherwise than a clean merge would (:mod:`agentmem.check.history.merges`).
+"""``agentmem check --history`` (docs/design.md §Check, §Trailers): who was allowed to do what,
+commit by commit, with ``roles.yaml`` and ``agentmem.yaml`` **as they were at the parent commit** —
+for a commit brought in by a merge, as they were at BOTH its parent and the merge that brought it
+in, as that merge left them (:mod:`agentmem.check.history.lineage`). A merge is also judged on every
+watched path it resolved otherwise than a clean merge would (:mod:`agentmem.check.history.merges`).
 
 A commit fails when it
 - activates a rule (sets it ``active``, or changes an active rule's content) and its author was
@@ -22,8 +22,9 @@ A commit fails when it
   ``ROLES.yaml``, ``a/.GitAttributes``), or puts two paths that only letter case tells apart
   under a watched folder (:mod:`agentmem.check.casefold`): ``history-path-case``;
 - is agentmem-shaped (changes ``doctrine/``, ``memories/``, ``inbox/`` or carries an
-  ``Agentmem-*`` trailer) without the SPEC §9 trailers, or with an ``Agentmem-Actor`` that is
-  not its author, or an ``Agentmem-Role`` that is not the author's role at the parent;
+  ``Agentmem-*`` trailer) without the trailers of docs/design.md §Trailers, or with an
+  ``Agentmem-Actor`` that is not its author, or an ``Agentmem-Role`` that is not the author's role
+  at the parent;
 - with signatures required (``--require-signed``, or ``doctrine.require_signed`` at the
   parent), makes an activation, a change to an approved rule, or a settings change without a
   good signature from a key listed for its author (:mod:`agentmem.check.history.signing`).

@@ -1,4 +1,4 @@
-"""Harvest providers (SPEC §7): ``offline``, ``replay`` and ``anthropic``.
+"""Harvest providers (docs/design.md §Providers): ``offline``, ``replay`` and ``anthropic``.
 
 Each provider takes a :class:`HarvestRequest` and returns a :class:`RawAnswer` whose proposals are
 *untrusted* dicts; :mod:`agentmem.proposals.model` validates them. Only
@@ -15,7 +15,8 @@ from agentmem.harvest.transcripts import Transcript
 
 @dataclass(frozen=True)
 class Outcome:
-    """What the person did with one of the agent's suggestions (SPEC §7 outcomes file)."""
+    """What the person did with one of the agent's suggestions (docs/design.md §Harvest outcomes
+    file)."""
 
     suggestion: str
     decision: str  # accepted | reworked | ignored
@@ -28,7 +29,7 @@ class HarvestRequest:
 
     ``memory_text`` is the person's current memory file, ``doctrine_text`` the active rules in
     scope (rendered), ``sections`` the configured section names, ``max_proposals`` the cap
-    (SPEC §3 ``harvest.max_proposals``, default 6).
+    (``harvest.max_proposals`` of docs/design.md §Settings, default 6).
     """
 
     person: str

@@ -1,12 +1,13 @@
-"""The ``anthropic`` harvest provider (SPEC §7): one structured-output call to the Messages API.
+"""The ``anthropic`` harvest provider (docs/design.md §Providers): one structured-output call to the
+Messages API.
 
-This is the only module that imports the anthropic SDK (STYLE §1), and it does so inside
+This is the only module that imports the anthropic SDK, and it does so inside
 :func:`harvest`, because importing the SDK costs about 1.6 s and most commands never call a model.
 
 The call is ``client.messages.create`` with ``output_config.format`` set to
 :data:`agentmem.proposals.model.PROPOSAL_JSON_SCHEMA`. It sends no sampling parameters and no tools:
 anthropic 2.x removed ``temperature``/``top_p``/``top_k``, and current models reject forced tool
-choice (REFERENCE §1). Variability is held down by the fixed prompt, the schema, and the validation
+choice. Variability is held down by the fixed prompt, the schema, and the validation
 that follows in :mod:`agentmem.harvest.run`. The SDK's own retries (``max_retries``, default 2) handle
 429, 5xx and connection errors. Every other failure becomes a :class:`~agentmem.errors.ModelError`.
 """
@@ -69,11 +70,11 @@ Do not propose what the memory file or the doctrine already says. Propose at mos
 
 
 def check_credentials(env: Mapping[str, str] = os.environ) -> None:
-    """Fail early and clearly when no Anthropic credential is set (SPEC §7).
+    """Fail early and clearly when no Anthropic credential is set (docs/design.md §Harvest).
 
     Accepts a non-blank ``ANTHROPIC_API_KEY`` or ``ANTHROPIC_AUTH_TOKEN`` in ``env``. Without
     either, the SDK would still build a client and raise a plain ``TypeError`` on the first
-    request (REFERENCE §1), so this runs before any client exists.
+    request, so this runs before any client exists.
 
     Raises :class:`ConfigError` naming the variable and the offline alternative.
     """
@@ -96,14 +97,14 @@ def build_system_prompt(sections: tuple[str, ...], max_proposals: int) -> str:
 def build_prompt(
     request: HarvestRequest, mask: Callable[[str], str] = lambda s: s
 ) -> tuple[str, str]:
-    """Return ``(system, user_content)`` for one harvest call (SPEC §7).
+    """Return ``(system, user_content)`` for one harvest call (docs/design.md §Harvest).
 
     ``user_content`` holds these blocks, each wrapped in an XML-like tag: ``<memory_file>``
     (the current memory file), ``<doctrine>`` (active rules in scope), ``<outcomes>`` (only
     when there are outcomes), and ``<transcript>``. The transcript (``request.transcript.render()``)
     and the outcome texts pass through ``mask`` first, which hides secrets and personal data
     before they leave the machine. The memory file and doctrine are not masked: the guard
-    already checked them when they were written (SPEC §8).
+    already checked them when they were written (docs/design.md §Guard).
     """
     system = build_system_prompt(request.sections, request.max_proposals)
     blocks = [
@@ -138,7 +139,8 @@ def _render_outcomes(outcomes: tuple[Outcome, ...], mask: Callable[[str], str]) 
 
 
 def _guard_mask() -> Callable[[str], str]:
-    """The guard's masking (SPEC §7: secrets and personal data never leave the machine)."""
+    """The guard's masking (docs/design.md §Harvest: secrets and personal data never leave the
+    machine)."""
     from agentmem.guard import mask
 
     return mask
@@ -151,7 +153,7 @@ def harvest(
     max_tokens: int = 16000,
     mask: Callable[[str], str] | None = None,
 ) -> RawAnswer:
-    """Ask the model for proposals with one ``messages.create`` call (SPEC §7).
+    """Ask the model for proposals with one ``messages.create`` call (docs/design.md §Harvest).
 
     ``client`` defaults to ``anthropic.Anthropic()`` after :func:`check_credentials`; tests pass
     one built on an ``httpx2.MockTransport``. ``max_tokens`` covers adaptive thinking plus the

@@ -1,4 +1,4 @@
-"""The ``offline`` provider (SPEC §7): deterministic, no network, no key.
+"""The ``offline`` provider (docs/design.md §Providers): deterministic, no network, no key.
 
 It reads only the person's own turns and keeps the explicit requests to remember something, in
 English and French ("remember that", "from now on", "don't suggest", "retiens que", "à l'avenir",
@@ -45,7 +45,7 @@ _TRIGGER_RE = re.compile(
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s|\n")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})
 
-# Section by keywords (first match wins), SPEC §3 default sections.
+# Section by keywords (first match wins), the default sections of docs/design.md §Settings.
 _SECTION_KEYWORDS: list[tuple[str, tuple[str, ...]]] = [
     (
         "Rule dependencies",
@@ -171,7 +171,8 @@ def _requests_in(turn_text: str) -> list[str]:
 def _outcome_proposals(
     outcomes: tuple[Outcome, ...], sections: tuple[str, ...]
 ) -> list[dict[str, object]]:
-    """Repeated outcome signals (SPEC §7): ignored → scope, reworked → style, accepted → priorities.
+    """Repeated outcome signals (docs/design.md §Harvest): ignored → scope, reworked → style,
+    accepted → priorities.
 
     One signal is noise; a decision seen at least twice in a session becomes one ``inferred``
     proposal describing the habit, not the document.
