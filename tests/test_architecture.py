@@ -38,6 +38,66 @@ def test_the_domain_never_imports_typer_or_rich() -> None:
     assert offenders == []
 
 
+def _docstrings(tree: ast.AST) -> set[int]:
+    """ids of the docstring nodes of a module, its classes and functions."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            value = body[0].value
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                found.add(id(value))
+    return found
+
+
+def test_trailer_names_are_spelt_only_in_the_trailers_module() -> None:
+    offenders = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path == SRC / "trailers.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = _docstrings(tree)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str | bytes)
+                and id(node) not in docs
+                and (
+                    "Agentmem-" in node.value
+                    if isinstance(node.value, str)
+                    else b"Agentmem-" in node.value
+                )
+            ):
+                offenders.append(f"{path.relative_to(SRC)}:{node.lineno}")
+    assert offenders == []
+
+
+def test_the_trailers_module_builds_and_parses_its_own_block() -> None:
+    from agentmem import trailers
+
+    text = trailers.message(
+        "subject  with   spaces",
+        [
+            (trailers.ACTION, "accept"),
+            (trailers.PROPOSAL, "p1"),
+            (trailers.PROPOSAL, "p2"),
+            ("Other", "x"),
+        ],
+    )
+    assert text == (
+        "subject with spaces\n\nAgentmem-Action: accept\nAgentmem-Proposal: p1\n"
+        "Agentmem-Proposal: p2\nOther: x\n"
+    )
+    assert trailers.parse(text.split("\n\n", 1)[1]) == {
+        "Agentmem-Action": ["accept"],
+        "Agentmem-Proposal": ["p1", "p2"],
+    }
+    assert len(set(trailers.ALL)) == len(trailers.ALL)
+    assert all(name.startswith("Agentmem-") for name in trailers.ALL)
+    assert trailers.actor_email("alice <alice@example.com>") == "alice@example.com"
+    assert trailers.actor_id("alice <alice@example.com>") == "alice"
+
+
 def test_apply_never_reaches_the_network() -> None:
     for path in (SRC / "apply").glob("*.py"):
         assert not _imports(path) & {"anthropic", "httpx2", "httpx", "urllib", "socket", "requests"}

@@ -19,6 +19,7 @@ from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
 from agentmem import __version__
+from agentmem import trailers as tr
 from agentmem.cli import output
 from agentmem.errors import AgentmemError
 
@@ -139,7 +140,7 @@ app = typer.Typer(
         "A memory for AI agents that people can read, approve, correct and undo.\n\n"
         "Personal memory (memories/<person>.md) reaches only its owner's chat prompt; team "
         "doctrine (doctrine/*.yaml) reaches only audit prompts. The model proposes, the owner "
-        "reviews, agentmem applies and commits every decision with Agentmem-* trailers."
+        f"reviews, agentmem applies and commits every decision with {tr.PREFIX}* trailers."
     ),
     no_args_is_help=True,
     pretty_exceptions_enable=False,

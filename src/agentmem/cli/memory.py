@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from agentmem import trailers as tr
 from agentmem.cli import output
 from agentmem.cli.common import FormatOption, PersonOption, actor_and_person, repository
 from agentmem.cli.output import Format
@@ -114,7 +115,7 @@ def blame(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
         if e.approver is None:
             output.data(
                 f"    {e.commit[:10]}  {(e.date or '')[:10]}  NOT approved through agentmem: a plain "
-                f"git commit by {e.author} (no Agentmem-* trailers)"
+                f"git commit by {e.author} (no {tr.PREFIX}* trailers)"
             )
             continue
         output.data(f"    {e.commit[:10]}  {(e.date or '')[:10]}  approved by {e.approver}")

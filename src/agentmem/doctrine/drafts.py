@@ -16,6 +16,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agentmem import trailers as tr
 from agentmem.doctrine.lifecycle import (
     PROPOSERS,
     Transition,
@@ -130,7 +131,7 @@ def _duplicates(
 
 def _distinct_trailer(before: Rule | None, after: Rule) -> list[tuple[str, str]]:
     new = [r for r in after.distinct_from if not before or r not in before.distinct_from]
-    return [("Agentmem-Distinct-From", ", ".join(new))] if new else []
+    return [(tr.DISTINCT_FROM, ", ".join(new))] if new else []
 
 
 @dataclass(frozen=True)
@@ -222,17 +223,17 @@ def propose(
     :class:`DuplicateRuleError`, :class:`DoctrineError`."""
     plan = plan_draft(repo, actor, draft, rule_id=rule_id, proposal=proposal)
     rule = _duplicates(repo, plan.rule, distinct, plan.similar)
-    extra = [("Agentmem-Session", draft.session)] if draft.session else []
+    extra = [(tr.SESSION, draft.session)] if draft.session else []
     more: list[FileChange] = []
     if proposal is not None:
         from agentmem.proposals.inbox import proposal_relpath
 
         inbox = proposal_relpath(proposal)
         more.append(FileChange(inbox, read_current(repo.root, inbox), None))
-        extra += [("Agentmem-Proposal", proposal.id), ("Agentmem-Basis", proposal.basis)]
+        extra += [(tr.PROPOSAL, proposal.id), (tr.BASIS, proposal.basis)]
     extra += _distinct_trailer(None, rule)
     if rule.justification:
-        extra.append(("Agentmem-Justification", rule.justification))
+        extra.append((tr.JUSTIFICATION, rule.justification))
     commit = commit_rule(repo, actor, None, rule, "propose", None, extra=extra, more=more)
     return Transition(rule, "new", commit, False, plan.warnings)
 
@@ -359,7 +360,7 @@ def edit(
     if changes.scope is not _UNSET:
         fields["scope"] = normalise_scope(changes.scope if isinstance(changes.scope, str) else None)
     after = rule.with_changes(**fields)
-    extra = [("Agentmem-Justification", after.justification)] if "justification" in fields else []
+    extra = [(tr.JUSTIFICATION, after.justification)] if "justification" in fields else []
     return _content_change(
         repo, actor, rule, text, after, "edit", yes=yes, distinct=distinct, extra=extra
     )
@@ -415,7 +416,7 @@ def restore(
             f"{rule.path}: version {version} has the same content as version {rule.version}"
         )
     after = after.with_changes(status="draft", approval=None, review_due=None)
-    extra = [("Agentmem-Restored-From", str(version))]
+    extra = [(tr.RESTORED_FROM, str(version))]
     if rule.status in APPROVED_STATUSES and not yes:
         raise ConfirmationNeeded(
             f"{rule.id} is {rule.status}: restoring version {version} makes version "

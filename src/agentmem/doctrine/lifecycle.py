@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
+from agentmem import trailers as tr
 from agentmem.doctrine.model import (
     APPROVED_STATUSES,
     FIELD_MAX_CHARS,
@@ -102,17 +103,16 @@ def trailers_for(
 ) -> list[tuple[str, str]]:
     """The trailers (docs/design.md §Trailers) of a doctrine commit, in a fixed order."""
     trailers = [
-        ("Agentmem-Action", action),
-        ("Agentmem-Route", "doctrine"),
-        ("Agentmem-Rule", after.id),
-        ("Agentmem-Version", str(after.version)),
-        ("Agentmem-Status-From", before.status if before else "new"),
-        ("Agentmem-Status-To", after.status),
-        ("Agentmem-Actor", actor.signature()),
-        ("Agentmem-Role", actor.role),
+        (tr.ACTION, action),
+        (tr.ROUTE, "doctrine"),
+        (tr.RULE, after.id),
+        (tr.VERSION, str(after.version)),
+        (tr.STATUS_FROM, before.status if before else "new"),
+        (tr.STATUS_TO, after.status),
+        *tr.audit(actor),
     ]
     if after.scope:
-        trailers.append(("Agentmem-Scope", after.scope))
+        trailers.append((tr.SCOPE, after.scope))
     return trailers + list(extra)
 
 
@@ -137,7 +137,7 @@ def commit_rule(
     )
     arrow = f"{before.status} → {after.status}" if before else after.status
     subject = f"doctrine({after.id}): {action} v{after.version} ({arrow})"
-    message = gitio.format_message(subject, trailers_for(actor, before, after, action, extra))
+    message = tr.message(subject, trailers_for(actor, before, after, action, extra))
     changes = [FileChange(after.path, old_text, new_text), *more]
     return apply_changes(repo.root, changes, message, sign=sign)
 
@@ -313,7 +313,7 @@ def reconfirm(repo: Repository, actor: Person, rule_id: str) -> Transition:
     _unchanged_since_approval(rule, "reconfirm")
     sign = signing_wanted(repo)
     after = rule.with_changes(review_due=_review_due(repo, today()))
-    extra = [("Agentmem-Review-Due", f"{rule.review_due} → {after.review_due}")]
+    extra = [(tr.REVIEW_DUE, f"{rule.review_due} → {after.review_due}")]
     commit = commit_rule(repo, actor, rule, after, "reconfirm", text, extra=extra, sign=sign)
     return Transition(after, rule.status, commit, sign)
 

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from agentmem import trailers as tr
 from agentmem.doctrine.model import DoctrineError, Rule, rule_relpath
 from agentmem.doctrine.parse import parse_rule_text
 from agentmem.store import gitio
@@ -62,15 +63,15 @@ def rule_history(root: Path, rule_id: str) -> list[HistoryEntry]:
     for info in reversed(gitio.log(root, [path])):
         t = info.trailers
         state = _at(root, info.sha, path)
-        version = _version(t.get("Agentmem-Version")) or (state.version if state else None)
-        status_to = t.get("Agentmem-Status-To") or (state.status if state else "deleted")
-        status_from = t.get("Agentmem-Status-From") or (previous.status if previous else "new")
+        version = _version(t.get(tr.VERSION)) or (state.version if state else None)
+        status_to = t.get(tr.STATUS_TO) or (state.status if state else "deleted")
+        status_from = t.get(tr.STATUS_FROM) or (previous.status if previous else "new")
         entries.append(
             HistoryEntry(
                 info.sha,
                 info.date,
-                t.get("Agentmem-Actor") or f"{info.author_name} <{info.author_email}>",
-                t.get("Agentmem-Action") or "commit by hand",
+                t.get(tr.ACTOR) or f"{info.author_name} <{info.author_email}>",
+                t.get(tr.ACTION) or "commit by hand",
                 version,
                 status_from,
                 status_to,
@@ -107,12 +108,8 @@ def version_author(root: Path, rule: Rule) -> str | None:
     or None when that commit carries no trailers."""
     for info in gitio.log(root, [rule.path]):
         t = info.trailers
-        if (
-            t.get("Agentmem-Version") == str(rule.version)
-            and t.get("Agentmem-Action") in CONTENT_ACTIONS
-        ):
-            actor = t.get("Agentmem-Actor", "")
-            return actor.split(" ", 1)[0] or None
+        if t.get(tr.VERSION) == str(rule.version) and t.get(tr.ACTION) in CONTENT_ACTIONS:
+            return tr.actor_id(t.get(tr.ACTOR, ""))
     return None
 
 
@@ -124,6 +121,6 @@ def session_scope(root: Path, session: str, pending: list[Any]) -> str | None:
         if proposal.session == session and proposal.scope:
             return str(proposal.scope)
     for info in gitio.log(root):
-        if info.trailers.get("Agentmem-Session") == session and info.trailers.get("Agentmem-Scope"):
-            return info.trailers["Agentmem-Scope"]
+        if info.trailers.get(tr.SESSION) == session and info.trailers.get(tr.SCOPE):
+            return info.trailers[tr.SCOPE]
     return None

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentmem import trailers as tr
 from agentmem.errors import AgentmemError
 
 if TYPE_CHECKING:
@@ -225,11 +226,8 @@ def committed_session_ids(root: Path) -> set[str]:
     found: set[str] = set()
     for commit in gitio.log(root, ["inbox"]):
         trailers = commit.trailers
-        if (
-            trailers.get("Agentmem-Action") == "propose"
-            and trailers.get("Agentmem-Source") != "remember"
-        ):
-            session = trailers.get("Agentmem-Session")
+        if trailers.get(tr.ACTION) == "propose" and trailers.get(tr.SOURCE) != "remember":
+            session = trailers.get(tr.SESSION)
             if session:
                 found.add(session)
     return found

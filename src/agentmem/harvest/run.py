@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentmem import trailers as tr
 from agentmem.errors import AgentmemError, GuardError, ProposalError, UsageError
 from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
 from agentmem.harvest.transcripts import Transcript, read_transcript
@@ -24,7 +25,6 @@ from agentmem.memory.planner import plan_memory
 from agentmem.proposals.inbox import list_pending, proposal_relpath, render_proposal
 from agentmem.proposals.model import Proposal, parse_proposal
 from agentmem.proposals.review import require_memory_role
-from agentmem.store import gitio
 from agentmem.store.repo import Person, Repository
 from agentmem.store.writer import read_current
 from agentmem.store.yamlio import load_yaml_text
@@ -282,11 +282,10 @@ def write_to_inbox(
     changes = [FileChange(proposal_relpath(p), None, render_proposal(p)) for p in proposals]
     count = len(proposals)
     trailers = [
-        ("Agentmem-Action", "propose"),
-        ("Agentmem-Session", session),
-        ("Agentmem-Actor", actor.signature()),
-        ("Agentmem-Role", actor.role),
-        ("Agentmem-Source", source),
-    ] + [("Agentmem-Proposal", p.id) for p in proposals]
+        (tr.ACTION, "propose"),
+        (tr.SESSION, session),
+        *tr.audit(actor),
+        (tr.SOURCE, source),
+    ] + [(tr.PROPOSAL, p.id) for p in proposals]
     subject = f"inbox({actor.id}): {count} proposal{'s' if count != 1 else ''} from session {session[:12]}"
-    return apply_changes(repo.root, changes, gitio.format_message(subject, trailers))
+    return apply_changes(repo.root, changes, tr.message(subject, trailers))

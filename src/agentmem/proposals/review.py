@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agentmem import trailers as tr
 from agentmem.config import MemoryConfig
 from agentmem.errors import GovernanceError, InvalidMemoryError, ProposalError
 from agentmem.memory.file import parse_memory
@@ -25,7 +26,6 @@ from agentmem.proposals.inbox import (
     split_pending,
 )
 from agentmem.proposals.model import Proposal
-from agentmem.store import gitio
 from agentmem.store.repo import Person, Repository
 from agentmem.store.writer import apply_changes, read_current
 
@@ -77,22 +77,21 @@ def _trailers(
     actor: Person, proposal: Proposal, decision: str, edited: bool
 ) -> list[tuple[str, str]]:
     trailers = [
-        ("Agentmem-Action", proposal.action),
-        ("Agentmem-Route", proposal.route),
-        ("Agentmem-Decision", decision),
-        ("Agentmem-Proposal", proposal.id),
-        ("Agentmem-Session", proposal.session),
-        ("Agentmem-Actor", actor.signature()),
-        ("Agentmem-Role", actor.role),
+        (tr.ACTION, proposal.action),
+        (tr.ROUTE, proposal.route),
+        (tr.DECISION, decision),
+        (tr.PROPOSAL, proposal.id),
+        (tr.SESSION, proposal.session),
+        *tr.audit(actor),
     ]
     if proposal.scope:
-        trailers.append(("Agentmem-Scope", proposal.scope))
-    trailers.append(("Agentmem-Basis", proposal.basis))
+        trailers.append((tr.SCOPE, proposal.scope))
+    trailers.append((tr.BASIS, proposal.basis))
     if proposal.section:
-        trailers.append(("Agentmem-Section", proposal.section))
+        trailers.append((tr.SECTION, proposal.section))
     if edited:
-        trailers.append(("Agentmem-Edited", "yes"))
-    trailers.append(("Agentmem-Justification", proposal.justification))
+        trailers.append((tr.EDITED, "yes"))
+    trailers.append((tr.JUSTIFICATION, proposal.justification))
     return trailers
 
 
@@ -124,7 +123,7 @@ def commit_accept(
             if section
             else subject
         )
-    message = gitio.format_message(subject, _trailers(actor, proposal, "accepted", edited))
+    message = tr.message(subject, _trailers(actor, proposal, "accepted", edited))
     return apply_changes(repo.root, changes, message)
 
 
@@ -156,16 +155,15 @@ def commit_reject(repo: Repository, actor: Person, proposals: list[Proposal]) ->
         rel = proposal_relpath(proposal)
         changes.append(FileChange(rel, read_current(repo.root, rel), None))
     trailers = [
-        ("Agentmem-Action", "reject"),
-        ("Agentmem-Decision", "rejected"),
-        ("Agentmem-Actor", actor.signature()),
-        ("Agentmem-Role", actor.role),
+        (tr.ACTION, "reject"),
+        (tr.DECISION, "rejected"),
+        *tr.audit(actor),
     ]
-    trailers += [("Agentmem-Proposal", p.id) for p in proposals]
-    trailers += [("Agentmem-Session", s) for s in dict.fromkeys(p.session for p in proposals)]
+    trailers += [(tr.PROPOSAL, p.id) for p in proposals]
+    trailers += [(tr.SESSION, s) for s in dict.fromkeys(p.session for p in proposals)]
     count = len(proposals)
     subject = f"inbox({person}): reject {count} proposal{'s' if count != 1 else ''}"
-    return apply_changes(repo.root, changes, gitio.format_message(subject, trailers))
+    return apply_changes(repo.root, changes, tr.message(subject, trailers))
 
 
 @dataclass(frozen=True)
@@ -259,14 +257,13 @@ def commit_hand_edit(repo: Repository, actor: Person, old: str | None, new: str)
     if new == old:
         return None
     trailers = [
-        ("Agentmem-Action", "edit"),
-        ("Agentmem-Route", "memory"),
-        ("Agentmem-Decision", "edited"),
-        ("Agentmem-Actor", actor.signature()),
-        ("Agentmem-Role", actor.role),
-        ("Agentmem-Justification", "edited by hand with agentmem memory edit"),
+        (tr.ACTION, "edit"),
+        (tr.ROUTE, "memory"),
+        (tr.DECISION, "edited"),
+        *tr.audit(actor),
+        (tr.JUSTIFICATION, "edited by hand with agentmem memory edit"),
     ]
-    message = gitio.format_message(f"memory({actor.id}): edit by hand", trailers)
+    message = tr.message(f"memory({actor.id}): edit by hand", trailers)
     return apply_changes(repo.root, [FileChange(relpath, old, new)], message)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from agentmem import trailers as tr
 from agentmem.memory.file import parse_memory
 from agentmem.store import gitio
 from agentmem.store.repo import DOCTRINE_DIR, INBOX_DIR, Repository, check_slug
@@ -38,18 +39,18 @@ class AuditRecord:
 
 def _record(info: gitio.CommitInfo) -> AuditRecord:
     t = info.trailers
-    proposals = info.trailer_values.get("Agentmem-Proposal", [])
-    sessions = info.trailer_values.get("Agentmem-Session", [])
+    proposals = info.trailer_values.get(tr.PROPOSAL, [])
+    sessions = info.trailer_values.get(tr.SESSION, [])
     return AuditRecord(
         info.sha,
         info.date,
         f"{info.author_name} <{info.author_email}>",
         info.subject,
-        t.get("Agentmem-Action"),
-        t.get("Agentmem-Actor"),
+        t.get(tr.ACTION),
+        t.get(tr.ACTOR),
         proposals[0] if proposals else None,
         sessions[0] if sessions else None,
-        t.get("Agentmem-Justification"),
+        t.get(tr.JUSTIFICATION),
         dict(t),
         list(proposals),
         list(sessions),
@@ -118,10 +119,10 @@ def blame_memory(repo: Repository, person: str) -> list[BlameEntry]:
                 entry.text,
                 sha,
                 info.date if info else None,
-                t.get("Agentmem-Actor"),
-                t.get("Agentmem-Session"),
-                t.get("Agentmem-Proposal"),
-                t.get("Agentmem-Justification"),
+                t.get(tr.ACTOR),
+                t.get(tr.SESSION),
+                t.get(tr.PROPOSAL),
+                t.get(tr.JUSTIFICATION),
                 f"{info.author_name} <{info.author_email}>" if info else None,
             )
         )

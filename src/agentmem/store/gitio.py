@@ -17,9 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentmem import trailers as trailer_names
 from agentmem.errors import GitError
-
-TRAILER_PREFIX = "Agentmem-"
 
 
 def _run(
@@ -164,19 +163,6 @@ def check_state(root: Path) -> None:
         )
 
 
-def format_message(subject: str, trailers: Sequence[tuple[str, str]], body: str = "") -> str:
-    """``subject\\n\\nbody\\n\\nKey: value\\n…`` — ends with a newline so git sees the trailers."""
-    lines = [" ".join(subject.split())]
-    if body.strip():
-        lines += ["", body.strip()]
-    if trailers:
-        lines.append("")
-        for key, value in trailers:
-            flat = " ".join(str(value).split())
-            lines.append(f"{key}: {flat}")
-    return "\n".join(lines) + "\n"
-
-
 def commit_paths(
     root: Path,
     paths: Sequence[str],
@@ -269,13 +255,8 @@ def log(
     commits: list[CommitInfo] = []
     for record in out.split(_SEP)[1:]:
         sha, name, email, date, subject, trailer_text, files = record.split(_FIELD)
-        trailers: dict[str, str] = {}
-        values: dict[str, list[str]] = {}
-        for ln in trailer_text.splitlines():
-            key, sep, value = ln.partition(":")
-            if sep and key.startswith(TRAILER_PREFIX):
-                trailers[key.strip()] = value.strip()
-                values.setdefault(key.strip(), []).append(value.strip())
+        values = trailer_names.parse(trailer_text)
+        trailers = {key: found[-1] for key, found in values.items()}
         paths_changed = [p for p in files.splitlines() if p.strip()]
         commits.append(CommitInfo(sha, name, email, date, subject, trailers, paths_changed, values))
     return commits

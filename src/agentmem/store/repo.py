@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentmem import trailers as tr
 from agentmem.config import CONFIG_FILE, DEFAULT_CONFIG_TEXT, Config, load_config
 from agentmem.errors import (
     AgentmemError,
@@ -352,8 +353,6 @@ def init_repository(path: Path) -> InitResult:
         created.append(".gitignore")
     commit = None
     if created:
-        message = gitio.format_message(
-            "agentmem: initialise memory repository", [("Agentmem-Action", "init")]
-        )
+        message = tr.message("agentmem: initialise memory repository", [(tr.ACTION, "init")])
         commit = gitio.commit_paths(path, created, message)
     return InitResult(path.resolve(), created, git_initialised, commit, admin)

@@ -30,6 +30,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentmem import trailers as tr
 from agentmem.errors import AgentmemError, GovernanceError, UsageError
 from agentmem.store import gitio
 from agentmem.store.change import FileChange
@@ -167,12 +168,11 @@ def erase(repo: Repository, actor: Person, target: EraseTarget) -> EraseResult:
         )
     changes = _work_tree_changes(root, target)
     trailers = [
-        ("Agentmem-Action", "erase"),
-        ("Agentmem-Erased", target.data_class),
-        ("Agentmem-Actor", actor.signature()),
-        ("Agentmem-Role", actor.role),
+        (tr.ACTION, "erase"),
+        (tr.ERASED, target.data_class),
+        *tr.audit(actor),
     ]
-    message = gitio.format_message(f"erase: {target.data_class}", trailers)
+    message = tr.message(f"erase: {target.data_class}", trailers)
     commit = apply_changes(root, changes, message) or gitio.commit_paths(root, [], message)
     result = EraseResult(target, commit, [c.path for c in changes])
     folder = root / INBOX_DIR / (target.person or "")
@@ -350,7 +350,7 @@ def _justification_scrubber(person: str) -> str:
     return (
         "import re\n"
         f"if message.startswith((b'memory({person}):', b'inbox({person}):')):\n"
-        "    message = re.sub(rb'(?m)^(Agentmem-Justification:)[^\\n]*', "
+        f"    message = re.sub(rb'(?m)^({tr.JUSTIFICATION}:)[^\\n]*', "
         f"rb'\\1 {REMOVED}', message)\n"
         "return message\n"
     )

@@ -31,6 +31,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentmem import trailers as tr
 from agentmem.check.findings import Finding
 from agentmem.errors import AgentmemError, GitError
 from agentmem.store import gitio
@@ -394,7 +395,7 @@ def _is_ancestor(root: Path, commit: str, of: str) -> bool:
 
 def _refuse_if_remote_erased(root: Path, target: _Target, base: str, remote: str) -> None:
     log = gitio.run_git(
-        root, ["log", "--format=%h %(trailers:key=Agentmem-Action,valueonly)", f"{base}..{remote}"]
+        root, ["log", f"--format=%h {tr.log_format(tr.ACTION)}", f"{base}..{remote}"]
     ).stdout
     erased = [ln.split()[0] for ln in log.splitlines() if ln.strip().endswith(" erase")]
     if erased:

@@ -10,8 +10,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentmem import trailers
 from agentmem.errors import GitError
-from agentmem.store.gitio import TRAILER_PREFIX, head, run_git
+from agentmem.store.gitio import head, run_git
 
 WATCHED = ("doctrine", "memories", "inbox", "roles.yaml", "agentmem.yaml", ".agentmem")
 """Prefixes of the paths the walk keeps (the folders themselves too: a symlink named ``doctrine``),
@@ -58,15 +59,6 @@ class CommitRecord:
     @property
     def who(self) -> str:
         return f"{self.author_name} <{self.author_email}>"
-
-
-def _trailers(text: str) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = {}
-    for line in text.splitlines():
-        key, sep, value = line.partition(":")
-        if sep and key.strip().startswith(TRAILER_PREFIX):
-            found.setdefault(key.strip(), []).append(value.strip())
-    return found
 
 
 def _blob(oid: str) -> str | None:
@@ -125,7 +117,7 @@ def parse_log(out: str) -> list[CommitRecord]:
         if not _OID.match(token) or i + 4 >= n:
             raise GitError(f"unexpected git log output near {token[:40]!r}")
         sha, parents, name, email, trailer_text = token, *tokens[i + 1 : i + 5]
-        record = CommitRecord(sha, parents.split(), name, email, _trailers(trailer_text))
+        record = CommitRecord(sha, parents.split(), name, email, trailers.parse(trailer_text))
         i += 5
         while i < n:
             meta = tokens[i].lstrip("\n")

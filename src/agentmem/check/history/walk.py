@@ -39,6 +39,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentmem import trailers as tr
 from agentmem.check import casefold
 from agentmem.check.findings import ERROR, WARNING, Finding
 from agentmem.check.history import gitread, lineage, merges, signing
@@ -64,7 +65,7 @@ _OWNED_PATH = re.compile(r"^(?:memories/([^/]+)\.md|inbox/([^/]+)/.+)$")
 APPROVED = ("active", "suspended")
 SHAPED_PREFIXES = ("doctrine/", "memories/", "inbox/")
 LINK_FREE = ("doctrine", "memories", "inbox")
-BASE_TRAILERS = ("Agentmem-Action", "Agentmem-Actor", "Agentmem-Role")
+BASE_TRAILERS = tr.REQUIRED
 
 
 @dataclass
@@ -78,7 +79,7 @@ class HistoryResult:
 def _wanted(commits: list[CommitRecord], ids: dict[str, str | None]) -> set[str]:
     wanted = {oid for oid in ids.values() if oid and oid != "!"}
     for commit in commits:
-        erase = commit.trailer("Agentmem-Action") == "erase"
+        erase = commit.trailer(tr.ACTION) == "erase"
         for change in commit.changes:
             path = change.path
             if _RULE_PATH.match(path) or path == ROLES_FILE or (erase and _OWNED_PATH.match(path)):
@@ -255,7 +256,7 @@ class _Judge:
         if self.author is not None and self.author.id == person:
             return
         whose = f"{person}'s {'memory' if memory else 'inbox'}"
-        if self.commit.trailer("Agentmem-Action") == "erase":
+        if self.commit.trailer(tr.ACTION) == "erase":
             if not self.is_admin():
                 self.fail(change.path, "history-not-admin",
                           f"erases {whose}, but {self.role_text()} (admin required)")  # fmt: skip
@@ -430,7 +431,7 @@ class _Judge:
             (c.path for c in commit.changes if c.path.startswith(SHAPED_PREFIXES)),
             commit.changes[0].path if commit.changes else ".",
         )
-        init = commit.trailer("Agentmem-Action") == "init" and self.standing.first_settings
+        init = commit.trailer(tr.ACTION) == "init" and self.standing.first_settings
         needed = BASE_TRAILERS[:1] if init else BASE_TRAILERS
         missing = [k for k in needed if k not in commit.trailers]
         if missing:
@@ -440,23 +441,21 @@ class _Judge:
                 f"changes {path} without the audit trailers {', '.join(missing)}: make such changes with agentmem commands",
             )
             return
-        actor = commit.trailer("Agentmem-Actor") or ""
-        match = re.search(r"<([^<>]+)>\s*$", actor)
-        if "Agentmem-Actor" in needed and (
-            not match or match.group(1).lower() != commit.author_email.lower()
-        ):
+        actor = commit.trailer(tr.ACTOR) or ""
+        email = tr.actor_email(actor)
+        if tr.ACTOR in needed and (email is None or email.lower() != commit.author_email.lower()):
             self.fail(
                 path,
                 "history-actor-mismatch",
-                f"carries Agentmem-Actor '{actor}', which is not its author",
+                f"carries {tr.ACTOR} '{actor}', which is not its author",
             )
-        role = commit.trailer("Agentmem-Role")
+        role = commit.trailer(tr.ROLE)
         person = self.standing.own.by_email(commit.author_email)
         if role is not None and person is not None and role != person.role:
             self.fail(
                 path,
                 "history-role-mismatch",
-                f"carries Agentmem-Role '{role}', but {person.id} was {person.role} in "
+                f"carries {tr.ROLE} '{role}', but {person.id} was {person.role} in "
                 "roles.yaml at the parent commit",
                 WARNING,  # a replayed commit (agentmem sync) keeps the role it was made with
             )
