@@ -241,6 +241,7 @@ def _rule_text(index: int, instruction: str) -> str:
 def run_case(case: dict[str, Any], base: Path, provider: str) -> list[Any]:
     """Harvest one case in a fresh repository; the kept proposals."""
     from agentmem.harvest.run import harvest_session
+    from agentmem import trailers
     from agentmem.store import gitio
     from agentmem.store.repo import init_repository, open_repository
 
@@ -260,7 +261,7 @@ def run_case(case: dict[str, Any], base: Path, provider: str) -> list[Any]:
         (root / rel).write_text(_rule_text(i, instruction), encoding="utf-8")
         paths.append(rel)
     if paths:
-        gitio.commit_paths(root, paths, gitio.format_message("seed", []))
+        gitio.commit_paths(root, paths, trailers.message("seed", []))
     suffix = {"text": ".md", "messages": ".json", "claude-code": ".jsonl", "codex": ".jsonl"}
     transcript = base / f"{case['id']}{suffix[case['format']]}"
     transcript.write_text(render(case, f"bench-{case['id']}"), encoding="utf-8")
