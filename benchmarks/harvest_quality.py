@@ -240,8 +240,8 @@ def _rule_text(index: int, instruction: str) -> str:
 
 def run_case(case: dict[str, Any], base: Path, provider: str) -> list[Any]:
     """Harvest one case in a fresh repository; the kept proposals."""
-    from agentmem.harvest.run import harvest_session
     from agentmem import trailers
+    from agentmem.harvest.run import harvest_session
     from agentmem.store import gitio
     from agentmem.store.repo import init_repository, open_repository
 
