@@ -163,4 +163,6 @@ def test_the_command_list_is_not_cut() -> None:
     result = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "80"})
     commands = result.stdout.split("Commands:")[1].splitlines()
     assert [ln for ln in commands if ln.rstrip().endswith("...")] == []
-    assert len([ln for ln in commands if ln.strip()]) == 16
+    from agentmem.cli import SHORT_HELP
+
+    assert len([ln for ln in commands if ln.strip()]) == len(SHORT_HELP)

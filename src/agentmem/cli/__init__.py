@@ -59,6 +59,7 @@ METAVARS = {
     "kind": "entry|rule|file",
     "section": "NAME",
     "session": "ID",
+    "paths": "PATH",
 }
 
 
@@ -67,6 +68,7 @@ METAVARS = {
 SHORT_HELP = {
     "init": "Create a memory repository (nothing to do if one is there).",
     "harvest": "Read finished sessions: at most 6 proposals each, in your inbox.",
+    "import": "Turn CLAUDE.md, AGENTS.md, rules and memory folders into proposals.",
     "remember": "Mid-session: one 'add' proposal in your inbox.",
     "inbox": "List pending proposals.",
     "review": "Accept, edit or reject your pending proposals.",
@@ -185,6 +187,7 @@ def _register() -> None:
         guard,
         harvest,
         hook,
+        importer,
         inbox,
         init,
         log,
@@ -200,6 +203,7 @@ def _register() -> None:
     for module in (
         init,
         harvest,
+        importer,
         remember,
         inbox,
         review,

@@ -151,6 +151,19 @@ def _section_for(text: str, sections: tuple[str, ...]) -> str:
     return sections[0]
 
 
+def section_for(text: str, sections: tuple[str, ...]) -> str:
+    """The configured section a request goes to, by keywords (first match wins), else
+    ``Recurring patterns`` (or the first section)."""
+    return _section_for(text, sections)
+
+
+def route_for(text: str) -> str:
+    """``doctrine`` when the text speaks for the team ("the team accepts", "notre politique"),
+    else ``memory``."""
+    low = text.lower()
+    return "doctrine" if any(m in low for m in _DOCTRINE_MARKERS) else "memory"
+
+
 def _requests_in(turn_text: str) -> list[str]:
     """The explicit requests in one user turn, each as the sentence part after its trigger."""
     text = unicodedata.normalize("NFC", turn_text).translate(_APOSTROPHES)
@@ -222,8 +235,7 @@ def harvest(request: HarvestRequest) -> RawAnswer:
             if key in seen:
                 continue
             seen.add(key)
-            low = text.lower()
-            route = "doctrine" if any(m in low for m in _DOCTRINE_MARKERS) else "memory"
+            route = route_for(text)
             where = f"line {turn.line}" if turn.line else "the session"
             proposals.append(
                 {
