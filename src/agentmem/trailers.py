@@ -1,5 +1,5 @@
 """The audit trailer vocabulary: every ``Agentmem-*`` name, how a commit message carries them, and
-how they are read back (docs/design.md, "Audit trailers").
+how they are read back (docs/design.md §Trailers).
 
 This is the only module that spells a trailer name; everything else imports the constants
 (``tests/test_architecture.py`` fails on an ``Agentmem-`` string literal anywhere else in
@@ -43,7 +43,7 @@ SOURCE = PREFIX + "Source"
 SCOPE = PREFIX + "Scope"
 """The scope of the proposal or rule, when it has one."""
 BASIS = PREFIX + "Basis"
-"""Why the proposal rests on the session (``observed``, ``stated``, …)."""
+"""Why the proposal rests on the session: ``declared`` or ``inferred``."""
 SECTION = PREFIX + "Section"
 """The memory section an accepted proposal was written to."""
 EDITED = PREFIX + "Edited"

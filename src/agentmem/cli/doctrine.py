@@ -1,5 +1,5 @@
-"""``agentmem doctrine …`` (docs/design.md §Rule file, §Commands): propose, review and govern the
-team's rules."""
+"""``agentmem doctrine …`` (docs/design.md §Lifecycle): propose, review and govern the team's
+rules."""
 
 from __future__ import annotations
 

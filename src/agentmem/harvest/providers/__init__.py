@@ -15,8 +15,8 @@ from agentmem.harvest.transcripts import Transcript
 
 @dataclass(frozen=True)
 class Outcome:
-    """What the person did with one of the agent's suggestions (docs/design.md §Harvest outcomes
-    file)."""
+    """What the person did with one of the agent's suggestions (the outcomes file,
+    docs/design.md §Harvest)."""
 
     suggestion: str
     decision: str  # accepted | reworked | ignored
