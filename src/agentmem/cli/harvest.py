@@ -16,7 +16,9 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
+    from agentmem.errors import AgentmemError
     from agentmem.harvest.run import HarvestResult
+    from agentmem.harvest.transcripts import Transcript
     from agentmem.store.repo import Person, Repository
 
 app = typer.Typer()
@@ -79,6 +81,16 @@ def harvest(
             show_default=False,
         ),
     ] = None,
+    conversation: Annotated[
+        str | None,
+        typer.Option(
+            "--conversation",
+            metavar="ID",
+            help="In a ChatGPT or Claude.ai conversations.json: harvest this conversation only "
+            "(default: every conversation not harvested yet).",
+            show_default=False,
+        ),
+    ] = None,
     fmt: FormatOption = Format.text,
 ) -> None:
     """Read finished session(s) and put at most 6 proposals per session in your inbox.
@@ -87,11 +99,11 @@ def harvest(
     rejected ones are listed with their reason. Review them with 'agentmem review'.
     With --queue: the sessions queued by 'agentmem hook session-end|pre-compact', each once.
     With --forget SESSION: that queued session is never harvested.
+    A ChatGPT or Claude.ai conversations.json export is one session per conversation.
     """
     from agentmem.errors import AgentmemError, UsageError
     from agentmem.harvest.queue import committed_session_ids, harvested_ids, record_harvested
     from agentmem.harvest.run import choose_provider, harvest_session, load_outcomes
-    from agentmem.harvest.transcripts import read_transcript
     from agentmem.proposals.review import require_owner
 
     if forget is not None:
@@ -103,6 +115,8 @@ def harvest(
         raise UsageError("give transcript file(s) or --queue (one of the two)")
     if queue and outcomes is not None:
         raise UsageError("--outcomes describes one session; it cannot go with --queue")
+    if queue and conversation is not None:
+        raise UsageError("--conversation picks a conversation of an export; not with --queue")
     repo = repository()
     actor = repo.actor()
     require_owner(actor, person or actor.id, "harvesting into")
@@ -119,16 +133,20 @@ def harvest(
     results, failures = [], 0
     console = output.stderr()
     done = set() if again else harvested_ids(repo.root) | committed_session_ids(repo.root)
-    for path in transcripts:
+    sessions, skipped = _sessions(transcripts, conversation, done)
+    for index, (path, transcript_or_error) in enumerate(sessions, start=1):
         try:
-            transcript = read_transcript(path)
+            if isinstance(transcript_or_error, AgentmemError):
+                raise transcript_or_error
+            transcript = transcript_or_error
             if transcript.session_id in done:
                 raise AgentmemError(
                     f"{path}: session {transcript.session_id} was already harvested",
                     hint="its proposals are in your inbox or were decided (agentmem log); "
                     "add --again to read it once more",
                 )
-            with repo.locked(), _working(console, f"harvesting {path.name} via {name}…"):
+            step = f" ({index}/{len(sessions)})" if len(sessions) > 1 else ""
+            with repo.locked(), _working(console, f"harvesting {path.name}{step} via {name}…"):
                 result = harvest_session(
                     repo,
                     actor,
@@ -140,7 +158,7 @@ def harvest(
                     transcript=transcript,
                 )
         except AgentmemError as exc:
-            if len(transcripts) == 1:
+            if len(sessions) == 1 and not skipped:
                 raise
             output.error(str(exc))
             failures += 1
@@ -155,8 +173,63 @@ def harvest(
         output.as_json(_result_json(r) for r in results)
     elif any(r.kept for r in results):
         output.info("next: [bold]agentmem review[/] to accept, edit or reject them")
+    if skipped:
+        output.info(
+            f"{skipped} conversation(s) skipped: already harvested (--again reads them once more)"
+        )
     if failures:
         raise typer.Exit(1)
+
+
+def _sessions(
+    paths: list[Path], conversation: str | None, done: set[str]
+) -> tuple[list[tuple[Path, Transcript | AgentmemError]], int]:
+    """``(path, Transcript or the AgentmemError reading it raised)`` for each session to
+    harvest, and how many conversations of exports were skipped as already harvested. A
+    conversation export gives one session per conversation (``--conversation`` picks one)."""
+    from agentmem.errors import AgentmemError, UsageError
+    from agentmem.harvest.exports import is_conversation_export, read_export
+    from agentmem.harvest.transcripts import read_transcript
+
+    sessions: list[tuple[Path, Transcript | AgentmemError]] = []
+    skipped = 0
+    exports = 0
+    for path in paths:
+        try:
+            with path.open("rb") as handle:
+                head = handle.read(65536)
+        except OSError:
+            head = b""
+        try:
+            if not is_conversation_export(head):
+                if conversation is None:
+                    sessions.append((path, read_transcript(path)))
+                    continue
+                raise UsageError(
+                    f"{path}: --conversation picks a conversation of a ChatGPT or Claude.ai "
+                    "conversations.json; this file is not one"
+                )
+            exports += 1
+            found = read_export(path)
+            if conversation is not None:
+                picked = [t for t in found if t.session_id == conversation]
+                if not picked:
+                    raise UsageError(
+                        f"{path}: no conversation {conversation!r} in this export "
+                        f"({len(found)} conversation(s))",
+                        hint="the ids are the 'id' (ChatGPT) or 'uuid' (Claude.ai) of each "
+                        "conversation",
+                    )
+                sessions.extend((path, t) for t in picked)
+                continue
+            waiting = [t for t in found if t.session_id not in done]
+            skipped += len(found) - len(waiting)
+            sessions.extend((path, t) for t in waiting)
+        except AgentmemError as exc:
+            if isinstance(exc, UsageError):
+                raise
+            sessions.append((path, exc))
+    return sessions, skipped
 
 
 def _working(console: Console, message: str) -> AbstractContextManager[object]:
