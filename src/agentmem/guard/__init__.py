@@ -13,9 +13,9 @@ why. Pure functions, called by every write path and by ``check``:
   ``(line, column)``.
 
 Reason codes: ``invisible-char``, ``structure``, ``instruction``, ``exfiltration``,
-``encoded-blob``, ``secret:<provider>`` (``secret:entropy`` is the only warning), ``pii:<kind>``
-and ``too-long``. Messages name the class and the position, never the matched value; invisible
-characters are named by code point and count (``U+E0049 ×37``).
+``encoded-blob``, ``secret:<provider>`` (every one an error: no secret only warns),
+``pii:<kind>`` and ``too-long``. Messages name the class and the position, never the matched
+value; invisible characters are named by code point and count (``U+E0049 ×37``).
 
 Invisible characters, line breaks, secrets, personal data and encoded blobs are checked on the
 raw text. Structure, exfiltration and instructions are checked on a *detection copy* (invisible
@@ -184,7 +184,7 @@ def mask(text: str) -> str:
 
     For a transcript about to be sent to a model: ``[EMAIL]``, ``[PHONE]``, ``[IBAN]``,
     ``[CARD]``, ``[NATIONAL-ID]``, ``[SECRET:<provider>]``. Random-looking tokens (the
-    ``secret:entropy`` warning) become ``[SECRET:entropy]``. Nothing else changes; a password
+    ``secret:entropy`` code) become ``[SECRET:entropy]``. Nothing else changes; a password
     keeps its ``password=`` key. Does not refuse anything: use :func:`scan` for that.
     """
     raw = _Raw(text)

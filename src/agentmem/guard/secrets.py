@@ -1,5 +1,17 @@
-"""Secrets (provider keys and tokens, passwords, credentials in key=value pairs) and encoded
-blobs, read on the raw text (docs/design.md §Guard). Only ``secret:entropy`` is a warning."""
+"""Secrets (provider keys and tokens, passwords, credentials in key=value pairs and in URLs) and
+encoded blobs, read on the raw text (docs/design.md §Guard). Every secret finding is an error: the guard
+refuses, it never warns about a secret (docs/decisions.md, 2026-12-01).
+
+Provider patterns come from two sources. Ours (``_SECRETS``) cover the keys agentmem's users
+meet most (Anthropic, OpenAI, AWS, GitHub, …). The ``_DETECT_SECRETS`` table holds the
+patterns of the maintained detector ``detect-secrets`` (Yelp, Apache-2.0), copied verbatim
+from its plugins' ``denylist`` at version 1.5.0 and wrapped in token boundaries: Azure storage
+keys, credentials in a URL (``postgres://user:pass@host``), Discord, Telegram, Twilio,
+Mailchimp, SendGrid, Square, PyPI, IBM, SoftLayer, Cloudant and the GitLab token family.
+Importing the library itself costs about 270 ms (it loads ``requests``), too much for the hooks
+that run the guard, so the patterns are data here and ``tests/test_guard_secrets.py`` checks
+them against the installed library: an upgrade that changes a pattern fails that test.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +19,8 @@ import math
 import re
 from collections import Counter
 
-from agentmem.guard.base import WARNING, Finding
-from agentmem.guard.unicode import _Raw, _solid
+from agentmem.guard.base import Finding
+from agentmem.guard.unicode import _is_invisible_cp, _Raw, _solid
 
 # ----------------------------------------------------------------------------------------------
 # Secrets and encoded blobs (raw text)
@@ -47,6 +59,8 @@ _SECRETS: list[tuple[tuple[str, ...], str, str, tuple[int, ...], re.Pattern[str]
      re.compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}")),
     (("hf_",), "huggingface", "Hugging Face token", (), re.compile(r"\bhf_[A-Za-z0-9]{30,}\b")),
     (("npm_",), "npm", "npm token", (), re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    (("AccountKey=", "SharedAccessKey="), "azure", "Azure storage or service bus key", (1,),
+     re.compile(r"(?<![A-Za-z])(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{30,}={0,2})")),
     (("passw", "passe", "passphrase", "mdp"), "password", "password", (1,),
      re.compile(r"(?i)(?<![a-z])(?:password|passwd|passphrase|mot[ _-]de[ _-]passe|mdp)\s*[:=]"
                 r"\s*(\"[^\"\n]{4,}\"|'[^'\n]{4,}'|[^\s\"',;]{4,})")),
@@ -56,6 +70,353 @@ _SECRETS: list[tuple[tuple[str, ...], str, str, tuple[int, ...], re.Pattern[str]
                 r"\s*[\"']?([A-Za-z0-9_\-./+=~]{16,})|\bbearer\s+([A-Za-z0-9._~+/-]{20,}=*)")),
 ]
 # fmt: on
+
+# (plugin, code, label, needles, ignore case, shortest token, value group, pattern as in the
+# plugin's denylist). A pattern runs when a needle occurs in the text's tokens (lower-cased
+# tokens when it ignores case; no needles: always) and a token is at least that long. The
+# patterns are wrapped in look-arounds (``_BOUNDED``) so a key inside a longer run is not cut.
+_DS_BEFORE = r"(?<![A-Za-z0-9_-])"
+_DS_AFTER = r"(?![A-Za-z0-9_-])"
+_DS_DEFAULT = (_DS_BEFORE, _DS_AFTER)
+_DS_BOUNDS = {
+    "basic_auth": ("", ""),
+    "npm": ("", ""),
+    "private_key": ("", ""),
+    "artifactory": ("", ""),
+    "cloudant": ("", ""),
+    "ibm_cloud_iam": ("", ""),
+    "ibm_cos_hmac": ("", ""),
+    "softlayer": ("", ""),
+}
+_GITLAB_NEEDLES = (
+    "glpat-",
+    "gldt-",
+    "glft-",
+    "glsoat-",
+    "glrt-",
+    "GR1348941",
+    "glcbt-",
+    "glimt-",
+    "glptt-",
+    "glagent-",
+    "gloas-",
+)
+_KEY_WORDS = ("key", "pwd", "pw", "pass", "token")
+_DETECT_SECRETS: list[tuple[str, str, str, tuple[str, ...], bool, int, int, str]] = [
+    (
+        "azure_storage_key",
+        "azure",
+        "Azure storage account key",
+        ("AccountKey=",),
+        False,
+        99,
+        0,
+        r"AccountKey=[a-zA-Z0-9+\/=]{88}",
+    ),
+    (
+        "basic_auth",
+        "url-credentials",
+        "password in a URL",
+        ("://",),
+        False,
+        0,
+        1,
+        r"://[^:/\?\#\[\]@!\$\&'\(\)\*\+,;=\s]+:([^:/\?\#\[\]@!\$\&'\(\)\*\+,;=\s]+)@",
+    ),
+    (
+        "discord",
+        "discord",
+        "Discord bot token",
+        (),
+        False,
+        59,
+        0,
+        r"[MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}",
+    ),
+    (
+        "telegram_token",
+        "telegram",
+        "Telegram bot token",
+        (":",),
+        False,
+        44,
+        0,
+        r"\d{8,10}:[0-9A-Za-z_-]{35}",
+    ),
+    ("twilio", "twilio", "Twilio account or key id", ("AC",), False, 34, 0, r"AC[a-z0-9]{32}"),
+    ("twilio", "twilio", "Twilio account or key id", ("SK",), False, 34, 0, r"SK[a-z0-9]{32}"),
+    (
+        "mailchimp",
+        "mailchimp",
+        "Mailchimp API key",
+        ("-us",),
+        False,
+        35,
+        0,
+        r"[0-9a-z]{32}-us[0-9]{1,2}",
+    ),
+    (
+        "sendgrid",
+        "sendgrid",
+        "SendGrid API key",
+        ("SG.",),
+        False,
+        69,
+        0,
+        r"SG\.[a-zA-Z0-9_-]{22}\.[a-zA-Z0-9_-]{43}",
+    ),
+    (
+        "square_oauth",
+        "square",
+        "Square OAuth secret",
+        ("sq0csp-",),
+        False,
+        50,
+        0,
+        r"sq0csp-[0-9A-Za-z\\\-_]{43}",
+    ),
+    (
+        "pypi_token",
+        "pypi",
+        "PyPI token",
+        ("pypi-",),
+        False,
+        70,
+        0,
+        r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9-_]{70,}",
+    ),
+    (
+        "pypi_token",
+        "pypi",
+        "PyPI token",
+        ("pypi-",),
+        False,
+        70,
+        0,
+        r"pypi-AgENdGVzdC5weXBpLm9yZw[A-Za-z0-9-_]{70,}",
+    ),
+    (
+        "gitlab_token",
+        "gitlab",
+        "GitLab token",
+        _GITLAB_NEEDLES,
+        False,
+        20,
+        0,
+        r"(glpat|gldt|glft|glsoat|glrt)-[A-Za-z0-9_\-]{20,50}(?!\w)",
+    ),
+    (
+        "gitlab_token",
+        "gitlab",
+        "GitLab token",
+        _GITLAB_NEEDLES,
+        False,
+        20,
+        0,
+        r"GR1348941[A-Za-z0-9_\-]{20,50}(?!\w)",
+    ),
+    (
+        "gitlab_token",
+        "gitlab",
+        "GitLab token",
+        _GITLAB_NEEDLES,
+        False,
+        20,
+        0,
+        r"glcbt-([0-9a-fA-F]{2}_)?[A-Za-z0-9_\-]{20,50}(?!\w)",
+    ),
+    (
+        "gitlab_token",
+        "gitlab",
+        "GitLab token",
+        _GITLAB_NEEDLES,
+        False,
+        25,
+        0,
+        r"glimt-[A-Za-z0-9_\-]{25}(?!\w)",
+    ),
+    (
+        "gitlab_token",
+        "gitlab",
+        "GitLab token",
+        _GITLAB_NEEDLES,
+        False,
+        40,
+        0,
+        r"glptt-[A-Za-z0-9_\-]{40}(?!\w)",
+    ),
+    (
+        "gitlab_token",
+        "gitlab",
+        "GitLab token",
+        _GITLAB_NEEDLES,
+        False,
+        50,
+        0,
+        r"glagent-[A-Za-z0-9_\-]{50,1024}(?!\w)",
+    ),
+    (
+        "gitlab_token",
+        "gitlab",
+        "GitLab token",
+        _GITLAB_NEEDLES,
+        False,
+        64,
+        0,
+        r"gloas-[A-Za-z0-9_\-]{64}(?!\w)",
+    ),
+    (
+        "slack",
+        "slack",
+        "Slack token",
+        ("xox",),
+        True,
+        10,
+        0,
+        r"xox(?:a|b|p|o|s|r)-(?:\d+-)+[a-z0-9]+",
+    ),
+    (
+        "openai",
+        "openai",
+        "OpenAI API key",
+        ("T3BlbkFJ",),
+        False,
+        48,
+        0,
+        r"sk-[A-Za-z0-9-_]*[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}",
+    ),
+    (
+        "npm",
+        "npm",
+        "npm token",
+        ("_authToken",),
+        False,
+        0,
+        1,
+        r"\/\/.+\/:_authToken=\s*((npm_.+)|([A-Fa-f0-9-]{36})).*",
+    ),
+    (
+        "artifactory",
+        "artifactory",
+        "Artifactory credentials",
+        ("AKC",),
+        False,
+        13,
+        0,
+        r'(?:\s|=|:|"|^)AKC[a-zA-Z0-9]{10,}(?:\s|"|$)',
+    ),
+    (
+        "private_key",
+        "private-key",
+        "private key block",
+        ("SSH2",),
+        False,
+        0,
+        0,
+        r"BEGIN SSH2 ENCRYPTED PRIVATE KEY",
+    ),
+    (
+        "private_key",
+        "private-key",
+        "private key file",
+        ("PuTTY-User-Key-File-2",),
+        False,
+        0,
+        0,
+        r"PuTTY-User-Key-File-2",
+    ),
+    (
+        "ibm_cloud_iam",
+        "ibm",
+        "IBM Cloud IAM key",
+        _KEY_WORDS,
+        True,
+        44,
+        1,
+        r"(?:(?<=\W)|(?<=^))(?:\[|)(?:\"|'|)(?:ibm(?:_|-|)cloud(?:_|-|)iam|cloud(?:_|-|)iam|ibm(?:_|-|)cloud|ibm(?:_|-|)iam|ibm|iam|cloud|)(?:_|-|)(?:api|)(?:_|-|)(?:key|pwd|password|pass|token)(?:\"|'|)(?:\]|)(?: *)(?:=|:|:=|=>| +|::)(?: *)(?:\"|'|)([a-zA-Z0-9_\-]{44}(?![a-zA-Z0-9_\-]))(?:\"|'|)",
+    ),
+    (
+        "ibm_cos_hmac",
+        "ibm",
+        "IBM COS HMAC secret",
+        ("secret",),
+        True,
+        48,
+        1,
+        r"(?:(?<=\W)|(?<=^))(?:\[|)(?:\"|'|)(?:(?:ibm)?[-_]?cos[-_]?(?:hmac)?|)(?:_|-|)(?:secret[-_]?(?:access)?[-_]?key)(?:\"|'|)(?:\]|)(?: *)(?:=|:|:=|=>| +|::)(?: *)(?:\"|'|)([a-f0-9]{48}(?![a-f0-9]))(?:\"|'|)",
+    ),
+    (
+        "softlayer",
+        "softlayer",
+        "SoftLayer credentials",
+        ("softlayer", "sl"),
+        True,
+        64,
+        1,
+        r"(?:(?<=\W)|(?<=^))(?:\[|)(?:\"|'|)(?:softlayer|sl)(?:_|-|)(?:api|)(?:_|-|)(?:key|pwd|password|pass|token)(?:\"|'|)(?:\]|)(?: *)(?:=|:|:=|=>| +|::)(?: *)(?:\"|'|)([a-z0-9]{64})(?:\"|'|)",
+    ),
+    (
+        "softlayer",
+        "softlayer",
+        "SoftLayer credentials",
+        ("softlayer",),
+        True,
+        64,
+        1,
+        r"(?:http|https)://api.softlayer.com/soap/(?:v3|v3.1)/([a-z0-9]{64})",
+    ),
+    (
+        "cloudant",
+        "cloudant",
+        "Cloudant credentials",
+        ("cl",),
+        True,
+        24,
+        1,
+        r"(?:(?<=\W)|(?<=^))(?:\[|)(?:\"|'|)(?:cloudant|cl|clou)(?:_|-|)(?:api|)(?:key|pwd|pw|password|pass|token)(?:\"|'|)(?:\]|)(?: *)(?:=|:|:=|=>| +|::)(?: *)(?:\"|'|)([0-9a-f]{64})(?:\"|'|)",
+    ),
+    (
+        "cloudant",
+        "cloudant",
+        "Cloudant credentials",
+        ("cl",),
+        True,
+        24,
+        1,
+        r"(?:(?<=\W)|(?<=^))(?:\[|)(?:\"|'|)(?:cloudant|cl|clou)(?:_|-|)(?:api|)(?:key|pwd|pw|password|pass|token)(?:\"|'|)(?:\]|)(?: *)(?:=|:|:=|=>| +|::)(?: *)(?:\"|'|)([a-z]{24})(?:\"|'|)",
+    ),
+    (
+        "cloudant",
+        "cloudant",
+        "Cloudant credentials",
+        ("cloudant",),
+        True,
+        24,
+        1,
+        r"(?:https?\:\/\/)[\w\-]+\:([0-9a-f]{64})\@[\w\-]+\.cloudant\.com",
+    ),
+    (
+        "cloudant",
+        "cloudant",
+        "Cloudant credentials",
+        ("cloudant",),
+        True,
+        24,
+        1,
+        r"(?:https?\:\/\/)[\w\-]+\:([a-z]{24})\@[\w\-]+\.cloudant\.com",
+    ),
+]
+_DS_COMPILED = [
+    re.compile(
+        "{0}(?:{2}){1}".format(*_DS_BOUNDS.get(plugin, _DS_DEFAULT), pattern),
+        re.IGNORECASE if icase else 0,
+    )
+    for plugin, _, _, _, icase, _, _, pattern in _DETECT_SECRETS
+]
+# A URL's password that documentation puts there: postgres://user:password@localhost.
+_URL_PLACEHOLDER = re.compile(
+    r"(?i)(?:pass(?:word|wd)?|pwd|secret|token|changeme|x+|\*+|\.+|[${<%\[].*|.*(?:\.\.\.|…).*)"
+)
 _PLACEHOLDER_VALUE = re.compile(
     r"[\"']?(?:[$%{<\[]|[x*.•#_-]+[\"']?$|.*(?:example|your|changeme|redacted|dummy|placeholder"
     r"|environ|getenv|process\.env|secrets?\.|vault))",
@@ -109,7 +470,24 @@ _SECRET_NEEDLES = [
 
 
 def _secret_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
+    """Secret findings on the raw text, and on its copy without invisible characters (a
+    zero-width joiner inside ``sk-ant-…`` must not hide the key); spans point into ``text``."""
     raw = raw or _Raw(text)
+    out = _plain_secret_findings(text, raw)
+    if raw.latin1 is not None and raw.foldable:
+        return out  # Latin-1 without controls: nothing invisible to take out
+    keep = [i for i, ch in enumerate(text) if ch in "\n\t" or not _is_invisible_cp(ch)]
+    if len(keep) == len(text):
+        return out
+    copy = "".join(text[i] for i in keep)
+    for f in _plain_secret_findings(copy, _Raw(copy)):
+        start, end = keep[f.start], keep[f.end - 1] + 1 if f.end > f.start else keep[f.start]
+        if not any(o.code == f.code and o.start < end and start < o.end for o in out):
+            out.append(Finding(f.code, f.message, start, end, f.severity))
+    return out
+
+
+def _plain_secret_findings(text: str, raw: _Raw) -> list[Finding]:
     out: list[Finding] = []
     for (icase, solid, spaced), (_, name, label, groups, rx) in zip(
         _SECRET_NEEDLES, _SECRETS, strict=True
@@ -135,6 +513,32 @@ def _secret_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
                 ):
                     continue
             elif _DOC_PLACEHOLDER.fullmatch(value):
+                continue
+            message = f"{label}: remove it (and revoke it if it is real)"
+            out.append(Finding(f"secret:{name}", message, m.start(g), m.end(g)))
+    out += _detect_secrets_findings(text, raw)
+    return out
+
+
+def _detect_secrets_findings(text: str, raw: _Raw) -> list[Finding]:
+    out: list[Finding] = []
+    longest = raw.longest_token()
+    for (_, name, label, needles, icase, shortest, group, _), rx in zip(
+        _DETECT_SECRETS, _DS_COMPILED, strict=True
+    ):
+        if longest < shortest:
+            continue
+        tokens = raw.tokens_lower if icase else raw.tokens
+        if needles and not any((n.lower() if icase else n) in tokens for n in needles):
+            continue
+        for m in rx.finditer(text):
+            g = group if m.group(group) is not None else 0
+            value = m.group(g)
+            if name == "url-credentials" and (
+                _URL_PLACEHOLDER.fullmatch(value) or _PLACEHOLDER_VALUE.match(value)
+            ):
+                continue
+            if _DOC_PLACEHOLDER.fullmatch(value.strip()):
                 continue
             message = f"{label}: remove it (and revoke it if it is real)"
             out.append(Finding(f"secret:{name}", message, m.start(g), m.end(g)))
@@ -166,5 +570,5 @@ def _blob_findings(
             continue
         if _looks_random(tok, 3.7):
             message = f"random-looking token of {len(tok)} characters: remove it if it is a secret"
-            out.append(Finding("secret:entropy", message, m.start(), m.start() + len(tok), WARNING))
+            out.append(Finding("secret:entropy", message, m.start(), m.start() + len(tok)))
     return out
