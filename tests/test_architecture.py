@@ -98,6 +98,46 @@ def test_the_trailers_module_builds_and_parses_its_own_block() -> None:
     assert trailers.actor_id("alice <alice@example.com>") == "alice"
 
 
+def test_role_names_are_spelt_only_in_governance() -> None:
+    """Who may do what is decided in one table (agentmem/governance.py): nothing else compares
+    a role with "admin" or "member"."""
+    offenders = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path == SRC / "governance.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        offenders += [
+            f"{path.relative_to(SRC)}:{node.lineno}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and node.value in ("admin", "member")
+        ]
+    assert offenders == []
+
+
+def test_the_distinct_approver_rule_names_the_first_conflict() -> None:
+    from agentmem import governance as gov
+
+    calls: list[str] = []
+
+    def writer() -> str:
+        calls.append("asked")
+        return "carol"
+
+    assert gov.self_approval("bob", proposed_by="bob", created_by="bob", wrote=writer) == "proposed"
+    assert (
+        gov.self_approval("bob", proposed_by="alice", created_by="bob", wrote=writer) == "created"
+    )
+    assert calls == []  # the writer is looked up only when the first two do not decide
+    assert (
+        gov.self_approval("carol", proposed_by="alice", created_by="bob", wrote=writer) == "wrote"
+    )
+    assert gov.self_approval("dave", proposed_by="alice", created_by=None, wrote="carol") is None
+    assert gov.self_approval(None, proposed_by=None) is None
+    assert [gov.needed(a) for a in (gov.APPROVE, gov.PROPOSE)] == ["admin", "member or admin"]
+    assert gov.may("admin", gov.ERASE) and not gov.may("member", gov.ERASE)
+    assert not gov.may(None, gov.PROPOSE) and not gov.may("user", gov.HAVE_MEMORY)
+
+
 def test_apply_never_reaches_the_network() -> None:
     for path in (SRC / "apply").glob("*.py"):
         assert not _imports(path) & {"anthropic", "httpx2", "httpx", "urllib", "socket", "requests"}

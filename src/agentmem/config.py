@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.errors import ConfigError
+from agentmem.governance import ROLES
 from agentmem.store.yamlio import load_yaml_file
 
 CONFIG_FILE = "agentmem.yaml"
@@ -63,7 +64,7 @@ class ContextConfig:
     """``context:`` — which roles get doctrine in audit prompts (docs/design.md §Settings,
     §Context)."""
 
-    doctrine_for_roles: tuple[str, ...] = ("user", "member", "admin")
+    doctrine_for_roles: tuple[str, ...] = ROLES
 
 
 @dataclass(frozen=True)

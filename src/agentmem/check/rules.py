@@ -17,7 +17,7 @@ import re
 from datetime import date
 from pathlib import Path
 
-from agentmem import guard
+from agentmem import governance, guard
 from agentmem.check.canonical import fast_canonical_text, fast_parse
 from agentmem.check.findings import ERROR, WARNING, Finding, from_error
 from agentmem.check.tree import TreeState, file_scan_sees_line_ends, listed_files
@@ -185,14 +185,18 @@ def _governance(
     if (
         approval is not None
         and state.config.doctrine.distinct_approver
-        and approval.by == rule.proposed_by
+        and governance.self_approval(approval.by, proposed_by=rule.proposed_by) == "proposed"
     ):
         message = f"rule '{rule.id}' was approved by its own proposer ({approval.by})"
         findings.append(
             Finding(rel, _line(lines, "approval.by"), ERROR, "doctrine-self-approved", message)
         )
     person = state.people.get(approval.by) if approval is not None else None
-    if approval is not None and state.roles_ok and (person is None or person.role != "admin"):
+    if (
+        approval is not None
+        and state.roles_ok
+        and (person is None or not governance.may(person.role, governance.APPROVE))
+    ):
         now = "not in roles.yaml" if person is None else f"{person.role} now"
         message = f"approved by '{approval.by}', who is {now} (admin when approving is checked by --history)"
         findings.append(

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
-from agentmem import guard
+from agentmem import governance, guard
 from agentmem.check.findings import ERROR, WARNING, Finding, from_error
 from agentmem.check.history.signing import key_problem
 from agentmem.config import CONFIG_FILE, Config, MemoryConfig, parse_config
@@ -107,7 +107,7 @@ def check_roles(root: Path, state: TreeState) -> list[Finding]:
             if problem:
                 message = f"'{pid}.signing_keys' key {number}: {problem}"
                 findings.append(Finding(ROLES_FILE, line, ERROR, "roles-signing-key", message))
-    if not any(p.role == "admin" for p in state.people.values()):
+    if not any(governance.may(p.role, governance.APPROVE) for p in state.people.values()):
         message = "no admin: nobody can approve doctrine (give someone role: admin)"
         findings.append(Finding(ROLES_FILE, 1, WARNING, "roles-no-admin", message))
     return findings
@@ -175,7 +175,7 @@ def check_memory_text(rel: str, person: str, text: str, state: TreeState) -> lis
     if state.roles_ok and person not in state.people:
         message = f"'{person}' is not a person in roles.yaml (an admin may erase the file)"
         findings.append(Finding(rel, 1, WARNING, "memory-unknown-person", message))
-    elif state.roles_ok and state.people[person].role == "user":
+    elif state.roles_ok and not governance.may(state.people[person].role, governance.HAVE_MEMORY):
         message = (
             f"'{person}' has the user role, and a user has no personal memory ("
             "members and admins do): make them a member in roles.yaml, or an admin erases it "

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from agentmem import governance
 from agentmem.cli.output import Format
 from agentmem.store.repo import Person, Repository, open_repository
 
@@ -39,7 +40,7 @@ def actor_and_person(repo: Repository, person: str | None) -> tuple[Person, str]
     target = person or actor.id
     if person:
         repo.person(person)
-        if person != actor.id and actor.role != "admin":
+        if not governance.may_read(actor, person):
             raise GovernanceError(
                 f"{person}'s memory and inbox are for {person} and the admins; you are "
                 f"{actor.id} ({actor.role})",

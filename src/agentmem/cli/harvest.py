@@ -102,9 +102,9 @@ def harvest(
     A ChatGPT or Claude.ai conversations.json export is one session per conversation.
     """
     from agentmem.errors import AgentmemError, UsageError
+    from agentmem.governance import require_owner
     from agentmem.harvest.queue import committed_session_ids, harvested_ids, record_harvested
     from agentmem.harvest.run import choose_provider, harvest_session, load_outcomes
-    from agentmem.proposals.review import require_owner
 
     if forget is not None:
         if queue or transcripts:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from agentmem import governance
 from agentmem.errors import GovernanceError, UsageError
 from agentmem.memory.file import BudgetStatus, Entry, budget_status, new_memory_text, parse_memory
 
@@ -78,7 +79,7 @@ def chat_reader(repo: Repository, actor: Person, person: str | None) -> str:
     if person is None or person == actor.id:
         return actor.id
     repo.person(person)
-    if actor.role != "admin":
+    if not governance.may_read(actor, person):
         raise GovernanceError(
             f"the chat context of {person} is for {person} only; you are {actor.id} ({actor.role})",
             hint="run it without --person to get your own",

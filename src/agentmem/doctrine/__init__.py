@@ -42,7 +42,6 @@ from agentmem.doctrine.lifecycle import (  # noqa: E402  isort: skip
     deactivate,
     due,
     reconfirm,
-    require_role,
     resume,
     suspend,
 )
@@ -92,7 +91,6 @@ __all__ = [
     "plan_from_proposal",
     "propose",
     "reconfirm",
-    "require_role",
     "restore",
     "resume",
     "rule_history",

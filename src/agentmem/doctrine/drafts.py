@@ -16,14 +16,13 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agentmem import governance as gov
 from agentmem import trailers as tr
 from agentmem.doctrine.lifecycle import (
-    PROPOSERS,
     Transition,
     commit_rule,
     current,
     guard_rule,
-    require_role,
 )
 from agentmem.doctrine.model import (
     APPROVED_STATUSES,
@@ -172,7 +171,7 @@ def plan_draft(
 ) -> DraftPlan:
     """Everything :func:`propose` checks, without writing: role, scope, id, guard (raises) and
     the duplicate guard's findings (returned, not raised)."""
-    require_role(actor, PROPOSERS, "proposing doctrine")
+    gov.require(actor, gov.PROPOSE, "proposing doctrine")
     scope = normalise_scope(draft.scope)
     if scope is None and draft.session:
         scope = _session_scope(repo, draft.session)
@@ -344,7 +343,7 @@ def edit(
 ) -> Transition:
     """A content edit (member, admin): a new version; an active or suspended rule drops to draft
     and its approval is cleared (raises :class:`ConfirmationNeeded` unless ``yes``)."""
-    require_role(actor, PROPOSERS, "editing doctrine")
+    gov.require(actor, gov.EDIT, "editing doctrine")
     rule, text = current(repo, rule_id)
     fields: dict[str, object] = {}
     if changes.title is not None:
@@ -376,7 +375,7 @@ def assign(
     distinct: bool = False,
 ) -> Transition:
     """Give a rule its scope (member, admin): a content change like :func:`edit`."""
-    require_role(actor, PROPOSERS, "assigning a scope")
+    gov.require(actor, gov.ASSIGN, "assigning a scope")
     rule, text = current(repo, rule_id)
     new_scope = normalise_scope(scope, "--scope")
     if new_scope is None:
@@ -401,7 +400,7 @@ def restore(
     (docs/design.md §Rule file)."""
     from agentmem.doctrine.versions import version_content
 
-    require_role(actor, PROPOSERS, "restoring doctrine")
+    gov.require(actor, gov.RESTORE, "restoring doctrine")
     rule, text = current(repo, rule_id)
     if version == rule.version:
         raise DoctrineError(f"{rule.path}: version {version} is the current version")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
+from agentmem import governance as gov
 from agentmem import trailers as tr
 from agentmem.doctrine.model import (
     APPROVED_STATUSES,
@@ -34,9 +35,6 @@ from agentmem.store.change import FileChange
 from agentmem.store.repo import Person, Repository
 from agentmem.store.writer import apply_changes, read_current
 
-ADMIN = ("admin",)
-PROPOSERS = ("member", "admin")
-
 
 @dataclass(frozen=True)
 class Transition:
@@ -47,17 +45,6 @@ class Transition:
     commit: str | None
     signed: bool = False
     warnings: tuple[str, ...] = ()
-
-
-def require_role(actor: Person, roles: Sequence[str], doing: str) -> None:
-    """Refuse unless ``actor.role`` is in ``roles``; the message names both."""
-    if actor.role not in roles:
-        needed = " or ".join(roles)
-        raise GovernanceError(
-            f"{needed} required: {doing} needs the {needed} role; "
-            f"{actor.id} has the {actor.role} role",
-            hint="ask an admin (roles.yaml lists who has which role)",
-        )
 
 
 def current(repo: Repository, rule_id: str) -> tuple[Rule, str]:
@@ -162,16 +149,19 @@ def _distinct_approver(repo: Repository, actor: Person, rule: Rule, doing: str) 
     from agentmem.doctrine.versions import version_author
 
     author = version_author(repo.root, rule)
-    if actor.id not in (rule.proposed_by, author):
+    conflict = gov.self_approval(actor.id, proposed_by=rule.proposed_by, wrote=author)
+    if conflict is None:
         return
     why = (
         f"{actor.id} proposed {rule.id}"
-        if actor.id == rule.proposed_by
+        if conflict == "proposed"
         else f"{actor.id} wrote version {rule.version} of {rule.id}"
     )
-    excluded = {rule.proposed_by, author}
     others = sorted(
-        p.id for p in repo.people().values() if p.role == "admin" and p.id not in excluded
+        p.id
+        for p in repo.people().values()
+        if gov.may(p.role, gov.APPROVE)
+        and gov.self_approval(p.id, proposed_by=rule.proposed_by, wrote=author) is None
     )
     if others:
         hint = f"ask {', '.join(others)}; nobody approves a rule they proposed or last wrote"
@@ -222,7 +212,7 @@ def approve(repo: Repository, actor: Person, rule_id: str) -> Transition:
     ``review_days``; the commit is signed when a key is configured. Raises
     :class:`GovernanceError` or :class:`DoctrineError` (naming what is missing).
     """
-    require_role(actor, ADMIN, "approving doctrine")
+    gov.require(actor, gov.APPROVE, "approving doctrine")
     rule, text = current(repo, rule_id)
     _from(rule, ("draft",), "approve", "a suspended rule is resumed (doctrine resume)")
     _distinct_approver(repo, actor, rule, "approval")
@@ -256,7 +246,7 @@ def _simple(
     status: str,
     doing: str,
 ) -> Transition:
-    require_role(actor, ADMIN, doing)
+    gov.require(actor, action, doing)
     rule, text = current(repo, rule_id)
     _from(rule, allowed, action)
     changes: dict[str, Any] = {"status": status}
@@ -292,7 +282,7 @@ def archive(repo: Repository, actor: Person, rule_id: str) -> Transition:
 
 def resume(repo: Repository, actor: Person, rule_id: str) -> Transition:
     """suspended → active (admin), only if the content still matches its approval hash."""
-    require_role(actor, ADMIN, "resuming doctrine")
+    gov.require(actor, gov.RESUME, "resuming doctrine")
     rule, text = current(repo, rule_id)
     _from(rule, ("suspended",), "resume")
     _unchanged_since_approval(rule, "resume")
@@ -306,7 +296,7 @@ def resume(repo: Repository, actor: Person, rule_id: str) -> Transition:
 def reconfirm(repo: Repository, actor: Person, rule_id: str) -> Transition:
     """Review of an active (or suspended) rule (admin, not its proposer): the content must still
     match its approval; ``review_due`` moves to today + ``review_days``."""
-    require_role(actor, ADMIN, "reconfirming doctrine")
+    gov.require(actor, gov.RECONFIRM, "reconfirming doctrine")
     rule, text = current(repo, rule_id)
     _from(rule, APPROVED_STATUSES, "reconfirm")
     _distinct_approver(repo, actor, rule, "review")
@@ -334,7 +324,7 @@ class DueRule:
 def due(repo: Repository, actor: Person, on: date | None = None) -> list[DueRule]:
     """Active rules whose ``review_due`` is before ``on`` (default :func:`today`), most overdue
     first (admin: the review queue is theirs)."""
-    require_role(actor, ADMIN, "the doctrine review queue")
+    gov.require(actor, gov.REVIEW_QUEUE, "the doctrine review queue")
     on = on or today()
     applied = repo.config.doctrine.on_review_due == "alert"
     found = [

@@ -18,13 +18,13 @@ from pathlib import Path
 
 from agentmem import trailers as tr
 from agentmem.errors import AgentmemError, GuardError, ProposalError, UsageError
+from agentmem.governance import require_memory_role
 from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
 from agentmem.harvest.transcripts import Transcript, read_transcript
 from agentmem.memory.file import new_memory_text, parse_memory
 from agentmem.memory.planner import plan_memory
 from agentmem.proposals.inbox import list_pending, proposal_relpath, render_proposal
 from agentmem.proposals.model import Proposal, parse_proposal
-from agentmem.proposals.review import require_memory_role
 from agentmem.store.repo import Person, Repository
 from agentmem.store.writer import read_current
 from agentmem.store.yamlio import load_yaml_text

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from agentmem import trailers as tr
 from agentmem.config import MemoryConfig
-from agentmem.errors import GovernanceError, InvalidMemoryError, ProposalError
+from agentmem.errors import InvalidMemoryError, ProposalError
+from agentmem.governance import require_memory_role, require_owner
 from agentmem.memory.file import parse_memory
 from agentmem.memory.planner import FileChange, MemoryPlan, plan_memory
 from agentmem.proposals.inbox import (
@@ -32,31 +33,6 @@ from agentmem.store.writer import apply_changes, read_current
 if TYPE_CHECKING:
     from agentmem.doctrine import Transition
     from agentmem.errors import AgentmemError
-
-
-def require_owner(actor: Person, person: str, what: str) -> None:
-    """Only the owner writes their memory (docs/design.md §Roles); an admin may read, never write
-    it."""
-    if actor.id != person:
-        raise GovernanceError(
-            f"{what} {person}'s memory is for {person} only; you are {actor.id} ({actor.role})",
-            hint="each person reviews and edits their own memory",
-        )
-
-
-#: Roles that have a personal memory (docs/design.md §Roles: a ``user`` runs audits, nothing more).
-MEMORY_ROLES = ("member", "admin")
-
-
-def require_memory_role(actor: Person, doing: str = "a personal memory") -> None:
-    """Refuse a person whose role has no personal memory (docs/design.md §Roles: members and admins
-    have one, a ``user`` does not). Raises :class:`GovernanceError` naming the role."""
-    if actor.role not in MEMORY_ROLES:
-        raise GovernanceError(
-            f"{doing} needs the member or admin role; {actor.id} has the {actor.role} role, "
-            "and a user has no personal memory",
-            hint="ask an admin to make you a member in roles.yaml",
-        )
 
 
 def plan_accept(repo: Repository, proposal: Proposal, edited_text: str | None = None) -> MemoryPlan:
@@ -219,8 +195,6 @@ __all__ = [
     "plan_accept",
     "remember",
     "render_proposal",
-    "require_memory_role",
-    "require_owner",
 ]
 
 

@@ -25,11 +25,11 @@ from agentmem.errors import (
     NotARepositoryError,
     UsageError,
 )
+from agentmem.governance import ADMIN, ROLES
 from agentmem.store import gitio
 from agentmem.store.yamlio import dump_yaml, load_yaml_file
 
 ROLES_FILE = "roles.yaml"
-ROLES = ("user", "member", "admin")
 MEMORY_DIR = "memories"
 DOCTRINE_DIR = "doctrine"
 INBOX_DIR = "inbox"
@@ -339,7 +339,7 @@ def init_repository(path: Path) -> InitResult:
     if not (path / ROLES_FILE).exists():
         admin = _person_id_from_email(email)
         header = "# People and roles (user | member | admin): see the README, Settings.\n"
-        create(ROLES_FILE, header + dump_yaml({admin: {"email": email, "role": "admin"}}))
+        create(ROLES_FILE, header + dump_yaml({admin: {"email": email, "role": ADMIN}}))
     else:
         create(ROLES_FILE, "")
     for folder in (MEMORY_DIR, DOCTRINE_DIR, INBOX_DIR):

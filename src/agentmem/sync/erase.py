@@ -30,6 +30,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentmem import governance
 from agentmem import trailers as tr
 from agentmem.errors import AgentmemError, GovernanceError, UsageError
 from agentmem.store import gitio
@@ -85,9 +86,9 @@ def make_target(
 ) -> EraseTarget:
     """Validate the request: admin only, exactly one of ``person``/``text``. Raises
     :class:`GovernanceError` (naming the role needed and the actor's) or :class:`UsageError`."""
-    if actor.role != "admin":
+    if not governance.may(actor.role, governance.ERASE):
         raise GovernanceError(
-            f"erase needs the admin role; you are {actor.id} ({actor.role})",
+            f"erase needs the {governance.needed(governance.ERASE)} role; you are {actor.id} ({actor.role})",
             hint="ask an admin of this repository (see roles.yaml) to run it",
         )
     if (person is None) == (text is None):

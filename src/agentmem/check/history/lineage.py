@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from agentmem import governance
 from agentmem.check.canonical import fast_parse
 from agentmem.check.history import signing
 from agentmem.check.history.gitread import CommitRecord
@@ -43,7 +44,6 @@ from agentmem.store.yamlio import load_yaml_text
 _STATUS_LINE = re.compile(r"(?m)^status:[ \t]*([a-z]+)[ \t]*$")
 _PROPOSER_LINE = re.compile(r"(?m)^proposed_by: ([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)$")
 _YAML_WORDS = frozenset("null true false yes no on off y n".split())
-RANK = {"user": 0, "member": 1, "admin": 2}
 REMOVED = "***REMOVED***"  # agentmem.sync.erase.REMOVED (not imported: erase pulls in the writer)
 
 
@@ -106,7 +106,7 @@ def restrict(a: Roles, b: Roles) -> Roles:
         other = b.people.get(pid)
         if other is None or other.email.lower() != first.email.lower():
             continue
-        low = min((first, other), key=lambda p: RANK.get(p.role, -1))
+        low = min((first, other), key=lambda p: governance.RANK.get(p.role, -1))
         people[pid] = replace(first, role=low.role)
         theirs = {_key_id(k) for k in b.keys.get(pid, ())}
         common = tuple(k for k in a.keys.get(pid, ()) if _key_id(k) in theirs)

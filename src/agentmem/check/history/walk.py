@@ -39,6 +39,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentmem import governance as gov
 from agentmem import trailers as tr
 from agentmem.check import casefold
 from agentmem.check.findings import ERROR, WARNING, Finding
@@ -194,15 +195,19 @@ class _Judge:
             return f"the author <{self.commit.author_email}> is not a person in {where}"
         return f"{self.author.id} was {self.author.role} in {where}"
 
-    def is_admin(self) -> bool:
-        return self.author is not None and self.author.role == "admin"
+    def may(self, action: str) -> bool:
+        return gov.may(self.author.role if self.author else None, action)
+
+    def require(self, path: str, action: str, what: str) -> bool:
+        """True when the author may do ``action`` (the governance table); else a finding."""
+        if self.may(action):
+            return True
+        code = "history-not-member" if gov.may(gov.MEMBER, action) else "history-not-admin"
+        self.fail(path, code, f"{what}, but {self.role_text()} ({gov.needed(action)} required)")
+        return False
 
     def need_sign(self, path: str, what: str) -> None:
         self.signed_reason = self.signed_reason or (path, what)
-
-    def admin_only(self, path: str, what: str) -> None:
-        if not self.is_admin():
-            self.fail(path, "history-not-admin", f"{what}, but {self.role_text()} (admin required)")
 
     # -- the verdict --------------------------------------------------------------------------
     def run(self) -> list[Finding]:
@@ -235,7 +240,7 @@ class _Judge:
         if path == ".gitattributes" or path.endswith("/.gitattributes"):
             what = f"changes {path} (it decides how git checks files out)"
             self.need_sign(path, what)
-            self.admin_only(path, what)
+            self.require(path, gov.SETTINGS, what)
             return
         if not (path in LINK_FREE or path.startswith(SHAPED_PREFIXES)
                 or path in (ROLES_FILE, CONFIG_FILE)):  # fmt: skip
@@ -253,14 +258,13 @@ class _Judge:
             self.settings_change(change)
 
     def owned_change(self, change: Change, person: str, memory: bool) -> None:
-        if self.author is not None and self.author.id == person:
+        if gov.owns(self.author.id if self.author else None, person):
             return
         whose = f"{person}'s {'memory' if memory else 'inbox'}"
         if self.commit.trailer(tr.ACTION) == "erase":
-            if not self.is_admin():
-                self.fail(change.path, "history-not-admin",
-                          f"erases {whose}, but {self.role_text()} (admin required)")  # fmt: skip
-            elif change.old is None:
+            if not self.require(change.path, gov.ERASE, f"erases {whose}"):
+                return
+            if change.old is None:
                 self.fail(change.path, "history-erase-adds",
                           f"is an erasure but creates {change.path} (an erasure only removes)")  # fmt: skip
             else:
@@ -286,7 +290,7 @@ class _Judge:
             return  # the repository's first settings: nobody to ask yet
         what = f"changes {change.path}"
         self.need_sign(change.path, what)
-        self.admin_only(change.path, what)
+        self.require(change.path, gov.SETTINGS, what)
 
     # -- rules ----------------------------------------------------------------------------------
     def rule_change(self, change: Change) -> None:
@@ -306,22 +310,17 @@ class _Judge:
             self.activation(change, old, creator, resume=old == "suspended" and not changed)
         elif new == old and new in APPROVED:
             what = f"changes the {new} rule '{rule_id}'"
-            self.admin_only(path, what)
+            self.require(path, gov.CHANGE_APPROVED, what)
             self.need_sign(path, what)
             self.reconfirm(change, creator)
         elif new != old and not (
             new == "draft" or (new is None and old in (None, "draft", "invalid"))
         ):
             what = f"sets rule '{rule_id}' from {old or 'nothing'} to {new or 'deleted'}"
-            self.admin_only(path, what)
+            self.require(path, gov.STATUS_ACTIONS.get(new or "", gov.CHANGE_APPROVED), what)
         if new == "draft" or (new is None and old in ("draft", "invalid")):
-            if self.author is None or self.author.role not in ("member", "admin"):
-                verb = "writes" if new else "deletes"
-                self.fail(
-                    path,
-                    "history-not-member",
-                    f"{verb} the draft rule '{rule_id}', but {self.role_text()} (member or admin required)",
-                )
+            verb = "writes" if new else "deletes"
+            self.require(path, gov.WRITE_DRAFT, f"{verb} the draft rule '{rule_id}'")
         self.proposer(change, creator)
 
     def creator(self, change: Change) -> str | None:
@@ -358,21 +357,28 @@ class _Judge:
         me = self.author.id if self.author else None
         if not self.distinct_approver or me is None or change.new is None:
             return None
-        if me == rule.proposed_by:
+        new = change.new
+        why = gov.self_approval(
+            me,
+            proposed_by=rule.proposed_by,
+            created_by=creator,
+            wrote=lambda: self.origins.writer(change.path, new),
+        )
+        if why == "proposed":
             return f"{me} proposed it (an admin who did not propose it must approve)"
-        if me == creator:
+        if why == "created":
             return (
                 f"{me} created the rule file (its proposed_by: {rule.proposed_by} is not who "
                 "created it; an admin who did not propose it must approve)"
             )
-        if self.origins.writer(change.path, change.new) == me:
+        if why == "wrote":
             return f"{me} wrote its current content (an admin who did not write it must approve)"
         return None
 
     def reconfirm(self, change: Change, creator: str | None) -> None:
         before = self.blobs.rule(change.old, change.path)
         after = self.blobs.rule(change.new, change.path)
-        if before is None or after is None or not self.is_admin():
+        if before is None or after is None or not self.may(gov.RECONFIRM):
             return
         if (before.review_due, before.approval) == (after.review_due, after.approval):
             return
@@ -392,8 +398,7 @@ class _Judge:
         else:
             what = f"sets rule '{rule_id}' to active"
         self.need_sign(path, what)
-        if not self.is_admin():
-            self.fail(path, "history-not-admin", f"{what}, but {self.role_text()} (admin required)")
+        if not self.require(path, gov.RESUME if resume else gov.APPROVE, what):
             return
         rule = self.blobs.rule(change.new, path)
         if rule is None:

@@ -1,0 +1,183 @@
+"""Who may do what (docs/design.md, "Roles" and "Lifecycle"): one table of action → roles
+allowed, the owner rule of personal memories and inboxes, and the distinct-approver rule.
+
+The commands (``doctrine`` lifecycle and drafts, review, remember, memory edit, harvest, erase,
+context) refuse with these rules *before* they write, and ``check --history`` judges every past
+commit with the same rules and ``roles.yaml`` as it was at the commit's parent — so a command
+and the history check can never disagree on who was allowed.
+
+It imports only :mod:`agentmem.errors`: the store, the hot path and the check can all use it.
+Roles are ordered ``user < member < admin`` (:data:`RANK`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal, Protocol
+
+from agentmem.errors import GovernanceError
+
+USER = "user"
+MEMBER = "member"
+ADMIN = "admin"
+ROLES = (USER, MEMBER, ADMIN)
+"""Every role, lowest first."""
+RANK = {role: rank for rank, role in enumerate(ROLES)}
+"""``user`` 0, ``member`` 1, ``admin`` 2 (the lower of two roles is what both grant)."""
+
+# -- actions ----------------------------------------------------------------------------------
+PROPOSE = "propose"
+"""Create a draft rule (``doctrine propose``, a doctrine proposal accepted in review)."""
+EDIT = "edit"
+"""Change a rule's content (``doctrine edit``; an approved rule drops to draft)."""
+ASSIGN = "assign"
+"""Set a rule's scope (``doctrine assign``)."""
+RESTORE = "restore"
+"""Bring back an earlier version as a new draft (``doctrine restore``)."""
+WRITE_DRAFT = "write-draft"
+"""Create, edit or delete a draft rule file (how history sees the four actions above)."""
+APPROVE = "approve"
+"""draft → active (and, in history, any change of an active rule's content)."""
+SUSPEND = "suspend"
+RESUME = "resume"
+DEACTIVATE = "deactivate"
+ARCHIVE = "archive"
+RECONFIRM = "reconfirm"
+"""Review an approved rule: its ``review_due`` (or ``approval``) moves."""
+CHANGE_APPROVED = "change-approved"
+"""Any other change to an approved rule (in history: deleting it, or a status change)."""
+REVIEW_QUEUE = "due"
+"""See the rules past their review date (``doctrine due``)."""
+SETTINGS = "settings"
+"""Change ``roles.yaml``, ``agentmem.yaml`` or a ``.gitattributes``."""
+ERASE = "erase"
+"""Rewrite history to remove a person's memory or a text (``agentmem erase``)."""
+HAVE_MEMORY = "have-memory"
+"""Have a personal memory: remember, accept into it, edit it, harvest into it."""
+READ_OTHERS = "read-others"
+"""Read another person's memory, inbox or chat context."""
+
+ALLOWED: dict[str, tuple[str, ...]] = {
+    PROPOSE: (MEMBER, ADMIN),
+    EDIT: (MEMBER, ADMIN),
+    ASSIGN: (MEMBER, ADMIN),
+    RESTORE: (MEMBER, ADMIN),
+    WRITE_DRAFT: (MEMBER, ADMIN),
+    APPROVE: (ADMIN,),
+    SUSPEND: (ADMIN,),
+    RESUME: (ADMIN,),
+    DEACTIVATE: (ADMIN,),
+    ARCHIVE: (ADMIN,),
+    RECONFIRM: (ADMIN,),
+    CHANGE_APPROVED: (ADMIN,),
+    REVIEW_QUEUE: (ADMIN,),
+    SETTINGS: (ADMIN,),
+    ERASE: (ADMIN,),
+    HAVE_MEMORY: (MEMBER, ADMIN),
+    READ_OTHERS: (ADMIN,),
+}
+"""The one table: action → roles allowed. A personal memory or inbox is moreover written only
+by its owner (:func:`owns`); approvals are moreover bound by :func:`self_approval`."""
+
+STATUS_ACTIONS = {
+    "active": APPROVE,
+    "suspended": SUSPEND,
+    "deactivated": DEACTIVATE,
+    "archived": ARCHIVE,
+}
+"""The action that sets a rule to each status (other transitions: :data:`CHANGE_APPROVED`)."""
+
+
+class Actor(Protocol):
+    """What the rules need of a person (:class:`agentmem.store.repo.Person` is one)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def role(self) -> str: ...
+
+
+def allowed(action: str) -> tuple[str, ...]:
+    """The roles that may do ``action``. Raises KeyError for an unknown action."""
+    return ALLOWED[action]
+
+
+def may(role: str | None, action: str) -> bool:
+    """True when ``role`` (None: nobody) may do ``action``."""
+    return role is not None and role in ALLOWED[action]
+
+
+def needed(action: str) -> str:
+    """``"admin"`` or ``"member or admin"``: the roles of ``action`` in words."""
+    return " or ".join(ALLOWED[action])
+
+
+def require(actor: Actor, action: str, doing: str) -> None:
+    """Refuse unless ``actor`` may do ``action``. Raises :class:`GovernanceError` naming the
+    role needed and the actor's (``doing`` says what was attempted)."""
+    if not may(actor.role, action):
+        roles = needed(action)
+        raise GovernanceError(
+            f"{roles} required: {doing} needs the {roles} role; "
+            f"{actor.id} has the {actor.role} role",
+            hint="ask an admin (roles.yaml lists who has which role)",
+        )
+
+
+def require_memory_role(actor: Actor, doing: str = "a personal memory") -> None:
+    """Refuse a person whose role has no personal memory (a ``user`` runs audits, nothing more).
+    Raises :class:`GovernanceError` naming the role."""
+    if not may(actor.role, HAVE_MEMORY):
+        raise GovernanceError(
+            f"{doing} needs the {needed(HAVE_MEMORY)} role; {actor.id} has the {actor.role} "
+            "role, and a user has no personal memory",
+            hint="ask an admin to make you a member in roles.yaml",
+        )
+
+
+def owns(actor_id: str | None, person: str) -> bool:
+    """True when ``actor_id`` may write ``person``'s memory or inbox: only its owner (an admin
+    may read it, and only erase it)."""
+    return actor_id is not None and actor_id == person
+
+
+def require_owner(actor: Actor, person: str, what: str) -> None:
+    """Refuse unless ``actor`` is ``person`` (:func:`owns`). Raises :class:`GovernanceError`."""
+    if not owns(actor.id, person):
+        raise GovernanceError(
+            f"{what} {person}'s memory is for {person} only; you are {actor.id} ({actor.role})",
+            hint="each person reviews and edits their own memory",
+        )
+
+
+def may_read(actor: Actor, person: str) -> bool:
+    """True when ``actor`` may read ``person``'s memory, inbox or chat context: their own, or
+    anyone's as an admin."""
+    return actor.id == person or may(actor.role, READ_OTHERS)
+
+
+SelfApproval = Literal["proposed", "created", "wrote"]
+
+
+def self_approval(
+    approver: str | None,
+    *,
+    proposed_by: str | None,
+    created_by: str | None = None,
+    wrote: str | None | Callable[[], str | None] = None,
+) -> SelfApproval | None:
+    """The distinct-approver rule (``doctrine.distinct_approver``): why ``approver`` may not
+    approve or reconfirm a rule, or None when they may. Nobody approves a rule they proposed
+    (``proposed_by``), whose file they created (``created_by``, known to history) or whose
+    current content they wrote (``wrote``; a function is called only when the first two do not
+    already decide, as history finds the writer lazily); checked in that order."""
+    if approver is None:
+        return None
+    if approver == proposed_by:
+        return "proposed"
+    if approver == created_by:
+        return "created"
+    if approver == (wrote() if callable(wrote) else wrote):
+        return "wrote"
+    return None
