@@ -55,7 +55,7 @@ def import_command(
     others go on. Nothing reaches your memory before 'agentmem review'.
     """
     from agentmem.harvest.imports import import_files
-    from agentmem.proposals.review import require_owner
+    from agentmem.governance import require_owner
 
     repo = repository()
     actor = repo.actor()

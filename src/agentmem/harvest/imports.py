@@ -498,7 +498,7 @@ def _import_one(
     from agentmem.harvest.run import validate, write_to_inbox
     from agentmem.proposals.inbox import list_pending
     from agentmem.proposals.model import parse_proposal
-    from agentmem.proposals.review import require_memory_role
+    from agentmem.governance import require_memory_role
     from agentmem.store.writer import read_current
 
     try:
