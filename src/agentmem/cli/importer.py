@@ -54,8 +54,8 @@ def import_command(
     a binary, unreadable, too large or half-written file is skipped with its reason and the
     others go on. Nothing reaches your memory before 'agentmem review'.
     """
-    from agentmem.harvest.imports import import_files
     from agentmem.governance import require_owner
+    from agentmem.harvest.imports import import_files
 
     repo = repository()
     actor = repo.actor()

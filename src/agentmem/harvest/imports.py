@@ -495,10 +495,10 @@ def _import_one(
     dry_run: bool,
     done: set[str],
 ) -> FileResult:
+    from agentmem.governance import require_memory_role
     from agentmem.harvest.run import validate, write_to_inbox
     from agentmem.proposals.inbox import list_pending
     from agentmem.proposals.model import parse_proposal
-    from agentmem.governance import require_memory_role
     from agentmem.store.writer import read_current
 
     try:
