@@ -54,7 +54,7 @@ def test_offline_harvest_of_the_example_session(memrepo: Path, runner: CliRunner
         ),
         (
             "memory",
-            "Recurring patterns",
+            "Rule dependencies",
             "Vérifie toujours la clause de garantie avant la clause de pénalités.",
             "declared",
         ),
@@ -99,7 +99,7 @@ def test_accept_all_commits_each_proposal_with_trailers_and_blame(
         in text
     )
     last = git(memrepo, "log", "-1", "HEAD~1", "--format=%s%n%(trailers)")
-    assert last.startswith('memory(alice): add to "Recurring patterns"\n')
+    assert last.startswith('memory(alice): add to "Rule dependencies"\n')
     for line in (
         "Agentmem-Action: add",
         "Agentmem-Route: memory",

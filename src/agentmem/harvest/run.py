@@ -1,9 +1,10 @@
 """Harvest (docs/design.md §Harvest): one session in, at most ``max_proposals`` validated proposals
 in the inbox.
 
-Order: read the transcript (and outcomes) → ONE provider call → cut to ``max_proposals`` →
-parse and validate each proposal (shape, section, route, target, guard, budget preview,
-duplicate) → write the kept ones to the inbox and commit them. Rejections are listed with their
+Order: read the transcript (and outcomes) → ONE provider call → parse and validate each proposal
+(shape, section, route, target, guard, budget preview, duplicate, document content) → keep the
+first ``max_proposals`` valid ones (the cap counts valid proposals; the others are listed as
+cut) → write the kept ones to the inbox and commit them. Rejections are listed with their
 reason, never dropped silently. The person is always the actor, never a name from the
 transcript or the answer.
 """
@@ -15,10 +16,12 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentmem import trailers as tr
 from agentmem.errors import AgentmemError, GuardError, ProposalError, UsageError
 from agentmem.governance import require_memory_role
+from agentmem.harvest.own import restates
 from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
 from agentmem.harvest.transcripts import Transcript, read_transcript
 from agentmem.memory.file import new_memory_text, parse_memory
@@ -28,6 +31,9 @@ from agentmem.proposals.model import Proposal, parse_proposal
 from agentmem.store.repo import Person, Repository
 from agentmem.store.writer import read_current
 from agentmem.store.yamlio import load_yaml_text
+
+if TYPE_CHECKING:
+    from agentmem.doctrine.model import Rule
 
 PROVIDERS = ("auto", "anthropic", "offline", "replay")
 #: Score 0–100 (doctrine's scorer, :func:`agentmem.doctrine.similar.similarity`: normalised
@@ -220,30 +226,28 @@ def harvest_session(
     memory_text = read_current(repo.root, relpath)
     if memory_text is not None:
         parse_memory(memory_text, actor.id, repo.config.memory, relpath)
+    rules = doctrine_in_scope(repo, scope)
     request = HarvestRequest(
         person=actor.id,
         transcript=transcript,
         memory_text=memory_text or new_memory_text(actor.id, repo.config.memory),
-        doctrine_text="",
+        doctrine_text=render_doctrine(rules),
         sections=repo.config.memory.sections,
         max_proposals=repo.config.harvest.max_proposals,
         scope=scope,
         model=repo.config.harvest.model,
         outcomes=outcomes,
+        doctrine_rules=tuple(rule.instruction for rule in rules),
     )
     answer = _call_provider(provider, request, proposals_file)
     result = HarvestResult(transcript.session_id, str(transcript_path), answer.provider)
     result.received = len(answer.proposals)
     result.turns, result.user_turns = len(transcript.turns), len(transcript.user_turns())
     limit = repo.config.harvest.max_proposals
-    raws = answer.proposals[:limit]
-    result.cut = max(0, len(answer.proposals) - limit)
-    result.cut_items = [
-        Rejection(index, _label(raw), _visible_text(raw))
-        for index, raw in enumerate(answer.proposals[limit:], start=limit + 1)
-    ]
     pending_texts = [p for p in list_pending(repo, actor.id) if p.text]
-    for index, raw in enumerate(raws, start=1):
+    not_own = transcript.not_own()
+    valid: list[tuple[int, Proposal, object]] = []
+    for index, raw in enumerate(answer.proposals, start=1):
         try:
             proposal = parse_proposal(
                 raw,
@@ -255,7 +259,13 @@ def harvest_session(
             )
             if proposal.route == "memory":
                 require_memory_role(actor, "a memory proposal")
-            validate(proposal, repo, memory_text, result.kept, pending_texts)
+            validate(proposal, repo, memory_text, [p for _, p, _ in valid], pending_texts)
+            if proposal.text and restates(proposal.text, not_own):
+                raise GuardError(
+                    "refused: document-content: the text restates a document or quotation "
+                    "pasted in the session, not the person's own words",
+                    hint="write the preference in your own words",
+                )
         except GuardError as exc:
             result.rejected.append(Rejection(index, _label(raw), str(exc)))
             continue
@@ -263,12 +273,40 @@ def harvest_session(
             reason = str(exc).removeprefix(f"proposal {index}: ")
             result.rejected.append(Rejection(index, _label(raw), reason))
             continue
-        result.kept.append(proposal)
+        valid.append((index, proposal, raw))
+    # The cap counts valid proposals: validation first, then the first max_proposals are kept.
+    result.kept = [p for _, p, _ in valid[:limit]]
+    result.cut = max(0, len(valid) - limit)
+    result.cut_items = [
+        Rejection(i, _label(raw), _visible_text(raw)) for i, _, raw in valid[limit:]
+    ]
     if result.kept:
         result.commit = write_to_inbox(
             repo, actor, result.kept, transcript.session_id, answer.provider
         )
     return result
+
+
+def doctrine_in_scope(repo: Repository, scope: str | None) -> list[Rule]:
+    """The active, approved rules that apply to ``scope`` (every active approved rule when no
+    scope is given); unreadable rule files are left out (``check`` reports them)."""
+    from agentmem.doctrine.model import applies_to, content_sha256
+    from agentmem.doctrine.parse import load_rules_and_errors
+
+    rules, _errors = load_rules_and_errors(repo.root)
+    return [
+        rule
+        for rule in rules
+        if rule.status == "active"
+        and rule.approval is not None
+        and rule.approval.content_sha256 == content_sha256(rule)
+        and (scope is None or applies_to(rule.scope, scope))
+    ]
+
+
+def render_doctrine(rules: Sequence[Rule]) -> str:
+    """``- [id] (scope) instruction`` lines, one per rule (the model request's doctrine block)."""
+    return "\n".join(f"- [{r.id}] ({r.scope or 'no scope'}) {r.instruction}" for r in rules)
 
 
 def write_to_inbox(

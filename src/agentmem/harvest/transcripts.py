@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentmem.errors import TranscriptError
+from agentmem.harvest.own import OwnText, split_own
 
 Role = Literal["user", "assistant", "tool"]
 
@@ -60,10 +61,35 @@ class Transcript:
         """The turns the person typed themselves, in order."""
         return [t for t in self.turns if t.role == "user"]
 
+    def own_turns(self) -> list[tuple[Turn, OwnText]]:
+        """The person's turns, each split into their own words and the rest
+        (:func:`agentmem.harvest.own.split_own`: injected blocks, quotations, pasted text)."""
+        return [(t, split_own(t.text)) for t in self.user_turns()]
+
+    def not_own(self) -> list[str]:
+        """Text inside the person's turns that is not theirs (quotations, pasted documents)."""
+        return [part for _, own in self.own_turns() for part in own.other]
+
     def render(self) -> str:
-        """Plain text for a prompt: ``User: …`` / ``Assistant: …`` / ``Tool: …`` blocks."""
+        """Plain text for a prompt: ``User: …`` / ``Assistant: …`` / ``Tool: …`` blocks.
+
+        A user turn shows only the person's own words; what they pasted or quoted follows in
+        ``<pasted>…</pasted>`` (not their words), and injected blocks are elided with a count.
+        """
         labels = {"user": "User", "assistant": "Assistant", "tool": "Tool"}
-        return "\n\n".join(f"{labels[t.role]}: {t.text}" for t in self.turns)
+        blocks = []
+        for t in self.turns:
+            if t.role != "user":
+                blocks.append(f"{labels[t.role]}: {t.text}")
+                continue
+            own = split_own(t.text)
+            parts = [own.own] if own.own else []
+            parts += [f"<pasted>\n{o}\n</pasted>" for o in own.other]
+            if own.injected:
+                size = sum(len(i) for i in own.injected)
+                parts.append(f"[{len(own.injected)} injected block(s), {_chars(size)} elided]")
+            blocks.append("User: " + "\n".join(parts))
+        return "\n\n".join(blocks)
 
 
 Records = list[tuple[int, dict[str, Any]]]  # (1-based line, parsed JSON object)

@@ -28,7 +28,8 @@ class HarvestRequest:
     """Everything one harvest call may see.
 
     ``memory_text`` is the person's current memory file, ``doctrine_text`` the active rules in
-    scope (rendered), ``sections`` the configured section names, ``max_proposals`` the cap
+    scope (rendered, for a model), ``doctrine_rules`` their instructions (for the offline
+    extractor), ``sections`` the configured section names, ``max_proposals`` the cap
     (``harvest.max_proposals`` of docs/design.md §Settings, default 6).
     """
 
@@ -41,6 +42,7 @@ class HarvestRequest:
     scope: str | None
     model: str
     outcomes: tuple[Outcome, ...] = ()
+    doctrine_rules: tuple[str, ...] = ()  # the instructions of the active rules in scope
 
 
 @dataclass
