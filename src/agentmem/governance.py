@@ -1,4 +1,4 @@
-"""Who may do what (docs/design.md, "Roles" and "Lifecycle"): one table of action → roles
+"""Who may do what (docs/design.md §Roles, §Lifecycle): one table of action → roles
 allowed, the owner rule of personal memories and inboxes, and the distinct-approver rule.
 
 The commands (``doctrine`` lifecycle and drafts, review, remember, memory edit, harvest, erase,
