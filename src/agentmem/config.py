@@ -15,9 +15,9 @@ from typing import Any
 
 from agentmem.errors import ConfigError
 from agentmem.governance import ROLES
+from agentmem.store.root import CONFIG_FILE as CONFIG_FILE
 from agentmem.store.yamlio import load_yaml_file
 
-CONFIG_FILE = "agentmem.yaml"
 DEFAULT_SECTIONS = (
     "Writing style",
     "Priorities & scope",

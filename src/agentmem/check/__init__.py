@@ -17,23 +17,12 @@ Modules: :mod:`.findings` (the finding shape), :mod:`.tree` (settings, people, m
 
 from __future__ import annotations
 
-import os
 from datetime import date
 from pathlib import Path
 
 from agentmem.check.findings import ERROR, WARNING, CheckReport, Finding
-from agentmem.store.repo import find_root
 
-__all__ = ["ERROR", "WARNING", "CheckReport", "Finding", "locate_root", "run_check"]
-
-
-def locate_root(explicit: Path | None = None) -> Path:
-    """The memory repository to check: ``explicit`` (``--repo``), ``$AGENTMEM_REPO``, or found
-    from the current folder upward — without loading its settings (a broken ``agentmem.yaml``
-    is a finding, not a stop). Raises :class:`~agentmem.errors.NotARepositoryError`."""
-    if explicit is None and os.environ.get("AGENTMEM_REPO"):
-        explicit = Path(os.environ["AGENTMEM_REPO"])
-    return find_root(explicit if explicit is not None else Path.cwd())
+__all__ = ["ERROR", "WARNING", "CheckReport", "Finding", "run_check"]
 
 
 def _interrupted_change(root: Path) -> list[Finding]:

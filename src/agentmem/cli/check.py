@@ -57,15 +57,16 @@ def check(
 
     Exit 0 when clean (warnings alone are clean), 1 when an error is found, 2 on a usage error.
     """
-    from agentmem.check import locate_root, run_check
+    from agentmem.check import run_check
     from agentmem.errors import UsageError
+    from agentmem.store.root import locate
 
     if (since or require_signed) and not history:
         raise UsageError(
             f"{'--since' if since else '--require-signed'} checks commits: add --history"
         )
     report = run_check(
-        locate_root(), history=history, since=since, require_signed=require_signed or None
+        locate(), history=history, since=since, require_signed=require_signed or None
     )
     findings = report.sorted()
     if fmt is CheckFormat.json:

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from agentmem.errors import AgentmemError
+    from agentmem.harvest.batch import Job
     from agentmem.harvest.run import HarvestResult
-    from agentmem.harvest.transcripts import Transcript
     from agentmem.store.repo import Person, Repository
 
 app = typer.Typer()
@@ -101,10 +101,11 @@ def harvest(
     With --forget SESSION: that queued session is never harvested.
     A ChatGPT or Claude.ai conversations.json export is one session per conversation.
     """
-    from agentmem.errors import AgentmemError, UsageError
+    from agentmem.errors import UsageError
     from agentmem.governance import require_owner
-    from agentmem.harvest.queue import committed_session_ids, harvested_ids, record_harvested
-    from agentmem.harvest.run import choose_provider, harvest_session, load_outcomes
+    from agentmem.harvest.batch import file_jobs, harvest_jobs
+    from agentmem.harvest.queue import committed_session_ids, harvested_ids
+    from agentmem.harvest.run import choose_provider, load_outcomes
 
     if forget is not None:
         if queue or transcripts:
@@ -128,108 +129,43 @@ def harvest(
     if queue:
         _harvest_queue(repo, actor, name, scope, proposals, fmt)
         return
-    transcripts = transcripts or []
     loaded = load_outcomes(outcomes) if outcomes else ()
-    results, failures = [], 0
     console = output.stderr()
     done = set() if again else harvested_ids(repo.root) | committed_session_ids(repo.root)
-    sessions, skipped = _sessions(transcripts, conversation, done)
-    for index, (path, transcript_or_error) in enumerate(sessions, start=1):
-        try:
-            if isinstance(transcript_or_error, AgentmemError):
-                raise transcript_or_error
-            transcript = transcript_or_error
-            if transcript.session_id in done:
-                raise AgentmemError(
-                    f"{path}: session {transcript.session_id} was already harvested",
-                    hint="its proposals are in your inbox or were decided (agentmem log); "
-                    "add --again to read it once more",
-                )
-            step = f" ({index}/{len(sessions)})" if len(sessions) > 1 else ""
-            with repo.locked(), _working(console, f"harvesting {path.name}{step} via {name}…"):
-                result = harvest_session(
-                    repo,
-                    actor,
-                    path,
-                    provider=name,
-                    scope=scope,
-                    outcomes=loaded,
-                    proposals_file=proposals,
-                    transcript=transcript,
-                )
-        except AgentmemError as exc:
-            if len(sessions) == 1 and not skipped:
-                raise
-            output.error(str(exc))
-            failures += 1
-            continue
-        record_harvested(
-            repo.root, [result.session], str(path), actor.id, len(result.kept), result.commit
-        )
-        results.append(result)
-        if fmt is Format.text:
-            _print_result(result)
+    jobs, skipped = file_jobs(transcripts or [], conversation, done)
+
+    def working(job: Job, index: int, total: int) -> AbstractContextManager[object]:
+        step = f" ({index}/{total})" if total > 1 else ""
+        return _working(console, f"harvesting {job.path.name}{step} via {name}…")
+
+    def failed(job: Job, exc: AgentmemError) -> None:
+        if len(jobs) == 1 and not skipped:
+            raise exc
+        output.error(str(exc))
+
+    batch = harvest_jobs(
+        repo,
+        actor,
+        jobs,
+        provider=name,
+        done=done,
+        scope=scope,
+        outcomes=loaded,
+        proposals_file=proposals,
+        working=working,
+        on_result=_print_result if fmt is Format.text else None,
+        on_failure=failed,
+    )
     if fmt is Format.json:
-        output.as_json(_result_json(r) for r in results)
-    elif any(r.kept for r in results):
+        output.as_json(_result_json(r) for r in batch.results)
+    elif any(r.kept for r in batch.results):
         output.info("next: [bold]agentmem review[/] to accept, edit or reject them")
     if skipped:
         output.info(
             f"{skipped} conversation(s) skipped: already harvested (--again reads them once more)"
         )
-    if failures:
+    if batch.failures:
         raise typer.Exit(1)
-
-
-def _sessions(
-    paths: list[Path], conversation: str | None, done: set[str]
-) -> tuple[list[tuple[Path, Transcript | AgentmemError]], int]:
-    """``(path, Transcript or the AgentmemError reading it raised)`` for each session to
-    harvest, and how many conversations of exports were skipped as already harvested. A
-    conversation export gives one session per conversation (``--conversation`` picks one)."""
-    from agentmem.errors import AgentmemError, UsageError
-    from agentmem.harvest.exports import is_conversation_export, read_export
-    from agentmem.harvest.transcripts import read_transcript
-
-    sessions: list[tuple[Path, Transcript | AgentmemError]] = []
-    skipped = 0
-    exports = 0
-    for path in paths:
-        try:
-            with path.open("rb") as handle:
-                head = handle.read(65536)
-        except OSError:
-            head = b""
-        try:
-            if not is_conversation_export(head):
-                if conversation is None:
-                    sessions.append((path, read_transcript(path)))
-                    continue
-                raise UsageError(
-                    f"{path}: --conversation picks a conversation of a ChatGPT or Claude.ai "
-                    "conversations.json; this file is not one"
-                )
-            exports += 1
-            found = read_export(path)
-            if conversation is not None:
-                picked = [t for t in found if t.session_id == conversation]
-                if not picked:
-                    raise UsageError(
-                        f"{path}: no conversation {conversation!r} in this export "
-                        f"({len(found)} conversation(s))",
-                        hint="the ids are the 'id' (ChatGPT) or 'uuid' (Claude.ai) of each "
-                        "conversation",
-                    )
-                sessions.extend((path, t) for t in picked)
-                continue
-            waiting = [t for t in found if t.session_id not in done]
-            skipped += len(found) - len(waiting)
-            sessions.extend((path, t) for t in waiting)
-        except AgentmemError as exc:
-            if isinstance(exc, UsageError):
-                raise
-            sessions.append((path, exc))
-    return sessions, skipped
 
 
 def _working(console: Console, message: str) -> AbstractContextManager[object]:
@@ -303,7 +239,7 @@ def _harvest_queue(
     """``harvest --queue``: every queued session not harvested yet, a progress bar on stderr."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from agentmem.harvest.queue import harvest_queue
+    from agentmem.harvest.batch import harvest_queue
 
     console = output.stderr()
     progress = Progress(
@@ -329,7 +265,9 @@ def _harvest_queue(
             scope=scope,
             proposals_file=proposals,
             on_start=start,
-            on_done=lambda s: progress.update(task, advance=1, description=s.session_id[:12]),
+            on_done=lambda job: progress.update(
+                task, advance=1, description=(job.queued or "")[:12]
+            ),
         )
     finally:
         progress.stop()
@@ -343,8 +281,8 @@ def _harvest_queue(
     else:
         for result in run.results:
             _print_result(result)
-    for session, message in run.failures:
-        output.error(f"session {session}: {message}")
+    for job, exc in run.failures:
+        output.error(f"session {job.queued}: {exc}")
     done = len(run.results)
     if not done and not run.failures and not run.warnings:
         output.info(

@@ -13,13 +13,11 @@ payload's ``cwd``, else from the current folder.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentmem.errors import AgentmemError, NotARepositoryError
-
-CONFIG_FILE = "agentmem.yaml"  # = agentmem.config.CONFIG_FILE, not imported: no YAML here
+from agentmem.errors import AgentmemError
+from agentmem.store.root import locate
 
 
 @dataclass(frozen=True)
@@ -33,33 +31,11 @@ class Printed:
     code: int = 0
 
 
-def find_root(start: Path) -> Path:
-    """The nearest folder from ``start`` upward holding ``agentmem.yaml`` (like
-    :func:`agentmem.store.repo.find_root`, without importing the settings and git modules)."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        if (folder / CONFIG_FILE).is_file():
-            return folder
-    raise NotARepositoryError(
-        f"not a memory repository: no {CONFIG_FILE} in {start} or any parent",
-        hint="set AGENTMEM_REPO or pass --repo PATH in the hook's command",
-    )
-
-
 def hook_root(payload_cwd: str | None) -> Path:
-    """``$AGENTMEM_REPO`` exactly, else upward from the payload's ``cwd``, else from here."""
-    explicit = os.environ.get("AGENTMEM_REPO")
-    if explicit:
-        root = find_root(Path(explicit))
-        if root != Path(explicit).resolve():
-            raise NotARepositoryError(f"not a memory repository: no {CONFIG_FILE} in {explicit}")
-        return root
-    if payload_cwd and Path(payload_cwd).is_dir():
-        try:
-            return find_root(Path(payload_cwd))
-        except NotARepositoryError:
-            pass
-    return find_root(Path.cwd())
+    """``$AGENTMEM_REPO`` exactly, else upward from the payload's ``cwd``, else from here
+    (:func:`agentmem.store.root.locate`)."""
+    near = Path(payload_cwd) if payload_cwd else None
+    return locate(near=near, hint="set AGENTMEM_REPO or pass --repo PATH in the hook's command")
 
 
 def _note(message: str) -> str:

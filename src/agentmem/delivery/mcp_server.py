@@ -54,7 +54,8 @@ def session_scope(flag: str | None) -> str | None:
 def open_repo() -> Repository:
     """The memory repository of this server (see the module docstring)."""
     from agentmem.config import load_config
-    from agentmem.store.repo import Repository, find_root, open_repository
+    from agentmem.store.repo import Repository, open_repository
+    from agentmem.store.root import find_root
 
     try:
         return open_repository()

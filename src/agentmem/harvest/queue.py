@@ -21,8 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,8 +30,7 @@ from agentmem import trailers as tr
 from agentmem.errors import AgentmemError
 
 if TYPE_CHECKING:
-    from agentmem.harvest.run import HarvestResult
-    from agentmem.store.repo import Person, Repository
+    pass
 
 LOCAL_DIR = ".agentmem"
 QUEUE_FILE = "queue.jsonl"
@@ -279,87 +277,3 @@ def forget(root: Path, session_id: str, actor: str) -> QueuedSession:
     record = HarvestRecord(session_id, session.transcript_path, _now(), actor, 0, None, True)
     _append_line(root / LOCAL_DIR / HARVESTED_FILE, record.to_dict())
     return session
-
-
-@dataclass
-class QueueRun:
-    """What ``harvest --queue`` did: ``results`` (one HarvestResult per harvested session),
-    ``failures`` (session id, message) left in the queue, ``skipped`` already-harvested ids,
-    ``bad_lines`` unreadable queue lines, ``warnings`` what was ignored and why."""
-
-    results: list[HarvestResult]
-    failures: list[tuple[str, str]]
-    skipped: int
-    bad_lines: list[int]
-    warnings: list[str] = field(default_factory=list)
-
-
-def harvest_queue(
-    repo: Repository,
-    actor: Person,
-    *,
-    provider: str,
-    scope: str | None = None,
-    proposals_file: Path | None = None,
-    on_start: Callable[[int], None] | None = None,
-    on_done: Callable[[QueuedSession], None] | None = None,
-) -> QueueRun:
-    """Harvest every queued session not yet harvested, oldest first, each under the lock.
-
-    A session whose transcript cannot be read stays queued and is reported in ``failures``;
-    the others go on. ``on_start(total)`` and ``on_done(session)`` drive a progress display.
-    A queue file that git tracks is not read at all (a warning says so): ``.agentmem/`` is
-    local, and a committed queue would point this person's harvest at any file.
-    """
-    from agentmem.harvest.run import harvest_session
-    from agentmem.harvest.transcripts import read_transcript
-    from agentmem.store import gitio
-
-    queue_rel = f"{LOCAL_DIR}/{QUEUE_FILE}"
-    if gitio.is_tracked(repo.root, queue_rel):
-        warning = (
-            f"{queue_rel} is tracked by git, so anyone who can push could have written it: "
-            f"ignored (it is local, never shared): git rm --cached {queue_rel} and commit; "
-            "harvest your own transcripts by hand meanwhile (agentmem harvest FILE)"
-        )
-        return QueueRun([], [], 0, [], [warning])
-    state = read_queue(repo.root)
-    done = harvested_ids(repo.root) | committed_session_ids(repo.root)
-    todo = [s for s in state.sessions if s.session_id not in done]
-    run = QueueRun([], [], len(state.sessions) - len(todo), state.bad_lines)
-    if on_start:
-        on_start(len(todo))
-    for session in todo:
-        try:
-            path = Path(session.transcript_path)
-            if not path.is_file():
-                raise AgentmemError(
-                    f"{path}: transcript not found",
-                    hint="Claude Code deletes transcripts after cleanupPeriodDays; harvest it by "
-                    f"hand, or drop it: agentmem harvest --forget {session.session_id}",
-                )
-            transcript = read_transcript(path)
-            if transcript.session_id in done:
-                record_harvested(repo.root, [session.session_id], str(path), actor.id, 0, None)
-                run.skipped += 1
-                continue
-            with repo.locked():
-                result = harvest_session(
-                    repo,
-                    actor,
-                    path,
-                    provider=provider,
-                    scope=scope,
-                    proposals_file=proposals_file,
-                    transcript=transcript,
-                )
-            ids = [session.session_id, transcript.session_id]
-            record_harvested(repo.root, ids, str(path), actor.id, len(result.kept), result.commit)
-            done.update(ids)
-            run.results.append(result)
-        except AgentmemError as exc:
-            run.failures.append((session.session_id, str(exc)))
-        finally:
-            if on_done:
-                on_done(session)
-    return run

@@ -27,6 +27,7 @@ from agentmem.errors import (
 )
 from agentmem.governance import ADMIN, ROLES
 from agentmem.store import gitio
+from agentmem.store.root import locate
 from agentmem.store.yamlio import dump_yaml, load_yaml_file
 
 ROLES_FILE = "roles.yaml"
@@ -238,25 +239,9 @@ def check_relpath(root: Path, relpath: str) -> Path:
     return root / relpath
 
 
-def find_root(start: Path) -> Path:
-    """The nearest folder from ``start`` upward that holds ``agentmem.yaml``."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        if (folder / CONFIG_FILE).is_file():
-            return folder
-    raise NotARepositoryError(
-        f"not a memory repository: no {CONFIG_FILE} in {start} or any parent",
-        hint="run 'agentmem init' to create one, or pass --repo PATH",
-    )
-
-
 def open_repository(explicit: Path | None = None) -> Repository:
     """Open the repository at ``explicit`` (``--repo``), ``$AGENTMEM_REPO``, or found from cwd."""
-    if explicit is None and os.environ.get("AGENTMEM_REPO"):
-        explicit = Path(os.environ["AGENTMEM_REPO"])
-    root = find_root(explicit if explicit is not None else Path.cwd())
-    if explicit is not None and root != explicit.resolve():
-        raise NotARepositoryError(f"not a memory repository: no {CONFIG_FILE} in {explicit}")
+    root = locate(explicit)
     if not any((folder / ".git").exists() for folder in (root, *root.parents)):
         raise NotARepositoryError(
             f"{root} has {CONFIG_FILE} but is not in a git work tree",

@@ -1,0 +1,55 @@
+"""Finding the memory repository (docs/design.md §Layout): the ONE root finder of every command,
+the hooks and the check.
+
+The repository is the folder holding ``agentmem.yaml``: ``--repo PATH`` or ``$AGENTMEM_REPO``
+name it exactly; otherwise it is found upward from a starting folder (a hook's payload ``cwd``,
+then the current folder). This module loads no settings and imports nothing beyond the standard
+library and :mod:`agentmem.errors`: the hot path (``hook …``, ``context chat``) uses it, and
+``check`` must find a repository whose ``agentmem.yaml`` is broken (that is a finding).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from agentmem.errors import NotARepositoryError
+
+CONFIG_FILE = "agentmem.yaml"
+"""The file that makes a folder a memory repository (its settings)."""
+REPO_ENV = "AGENTMEM_REPO"
+"""The environment variable naming the repository (like ``--repo``)."""
+INIT_HINT = "run 'agentmem init' to create one, or pass --repo PATH"
+
+
+def find_root(start: Path, *, hint: str = INIT_HINT) -> Path:
+    """The nearest folder from ``start`` upward holding ``agentmem.yaml`` (resolved). Raises
+    :class:`NotARepositoryError` with ``hint`` when there is none."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / CONFIG_FILE).is_file():
+            return folder
+    raise NotARepositoryError(
+        f"not a memory repository: no {CONFIG_FILE} in {start} or any parent", hint=hint
+    )
+
+
+def locate(
+    explicit: Path | None = None, *, near: Path | None = None, hint: str = INIT_HINT
+) -> Path:
+    """The repository to work on: ``explicit`` (``--repo``), else ``$AGENTMEM_REPO`` — that very
+    folder, not a parent —; else upward from ``near`` when it is a folder inside one; else
+    upward from the current folder. Raises :class:`NotARepositoryError`."""
+    if explicit is None and os.environ.get(REPO_ENV):
+        explicit = Path(os.environ[REPO_ENV])
+    if explicit is not None:
+        root = find_root(explicit, hint=hint)
+        if root != explicit.resolve():
+            raise NotARepositoryError(f"not a memory repository: no {CONFIG_FILE} in {explicit}")
+        return root
+    if near is not None and near.is_dir():
+        try:
+            return find_root(near, hint=hint)
+        except NotARepositoryError:
+            pass
+    return find_root(Path.cwd(), hint=hint)
