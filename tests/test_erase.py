@@ -79,7 +79,7 @@ def test_erase_text_of_an_email_committed_then_removed(shared: Path, runner: Cli
     assert result.exit_code == 0, result.stderr
     assert EMAIL not in result.stdout + result.stderr
     assert (
-        "verified: git log --all -S / --grep; reflog; git cat-file --batch-all-objects --batch find nothing"
+        "verified: git log --all -S / --grep; reflog; git cat-file --batch-all-objects --batch; search index find nothing"
         in result.stdout
     )
     assert "git push --force origin 'refs/heads/*:refs/heads/*'" in result.stdout

@@ -7,12 +7,14 @@ Admin only. The caller holds :meth:`Repository.locked`. In order:
    erased what class of data (``Agentmem-Action: erase``), never the data (an empty commit
    when only the history held it);
 2. agentmem's local files (``.agentmem/*.jsonl``: queue, harvested, usage log; other caches):
-   lines holding the data are dropped, other files holding it deleted;
+   lines holding the data are dropped, other files holding it deleted; the search index
+   (``.agentmem/search.sqlite``, derived: the next search rebuilds it) is always deleted;
 3. every commit: ``git filter-repo --sensitive-data-removal`` on a fresh ``--mirror`` clone in
    ``.git/agentmem/``, then the rewritten branches and tags are fetched back, the
    remote-tracking refs dropped (they describe the old remote), reflogs expired, ``gc --prune=now``;
 4. verification: ``git log --all -S``/``--grep``, the reflog and ``git cat-file
-   --batch-all-objects --batch`` no longer find it, else :class:`EraseError`;
+   --batch-all-objects --batch`` no longer find it and the search index is gone, else
+   :class:`EraseError`;
 5. the steps left for the remote host and the other clones (:attr:`EraseResult.steps`).
 
 Commits keep their place (``--prune-empty never``): the audit trail of who decided what stays,
@@ -33,6 +35,7 @@ from pathlib import Path
 from agentmem import governance
 from agentmem import trailers as tr
 from agentmem.errors import AgentmemError, GovernanceError, UsageError
+from agentmem.search import index as search_index
 from agentmem.store import gitio
 from agentmem.store.change import FileChange
 from agentmem.store.repo import INBOX_DIR, LOCAL_DIR, MEMORY_DIR, Person, Repository, check_slug
@@ -180,6 +183,7 @@ def erase(repo: Repository, actor: Person, target: EraseTarget) -> EraseResult:
     if target.person and folder.is_dir() and not any(folder.iterdir()):
         folder.rmdir()
     result.local = _clean_local(root, repo, target)
+    result.local += [p for p in search_index.purge(root) if p not in result.local]
     result.first_changed = _rewrite_history(root, target)
     result.commit = gitio.head(root) or commit  # the erase commit, rewritten like the others
     _purge(root)
@@ -429,6 +433,8 @@ def _verify(root: Path, target: EraseTarget) -> list[str]:
         prefixes = (f" {target.paths()[0]}", f" {target.paths()[1]}")
         found = found or any(ln[40:].startswith(prefixes) for ln in listed.splitlines())
     (failed if found else checks).append("git cat-file --batch-all-objects --batch")
+    index = search_index.index_path(root)
+    (failed if index.exists() else checks).append("search index")
     if failed:
         raise EraseError(
             f"erase incomplete: still found by {', '.join(failed)}",

@@ -1,0 +1,704 @@
+"""The search index: a derived SQLite FTS5 database at ``.agentmem/search.sqlite`` (docs/design.md
+§Recall).
+
+Never committed (``.agentmem/`` is local), rebuilt from scratch when it is missing, unreadable,
+of another schema or from another history, and otherwise brought up to date from git: only the
+files that the commits since the indexed one changed are read again, and only those commits are
+added to the history.
+
+Documents (one FTS5 row each; ``body`` is the only indexed column):
+
+- ``memory``: the entries of ``memories/<person>.md`` (``lines``: their lines; each matching
+  entry becomes a hit of its own);
+- ``doctrine``: one rule of ``doctrine/<id>.yaml`` at its current version (title, instruction,
+  limits and justification, one body line each; ``lines``: their file lines);
+- ``inbox``: one pending proposal ``inbox/<person>/<id>.yaml`` (text, target, justification);
+- ``history``: one commit (subject and every ``Agentmem-Justification`` trailer), or one older
+  version of a rule (a version number that is not the rule's current one, as the last commit
+  holding that version left it).
+
+``person`` holds `` alice `` (space-delimited owners) for what only its owner and the admins may
+read — a memory entry, a proposal, a commit touching a memory file or an inbox — and ``''`` for
+what everyone may read (doctrine, doctrine history). The index follows commits: a file edited on
+disk and not committed shows once a commit touches it (agentmem commits every write it makes).
+
+Tokenizer: ``porter unicode61 remove_diacritics 2`` — case and accents folded for every language
+(``Préavis`` finds ``preavis``), English suffixes stemmed (``warranties`` finds ``warranty``);
+SQLite ships no French, Spanish or German stemmer (docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentmem import trailers
+from agentmem.errors import AgentmemError
+
+INDEX_FILE = "search.sqlite"
+SCHEMA = "1"
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+COLUMNS = (
+    "body",
+    "kind",
+    "key",
+    "path",
+    "lines",
+    "person",
+    "rule",
+    "version",
+    "status",
+    "scope",
+    "commit_id",
+    "date",
+    "label",
+)
+_ZERO = "0" * 40
+_SEP = "\x1e"
+_FIELD = "\x1f"
+_LOG_FORMAT = _SEP + _FIELD.join(("%H", "%P", "%aI", "%s", "%(trailers:only,unfold)")) + _FIELD
+_WATCHED = ("memories/", "doctrine/", "inbox/")
+
+
+@dataclass(frozen=True)
+class Doc:
+    """One row of the index (see the module docstring); ``lines``: the file line of each body
+    line, comma-separated (``''`` for a commit)."""
+
+    body: str
+    kind: str
+    key: str
+    path: str = ""
+    lines: str = ""
+    person: str = ""
+    rule: str = ""
+    version: str = ""
+    status: str = ""
+    scope: str = ""
+    commit_id: str = ""
+    date: str = ""
+    label: str = ""
+
+    def row(self) -> tuple[str, ...]:
+        return tuple(getattr(self, name) for name in COLUMNS)
+
+
+def index_path(root: Path) -> Path:
+    """``<root>/.agentmem/search.sqlite`` (not created here)."""
+    return root / ".agentmem" / INDEX_FILE
+
+
+def purge(root: Path) -> list[str]:
+    """Delete the index and its SQLite side files; returns the relative paths removed."""
+    removed = []
+    base = index_path(root)
+    for path in (base, *(base.with_name(base.name + s) for s in ("-wal", "-shm", "-journal"))):
+        if path.exists():
+            path.unlink()
+            removed.append(path.relative_to(root).as_posix())
+    for tmp in base.parent.glob(f"{INDEX_FILE}.tmp-*") if base.parent.is_dir() else ():
+        tmp.unlink(missing_ok=True)
+        removed.append(tmp.relative_to(root).as_posix())
+    return removed
+
+
+# -- git, read without a process when it can be ---------------------------------------------
+def _git_dir(root: Path) -> Path | None:
+    for folder in (root, *root.parents):
+        dot = folder / ".git"
+        if dot.is_dir():
+            return dot
+        if dot.is_file():
+            text = dot.read_text(encoding="utf-8").strip()
+            if text.startswith("gitdir:"):
+                path = Path(text[len("gitdir:") :].strip())
+                return path if path.is_absolute() else (folder / path).resolve()
+            return None
+    return None
+
+
+def head_commit(root: Path) -> str | None:
+    """The commit HEAD names, read from ``.git`` files (loose or packed ref) — no git process on
+    the search path; falls back to ``git rev-parse`` for anything unusual (a reftable)."""
+    gdir = _git_dir(root)
+    try:
+        if gdir is None or (gdir / "reftable").exists():
+            raise OSError
+        head = (gdir / "HEAD").read_text(encoding="utf-8").strip()
+        if not head.startswith("ref:"):
+            return head if len(head) in (40, 64) else None
+        ref = head[4:].strip()
+        common = gdir
+        if (gdir / "commondir").is_file():
+            common = (gdir / (gdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+        for base in (gdir, common):
+            loose = base / ref
+            if loose.is_file():
+                return loose.read_text(encoding="utf-8").strip()
+        packed = common / "packed-refs"
+        if packed.is_file():
+            for line in packed.read_text(encoding="utf-8").splitlines():
+                if line.endswith(" " + ref) and not line.startswith(("#", "^")):
+                    return line.split(" ", 1)[0]
+        return None  # unborn branch
+    except (OSError, UnicodeDecodeError):
+        from agentmem.store import gitio
+
+        return gitio.head(root)
+
+
+@dataclass
+class _Commit:
+    sha: str
+    parents: list[str]
+    date: str
+    subject: str
+    trailers: list[tuple[str, str]]
+    raw: list[tuple[str, str, str]]  # (old blob, new blob, path)
+
+
+def _log(root: Path, revs: list[str], *, raw: bool) -> list[_Commit]:
+    """Commits of ``revs`` newest first, with their Agentmem trailers (and ``--raw`` changes
+    when ``raw``: a tree diff per commit, which costs on a folder of 10,000 rules — a full
+    build goes without), in ONE git process. Raises GitError when git refuses (an unknown
+    commit)."""
+    from agentmem.store import gitio
+
+    args: list[str] = ["log", f"--format={_LOG_FORMAT}"]
+    if raw:
+        args += ["--raw", "--no-abbrev", "--no-renames", "--relative", "--diff-merges=first-parent"]
+    out = gitio.run_git_bytes(root, [*args, *revs, "--"]).decode("utf-8", "replace")
+    commits = []
+    for record in out.split(_SEP)[1:]:
+        sha, parents, date, subject, trailer_text, changes = record.split(_FIELD)
+        found: list[tuple[str, str]] = []
+        for line in trailer_text.splitlines():
+            key, sep, value = line.partition(":")
+            if sep and key.startswith(trailers.PREFIX):
+                found.append((key.strip(), value.strip()))
+        changed: list[tuple[str, str, str]] = []
+        for line in changes.splitlines():
+            if not line.startswith(":"):
+                continue
+            meta, _tab, path = line.partition("\t")
+            parts = meta.split(" ")
+            if len(parts) >= 4:
+                changed.append((parts[2], parts[3], path))
+        commits.append(_Commit(sha, parents.split(), date, subject, found, changed))
+    return commits
+
+
+def _objects(root: Path, specs: list[str]) -> list[str | None]:
+    """The UTF-8 text of each object ``specs`` names (``<commit>:<path>`` or a blob id), in
+    ONE ``git cat-file --batch``; None for a missing object or one that is not UTF-8."""
+    if not specs:
+        return []
+    from agentmem.store import gitio
+
+    data = gitio.run_git_bytes(
+        root, ["cat-file", "--batch"], input_bytes="".join(f"{s}\n" for s in specs).encode()
+    )
+    found: list[str | None] = []
+    pos = 0
+    while pos < len(data) and len(found) < len(specs):
+        end = data.index(b"\n", pos)
+        header = data[pos:end].split(b" ")
+        pos = end + 1
+        if len(header) != 3 or not header[2].isdigit():  # "<spec> missing", "ambiguous"
+            found.append(None)
+            continue
+        size = int(header[2])
+        try:
+            found.append(data[pos : pos + size].decode("utf-8") if header[1] == b"blob" else None)
+        except UnicodeDecodeError:
+            found.append(None)
+        pos += size + 1
+    return found + [None] * (len(specs) - len(found))
+
+
+# -- documents from files ---------------------------------------------------------------------
+def memory_docs(person: str, relpath: str, text: str) -> Iterator[Doc]:
+    """One doc per memory file: its entry lines (``- …`` under a ``## `` section), read
+    leniently (a file ``check`` would refuse still has its entries found); ``lines`` holds each
+    entry's line and ``label`` its section, ``\x1f``-separated. The query side shows each
+    matching entry as a hit of its own."""
+    section = ""
+    bodies: list[str] = []
+    numbers: list[str] = []
+    sections: list[str] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.startswith("## "):
+            section = line[3:].strip()
+        elif line.startswith("- ") and section:
+            bodies.append(line[2:])
+            numbers.append(str(number))
+            sections.append(section)
+    if bodies:
+        yield Doc(
+            "\n".join(bodies),
+            "memory",
+            relpath,
+            relpath,
+            ",".join(numbers),
+            f" {person} ",
+            label="\x1f".join(sections),
+        )
+
+
+_UNPLAIN = tuple("'\"|>&*!{[")
+
+
+@dataclass(frozen=True)
+class RuleText:
+    """What the index keeps of a rule file: ``fields`` (title, instruction, justification, each
+    limit) with their file line, and ``id``, ``status``, ``scope``, ``version``."""
+
+    id: str
+    status: str
+    scope: str
+    version: str
+    fields: list[tuple[str, int]]
+
+
+_CANONICAL = re.compile(
+    r"id: (?P<id>[^\n]*)\ntitle: (?P<title>[^\n]*)\nstatus: (?P<status>[^\n]*)\n"
+    r"scope: (?P<scope>[^\n]*)\ninstruction: (?P<instruction>[^\n]*)\n"
+    r"limits:(?: \[\]\n|\n(?P<limits>(?:  - [^\n]*\n)+))"
+    r"justification: (?P<justification>[^\n]*)\nversion: (?P<version>[0-9]+)\n"
+)
+
+
+def read_rule(text: str, relpath: str) -> RuleText | None:
+    """The searchable parts of a rule file, None when it cannot be read. A file in the canonical
+    layout (``doctrine.canonical_text``: one plain ``key: value`` line each, limits as
+    ``  - item``) is read with one regular expression; anything else (quoted or folded values,
+    another key order) goes through the strict parser
+    (:func:`agentmem.doctrine.parse.parse_rule_text`)."""
+    found = _CANONICAL.match(text)
+    if found is None:
+        return _strict_rule(text, relpath)
+    values = found.groupdict()
+    limits = values["limits"].split("\n")[:-1] if values["limits"] else []
+    if any(
+        v[:1] in _UNPLAIN
+        for v in (values["title"], values["instruction"], values["justification"], *limits)
+    ):
+        return _strict_rule(text, relpath)
+    fields = [(values["title"], 2), (values["instruction"], 5)]
+    fields += [(item[4:], 7 + n) for n, item in enumerate(limits)]
+    fields.append((values["justification"], 7 + len(limits)))
+    scope = values["scope"]
+    return RuleText(
+        values["id"],
+        values["status"],
+        "" if scope in ("null", "~") else scope,
+        values["version"],
+        [(v, n) for v, n in fields if v.strip()],
+    )
+
+
+def _strict_rule(text: str, relpath: str) -> RuleText | None:
+    from agentmem.doctrine.model import DoctrineError
+    from agentmem.doctrine.parse import parse_rule_text
+
+    try:
+        rule = parse_rule_text(text, relpath)
+    except DoctrineError:
+        return None
+    at: dict[str, int] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        key = line.partition(":")[0]
+        if key in ("title", "instruction", "limits", "justification") and key not in at:
+            at[key] = number
+    fields = [(rule.title, at.get("title", 1)), (rule.instruction, at.get("instruction", 1))]
+    fields += [(lim, at.get("limits", 0) + i + 1) for i, lim in enumerate(rule.limits)]
+    fields.append((rule.justification, at.get("justification", 1)))
+    return RuleText(
+        rule.id,
+        rule.status,
+        rule.scope or "",
+        str(rule.version),
+        [(v.replace("\n", " "), n) for v, n in fields if v.strip()],
+    )
+
+
+def rule_doc(text: str, relpath: str, kind: str, commit: str = "", date: str = "") -> Doc | None:
+    """The doc of one rule file's text (``kind`` doctrine, or history for an older version)."""
+    rule = read_rule(text, relpath)
+    if rule is None:
+        return None
+    key = relpath if kind == "doctrine" else f"version:{rule.id}:{rule.version}"
+    return Doc(
+        "\n".join(v for v, _ in rule.fields),
+        kind,
+        key,
+        relpath,
+        ",".join(str(n) for _, n in rule.fields),
+        "",
+        rule.id,
+        rule.version,
+        rule.status,
+        rule.scope,
+        commit,
+        date,
+        rule.fields[0][0],
+    )
+
+
+def inbox_doc(relpath: str, text: str) -> Doc | None:
+    from agentmem.errors import ProposalError
+    from agentmem.proposals.model import proposal_from_stored
+    from agentmem.store.yamlio import load_yaml_text
+
+    try:
+        proposal = proposal_from_stored(load_yaml_text(text, relpath, ProposalError), relpath)
+    except AgentmemError:
+        return None
+    lines: list[tuple[str, int]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        for key in ("text:", "target:", "justification:"):
+            value = getattr(proposal, key[:-1])
+            if line.startswith(key) and value:
+                lines.append((value.replace("\n", " "), number))
+    return Doc(
+        "\n".join(b for b, _ in lines),
+        "inbox",
+        relpath,
+        relpath,
+        ",".join(str(n) for _, n in lines),
+        f" {proposal.person} ",
+        "",
+        "",
+        "pending",
+        proposal.scope or "",
+        "",
+        proposal.created_at,
+        f"{proposal.id} {proposal.action} ({proposal.route})",
+    )
+
+
+_OWNED = re.compile(r"^(?:memory|inbox)\(([a-z0-9][a-z0-9-]*)\):")
+_PUBLIC_ACTIONS = ("init",)
+
+
+def _trailer(commit: _Commit, key: str) -> str:
+    return next((v for k, v in commit.trailers if k == key), "")
+
+
+def commit_owner(commit: _Commit) -> str:
+    """Who may read a decision commit: `` alice `` for one on a person's memory or inbox
+    (subject ``memory(alice): …`` / ``inbox(alice): …``, as agentmem writes them), ``''``
+    (everyone) for doctrine and ``init``, `` @admin `` (admins only) for anything else."""
+    owned = _OWNED.match(commit.subject)
+    if owned:
+        return f" {owned.group(1)} "
+    route = _trailer(commit, trailers.ROUTE)
+    if (
+        route == "doctrine"
+        or _trailer(commit, trailers.RULE)
+        or commit.subject.startswith("doctrine")
+    ):
+        return ""
+    return "" if _trailer(commit, trailers.ACTION) in _PUBLIC_ACTIONS else " @admin "
+
+
+def commit_doc(commit: _Commit) -> Doc | None:
+    """The doc of a decision commit (one carrying ``Agentmem-Action``); None for a plain one."""
+    action = _trailer(commit, trailers.ACTION)
+    if not action:
+        return None
+    why = [v for k, v in commit.trailers if k == trailers.JUSTIFICATION]
+    return Doc(
+        "\n".join([commit.subject, *why]),
+        "history",
+        f"commit:{commit.sha}",
+        "",
+        "",
+        commit_owner(commit),
+        _trailer(commit, trailers.RULE),
+        _trailer(commit, trailers.VERSION),
+        action,
+        "",
+        commit.sha,
+        commit.date,
+        commit.subject,
+    )
+
+
+def commit_docs(commits: Iterable[_Commit]) -> Iterator[Doc]:
+    for commit in commits:
+        doc = commit_doc(commit)
+        if doc is not None:
+            yield doc
+
+
+def _read(root: Path, relpath: str) -> str | None:
+    from agentmem.store import regular
+
+    try:
+        read = regular.read_capped(root, relpath)
+        return None if read is None else read.data.decode("utf-8")
+    except (AgentmemError, UnicodeDecodeError):
+        return None
+
+
+def file_docs(root: Path, relpath: str, text: str | None = None) -> list[Doc]:
+    """The docs of one watched work-tree file (none when it is gone, unreadable or not ours)."""
+    if text is None:
+        text = _read(root, relpath)
+    if text is None:
+        return []
+    parts = relpath.split("/")
+    if parts[0] == "memories" and len(parts) == 2 and parts[1].endswith(".md"):
+        return list(memory_docs(parts[1][:-3], relpath, text))
+    if parts[0] == "doctrine" and len(parts) == 2 and parts[1].endswith(".yaml"):
+        doc = rule_doc(text, relpath, "doctrine")
+        return [doc] if doc else []
+    if parts[0] == "inbox" and len(parts) == 3 and parts[2].endswith(".yaml"):
+        doc = inbox_doc(relpath, text)
+        return [doc] if doc else []
+    return []
+
+
+def work_tree_files(root: Path) -> list[str]:
+    """Every watched file of the work tree: ``memories/*.md``, ``doctrine/*.yaml``,
+    ``inbox/*/*.yaml`` (regular files only: links and folders are ``check``'s to report)."""
+    from agentmem.store import regular
+
+    names = [f"memories/{n}" for n in regular.listing(root, "memories", ".md", stem=True)[0]]
+    names += [f"doctrine/{n}" for n in regular.listing(root, "doctrine", ".yaml", stem=True)[0]]
+    for owner in regular.subfolders(root, "inbox")[0]:
+        found = regular.listing(root, f"inbox/{owner}", ".yaml", stem=True)[0]
+        names += [f"inbox/{owner}/{n}" for n in found]
+    return names
+
+
+def read_files(root: Path, relpaths: list[str]) -> dict[str, str]:
+    """The UTF-8 text of each readable file (folders are known real: :func:`work_tree_files`)."""
+    from agentmem.store import regular
+
+    texts = {}
+    for rel in relpaths:
+        try:
+            read = regular.read_listed(root / rel, rel)
+            if read is not None:
+                texts[rel] = read.data.decode("utf-8")
+        except (AgentmemError, UnicodeDecodeError):
+            continue
+    return texts
+
+
+def version_docs(
+    root: Path,
+    commits: list[_Commit],
+    current: dict[str, str],
+    known: frozenset[str] | set[str] = frozenset(),
+) -> list[Doc]:
+    """Docs of the older versions of rules that ``commits`` (newest first) made: each commit
+    naming a rule (``Agentmem-Rule``) holds a version of ``doctrine/<rule>.yaml``; one doc per
+    (rule, version) — the newest commit of it —, skipping each rule's current version
+    (``current``: path → version) and the doc keys in ``known``. The files are read in ONE
+    ``cat-file`` batch, only for versions the trailers do not already rule out."""
+    seen: set[str] = set(known)
+    wanted: list[tuple[str, _Commit]] = []
+    for commit in commits:
+        rule = _trailer(commit, trailers.RULE)
+        if not rule or "/" in rule:
+            continue
+        path = f"doctrine/{rule}.yaml"
+        version = _trailer(commit, trailers.VERSION)
+        if version:
+            key = f"version:{rule}:{version}"
+            if key in seen or current.get(path) == version:
+                continue
+            seen.add(key)
+        wanted.append((path, commit))
+    texts = _objects(root, [f"{c.sha}:{path}" for path, c in wanted])
+    docs: dict[str, Doc] = {}
+    for (path, commit), text in zip(wanted, texts, strict=True):
+        doc = None if text is None else rule_doc(text, path, "history", commit.sha, commit.date)
+        if doc is None or current.get(path) == doc.version or doc.key in known:
+            continue
+        docs.setdefault(doc.key, doc)  # newest first: the first commit of a version wins
+    return list(docs.values())
+
+
+# -- the database ------------------------------------------------------------------------------
+class IndexUnusable(Exception):
+    """The index file is missing, corrupt, of another schema or from another history."""
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    cols = ", ".join(COLUMNS[:1] + tuple(f"{c} UNINDEXED" for c in COLUMNS[1:]))
+    conn.executescript(
+        f"""
+        CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE VIRTUAL TABLE docs USING fts5({cols}, tokenize = '{TOKENIZER}');
+        CREATE TABLE keys(key TEXT NOT NULL, docid INTEGER NOT NULL);
+        CREATE INDEX keys_key ON keys(key);
+        """
+    )
+
+
+def _insert(conn: sqlite3.Connection, docs: Iterable[Doc]) -> None:
+    rows = [doc.row() for doc in docs]
+    if not rows:
+        return
+    first = (conn.execute("SELECT coalesce(max(docid), 0) FROM keys").fetchone()[0]) + 1
+    marks = ", ".join("?" * (len(COLUMNS) + 1))
+    conn.executemany(
+        f"INSERT INTO docs(rowid, {', '.join(COLUMNS)}) VALUES ({marks})",
+        [(first + n, *row) for n, row in enumerate(rows)],
+    )
+    conn.executemany(
+        "INSERT INTO keys(key, docid) VALUES (?, ?)",
+        [(row[2], first + n) for n, row in enumerate(rows)],
+    )
+
+
+def _delete(conn: sqlite3.Connection, keys: Iterable[str]) -> None:
+    for key in keys:
+        conn.execute(
+            "DELETE FROM docs WHERE rowid IN (SELECT docid FROM keys WHERE key = ?)", (key,)
+        )
+        conn.execute("DELETE FROM keys WHERE key = ?", (key,))
+
+
+def _set_meta(conn: sqlite3.Connection, **values: str) -> None:
+    conn.executemany(
+        "INSERT INTO meta(key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        sorted(values.items()),
+    )
+
+
+def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
+    try:
+        return dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.DatabaseError as exc:
+        raise IndexUnusable(f"unreadable ({exc})") from None
+
+
+def build(root: Path, head: str | None) -> None:
+    """Build the index from nothing into a temporary file, then move it into place (a reader
+    never sees half an index): every watched work-tree file, every decision commit (ONE
+    ``git log``, no tree diff) and the older rule versions (ONE ``cat-file`` batch)."""
+    target = index_path(root)
+    target.parent.mkdir(exist_ok=True)
+    tmp = target.with_name(f"{INDEX_FILE}.tmp-{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    conn = sqlite3.connect(tmp, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode = OFF")
+        conn.execute("PRAGMA synchronous = OFF")
+        _create(conn)
+        conn.execute("BEGIN")
+        texts = read_files(root, work_tree_files(root))
+        docs = [doc for rel, text in texts.items() for doc in file_docs(root, rel, text)]
+        current = {d.path: d.version for d in docs if d.kind == "doctrine"}
+        if head is not None:
+            commits = _log(root, [head], raw=False)
+            docs += commit_docs(commits)
+            docs += version_docs(root, commits, current)
+        _insert(conn, docs)
+        _set_meta(conn, schema=SCHEMA, tokenizer=TOKENIZER, commit=head or "")
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+    os.replace(tmp, target)
+
+
+def update(conn: sqlite3.Connection, root: Path, old: str, head: str) -> int:
+    """Bring an index at commit ``old`` to ``head`` in ONE ``git log --raw old..head``: the
+    decision commits between are added to the history, the watched files they changed are read
+    again (a rule whose version moved keeps the replaced version as history). Returns the
+    number of new commits. Raises :class:`IndexUnusable` when ``old`` is not an ancestor of
+    ``head``."""
+    from agentmem.errors import GitError
+
+    try:
+        commits = _log(root, [f"{old}..{head}"], raw=True)
+    except GitError:
+        raise IndexUnusable("from another history (its commit is unknown here)") from None
+    # Some new commit has ``old`` as a parent exactly when ``old`` is an ancestor of ``head``.
+    if not any(old in c.parents for c in commits):
+        raise IndexUnusable("from another history (its commit is not an ancestor of HEAD)")
+    changed = sorted({path for c in commits for _o, _n, path in c.raw})
+    watched = [p for p in changed if p.startswith(_WATCHED)]
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        before = {}
+        for rel in watched:
+            if rel.startswith("doctrine/"):
+                row = conn.execute(
+                    "SELECT rowid, version FROM docs WHERE rowid IN "
+                    "(SELECT docid FROM keys WHERE key = ?)",
+                    (rel,),
+                ).fetchone()
+                if row:
+                    before[rel] = row
+        docs = [doc for rel in watched for doc in file_docs(root, rel)]
+        current = {d.path: d.version for d in docs if d.kind == "doctrine"}
+        known = {k for (k,) in conn.execute("SELECT key FROM keys WHERE key LIKE 'version:%'")}
+        versions = version_docs(root, commits, current, known)
+        # A version replaced by a plain edit (no trailer) is kept from the index itself.
+        for rel, (rowid, version) in before.items():
+            key = f"version:{rel[len('doctrine/') : -len('.yaml')]}:{version}"
+            if current.get(rel) != version and key not in known | {d.key for d in versions}:
+                toucher = next(c for c in commits if any(p == rel for _o, _n, p in c.raw))
+                row = conn.execute(
+                    f"SELECT {', '.join(COLUMNS)} FROM docs WHERE rowid = ?", (rowid,)
+                ).fetchone()
+                fields = dict(zip(COLUMNS, row, strict=True))
+                fields.update(kind="history", key=key, commit_id=toucher.sha, date=toucher.date)
+                versions.append(Doc(**fields))
+        stale = [
+            f"version:{rel[len('doctrine/') : -len('.yaml')]}:{v}" for rel, v in current.items()
+        ]
+        _delete(conn, [*watched, *stale])
+        _insert(conn, [*docs, *commit_docs(commits), *versions])
+        _set_meta(conn, commit=head)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return len(commits)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """An index ready to query: ``conn`` and the one-line ``notes`` of what happened to it."""
+
+    conn: sqlite3.Connection
+    notes: list[str]
+
+
+def open_index(root: Path) -> Opened:
+    """The index at HEAD: opened as it is when current, updated from git when behind, rebuilt
+    (with a one-line note) when missing, corrupt, of another schema or from another history."""
+    head = head_commit(root)
+    path = index_path(root)
+    notes: list[str] = []
+    if path.exists():
+        conn = sqlite3.connect(path, isolation_level=None, timeout=15)
+        try:
+            meta = read_meta(conn)
+            if meta.get("schema") != SCHEMA or meta.get("tokenizer") != TOKENIZER:
+                raise IndexUnusable("of another version")
+            indexed = meta.get("commit", "")
+            if indexed == (head or ""):
+                return Opened(conn, notes)
+            if not indexed or head is None:
+                raise IndexUnusable("from another history")
+            update(conn, root, indexed, head)
+            return Opened(conn, notes)
+        except (IndexUnusable, sqlite3.DatabaseError) as exc:
+            conn.close()
+            why = str(exc) if isinstance(exc, IndexUnusable) else f"corrupt ({exc})"
+            notes.append(f"search index {why}: rebuilt")
+    build(root, head)
+    return Opened(sqlite3.connect(path, isolation_level=None, timeout=15), notes)

@@ -1,0 +1,250 @@
+"""``agentmem search`` on real temporary repositories: who reads what, folding and stemming,
+history and older rule versions, the derived index (incremental, rebuilt, purged by erase),
+syntax errors as usage errors, and the query written nowhere."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+import yaml
+from tests.conftest import git, invoke, set_identity
+from typer.testing import CliRunner
+
+INDEX = Path(".agentmem") / "search.sqlite"
+
+
+def write_roles(root: Path, roles: dict[str, str]) -> None:
+    people = {pid: {"email": f"{pid}@example.com", "role": role} for pid, role in roles.items()}
+    (root / "roles.yaml").write_text(yaml.safe_dump(people, sort_keys=False), encoding="utf-8")
+    git(root, "add", "roles.yaml")
+    git(root, "commit", "-q", "-m", "roles")
+
+
+def act(root: Path, person: str) -> None:
+    set_identity(root, person.capitalize(), f"{person}@example.com")
+
+
+def ok(runner: CliRunner, *args: str):
+    result = invoke(runner, *args)
+    assert result.exit_code == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    return result
+
+
+def hits(runner: CliRunner, *args: str) -> list[dict]:
+    return json.loads(ok(runner, "search", *args, "--format", "json").stdout)
+
+
+def remember(runner: CliRunner, text: str, accept: bool = True) -> None:
+    ok(runner, "remember", text, "--section", "Writing style")
+    if accept:
+        ok(runner, "review", "--accept", "all")
+
+
+@pytest.fixture
+def team(memrepo: Path, runner: CliRunner) -> Path:
+    """alice admin, bob and carol members; bob's memory holds one entry and one pending
+    proposal; alice's memory one entry; one draft rule and one active rule."""
+    write_roles(memrepo, {"alice": "admin", "bob": "member", "carol": "member"})
+    act(memrepo, "bob")
+    remember(runner, "Write the préavis de résiliation in bold in every summary.")
+    remember(runner, "Quote the clause number before the page", accept=False)
+    ok(
+        runner,
+        "doctrine",
+        "propose",
+        "--id",
+        "warranty-floor",
+        "--title",
+        "Warranty floor",
+        "--instruction",
+        "Do not accept warranties shorter than 24 months",
+        "--scope",
+        "contracts/supply",
+        "--limit",
+        "Not for software licences.",
+    )
+    act(memrepo, "alice")
+    remember(runner, "Summaries in three bullet points, deadline first.")
+    ok(runner, "doctrine", "approve", "warranty-floor")
+    return memrepo
+
+
+def test_who_reads_what(team: Path, runner: CliRunner) -> None:
+    act(team, "bob")
+    found = hits(runner, "résiliation OR bullet")
+    assert [(h["kind"], h["where"], h["person"]) for h in found] == [
+        ("memory", "memories/bob.md:4", "bob")
+    ]  # alice's "bullet" entry is not bob's to read
+    assert found[0]["matched"] == ["résiliation"]
+    assert found[0]["snippet"] == "Write the préavis de **résiliation** in bold in every summary."
+    # bob's pending proposal is in his inbox; carol sees neither
+    pending = hits(runner, "clause", "--in", "inbox")
+    assert [(h["kind"], h["status"], h["person"]) for h in pending] == [("inbox", "pending", "bob")]
+    assert pending[0]["where"].startswith("inbox/bob/p-") and pending[0]["where"].endswith(":7")
+    act(team, "carol")
+    assert hits(runner, "résiliation OR clause", "--in", "memory,inbox") == []
+    refused = invoke(runner, "search", "clause", "--person", "bob")
+    assert refused.exit_code == 1
+    assert "bob's memory, inbox and history are for bob and the admins" in refused.stderr
+    # an admin names anyone; doctrine is everyone's, with its status
+    act(team, "alice")
+    assert [h["person"] for h in hits(runner, "clause", "--person", "bob")] == ["bob"]
+    assert hits(runner, "clause") == []  # her own inbox is empty
+    unknown = invoke(runner, "search", "clause", "--person", "zoe")
+    assert unknown.exit_code == 2
+    act(team, "carol")
+    rule = hits(runner, "warranty", "--in", "doctrine")
+    assert [(h["where"], h["rule"], h["version"], h["status"], h["scope"]) for h in rule] == [
+        ("doctrine/warranty-floor.yaml:2", "warranty-floor", 1, "active", "contracts/supply")
+    ]
+    text = ok(runner, "search", "warranty", "--in", "doctrine").stdout
+    assert text.splitlines() == [
+        "doctrine/warranty-floor.yaml:2  rule warranty-floor v1 (active, contracts/supply)",
+        "    **Warranty** floor",
+    ]
+
+
+def test_folding_stemming_filters(team: Path, runner: CliRunner) -> None:
+    act(team, "bob")
+    # case and accents folded both ways; English stems
+    assert [h["line"] for h in hits(runner, "PREAVIS")] == [4]
+    assert [h["matched"] for h in hits(runner, "préavis", "--in", "memory")] == [["préavis"]]
+    assert [h["rule"] for h in hits(runner, "warranty", "--in", "doctrine")] == ["warranty-floor"]
+    licence = hits(runner, "licence", "--in", "doctrine")
+    assert [(h["where"], h["matched"]) for h in licence] == [
+        ("doctrine/warranty-floor.yaml:7", ["licences"])
+    ]
+    assert hits(runner, "warranty", "--in", "doctrine", "--status", "draft") == []
+    assert len(hits(runner, "warranty", "--in", "doctrine", "--status", "active")) == 1
+    assert len(hits(runner, "warranty", "--scope", "contracts", "--in", "doctrine")) == 1
+    assert len(hits(runner, "warranty", "--scope", "contracts/supply/food")) == 1
+    assert hits(runner, "warranty", "--scope", "hr") == []
+    bad = invoke(runner, "search", "warranty", "--in", "memory,wiki")
+    assert bad.exit_code == 2 and "unknown area 'wiki'" in bad.stderr
+
+
+def test_history_and_older_versions(team: Path, runner: CliRunner) -> None:
+    act(team, "alice")
+    ok(
+        runner,
+        "doctrine",
+        "edit",
+        "warranty-floor",
+        "--instruction",
+        "Refuse guarantees below 36 months",
+        "--yes",
+    )
+    v2 = git(team, "rev-parse", "HEAD").strip()
+    act(team, "carol")
+    older = hits(runner, "shorter", "--in", "history")
+    assert [(h["kind"], h["rule"], h["version"], h["status"]) for h in older] == [
+        ("history", "warranty-floor", 1, "active")
+    ]
+    approve = git(team, "log", "-1", "--format=%H", "--grep=approve").strip()
+    assert older[0]["where"] == f"doctrine/warranty-floor.yaml@{approve[:10]}:5"
+    assert older[0]["commit"] == approve
+    # the current version is doctrine, not history
+    now = hits(runner, "guarantees")
+    assert [(h["kind"], h["version"]) for h in now] == [("doctrine", 2)]
+    # decisions: commit subjects and justifications; doctrine ones are everyone's
+    edits = hits(runner, "edit", "--in", "history")
+    assert [h["commit"] for h in edits] == [v2]
+    assert edits[0]["where"] == f"commit {v2[:10]}"
+    # bob's memory decisions are bob's (and the admins')
+    assert hits(runner, "style", "--in", "history") == []
+    act(team, "bob")
+    mine = hits(runner, "style", "--in", "history")
+    assert mine and {h["person"] for h in mine} == {"bob"}
+    act(team, "alice")
+    assert {h["person"] for h in hits(runner, "style", "--in", "history", "-p", "bob")} == {"bob"}
+
+
+def test_index_is_local_incremental_and_rebuilt(team: Path, runner: CliRunner) -> None:
+    act(team, "bob")
+    first = ok(runner, "search", "préavis")
+    assert first.stderr == ""  # built from nothing, no note
+    index = team / INDEX
+    assert index.is_file()
+    assert git(team, "status", "--porcelain") == ""  # .agentmem/ is ignored, never committed
+    head = git(team, "rev-parse", "HEAD").strip()
+    with sqlite3.connect(index) as conn:
+        assert dict(conn.execute("SELECT key, value FROM meta"))["commit"] == head
+        conn.execute("INSERT INTO meta(key, value) VALUES ('marker', 'kept')")
+    remember(runner, "Flag every tacit renewal clause.")
+    found = ok(runner, "search", "tacit")
+    assert found.stderr == ""
+    assert "memories/bob.md:6  memory of bob (Writing style)" in found.stdout
+    with sqlite3.connect(index) as conn:  # updated in place, not rebuilt
+        meta = dict(conn.execute("SELECT key, value FROM meta"))
+    assert meta["marker"] == "kept"
+    assert meta["commit"] == git(team, "rev-parse", "HEAD").strip()
+    # a removed entry leaves the index with its file
+    (team / "memories" / "bob.md").write_text(
+        (team / "memories" / "bob.md")
+        .read_text()
+        .replace("- Flag every tacit renewal clause.\n", ""),
+        encoding="utf-8",
+    )
+    git(team, "commit", "-qam", "drop by hand")
+    assert hits(runner, "tacit") == []
+
+    # corrupt → rebuilt with a one-line note
+    index.write_bytes(b"not a database at all" * 100)
+    corrupt = ok(runner, "search", "préavis")
+    assert "préavis" in corrupt.stdout
+    assert corrupt.stderr.count("\n") == 1 and "search index" in corrupt.stderr
+    assert "rebuilt" in corrupt.stderr
+    # from another history (its commit unknown here) → rebuilt
+    with sqlite3.connect(index) as conn:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'commit'", ("1" * 40,))
+    other = ok(runner, "search", "préavis")
+    assert "another history" in other.stderr and "rebuilt" in other.stderr
+    # a commit that is known but not an ancestor of HEAD → rebuilt
+    git(team, "checkout", "-q", "-b", "side")
+    git(team, "commit", "-q", "--allow-empty", "-m", "side")
+    ok(runner, "search", "préavis")
+    git(team, "checkout", "-q", "main" if "main" in git(team, "branch") else "master")
+    back = ok(runner, "search", "préavis")
+    assert "not an ancestor of HEAD" in back.stderr
+
+
+def test_syntax_errors_are_usage_errors(team: Path, runner: CliRunner) -> None:
+    for query, where in [
+        ("warranty AND", "at character 13"),
+        ('"unterminated', "at character 1"),
+        ("term:x", "at character 1"),
+        ("a OR OR b", "at character"),
+    ]:
+        result = invoke(runner, "search", query)
+        assert result.exit_code == 2, (query, result.stderr)
+        assert "not valid FTS5 syntax" in result.stderr and where in result.stderr
+        assert "Traceback" not in result.stderr + result.stdout
+    empty = invoke(runner, "search", "  ")
+    assert empty.exit_code == 2 and "empty" in empty.stderr
+    assert invoke(runner, "search", "x", "--limit", "0").exit_code == 2
+
+
+def test_the_query_is_written_nowhere(team: Path, runner: CliRunner) -> None:
+    secret = "zebraquuxsecret"
+    ok(runner, "search", secret)
+    ok(runner, "search", f"{secret} OR préavis", "--format", "json")
+    invoke(runner, "search", f"{secret} AND")
+    for path in team.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+
+
+def test_erase_purges_the_index(team: Path, runner: CliRunner, tmp_path: Path) -> None:
+    act(team, "alice")
+    assert hits(runner, "préavis", "-p", "bob")
+    assert (team / INDEX).is_file()
+    result = invoke(runner, "erase", "--person", "bob", "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert "search index" in result.stdout
+    assert not (team / INDEX).exists()
+    # rebuilt from the rewritten history: bob's entries are gone everywhere
+    assert hits(runner, "préavis OR clause", "-p", "bob") == []
