@@ -78,7 +78,6 @@ SHORT_HELP = {
     "usage": "Which doctrine each audit was given, and why not the rest.",
     "mcp": "Run the MCP server on stdin/stdout.",
     "search": "Search memory, doctrine, inbox and the history of decisions.",
-    "tidy": "Hygiene: duplicates, contradictions, over-full sections, dead links.",
     "sync": "Fetch, replay your commits on the team's, push (never forced).",
     "erase": "Erase personal data everywhere, history included (admin).",
     "memory": "Show, edit and trace a person's memory file.",
