@@ -103,10 +103,12 @@ def reader_scope(repo: Repository, actor: Person, person: str | None) -> str | N
     """Whose personal documents the actor reads: the actor, or ``person`` when the actor is that
     person or an admin; None means nobody's in particular is asked (never returned for now).
     Raises GovernanceError / UsageError (unknown person)."""
+    from agentmem import governance
+
     if person is None or person == actor.id:
         return actor.id
     repo.person(person)
-    if actor.role != "admin":
+    if not governance.may_read(actor, person):
         raise GovernanceError(
             f"{person}'s memory, inbox and history are for {person} and the admins; you are "
             f"{actor.id} ({actor.role})",
@@ -156,6 +158,7 @@ def search(
     ``scope``: only documents with a scope that meets it (equal, above or below: rules, rule
     versions, proposals). ``status``: only documents of that status (a rule's status; ``pending``
     for proposals). Raises UsageError (empty or invalid query, bad limit), GovernanceError."""
+    from agentmem import governance
     from agentmem.search.index import open_index
 
     if not query.strip():
@@ -166,7 +169,8 @@ def search(
     opened = open_index(repo.root)
     conn = opened.conn
     try:
-        sql, args = _sql(query, kinds, owner, actor.role == "admin", scope, status, limit)
+        others = governance.may(actor.role, governance.READ_OTHERS)
+        sql, args = _sql(query, kinds, owner, others, scope, status, limit)
         try:
             rows = conn.execute(sql, args).fetchall()
         except sqlite3.OperationalError as exc:
