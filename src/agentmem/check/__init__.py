@@ -43,6 +43,24 @@ def _interrupted_change(root: Path) -> list[Finding]:
     return [Finding(".git/agentmem/pending.json", 1, WARNING, "interrupted-change", message)]
 
 
+def _stale_exports(root: Path) -> list[Finding]:
+    """``export-stale`` warnings: exported blocks older than the memory or doctrine they came
+    from (see :mod:`agentmem.delivery.export`)."""
+    from agentmem.delivery.export import stale_exports
+
+    found = []
+    for stale in stale_exports(root):
+        if stale.kind == "memory":
+            what = f"the memory of {stale.key} changed since this block was exported"
+            again = f"agentmem export --person {stale.key}"
+        else:
+            what = f"the doctrine of scope {stale.key} changed since this block was exported"
+            again = f"agentmem export --audit --scope {stale.key}"
+        message = f"{what}; run '{again} --to … --output {stale.path}' again"
+        found.append(Finding(stale.path, stale.line, WARNING, "export-stale", message))
+    return found
+
+
 def run_check(
     root: Path,
     *,
@@ -76,6 +94,7 @@ def run_check(
     report.findings += tree.check_attributes(root, watched)
     report.findings += tree.check_local_files(root)
     report.findings += _interrupted_change(root)
+    report.findings += _stale_exports(root)
     if history:
         from agentmem.check.history.walk import check_history
 

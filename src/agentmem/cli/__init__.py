@@ -68,6 +68,7 @@ METAVARS = {
 SHORT_HELP = {
     "init": "Create a memory repository (nothing to do if one is there).",
     "harvest": "Read finished sessions: at most 6 proposals each, in your inbox.",
+    "export": "Write memory or doctrine into CLAUDE.md, AGENTS.md, a Cursor rule.",
     "import": "Turn CLAUDE.md, AGENTS.md, rules and memory folders into proposals.",
     "remember": "Mid-session: one 'add' proposal in your inbox.",
     "inbox": "List pending proposals.",
@@ -185,6 +186,7 @@ def _register() -> None:
         context,
         doctrine,
         erase,
+        export,
         guard,
         harvest,
         hook,
@@ -206,6 +208,7 @@ def _register() -> None:
         init,
         harvest,
         importer,
+        export,
         remember,
         inbox,
         review,
