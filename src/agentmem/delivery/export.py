@@ -288,7 +288,8 @@ def stale_exports(root: Path) -> list[StaleExport]:
 def _doctrine_now(repo: Repository, scope: str) -> str:
     from agentmem.delivery.context import build_audit
     from agentmem.doctrine import load_rules, today
+    from agentmem.governance import ADMIN
 
-    reader = Person("export", "", "admin")
+    reader = Person("export", "", ADMIN)
     ctx = build_audit(load_rules(repo.root), scope, reader, repo.config, today(), "export")
     return doctrine_source_sha([(r.id, r.version) for r in ctx.applied])
