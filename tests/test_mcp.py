@@ -30,7 +30,10 @@ async def test_tools_only_propose_or_read(memrepo: Path) -> None:
 
     async with Client(build_server()) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(tools) == {"remember", "propose_rule", "show_memory"}
+    assert set(tools) == {"remember", "propose_rule", "show_memory", "search", "list_inbox"}
+    assert tools["search"].annotations.read_only_hint is True
+    assert tools["list_inbox"].annotations.read_only_hint is True
+    assert set(tools["search"].input_schema["properties"]) == {"query", "areas", "limit"}
     assert tools["show_memory"].annotations.read_only_hint is True
     assert tools["remember"].annotations.destructive_hint is False
     assert set(tools["remember"].input_schema["properties"]) == {"text", "section"}
@@ -169,8 +172,43 @@ async def test_the_server_over_real_stdio(memrepo: Path, runner: CliRunner) -> N
             "remember", {"text": "Quote the clause number in every comment."}
         )
         shown = await client.call_tool("show_memory", {})
-    assert names == ["propose_rule", "remember", "show_memory"]
+    assert names == ["list_inbox", "propose_rule", "remember", "search", "show_memory"]
     assert not result.is_error and _text(result).startswith("pending proposal p-")
     assert "No entries yet." in _text(shown)
     inbox = invoke(runner, "inbox")
     assert 'add to "Writing style": Quote the clause number in every comment.' in inbox.stdout
+
+
+async def test_search_and_list_inbox_read_only_what_the_actor_may(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    from mcp import Client
+
+    from agentmem.delivery.mcp_server import build_server
+
+    add_person(memrepo, "bob", "bob@example.com", "member")
+    set_identity(memrepo, "Bob", "bob@example.com")
+    assert invoke(runner, "remember", "Bob prefers the préavis in bold.").exit_code == 0
+    set_identity(memrepo, "Alice Martin", "alice@example.com")
+    write_memory(memrepo, runner)
+    assert invoke(runner, "remember", "Quote the clause number first.").exit_code == 0
+    head = git(memrepo, "rev-parse", "HEAD")
+    async with Client(build_server(), raise_exceptions=True) as client:
+        found = await client.call_tool("search", {"query": "collaborative OR préavis"})
+        pending = await client.call_tool("search", {"query": "clause", "areas": "inbox"})
+        none = await client.call_tool("search", {"query": "préavis", "areas": "memory,inbox"})
+        bad = await client.call_tool("search", {"query": "clause AND"})
+        inbox = await client.call_tool("list_inbox", {})
+    assert _text(found).splitlines() == [
+        "memories/alice.md:4  memory of alice (Writing style)",
+        "    Keep a **collaborative** tone with long-standing suppliers.",
+    ]  # bob's pending "préavis" is his alone, even for an admin's agent
+    assert _text(pending).startswith("inbox/alice/p-")
+    assert _text(none) == "no match in memory, inbox"
+    assert bad.is_error and "not valid FTS5 syntax at character 11" in _text(bad)
+    lines = _text(inbox).splitlines()
+    assert lines[0] == "1 pending proposal for alice:"
+    assert (
+        'add to "Writing style": Quote the clause number first.  [declared, remember]' in lines[1]
+    )
+    assert git(memrepo, "rev-parse", "HEAD") == head  # nothing written

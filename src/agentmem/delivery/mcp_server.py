@@ -8,7 +8,10 @@ Tools — each one only *proposes* or *reads*; none can approve, activate or wri
 - ``propose_rule(title, instruction, limits, justification?)``: a doctrine **draft** proposed by
   the actor, its scope taken from the session (``agentmem mcp --scope`` or ``$AGENTMEM_SCOPE``),
   never from the model; an admin approves it with ``agentmem doctrine approve``;
-- ``show_memory()``: the actor's chat context block (the same text as ``context chat``).
+- ``show_memory()``: the actor's chat context block (the same text as ``context chat``);
+- ``search(query, areas?, limit?)``: ``agentmem search`` for the actor (their memory, inbox and
+  personal history, all the doctrine and its history; never another person's), one hit a line;
+- ``list_inbox()``: the actor's pending proposals, one a line (as ``agentmem inbox``).
 
 The person is always the actor (the git identity of whoever runs the server), never a name the
 model passes. The repository is ``--repo``/``$AGENTMEM_REPO``, else found from the current
@@ -37,7 +40,9 @@ INSTRUCTIONS = (
     "doctrine in a git repository. These tools only propose or read. remember puts one pending "
     "entry in the user's inbox (committed at once); the user accepts or rejects it later with "
     "'agentmem review'. propose_rule records a draft doctrine rule that an admin must approve. "
-    "show_memory returns the user's current memory block. Use remember when the user asks you to "
+    "show_memory returns the user's current memory block. search finds words in the user's "
+    "memory, inbox and decisions and in the team doctrine; list_inbox lists what waits for the "
+    "user's review. Use remember when the user asks you to "
     "remember how they work; never for document content, personal data or secrets."
 )
 T = TypeVar("T")
@@ -95,6 +100,32 @@ def show_memory() -> str:
     return render_chat(build_chat(repo, repo.actor().id), "text")
 
 
+def search_text(query: str, areas: str | None, limit: int) -> str:
+    """``agentmem search`` for the actor (no ``--person``: only their own personal documents),
+    one hit on two lines (where and what, then the matching line); ``no match`` when none."""
+    from agentmem.search import parse_kinds, search
+
+    repo = open_repo()
+    kinds = parse_kinds(areas)
+    result = search(repo, repo.actor(), query, kinds=kinds, limit=limit)
+    lines = [f"{hit.where}  {hit.describe()}\n    {hit.snippet}" for hit in result.hits]
+    return "\n".join(lines) if lines else f"no match in {', '.join(kinds)}"
+
+
+def list_inbox() -> str:
+    """The actor's pending proposals, one a line (``id  summary  [basis, source]``)."""
+    from agentmem.proposals.inbox import list_pending
+
+    repo = open_repo()
+    actor = repo.actor()
+    pending = list_pending(repo, actor.id)
+    if not pending:
+        return f"no pending proposals for {actor.id}"
+    head = f"{len(pending)} pending proposal{'s' if len(pending) != 1 else ''} for {actor.id}:"
+    lines = [f"{p.id}  {p.summary()}  [{p.basis}, {p.source}]" for p in pending]
+    return "\n".join([head, *lines, "The user decides with 'agentmem review'."])
+
+
 def propose_rule(
     title: str,
     instruction: str,
@@ -132,7 +163,7 @@ def _tool_call(fn: Callable[[], T]) -> T:
 
 
 def build_server(scope: str | None = None) -> MCPServer:
-    """The ``MCPServer`` with the three tools. ``scope``: the session's scope (see above)."""
+    """The ``MCPServer`` with the five tools. ``scope``: the session's scope (see above)."""
     from mcp.server import MCPServer
     from mcp.types import ToolAnnotations
 
@@ -172,5 +203,21 @@ def build_server(scope: str | None = None) -> MCPServer:
     def show_memory_tool() -> str:
         """The user's remembered preferences as agentmem gives them to a chat (read only)."""
         return _tool_call(show_memory)
+
+    @server.tool(name="search", annotations=reads)
+    def search_tool(query: str, areas: str | None = None, limit: int = 10) -> str:
+        """Search the user's memory, inbox and past decisions and the team doctrine (read only).
+
+        query: words (SQLite FTS5 syntax: "a phrase", AND, OR, NOT, prefix*). areas: any of
+        memory,doctrine,inbox,history, comma-separated (default: all). Best matches first, each
+        with where it lives (file:line, rule and version, or commit) and the matched words
+        between **.
+        """
+        return _tool_call(lambda: search_text(query, areas, limit))
+
+    @server.tool(name="list_inbox", annotations=reads)
+    def list_inbox_tool() -> str:
+        """The user's pending proposals, waiting for their review (read only)."""
+        return _tool_call(list_inbox)
 
     return server
