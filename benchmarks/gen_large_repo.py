@@ -28,9 +28,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentmem.check.canonical import fast_canonical_text
 from agentmem.config import DEFAULT_CONFIG_TEXT, DEFAULT_SECTIONS
 from agentmem.doctrine import Approval, Rule, canonical_text, content_sha256
+from agentmem.doctrine.fastread import fast_canonical_text
 
 SUBJECTS = [
     "warranty",

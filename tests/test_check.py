@@ -11,11 +11,11 @@ from tests.conftest import git, invoke
 from tests.test_check_support import commit_as, make_rule, set_people, trailers, write_rule
 
 from agentmem.check import run_check
-from agentmem.check.canonical import fast_canonical_text as _fast_canonical
-from agentmem.check.canonical import fast_parse
 from agentmem.check.rules import is_canonical
 from agentmem.config import MemoryConfig
 from agentmem.doctrine import canonical_text
+from agentmem.doctrine.fastread import fast_canonical_text as _fast_canonical
+from agentmem.doctrine.fastread import fast_parse
 from agentmem.memory.file import new_memory_text
 
 SECTIONS = ["Writing style", "Priorities & scope", "Recurring patterns", "Rule dependencies"]

@@ -11,8 +11,8 @@ from tests.conftest import git, invoke, set_identity
 from tests.test_check_support import commit_as, make_rule, set_people, ssh_key, trailers, write_rule
 
 from agentmem.check import run_check
-from agentmem.check.history.walk import fast_status
 from agentmem.doctrine import canonical_text
+from agentmem.doctrine.fastread import fast_status
 
 
 def history_errors(root: Path, **kwargs) -> list:

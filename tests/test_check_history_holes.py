@@ -21,8 +21,9 @@ from tests.test_check_support import (
     write_rule,
 )
 
-from agentmem.check.history.lineage import fast_proposed_by, only_removes
+from agentmem.check.history.lineage import only_removes
 from agentmem.doctrine import canonical_text
+from agentmem.doctrine.fastread import fast_proposed_by
 
 needs_ssh = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
 

@@ -18,7 +18,6 @@ from datetime import date
 from pathlib import Path
 
 from agentmem import governance, guard
-from agentmem.check.canonical import fast_canonical_text, fast_parse
 from agentmem.check.findings import ERROR, WARNING, Finding, from_error
 from agentmem.check.tree import TreeState, file_scan_sees_line_ends, listed_files
 from agentmem.doctrine import (
@@ -30,6 +29,7 @@ from agentmem.doctrine import (
     missing_for_activation,
     parse_rule_text,
 )
+from agentmem.doctrine.fastread import fast_canonical_text, fast_parse
 from agentmem.doctrine.model import APPROVED_STATUSES, FIELD_MAX_CHARS, lifecycle_problems
 from agentmem.errors import AgentmemError
 from agentmem.store import regular

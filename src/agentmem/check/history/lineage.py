@@ -32,18 +32,14 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from agentmem import governance
-from agentmem.check.canonical import fast_parse
 from agentmem.check.history import signing
 from agentmem.check.history.gitread import CommitRecord
 from agentmem.config import CONFIG_FILE, DoctrineConfig
-from agentmem.doctrine import STATUSES, DoctrineError, Rule, content_sha256, parse_rule_text
+from agentmem.doctrine import DoctrineError, Rule, content_sha256, fastread, parse_rule_text
 from agentmem.errors import AgentmemError
 from agentmem.store.repo import ROLES_FILE, Person, parse_roles
 from agentmem.store.yamlio import load_yaml_text
 
-_STATUS_LINE = re.compile(r"(?m)^status:[ \t]*([a-z]+)[ \t]*$")
-_PROPOSER_LINE = re.compile(r"(?m)^proposed_by: ([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)$")
-_YAML_WORDS = frozenset("null true false yes no on off y n".split())
 REMOVED = "***REMOVED***"  # agentmem.sync.erase.REMOVED (not imported: erase pulls in the writer)
 
 
@@ -284,45 +280,6 @@ class Origins:
         return result
 
 
-def fast_status(text: str) -> str | None:
-    """The ``status`` of a rule file without YAML, or None when not provably the status the
-    strict parser reads. Provable when there is no backslash (no escapes), exactly one
-    ``status: <word>`` line at column 0, and no other status word anywhere in the file: then
-    the real value, which must be a status word written literally, can only be that one."""
-    if "\\" in text:
-        return None
-    lines = _STATUS_LINE.findall(text)
-    if (
-        len(lines) != 1
-        or lines[0] not in STATUSES
-        or text.count("\nstatus:") + text.startswith("status:") != 1
-    ):
-        return None
-    found = lines[0]
-    bare = text.replace("deactivated", "")
-    for word in STATUSES:
-        if word == found:
-            continue
-        haystack = bare if word == "active" else text
-        if word in haystack:
-            return None
-    return found
-
-
-def fast_proposed_by(text: str) -> str | None:
-    """``proposed_by`` of a rule file without YAML, or None when not provable: the word
-    appears once in the file, on a ``proposed_by: <slug>`` line at column 0 that no indented
-    line continues, the slug being no YAML 1.1 special word and not a number. When the file
-    is valid that line is the key (there is no other) and its plain value is the slug."""
-    if text.count("proposed_by") != 1:
-        return None
-    match = _PROPOSER_LINE.search(text)
-    if match is None or match.group(1) in _YAML_WORDS or match.group(1).isdigit():
-        return None
-    after = text[match.end() + 1 : match.end() + 2]
-    return None if after in (" ", "\t") else match.group(1)
-
-
 @dataclass
 class Blobs:
     """Blob texts, parsed rules, roles and settings, each computed once."""
@@ -339,7 +296,7 @@ class Blobs:
         if oid not in self.rules:
             text = self.texts.get(oid, "")
             try:
-                self.rules[oid] = fast_parse(text) or parse_rule_text(text, path)
+                self.rules[oid] = fastread.fast_parse(text) or parse_rule_text(text, path)
             except DoctrineError:
                 self.rules[oid] = None
         return self.rules[oid]
@@ -352,31 +309,22 @@ class Blobs:
         return self.contents[oid]
 
     def proposed_by(self, oid: str, path: str) -> str | None:
-        fast = fast_proposed_by(self.texts.get(oid, ""))
+        fast = fastread.fast_proposed_by(self.texts.get(oid, ""))
         if fast is not None:
             return fast
         rule = self.rule(oid, path)
         return rule.proposed_by if rule else None
 
     def proposed_by_is(self, oid: str, person: str) -> bool:
-        """True when :func:`fast_proposed_by` would provably read ``person`` (a quick test)."""
-        text = self.texts.get(oid, "")
-        line = f"\nproposed_by: {person}\n"
-        at = text.find(line)
-        return (
-            at >= 0
-            and text.count("proposed_by") == 1
-            and person not in _YAML_WORDS
-            and not person.isdigit()
-            and text[at + len(line) : at + len(line) + 1] not in (" ", "\t")
-            and _PROPOSER_LINE.fullmatch(line.strip("\n")) is not None
-        )
+        """True when :func:`~agentmem.doctrine.fastread.fast_proposed_by` would provably read
+        ``person`` (a quick test)."""
+        return fastread.proposes(self.texts.get(oid, ""), person)
 
     def status(self, oid: str | None, path: str) -> str | None:
         """``None`` absent; ``"invalid"`` when the strict parser refuses it (it applies nowhere)."""
         if oid is None:
             return None
-        fast = fast_status(self.texts.get(oid, ""))
+        fast = fastread.fast_status(self.texts.get(oid, ""))
         if fast is not None:
             return fast
         rule = self.rule(oid, path)

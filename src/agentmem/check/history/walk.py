@@ -29,7 +29,7 @@ A commit fails when it
   parent), makes an activation, a change to an approved rule, or a settings change without a
   good signature from a key listed for its author (:mod:`agentmem.check.history.signing`).
 
-A rule's status is read from the blob with :func:`fast_status` (no YAML) when that is provably
+A rule's status is read from the blob with :func:`agentmem.doctrine.fastread.fast_status` (no YAML) when that is provably
 the status the strict parser would read, otherwise with ``doctrine.parse_rule_text``.
 """
 
@@ -52,14 +52,13 @@ from agentmem.check.history.lineage import (
     Settings,
     Standing,
     Walk,
-    fast_status,
     parse_roles_text,
 )
 from agentmem.config import CONFIG_FILE
 from agentmem.doctrine import Rule, content_sha256, missing_for_activation
 from agentmem.store.repo import ROLES_FILE
 
-__all__ = ["HistoryResult", "Roles", "check_history", "fast_status", "parse_roles_text"]
+__all__ = ["HistoryResult", "Roles", "check_history", "parse_roles_text"]
 
 _RULE_PATH = re.compile(r"^doctrine/([^/]+)\.yaml$")
 _OWNED_PATH = re.compile(r"^(?:memories/([^/]+)\.md|inbox/([^/]+)/.+)$")

@@ -1,17 +1,22 @@
-"""Fast paths over the canonical rule layout (``doctrine.canonical_text``), for ``check`` on
-thousands of rules (``benchmarks/bench_check.py``).
+"""Fast readers of rule files that parse no YAML (docs/design.md §Check), for ``check`` and
+``check --history`` on thousands of rules and commits (``benchmarks/bench_check.py``).
 
-``canonical_text`` goes through ruamel.yaml (milliseconds a rule) and ``parse_rule_text``
-through PyYAML's event stream; both stay the authority. Here:
+The strict reader (:func:`agentmem.doctrine.parse.parse_rule_text`, PyYAML's event stream) and
+the canonical renderer (:func:`agentmem.doctrine.render.canonical_text`, ruamel.yaml) stay the
+authority. Every reader here either returns exactly what the authority would, or None — then the
+caller uses the authority. ``tests/test_fastread.py`` proves it over real and tricky files.
 
-- :func:`fast_canonical_text` writes the same text for the common case where every value is a
-  plain scalar that no YAML reader could take for anything but text, and returns None otherwise;
+- :func:`fast_canonical_text` writes ``canonical_text(rule)`` for the common case where every
+  value is a plain scalar that no YAML reader could take for anything but text, else None;
 - :func:`fast_parse` reads a rule from such a text line by line, validates each value as the
   strict parser does, and accepts the result only when :func:`fast_canonical_text` of it gives
-  back the very same text — so it accepts exactly canonical files, and returns the rule that
-  ``parse_rule_text`` would. Anything else returns None and the caller uses the strict parser.
+  back the very same text — so it accepts exactly canonical files and returns the rule that
+  ``parse_rule_text`` would;
+- :func:`fast_status` and :func:`fast_proposed_by` read one key of any rule file (canonical or
+  not) when the text leaves only one possible value; :func:`proposes` is a quicker test of
+  :func:`fast_proposed_by` for a known person.
 
-The agreement of both with ``doctrine`` is pinned by tests over fixed and random values.
+This is the only module of fast (no-YAML) readers: a new one goes here, with its proof.
 """
 
 from __future__ import annotations
@@ -21,9 +26,19 @@ from datetime import date
 
 import yaml
 
-from agentmem.doctrine import STATUSES, Approval, DoctrineError, Rule, normalise_scope, rule_relpath
+from agentmem.doctrine.model import (
+    STATUSES,
+    Approval,
+    DoctrineError,
+    Rule,
+    normalise_scope,
+    rule_relpath,
+)
 from agentmem.doctrine.parse import MAX_RULE_BYTES
 
+_STATUS_LINE = re.compile(r"(?m)^status:[ \t]*([a-z]+)[ \t]*$")
+_PROPOSER_LINE = re.compile(r"(?m)^proposed_by: ([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)$")
+_YAML_WORDS = frozenset("null true false yes no on off y n".split())
 _RESOLVER = yaml.resolver.Resolver()
 _STR = "tag:yaml.org,2002:str"
 _PLAIN_UNSAFE_START = set("-?:,[]{}#&*!|>'\"%@`. ")
@@ -219,3 +234,57 @@ def fast_parse(text: str) -> Rule | None:
         proposed_at, origin_session, distinct_from, approval, review_due, rule_relpath(rule_id),
     )  # fmt: skip
     return rule if fast_canonical_text(rule) == text else None
+
+
+def fast_status(text: str) -> str | None:
+    """The ``status`` of a rule file without YAML, or None when not provably the status the
+    strict parser reads. Provable when there is no backslash (no escapes), exactly one
+    ``status: <word>`` line at column 0, and no other status word anywhere in the file: then
+    the real value, which must be a status word written literally, can only be that one."""
+    if "\\" in text:
+        return None
+    lines = _STATUS_LINE.findall(text)
+    if (
+        len(lines) != 1
+        or lines[0] not in STATUSES
+        or text.count("\nstatus:") + text.startswith("status:") != 1
+    ):
+        return None
+    found = lines[0]
+    bare = text.replace("deactivated", "")
+    for word in STATUSES:
+        if word == found:
+            continue
+        haystack = bare if word == "active" else text
+        if word in haystack:
+            return None
+    return found
+
+
+def fast_proposed_by(text: str) -> str | None:
+    """``proposed_by`` of a rule file without YAML, or None when not provable: the word
+    appears once in the file, on a ``proposed_by: <slug>`` line at column 0 that no indented
+    line continues, the slug being no YAML 1.1 special word and not a number. When the file
+    is valid that line is the key (there is no other) and its plain value is the slug."""
+    if text.count("proposed_by") != 1:
+        return None
+    match = _PROPOSER_LINE.search(text)
+    if match is None or match.group(1) in _YAML_WORDS or match.group(1).isdigit():
+        return None
+    after = text[match.end() + 1 : match.end() + 2]
+    return None if after in (" ", "\t") else match.group(1)
+
+
+def proposes(text: str, person: str) -> bool:
+    """True when :func:`fast_proposed_by` of ``text`` provably reads ``person`` (without a
+    regular expression over the whole text)."""
+    line = f"\nproposed_by: {person}\n"
+    at = text.find(line)
+    return (
+        at >= 0
+        and text.count("proposed_by") == 1
+        and person not in _YAML_WORDS
+        and not person.isdigit()
+        and text[at + len(line) : at + len(line) + 1] not in (" ", "\t")
+        and _PROPOSER_LINE.fullmatch(line.strip("\n")) is not None
+    )

@@ -1,0 +1,109 @@
+"""The fast (no-YAML) rule readers of agentmem/doctrine/fastread.py against the authority: over
+this repository's own rules, the doctrine test files and tricky variants of each, every fast
+reader returns None or exactly what the strict reader (``parse_rule_text``) or the canonical
+renderer (``canonical_text``, ruamel.yaml) gives."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from tests.conftest import DATA, REPO_ROOT
+
+from agentmem.doctrine import DoctrineError, Rule, parse_rule_text
+from agentmem.doctrine.fastread import (
+    fast_canonical_text,
+    fast_parse,
+    fast_proposed_by,
+    fast_status,
+    proposes,
+)
+from agentmem.doctrine.render import canonical_text
+
+REAL = sorted((REPO_ROOT / "doctrine").glob("*.yaml")) + sorted((DATA / "doctrine").glob("*.yaml"))
+
+
+def _variants(name: str, text: str) -> list[tuple[str, str]]:
+    """Tricky edits of a real rule file: quoting, comments, escapes, line ends, a second status
+    or proposer spelt elsewhere, YAML 1.1 words, continuation lines, flow style."""
+    sub = re.sub
+    found = [
+        ("as-is", text),
+        ("status-quoted", sub(r"(?m)^status: (\w+)$", r'status: "\1"', text)),
+        ("status-single-quoted", sub(r"(?m)^status: (\w+)$", r"status: '\1'", text)),
+        ("status-comment", sub(r"(?m)^status: (\w+)$", r"status: \1  # reviewed", text)),
+        ("status-escaped", sub(r"(?m)^status: (\w+)$", r'status: "\\x64raft"', text)),
+        ("status-trailing-space", sub(r"(?m)^status: (\w+)$", r"status: \1   ", text)),
+        ("status-word-in-text", sub(r"(?m)^title: ", "title: suspended until active ", text)),
+        ("status-twice", text + "status: archived\n"),
+        ("status-anchor", sub(r"(?m)^status: (\w+)$", r"status: &s \1", text)),
+        ("status-on", sub(r"(?m)^status: (\w+)$", "status: on", text)),
+        ("proposer-quoted", sub(r"(?m)^proposed_by: (\S+)$", r'proposed_by: "\1"', text)),
+        ("proposer-yes", sub(r"(?m)^proposed_by: (\S+)$", "proposed_by: yes", text)),
+        ("proposer-number", sub(r"(?m)^proposed_by: (\S+)$", "proposed_by: 1234", text)),
+        ("proposer-null", sub(r"(?m)^proposed_by: (\S+)$", "proposed_by: null", text)),
+        ("proposer-continued", sub(r"(?m)^proposed_by: (\S+)$", r"proposed_by: \1\n  more", text)),
+        ("proposer-in-text", sub(r"(?m)^title: ", "title: proposed_by: mallory ", text)),
+        ("proposer-other", sub(r"(?m)^proposed_by: (\S+)$", "proposed_by: mallory", text)),
+        ("crlf", text.replace("\n", "\r\n")),
+        ("bom", "\ufeff" + text),
+        ("no-final-newline", text.rstrip("\n")),
+        ("comment-first", "# a person's note\n" + text),
+        ("tab-indent", text.replace("\n  ", "\n\t")),
+        ("document-marker", "---\n" + text),
+        ("second-document", text + "---\nid: other\n"),
+    ]
+    return [(f"{name}:{label}", variant) for label, variant in found]
+
+
+CASES = [case for path in REAL for case in _variants(path.stem, path.read_text(encoding="utf-8"))]
+
+
+def _strict(text: str) -> Rule | None:
+    match = re.search(r"(?m)^id: ([a-z0-9-]+)\s*$", text)
+    path = f"doctrine/{match.group(1) if match else 'x'}.yaml"
+    try:
+        return parse_rule_text(text, path)
+    except DoctrineError:
+        return None
+
+
+def test_the_cases_hold_canonical_valid_and_invalid_files() -> None:
+    """The proofs below are not vacuous: fast readers accept some of these files."""
+    assert len(REAL) >= 10
+    assert any(fast_parse(text) is not None for _, text in CASES)
+    assert any(_strict(text) is None for _, text in CASES)
+    assert any(fast_status(text) is not None for _, text in CASES)
+    assert any(fast_proposed_by(text) is not None for _, text in CASES)
+
+
+_CANONICAL: dict[Rule, str] = {}
+
+
+def _canonical(rule: Rule) -> str:
+    """``canonical_text`` (ruamel.yaml, milliseconds a rule) once per distinct rule."""
+    if rule not in _CANONICAL:
+        _CANONICAL[rule] = canonical_text(rule)
+    return _CANONICAL[rule]
+
+
+@pytest.mark.parametrize("path", REAL, ids=[p.stem for p in REAL])
+def test_every_fast_reader_agrees_with_the_strict_reader(path: Path) -> None:
+    for name, text in _variants(path.stem, path.read_text(encoding="utf-8")):
+        strict = _strict(text)
+        fast = fast_parse(text)
+        if fast is not None:
+            assert fast == strict, name
+        if strict is not None:
+            # On a file the strict reader accepts, a fast key reader is silent or right.
+            assert fast_status(text) in (None, strict.status), name
+            assert fast_proposed_by(text) in (None, strict.proposed_by), name
+            rendered = fast_canonical_text(strict)
+            if rendered is not None:
+                assert rendered == _canonical(strict), name
+            # fast_parse reads exactly the canonical texts
+            assert (fast is not None) == (rendered == text), name
+        for person in ("reviewer", "lead", "alice", "mallory", "yes", "1234"):
+            if proposes(text, person):
+                assert fast_proposed_by(text) == person, name
