@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from agentmem import trailers as tr
 from agentmem.config import MemoryConfig
-from agentmem.errors import InvalidMemoryError, ProposalError
+from agentmem.errors import ApplyConflictError, InvalidMemoryError, ProposalError
 from agentmem.governance import require_memory_role, require_owner
 from agentmem.memory.file import parse_memory
 from agentmem.memory.planner import FileChange, MemoryPlan, plan_memory
@@ -46,7 +46,27 @@ def plan_accept(repo: Repository, proposal: Proposal, edited_text: str | None = 
             raise ProposalError(f"{proposal.id}: a 'remove' has no text to edit")
         proposal = proposal.with_text(edited_text.strip())
     relpath = repo.memory_relpath(proposal.person)
-    return plan_memory(proposal, read_current(repo.root, relpath), repo.config.memory, relpath)
+    current = read_current(repo.root, relpath)
+    require_committed_memory(repo, relpath, current)
+    return plan_memory(proposal, current, repo.config.memory, relpath)
+
+
+def require_committed_memory(repo: Repository, relpath: str, current: str | None) -> None:
+    """Refuse to build on a memory file that differs from its committed state: an accept
+    commits the whole file, so a hand edit nobody reviewed would ride along, credited to the
+    proposal (docs/design.md §Write path). Raises :class:`ApplyConflictError` naming the file
+    and how to keep (``memory edit``) or drop (``git checkout``) the hand edit."""
+    from agentmem.store import gitio
+
+    if gitio.show_file(repo.root, "HEAD", relpath) == current:
+        return
+    raise ApplyConflictError(
+        f"{relpath} has changes that are not committed; an accept would commit them unreviewed",
+        hint=(
+            "keep them: 'agentmem memory edit' (opens the file as it is, checks and commits it); "
+            f"drop them: 'git checkout -- {relpath}'; then review again"
+        ),
+    )
 
 
 def _trailers(
@@ -218,17 +238,21 @@ def commit_hand_edit(repo: Repository, actor: Person, old: str | None, new: str)
     """
     from agentmem.memory.file import check_budget
     from agentmem.memory.planner import check_entry
+    from agentmem.store import gitio
 
     require_memory_role(actor, "editing a personal memory")
     relpath = repo.memory_relpath(actor.id)
     config = repo.config.memory
     edited = parse_memory(new, actor.id, config, relpath)
-    before = _entry_texts(old, actor.id, config, relpath)
+    # Entries are judged against the COMMITTED file: a hand edit left uncommitted on disk was
+    # never checked, so it goes through the guard like a new entry.
+    committed = gitio.show_file(repo.root, "HEAD", relpath)
+    before = _entry_texts(committed, actor.id, config, relpath)
     for entry in edited.entries():
         if entry.text not in before:
             check_entry(entry.text, config, f"{relpath}:{entry.line}")
     check_budget(new, config, relpath)
-    if new == old:
+    if new == old == committed:
         return None
     trailers = [
         (tr.ACTION, "edit"),
@@ -238,6 +262,9 @@ def commit_hand_edit(repo: Repository, actor: Person, old: str | None, new: str)
         (tr.JUSTIFICATION, "edited by hand with agentmem memory edit"),
     ]
     message = tr.message(f"memory({actor.id}): edit by hand", trailers)
+    if new == old:  # the file already holds the checked text (an earlier uncommitted edit)
+        gitio.check_state(repo.root)
+        return gitio.commit_paths(repo.root, [relpath], message)
     return apply_changes(repo.root, [FileChange(relpath, old, new)], message)
 
 

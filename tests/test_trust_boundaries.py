@@ -1,0 +1,68 @@
+"""What a hostile trial found: nothing unchecked enters history, nobody decides for someone else.
+
+Each test fails on the code before its fix (the trial's reproduction, on a real repository).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from tests.conftest import git, invoke
+from typer.testing import CliRunner
+
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # fabricated, shaped like a GitHub token
+
+
+def _accept_one(runner: CliRunner, text: str) -> None:
+    assert invoke(runner, "remember", text).exit_code == 0
+    result = invoke(runner, "review", "--accept", "all")
+    assert result.exit_code == 0, result.stderr
+
+
+def test_accept_refuses_a_memory_file_with_an_uncommitted_hand_edit(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _accept_one(runner, "Quote clause numbers first.")
+    assert invoke(runner, "remember", "Prefer tables to bullet lists.").exit_code == 0
+    memfile = memrepo / "memories/alice.md"
+    committed = memfile.read_text(encoding="utf-8")
+    memfile.write_text(committed + f"- Deploy with {TOKEN}\n", encoding="utf-8")
+    head = git(memrepo, "rev-parse", "HEAD")
+
+    result = invoke(runner, "review", "--accept", "all")
+    assert result.exit_code == 1
+    assert "memories/alice.md has changes that are not committed" in result.stderr
+    assert "agentmem memory edit" in result.stderr and "git checkout" in result.stderr
+    assert git(memrepo, "rev-parse", "HEAD") == head
+    assert TOKEN not in git(memrepo, "log", "-p", "--all")
+
+    # Keeping the hand edit goes through the guard, even though the file already holds it.
+    monkeypatch.setenv("EDITOR", f"{sys.executable} -c pass")
+    kept = invoke(runner, "memory", "edit")
+    assert kept.exit_code == 1 and "secret:github" in kept.stderr
+    assert TOKEN not in kept.stdout + kept.stderr
+    assert git(memrepo, "rev-parse", "HEAD") == head
+
+    # Dropping it lets the review go on.
+    git(memrepo, "checkout", "--", "memories/alice.md")
+    result = invoke(runner, "review", "--accept", "all")
+    assert result.exit_code == 0, result.stderr
+    assert "- Prefer tables to bullet lists." in memfile.read_text(encoding="utf-8")
+
+
+def test_memory_edit_commits_a_clean_hand_edit_already_on_disk(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _accept_one(runner, "Quote clause numbers first.")
+    memfile = memrepo / "memories/alice.md"
+    memfile.write_text(
+        memfile.read_text(encoding="utf-8") + "- Read the annexes first.\n", encoding="utf-8"
+    )
+    monkeypatch.setenv("EDITOR", f"{sys.executable} -c pass")
+    result = invoke(runner, "memory", "edit")
+    assert result.exit_code == 0, result.stderr
+    assert git(memrepo, "status", "--porcelain", "--", "memories") == ""
+    assert "- Read the annexes first." in git(memrepo, "show", "HEAD:memories/alice.md")
+    assert "Agentmem-Action: edit" in git(memrepo, "log", "-1", "--format=%(trailers)")
