@@ -48,7 +48,7 @@ from __future__ import annotations
 from agentmem.errors import GuardError
 from agentmem.guard.base import ERROR, KINDS, PLACEHOLDERS, PROMPT_DELIMITERS, WARNING, Finding
 from agentmem.guard.injection import _instruction_hits
-from agentmem.guard.personal import _PII_RANK, _pii_findings
+from agentmem.guard.personal import _PII_RANK, _pii_findings, person_findings
 from agentmem.guard.secrets import _blob_findings, _secret_findings
 from agentmem.guard.structure import _URL, _exfiltration_hits, _structure_hits
 from agentmem.guard.unicode import (
@@ -67,6 +67,7 @@ __all__ = [
     "WARNING",
     "Finding",
     "check",
+    "check_personal",
     "describe",
     "locate",
     "mask",
@@ -171,6 +172,22 @@ def check(
     return findings
 
 
+def check_personal(text: str, *, where: str) -> None:
+    """Refuse the facts about a person that no proposal may carry
+    (:func:`agentmem.guard.personal.person_findings`: names, family, health, legal and financial
+    facts, a password said in words, credentials in a URL). Refused, never a warning: raises
+    :class:`~agentmem.errors.GuardError` with codes and positions only (docs/design.md §Guard).
+    Harvest validation calls it on every proposal's text and justification, before the inbox.
+    """
+    personal = person_findings(text)
+    if personal:
+        shown = "; ".join(f"{f.code} at {f.start}: {f.message}" for f in personal[:8])
+        raise GuardError(
+            f"{where}: refused: {shown}",
+            hint="a proposal never keeps personal data or secrets: say the preference without them",
+        )
+
+
 def placeholder(code: str) -> str:
     """Typed placeholder for a secret or personal-data code: ``[EMAIL]``, ``[SECRET:github]``."""
     if code.startswith("secret:"):
@@ -183,7 +200,9 @@ def mask(text: str) -> str:
     (docs/design.md §Harvest).
 
     For a transcript about to be sent to a model: ``[EMAIL]``, ``[PHONE]``, ``[IBAN]``,
-    ``[CARD]``, ``[NATIONAL-ID]``, ``[SECRET:<provider>]``. Random-looking tokens (the
+    ``[CARD]``, ``[NATIONAL-ID]``, ``[SECRET:<provider>]``, and the same facts about a person
+    that :func:`check_proposal` refuses: ``[NAME]``, ``[FAMILY]``, ``[HEALTH]``, ``[LEGAL]``,
+    ``[FINANCIAL]``, ``[SECRET:password]``, ``[SECRET:url-credentials]``. Random-looking tokens (the
     ``secret:entropy`` code) become ``[SECRET:entropy]``. Nothing else changes; a password
     keeps its ``password=`` key. Does not refuse anything: use :func:`scan` for that.
     """
@@ -193,6 +212,7 @@ def mask(text: str) -> str:
         _secret_findings(text, raw)
         + _pii_findings(text, raw)
         + _blob_findings(text, url_spans, raw)
+        + person_findings(text)
     )
     spans = sorted(
         (f for f in found if f.code.startswith(("secret:", "pii:"))),

@@ -28,6 +28,11 @@ PLACEHOLDERS = {
     "pii:iban": "[IBAN]",
     "pii:card": "[CARD]",
     "pii:national-id": "[NATIONAL-ID]",
+    "pii:name": "[NAME]",
+    "pii:family": "[FAMILY]",
+    "pii:health": "[HEALTH]",
+    "pii:legal": "[LEGAL]",
+    "pii:financial": "[FINANCIAL]",
 }
 
 

@@ -5,6 +5,7 @@ both loaded on first use."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from agentmem.guard.base import Finding
@@ -253,3 +254,131 @@ def _windows(text: str, rx: re.Pattern[str], margin: int = 24) -> list[tuple[int
         else:
             spans.append((lo, hi))
     return spans
+
+
+# ----------------------------------------------------------------------------------------------
+# Facts about a person (proposal level: harvest validation and the model request's masking)
+# ----------------------------------------------------------------------------------------------
+
+_UPPER = r"[A-ZÀ-ÖØ-Þ]"
+_LOWER = r"[a-zß-öø-ÿ]"
+_CAPITALISED = rf"{_UPPER}{_LOWER}+(?:-{_UPPER}{_LOWER}+)?"
+# A title, then a capitalised name: "Dr. Schneider", "Maître Lefebvre", "el Sr. García".
+_TITLED = re.compile(
+    rf"(?<![\w.])(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Mme|Mlle|Sr|Sra|Srta|Dra)\.?|(?:M|Me|Hr|Fr)\."
+    rf"|Ma[iî]tre|Madame|Monsieur|Miss|Herr|Frau|Do[nñ]a?)\s+{_CAPITALISED}"
+)
+# A first name from the bundled list, then a capitalised surname: "Tom Becker".
+_NAME_PAIR = re.compile(rf"(?<![\w.-])({_UPPER}{_LOWER}+)\s+({_CAPITALISED})(?![\w-])")
+# First names that are also ordinary capitalised words at a sentence start.
+_NOT_NAMES = frozenset(
+    "the will may mark bill grace rose june april august summer hope joy faith art jean "
+    "dan don page sterling chase major case lane grant frank earl rich stone young lord "
+    "clause article section annex rule summary review please remember keep note".split()
+)
+_FAMILY = re.compile(
+    r"(?i)\b(?:(?:my|his|her|our|their)\s+(?:daughters?|sons?|wife|husband|kids?|children|child"
+    r"|partner|mother|father|mom|mum|dad|brother|sister|girlfriend|boyfriend|baby|fianc[ée]e?)"
+    r"|(?:ma|mon|mes|sa|son|ses)\s+(?:filles?|fils|femme|mari|enfants?|compagne|compagnon|conjointe?"
+    r"|m[èe]re|p[èe]re|fr[èe]re|s(?:œ|oe)ur|b[ée]b[ée])"
+    r"|(?:mi|mis|su|sus)\s+(?:hijas?|hijos?|esposa|esposo|marido|mujer|pareja|madre|padre"
+    r"|herman[oa]s?|beb[ée]|novi[oa])"
+    r"|(?:meine?|seine?|ihre?|unsere?)\s+(?:t[öo]chter|tochter|s[öo]hne|sohn|frau|mann|kinder?"
+    r"|partner(?:in)?|mutter|vater|bruder|schwester|baby|freundin|freund))\b"
+    rf"(?:\s+{_UPPER}{_LOWER}+)?"
+)
+_HEALTH = re.compile(
+    r"(?i)\b(?:adhd|tdah|adhs|autis(?:m|me|mo|mus|tic|te|ta|tisch)|asperger|dyslexi[ac]\w*"
+    r"|dyslexie|legasthenie|depress(?:ion|ed|iv\w*)|d[ée]pression|depresi[oó]n|anxiety|anxi[ée]t[ée]"
+    r"|ansiedad|angstst[öo]rung|burn-?out|bipolar\w*|diabet\w*|cancer|krebs|c[áa]ncer|chemo\w*"
+    r"|pregnan\w*|enceinte|embarazada|schwanger\w*|sick\s+leave|arr[êe]t\s+maladie|baja\s+m[ée]dica"
+    r"|krankgeschrieben|therapy|th[ée]rapie|terapia|therapie|psychiatr\w*|psycholog\w*"
+    r"|sertralin\w*|fluoxetin\w*|ritalin|methylphenidat\w*|adderall|antidepress\w*|insulin\w*"
+    r"|medication|m[ée]dicament\w*|medicaci[oó]n|medikament\w*|disabilit\w*|handicap\w*"
+    r"|malade|maladie|enferm[oa]|enfermedad|krank|krankheit|fever|fi[èe]vre|fiebre|fieber"
+    r"|illness|ill\b|migraines?|hospital\w*|h[ôo]pital|krankenhaus)\b"
+)
+_LEGAL = re.compile(
+    r"(?i)\b(?:divorc\w*|scheidung|geschieden|custody|garde\s+des\s+enfants|custodia|sorgerecht"
+    r"|criminal\s+record|casier\s+judiciaire|antecedentes\s+penales|vorstrafe\w*|arrested"
+    r"|arr[êe]t[ée]e?\s+par|detenid[oa]|verhaftet|convicted|condamn[ée]e?|condenad[oa]|verurteilt"
+    r"|probation|sued\s+me|my\s+lawsuit|mon\s+proc[èe]s)\b"
+)
+_FINANCIAL = re.compile(
+    r"(?i)\b(?:salary|salaries|salaire|salario|sueldo|gehalt|geh[äa]lter|earns?|gagne|gana|verdien\w*"
+    r"|my\s+(?:debts?|mortgage|loan|bank\s+account|credit\s+score|pay\s+rise|raise|bonus)"
+    r"|mes\s+dettes|ma\s+dette|mon\s+pr[êe]t|mi\s+deuda|mis\s+deudas|mi\s+hipoteca"
+    r"|meine\s+schulden|mein\s+kredit|hypoth[èe]que|hipoteca|hypothek)\b"
+)
+# "the password is X", "le mot de passe est X", "la contraseña es X", "das Passwort ist X".
+_PASSWORD_PROSE = re.compile(
+    r"(?i)\b(?:password|passwd|passphrase|pass\s*code|mot\s+de\s+passe|mdp|contrase[ñn]a|clave"
+    r"|passwort|kennwort)\b[^.\n]{0,40}?\b(?:is|was|est|[ée]tait|es|era|ist|war|lautet)\s*:?\s+"
+    r"([^\s\"',;]{4,}|\"[^\"\n]{4,}\"|'[^'\n]{4,}')"
+)
+_URL_CREDENTIALS = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^/\s:@]{1,64}:([^/\s@]{3,128})@")
+
+
+@functools.cache
+def _first_names() -> frozenset[str]:
+    """First names from gender-guesser's maintained list (about 45,000, many countries),
+    casefolded; loaded on first use (about 0.4 s)."""
+    from importlib import resources
+
+    names: set[str] = set()
+    path = resources.files("gender_guesser") / "data" / "nam_dict.txt"
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line[:1] in ("#", "="):
+                continue
+            name = line[3:29].strip()
+            if name and " " not in name and "+" not in name:
+                names.add(name.casefold())
+    return frozenset(names)
+
+
+def _name_findings(text: str) -> list[Finding]:
+    out = [
+        Finding("pii:name", "a person's name (title and name)", m.start(), m.end())
+        for m in _TITLED.finditer(text)
+    ]
+    pairs = list(_NAME_PAIR.finditer(text))
+    if pairs:
+        names = _first_names()
+        for m in pairs:
+            first = m.group(1).casefold()
+            if (
+                first in names
+                and first not in _NOT_NAMES
+                and m.group(2).casefold() not in _NOT_NAMES
+            ):
+                out.append(
+                    Finding(
+                        "pii:name", "a person's name (first name and surname)", m.start(), m.end()
+                    )
+                )
+    return out
+
+
+def person_findings(text: str) -> list[Finding]:
+    """Facts about a person that no proposal may carry (docs/design.md §Guard): names (a title
+    and a name, or a listed first name and a capitalised surname), family, health, legal and
+    financial facts, a password said in words ("the password is …", "le mot de passe est …"),
+    credentials inside a URL. Every finding is an error; messages never hold the value."""
+    out = _name_findings(text)
+    for code, what, rx in (
+        ("pii:family", "a fact about a person's family", _FAMILY),
+        ("pii:health", "a fact about a person's health", _HEALTH),
+        ("pii:legal", "a legal fact about a person", _LEGAL),
+        ("pii:financial", "a financial fact about a person", _FINANCIAL),
+    ):
+        out += [Finding(code, what, m.start(), m.end()) for m in rx.finditer(text)]
+    out += [
+        Finding("secret:password", "password", m.start(1), m.end(1))
+        for m in _PASSWORD_PROSE.finditer(text)
+    ]
+    out += [
+        Finding("secret:url-credentials", "password in a URL", m.start(1), m.end(1))
+        for m in _URL_CREDENTIALS.finditer(text)
+    ]
+    return sorted(out, key=lambda f: (f.start, f.end, f.code))

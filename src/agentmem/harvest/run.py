@@ -169,11 +169,13 @@ def validate(
     """The validation (docs/design.md §Harvest) of one parsed proposal against the current memory,
     the proposals kept before it in this harvest (``accepted``) and those already in the inbox
     (``pending``). Raises an :class:`AgentmemError` whose message is the reason."""
+    from agentmem import guard
+
     config = repo.config.memory
     relpath = repo.memory_relpath(proposal.person)
+    guard.check_personal(proposal.text or "", where=f"proposal {proposal.id}")
+    guard.check_personal(proposal.justification, where=f"proposal {proposal.id} justification")
     if proposal.route == "doctrine":
-        from agentmem import guard
-
         assert proposal.text is not None
         guard.check(proposal.text, where=f"doctrine proposal {proposal.id}", kind="rule")
         return

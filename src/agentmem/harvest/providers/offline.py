@@ -59,7 +59,9 @@ def _sentences(text: str) -> list[str]:
             continue
         pending = f"{pending} {piece}".strip() if pending else piece
         last = pending.rsplit(None, 1)[-1].rstrip(".").casefold()
-        if pending.endswith(".") and (last in _ABBREVIATIONS or len(last) == 1):
+        if pending.endswith(".") and (
+            last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha())
+        ):
             continue
         out.append(pending)
         pending = ""

@@ -1,0 +1,93 @@
+"""Facts about a person no proposal may carry (names, family, health, legal, financial, a
+password said in words, URL credentials): refused at harvest, masked before a model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.conftest import invoke
+from typer.testing import CliRunner
+
+from agentmem import guard
+from agentmem.errors import GuardError
+from agentmem.guard.personal import person_findings
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "value"),
+    [
+        ("Tom Becker signs for them, not the CEO.", "pii:name", "Tom Becker"),
+        ("Maître Lefebvre représente l'autre partie.", "pii:name", "Lefebvre"),
+        ("El Sr. García firma por ellos.", "pii:name", "García"),
+        ("Dr. Schneider für die Gegenseite unterschreibt.", "pii:name", "Schneider"),
+        ("My daughter Emma is 7.", "pii:family", "Emma"),
+        ("Ma fille Léa part tôt.", "pii:family", "Léa"),
+        ("Mi hijo Pablo se va.", "pii:family", "Pablo"),
+        ("Meine Tochter Mia geht früher.", "pii:family", "Mia"),
+        ("I have ADHD and take sertraline.", "pii:health", "ADHD"),
+        ("Je suis malade cette semaine.", "pii:health", "malade"),
+        ("My salary is 85,000 a year.", "pii:financial", "salary"),
+        ("Ich bin geschieden.", "pii:legal", "geschieden"),
+        ("The staging password is Tr0ub4dor&3.", "secret:password", "Tr0ub4dor&3."),
+        ("Le mot de passe du serveur est Soleil!2024.", "secret:password", "Soleil!2024."),
+        ("La contraseña del servidor es Luna#8877.", "secret:password", "Luna#8877."),
+        ("Das Passwort für den Testserver ist Sonne!2025.", "secret:password", "Sonne!2025."),
+        (
+            "The test database is at postgres://admin:S3cretPw9@db.internal/app",
+            "secret:url-credentials",
+            "S3cretPw9",
+        ),
+    ],
+)
+def test_facts_about_a_person_are_found_in_four_languages(text: str, code: str, value: str) -> None:
+    found = [f for f in person_findings(text) if f.code == code]
+    assert found, text
+    assert any(value in text[f.start : f.end] or text[f.start : f.end] in value for f in found)
+    with pytest.raises(GuardError) as caught:
+        guard.check_personal(text, where="proposal p-1")
+    assert code in str(caught.value) and value.rstrip(".") not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I want a collaborative tone with long-standing suppliers.",
+        "Always check the warranty clause before the penalty clause.",
+        "The team never agrees to unlimited liability.",
+        "Je préfère des phrases courtes dans les commentaires.",
+        "Ne me propose plus de reformuler les clauses de confidentialité.",
+        "Prefiero frases cortas en los comentarios.",
+        "Prüfe immer die Gewährleistungsklausel vor den Vertragsstrafen.",
+        "Rule Dependencies come first. Review Summary in 3 bullets.",
+        "Keep the password field out of the examples.",
+    ],
+)
+def test_ordinary_preferences_pass(text: str) -> None:
+    assert person_findings(text) == []
+
+
+def test_mask_hides_the_same_facts_before_a_model() -> None:
+    text = "My daughter Emma is ill; Tom Becker signs; the password is Tr0ub4dor&3 and I take sertraline."
+    masked = guard.mask(text)
+    for value in ("Emma", "Tom Becker", "Tr0ub4dor", "sertraline"):
+        assert value not in masked
+    assert "[FAMILY]" in masked and "[NAME]" in masked and "[HEALTH]" in masked
+
+
+def test_harvest_refuses_a_proposal_with_personal_data(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    session = tmp_path / "s.md"
+    session.write_text(
+        "User: Remember that my daughter Emma is 7. Remember that the staging password is "
+        "Tr0ub4dor&3. Remember that I want short comments.\n",
+        encoding="utf-8",
+    )
+    result = invoke(runner, "harvest", str(session), "--provider", "offline", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    (out,) = json.loads(result.stdout)
+    assert [p["text"] for p in out["proposals"]] == ["I want short comments."]
+    assert len(out["rejected"]) == 2
+    assert "Emma" not in result.stdout and "Tr0ub4dor" not in result.stdout
