@@ -6,4 +6,25 @@ The package is layered (see AGENTS.md): ``agentmem.cli`` parses and renders; the
 ``agentmem.harvest.providers.anthropic_provider`` are the only modules that talk to git and to the model.
 """
 
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from agentmem.errors import AgentmemError
+
+if TYPE_CHECKING:
+    from agentmem.api import Agentmem
+
 __version__ = "0.1.0"
+__all__ = ["AgentmemError", "__version__", "open"]
+
+
+def open(path: str | os.PathLike[str] | None = None) -> Agentmem:  # noqa: A001
+    """The memory repository at ``path`` (or ``$AGENTMEM_REPO``, or found from the current
+    folder) as an :class:`agentmem.api.Agentmem`: ``chat_context``, ``audit_context``,
+    ``remember``, ``harvest``, ``propose_rule``, ``pending``. Raises
+    :class:`agentmem.errors.NotARepositoryError`. See :mod:`agentmem.api`."""
+    from agentmem.api import open_repository
+
+    return open_repository(None if path is None else os.fspath(path))

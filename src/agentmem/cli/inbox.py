@@ -16,11 +16,11 @@ app = typer.Typer()
 @app.command()
 def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     """List pending proposals (yours by default; --person for someone else's)."""
-    from agentmem.proposals.inbox import list_pending
+    from agentmem.api import Agentmem
 
     repo = repository()
     _actor, who = actor_and_person(repo, person)
-    pending = list_pending(repo, who)
+    pending = Agentmem(repo).pending(who)
     if person is None:  # the queue is this clone's: sessions wait for whoever runs here
         _waiting_sessions_note(repo.root)
     if fmt is Format.json:

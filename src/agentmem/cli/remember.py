@@ -30,13 +30,8 @@ def remember(
 
     Nothing reaches your memory until you accept it with 'agentmem review'.
     """
-    from agentmem.proposals.review import remember as do_remember
+    from agentmem.api import Agentmem
 
-    repo = repository()
-    actor = repo.actor()
-    with repo.locked():
-        proposal = do_remember(
-            repo, actor, text, section or repo.config.memory.sections[0], session
-        )
+    proposal = Agentmem(repository()).remember_proposal(text, section=section, session=session)
     output.data(f"{proposal.id}  {proposal.summary()}")
     output.info("pending in your inbox; accept it with [bold]agentmem review[/]")

@@ -25,7 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.errors import TranscriptError
-from agentmem.harvest.transcripts import Role, Transcript, Turn, _tool_call, _tool_result
+from agentmem.harvest.transcripts import (
+    Role,
+    Transcript,
+    Turn,
+    _message_turns,
+    _tool_call,
+    _tool_result,
+)
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 
@@ -92,6 +99,17 @@ def session_id(raw: Any, index: int, path: Path) -> str:
         return raw
     seed = raw if isinstance(raw, str) and raw else f"{path.name}#{index}"
     return "conv-" + hashlib.sha256(seed.encode("utf-8")).hexdigest()[:16]
+
+
+def read_messages(messages: list[dict[str, Any]], session: str) -> Transcript:
+    """A Messages list ``[{role, content}]`` given in memory (the Python API) as a transcript
+    named ``<messages>``: the same turns as a Messages JSON file. Raises
+    :class:`TranscriptError` when an item has no ``role``."""
+    for index, message in enumerate(messages, start=1):
+        if "role" not in message:
+            raise TranscriptError(f"<messages>:{index}: a message without 'role'")
+    turns = [t for m in messages for t in _message_turns(m)]
+    return Transcript(Path("<messages>"), "messages", session, turns)
 
 
 class _LineFinder:
