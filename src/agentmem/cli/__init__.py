@@ -79,6 +79,7 @@ SHORT_HELP = {
     "usage": "Which doctrine each audit was given, and why not the rest.",
     "mcp": "Run the MCP server on stdin/stdout.",
     "search": "Search memory, doctrine, inbox and the history of decisions.",
+    "tidy": "Hygiene report: duplicates, contradictions, full memory, dead links.",
     "sync": "Fetch, replay your commits on the team's, push (never forced).",
     "erase": "Erase personal data everywhere, history included (admin).",
     "memory": "Show, edit and trace a person's memory file.",
@@ -200,6 +201,7 @@ def _register() -> None:
         review,
         search,
         sync,
+        tidy,
         usage,
     )
 
@@ -214,6 +216,7 @@ def _register() -> None:
         review,
         log,
         search,
+        tidy,
         check,
         guard,
         usage,

@@ -147,9 +147,14 @@ NUMBER_MISMATCH_CAP = 50.0  # rules that differ by a figure (12 vs 24 months) ar
 def similarity(a: str, b: str) -> float:
     """0–100: ``token_set_ratio`` × √(shorter/longer word count) on the normalised texts,
     capped at :data:`NUMBER_MISMATCH_CAP` when the two texts do not hold the same figures."""
+    return score_normalised(normalise(a), normalise(b))
+
+
+def score_normalised(na: str, nb: str) -> float:
+    """:func:`similarity` of two texts already through :func:`normalise` (callers comparing many
+    pairs normalise each text once)."""
     from rapidfuzz import fuzz
 
-    na, nb = normalise(a), normalise(b)
     if not na or not nb:
         return 0.0
     words_a, words_b = len(na.split()), len(nb.split())
