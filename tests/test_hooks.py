@@ -439,7 +439,10 @@ def test_usage_errors_of_hot_commands_still_come_from_typer(memrepo: Path) -> No
         text=True,
     )
     assert proc.returncode == 2
-    assert "Invalid value for '--format'" in proc.stderr and "'yaml' is not one of" in proc.stderr
+    assert (
+        "Invalid value for '--format'" in proc.stderr
+        and "'(value not shown)' is not one of" in proc.stderr
+    )
     helped = subprocess.run(
         [sys.executable, "-m", "agentmem", "hook", "session-end", "--help"],
         cwd=memrepo,

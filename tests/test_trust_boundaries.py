@@ -66,3 +66,27 @@ def test_memory_edit_commits_a_clean_hand_edit_already_on_disk(
     assert git(memrepo, "status", "--porcelain", "--", "memories") == ""
     assert "- Read the annexes first." in git(memrepo, "show", "HEAD:memories/alice.md")
     assert "Agentmem-Action: edit" in git(memrepo, "log", "-1", "--format=%(trailers)")
+
+
+KEY_ARG = "-----BEGIN RSA PRIVATE KEY-----MIIEowIBAAKCAQEAx7"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (KEY_ARG,),
+        ("review", KEY_ARG),
+        ("inbox", "--format", TOKEN),
+        ("inbox", f"--format={TOKEN}"),
+        ("inbox", TOKEN),
+        ("review", f"--bogus={TOKEN}"),
+    ],
+)
+def test_a_parse_error_never_repeats_an_argument_value(
+    memrepo: Path, runner: CliRunner, args: tuple[str, ...]
+) -> None:
+    result = invoke(runner, *args)
+    assert result.exit_code == 2
+    said = result.stdout + result.stderr
+    assert "Error:" in said
+    assert TOKEN not in said and "BEGIN RSA" not in said and "MIIEow" not in said

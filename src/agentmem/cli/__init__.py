@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer._click.exceptions import ClickException, NoSuchOption
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
@@ -106,6 +108,34 @@ def name_metavars(command: Any) -> None:
         name_metavars(sub)
 
 
+_ARGV_KEY = "agentmem.argv"
+_OPTION_NAME = re.compile(r"--?[A-Za-z][A-Za-z0-9-]{0,30}")
+
+
+def _hide_values(exc: ClickException, argv: list[str]) -> None:
+    """Take every argument's value out of a parse error's message (a private key pasted as an
+    argument was printed back as "No such option: -----BEGIN …"). Option names stay; anything
+    else the person typed becomes ``(value not shown)``. Mutates ``exc`` in place."""
+    if isinstance(exc, NoSuchOption) and not _OPTION_NAME.fullmatch(exc.option_name):
+        exc.option_name = "(value not shown)"
+        exc.message = (
+            "an argument that starts with '-' is not an option of this command (value not "
+            "shown); a value that starts with '-' goes after '--' or as --option=VALUE"
+        )
+        exc.possibilities = None
+    values: set[str] = set()
+    for arg in argv:
+        name, eq, value = arg.partition("=")
+        if eq and _OPTION_NAME.fullmatch(name):
+            values.add(value)
+        elif not _OPTION_NAME.fullmatch(arg):
+            values.add(arg)
+    message = exc.message
+    for value in sorted((v for v in values if len(v) >= 3), key=len, reverse=True):
+        message = message.replace(value, "(value not shown)")
+    exc.message = message
+
+
 class AgentmemGroup(TyperGroup):
     """Root group: the single place where exceptions become exit codes."""
 
@@ -113,9 +143,20 @@ class AgentmemGroup(TyperGroup):
         super().__init__(*args, **kwargs)
         name_metavars(self)
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta[_ARGV_KEY] = list(args)
+        try:
+            return super().parse_args(ctx, args)
+        except ClickException as exc:
+            _hide_values(exc, args)
+            raise
+
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
+        except ClickException as exc:
+            _hide_values(exc, ctx.meta.get(_ARGV_KEY, []))
+            raise
         except (typer.Exit, typer.Abort, TyperException):
             raise
         except AgentmemError as exc:
