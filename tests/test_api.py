@@ -89,7 +89,9 @@ def test_harvest_messages_offline_then_refuses_the_same_session(memrepo: Path):
 
 def test_harvest_a_transcript_file_and_outcomes(memrepo: Path, tmp_path: Path):
     session = tmp_path / "session.md"
-    session.write_text("User: Please remember that I want the clause number quoted first.\nAssistant: Noted.\n")
+    session.write_text(
+        "User: Please remember that I want the clause number quoted first.\nAssistant: Noted.\n"
+    )
     outcomes = [
         {"suggestion": "a", "decision": "reworked"},
         {"suggestion": "b", "decision": "reworked"},

@@ -5,6 +5,8 @@ Each test fails on the code before its fix (the trial's reproduction, on a real 
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -90,3 +92,60 @@ def test_a_parse_error_never_repeats_an_argument_value(
     said = result.stdout + result.stderr
     assert "Error:" in said
     assert TOKEN not in said and "BEGIN RSA" not in said and "MIIEow" not in said
+
+
+def _pre_tool_use(command: str, tool: str = "Bash") -> subprocess.CompletedProcess[str]:
+    payload = {
+        "session_id": "0b5b3c1e-1111-4222-8333-944455556666",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": "/tmp",
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": {"command": command},
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "agentmem", "hook", "pre-tool-use"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "agentmem review --accept all",
+        "cd /x && agentmem --repo /mem review -a all",
+        "agentmem review --edit p1=Quote clauses",
+        "printf 'a\\n' | agentmem review --interactive",
+        "python -m agentmem doctrine approve r7",
+        "bash -c 'agentmem doctrine resume r7'",
+        "echo $(agentmem doctrine reconfirm r7)",
+        "EDITOR=true agentmem memory edit",
+        "/usr/local/bin/agentmem erase --text secret",
+    ],
+)
+def test_pre_tool_use_denies_the_agents_own_decisions(command: str) -> None:
+    proc = _pre_tool_use(command)
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "PreToolUse"
+    assert answer["permissionDecision"] == "deny"
+    assert "decides for the person" in answer["permissionDecisionReason"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["agentmem inbox", "agentmem review --reject p1", "agentmem remember 'Be brief.'", "ls -la"],
+)
+def test_pre_tool_use_lets_everything_else_through(command: str) -> None:
+    proc = _pre_tool_use(command)
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert _pre_tool_use("agentmem review --accept all", tool="Read").stdout == ""
+
+
+def test_pre_tool_use_on_the_hot_path_imports_no_typer() -> None:
+    from agentmem import entry
+
+    assert entry.plan(["hook", "pre-tool-use"]) is not None

@@ -1,7 +1,7 @@
 """The console entry point (``agentmem``, ``python -m agentmem``).
 
 A few exact command lines are the hot path — ``hook session-start``, ``hook session-end``,
-``hook pre-compact`` and ``context chat [--person P] [--format F]``, each optionally after
+``hook pre-compact``, ``hook pre-tool-use`` and ``context chat [--person P] [--format F]``, each optionally after
 ``--repo PATH`` — and run here without importing ``agentmem.cli``: typer and rich cost about
 0.15 s to import, and typer 0.29 builds a pydantic adapter for every parameter it parses (another
 0.1–0.2 s). Claude Code gives a SessionEnd hook 1.5 s and runs SessionStart before every
@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from agentmem.delivery.fastpath import Printed
 
-_HOOKS = {"session-start": "SessionStart", "session-end": "SessionEnd", "pre-compact": "PreCompact"}
+_HOOKS = {
+    "session-start": "SessionStart",
+    "session-end": "SessionEnd",
+    "pre-compact": "PreCompact",
+    "pre-tool-use": "PreToolUse",
+}
 _CHAT_OPTIONS = {"--person": "person", "-p": "person", "--format": "format", "-f": "format"}
 _FORMATS = ("text", "markdown", "json")
 
@@ -72,6 +77,8 @@ def plan(argv: list[str]) -> Callable[[], Printed] | None:
         event = _HOOKS[args[1]]
         if event == "SessionStart":
             run = lambda: fastpath.session_start(_stdin())  # noqa: E731
+        elif event == "PreToolUse":
+            run = lambda: fastpath.pre_tool_use(_stdin())  # noqa: E731
         else:
             run = lambda: fastpath.queue_hook(_stdin(), event)  # noqa: E731
     elif args[:2] == ["context", "chat"]:

@@ -181,3 +181,29 @@ def self_approval(
     if approver == (wrote() if callable(wrote) else wrote):
         return "wrote"
     return None
+
+
+# -- what only a person decides -----------------------------------------------------------------
+PERSON_ONLY: dict[tuple[str, ...], tuple[str, ...] | None] = {
+    ("review",): ("--accept", "-a", "--edit", "--interactive"),
+    ("doctrine", "approve"): None,
+    ("doctrine", "resume"): None,
+    ("doctrine", "reconfirm"): None,
+    ("memory", "edit"): None,
+    ("erase",): None,
+}
+"""The agentmem commands that decide for the person holding the git identity, which an agent
+must not run for them (``agentmem hook pre-tool-use`` denies them, docs/design.md §Hot path):
+command words → the options that make it a decision (``None``: the command always decides).
+``review --reject`` and ``review --dry-run`` stay open: dropping a proposal promotes nothing."""
+
+
+def person_only(words: tuple[str, ...], options: set[str]) -> tuple[str, ...] | None:
+    """The :data:`PERSON_ONLY` command an agentmem argument list runs (``words``: its leading
+    non-option words; ``options``: every option name given), or None when it decides nothing."""
+    for command, deciding in PERSON_ONLY.items():
+        if words[: len(command)] != command:
+            continue
+        if deciding is None or options & set(deciding):
+            return command
+    return None

@@ -1,4 +1,4 @@
-"""``agentmem hook session-start|session-end|pre-compact``: Claude Code hooks
+"""``agentmem hook session-start|session-end|pre-compact|pre-tool-use``: Claude Code hooks
 (docs/design.md §Hot path).
 
 Each reads the hook JSON on stdin and always exits 0: a hook must never break the person's
@@ -59,3 +59,16 @@ def pre_compact() -> None:
     from agentmem.delivery.fastpath import queue_hook
 
     show(queue_hook(_stdin(), "PreCompact"))
+
+
+@app.command("pre-tool-use")
+def pre_tool_use() -> None:
+    """PreToolUse (matcher Bash): deny the agent's own calls to agentmem commands that decide.
+
+    review --accept/--edit/--interactive, doctrine approve/resume/reconfirm, memory edit and
+    erase are the person's: the hook answers with permissionDecision "deny" and a reason the
+    agent reads. Any other call: no output, the call goes on.
+    """
+    from agentmem.delivery.fastpath import pre_tool_use as run
+
+    show(run(_stdin()))

@@ -62,6 +62,14 @@ def queue_hook(stdin: str | None, event: str) -> Printed:
     )
 
 
+def pre_tool_use(stdin: str | None) -> Printed:
+    """PreToolUse: deny the agent's own Bash call to an agentmem command that decides
+    (:mod:`agentmem.delivery.toolgate`); prints the decision JSON or nothing; always exit 0."""
+    from agentmem.delivery.toolgate import decide
+
+    return Printed(decide(stdin))
+
+
 def session_start(stdin: str | None) -> Printed:
     """SessionStart: the actor's chat block, at most 10,000 characters with its newline; exit 0.
 
