@@ -13,6 +13,8 @@ import pytest
 from tests.conftest import git, invoke, set_identity
 from typer.testing import CliRunner
 
+from agentmem.memory.records import strip_markers
+
 MEMORY_ENTRIES = (
     ("Writing style", "Keep a collaborative tone with long-standing suppliers."),
     ("Priorities & scope", "Do not propose revisions on confidentiality clauses."),
@@ -151,7 +153,7 @@ def test_chat_block_numbers_entries_under_sections_with_fill_level(
 ) -> None:
     result = invoke(runner, "context", "chat")
     assert result.exit_code == 0, result.stderr
-    size = len((both / "memories" / "alice.md").read_text(encoding="utf-8"))
+    size = len(strip_markers((both / "memories" / "alice.md").read_text(encoding="utf-8")))
     lines = result.stdout.splitlines()
     assert lines[0] == '<agentmem-memory person="alice">'
     assert (

@@ -17,6 +17,7 @@ import pytest
 from tests.conftest import git, invoke
 from typer.testing import CliRunner
 
+from agentmem.memory.records import strip_markers
 from agentmem.store import journal, writer
 
 ENTRY = "Keep answers short and lead with the decision."
@@ -49,7 +50,7 @@ def _assert_consistent(root: Path, before: str, pid: str, committed: bool) -> No
     head = git(root, "rev-parse", "HEAD").strip()
     if committed:
         assert git(root, "rev-parse", "HEAD^").strip() == before
-        assert f"- {ENTRY}\n" in memory.read_text(encoding="utf-8")
+        assert f"- {ENTRY}\n" in strip_markers(memory.read_text(encoding="utf-8"))
         assert not inbox_file.exists()
         changed = git(root, "show", "--name-only", "--format=", "HEAD").split()
         assert changed == [f"inbox/alice/{pid}.yaml", "memories/alice.md"]
@@ -135,7 +136,9 @@ def test_after_recovery_the_proposal_can_still_be_accepted(
     result = _agentmem(memrepo, "review", "--accept", pid)
     assert result.returncode == 0, result.stderr
     assert "recovered an interrupted agentmem change" in result.stderr
-    assert f"- {ENTRY}\n" in (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
+    assert f"- {ENTRY}\n" in strip_markers(
+        (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
+    )
     assert git(memrepo, "status", "--porcelain") == ""
 
 

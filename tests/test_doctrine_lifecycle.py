@@ -12,6 +12,8 @@ import yaml
 from tests.conftest import git, invoke, set_identity
 from typer.testing import CliRunner
 
+from agentmem.memory.records import strip_markers
+
 WARRANTY = "Do not accept warranties shorter than 24 months"
 PARAPHRASE = "Never accept a warranty under 24 months"
 
@@ -470,7 +472,7 @@ def test_review_commits_memory_first_and_reports_a_failing_draft_rule_by_rule(
     assert f"error: {doctrine_id} not made a draft rule:" in result.stderr
     assert "warranty-floor (draft, 100 %)" in result.stderr
     assert count(team) == before + 1  # the memory entry only
-    memory = (team / "memories" / "bob.md").read_text(encoding="utf-8")
+    memory = strip_markers((team / "memories" / "bob.md").read_text(encoding="utf-8"))
     assert "## Writing style\n- Keep a collaborative tone with long-standing suppliers.\n" in memory
     assert git(team, "log", "-1", "--format=%s").startswith('memory(bob): add to "Writing style"')
     assert git(team, "status", "--porcelain") == ""

@@ -15,6 +15,8 @@ from tests.conftest import DATA, git, invoke
 from tests.test_guard import CASES, SECRETS, _case_id, _materialise
 from typer.testing import CliRunner
 
+from agentmem.memory.records import strip_markers
+
 
 @pytest.mark.parametrize("case", CASES, ids=[_case_id(i, c) for i, c in enumerate(CASES)])
 def test_case_gives_its_verdict_through_the_cli(case: dict[str, Any], runner: CliRunner) -> None:
@@ -88,7 +90,7 @@ def test_replayed_harvest_keeps_only_the_clean_entry_and_leaks_no_value(
         assert expected in line, line
     review = invoke(runner, "review", "--accept", "all")
     assert review.exit_code == 0, review.stderr
-    memory = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
+    memory = strip_markers((memrepo / "memories" / "alice.md").read_text(encoding="utf-8"))
     assert "- Use short, active sentences.\n" in memory
     assert memory.count("\n- ") == 1
     # No refused value anywhere: work tree, every git object, the inbox, the output.

@@ -11,6 +11,8 @@ import pytest
 from tests.conftest import DATA, git, invoke, set_identity
 from typer.testing import CliRunner
 
+from agentmem.memory.records import strip_markers
+
 SESSION = DATA / "sessions" / "contract-review-session.md"
 OUTCOMES = DATA / "sessions" / "contract-review-outcomes.json"
 
@@ -93,7 +95,7 @@ def test_accept_all_commits_each_proposal_with_trailers_and_blame(
     # Memory proposals first, then the doctrine proposal as a draft rule.
     assert "it needs at least one limit" in result.stderr
     assert int(git(memrepo, "rev-list", "--count", "HEAD")) == before + len(memory_ids) + 1
-    text = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
+    text = strip_markers((memrepo / "memories" / "alice.md").read_text(encoding="utf-8"))
     assert (
         "## Writing style\n- I want a collaborative tone with long-standing suppliers.\n- Je préfère"
         in text
@@ -257,9 +259,8 @@ def test_edit_accepts_the_persons_text_and_marks_it(memrepo: Path, runner: CliRu
         runner, "review", "--edit", f"{pid}=Warm, collaborative tone with long-standing suppliers."
     )
     assert result.exit_code == 0, result.stderr
-    assert (
-        "- Warm, collaborative tone with long-standing suppliers.\n"
-        in (memrepo / "memories/alice.md").read_text()
+    assert "- Warm, collaborative tone with long-standing suppliers.\n" in strip_markers(
+        (memrepo / "memories/alice.md").read_text()
     )
     assert "Agentmem-Edited: yes" in git(memrepo, "log", "-1", "--format=%(trailers)")
 
@@ -276,7 +277,7 @@ def test_dry_run_writes_nothing(memrepo: Path, runner: CliRunner) -> None:
     assert len(fills) == 4 and fills == sorted(fills) and len(set(fills)) == 4
     assert git(memrepo, "rev-parse", "HEAD") == head
     assert invoke(runner, "review", "--accept", "all").exit_code == 0
-    text = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
+    text = strip_markers((memrepo / "memories" / "alice.md").read_text(encoding="utf-8"))
     assert len(text) == fills[-1]
 
 
@@ -312,7 +313,7 @@ def test_memory_edit_commits_a_valid_file_and_refuses_a_broken_one(
     monkeypatch.setenv("EDITOR", f"python {script}")
     result = invoke(runner, "memory", "edit")
     assert result.exit_code == 0, result.stderr
-    assert "- Read the annexes first." in (memrepo / "memories/alice.md").read_text()
+    assert "- Read the annexes first." in strip_markers((memrepo / "memories/alice.md").read_text())
     assert "Agentmem-Action: edit" in git(memrepo, "log", "-1", "--format=%(trailers)")
     broken = tmp_path / "broken.py"
     broken.write_text(
@@ -334,7 +335,7 @@ def test_memory_show_prints_the_fill_level(memrepo: Path, runner: CliRunner) -> 
     result = invoke(runner, "memory", "show")
     assert result.exit_code == 0
     assert result.stdout.startswith("# Memory: alice\n")
-    size = len((memrepo / "memories/alice.md").read_text())
+    size = len(strip_markers((memrepo / "memories/alice.md").read_text()))
     assert f"[{round(size / 80)} % — {size}/8000 characters]" in result.stdout
 
 
@@ -468,7 +469,7 @@ def test_interactive_review_records_accept_edit_and_reject(
         f'memory(alice): add to "Priorities & scope"|{second}|yes',
         f'memory(alice): add to "Writing style"|{first}|',
     ]
-    text = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
+    text = strip_markers((memrepo / "memories" / "alice.md").read_text(encoding="utf-8"))
     assert "- Leave confidentiality clauses aside; legal reviews them.\n" in text
     assert f"rejected {third} (committed when the review ends)" in result.stderr
 

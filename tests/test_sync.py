@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import git, invoke, set_identity
 from typer.testing import CliRunner
 
+from agentmem.memory.records import strip_markers
 from agentmem.sync.merge import MergeConflict, merge_file, merge_lines
 
 SECTIONS = ("Writing style", "Priorities & scope", "Recurring patterns", "Rule dependencies")
@@ -56,7 +57,8 @@ def _sync(runner: CliRunner, code: int = 0):
 
 
 def _show(root: Path, path: str, rev: str = "HEAD") -> str:
-    return git(root, "show", f"{rev}:{path}")
+    """A file at ``rev``, memory record markers removed (they carry today's date)."""
+    return strip_markers(git(root, "show", f"{rev}:{path}"))
 
 
 def test_two_clones_accept_different_proposals_and_the_remote_holds_both(
@@ -87,8 +89,8 @@ def test_two_clones_accept_different_proposals_and_the_remote_holds_both(
     assert (b / "memories" / "alice.md").exists()
     _in(monkeypatch, a)
     assert "brought in 2 commit(s) from origin/main" in _sync(runner).stdout
-    assert (a / "memories" / "bob.md").read_text(encoding="utf-8") == _show(
-        remote, "memories/bob.md"
+    assert (a / "memories" / "bob.md").read_text(encoding="utf-8") == git(
+        remote, "show", "HEAD:memories/bob.md"
     )
     assert "up to date with origin/main" in _sync(runner).stdout
 
@@ -154,8 +156,8 @@ def test_the_same_entry_changed_on_both_sides_pauses_and_keeps_everything(
     assert "Traceback" not in result.stderr
     assert git(remote, "rev-parse", "main") == remote_head
     assert git(b, "rev-parse", "HEAD") == local_head
-    assert "- Keep a formal tone with suppliers.\n" in (b / "memories" / "alice.md").read_text(
-        encoding="utf-8"
+    assert "- Keep a formal tone with suppliers.\n" in strip_markers(
+        (b / "memories" / "alice.md").read_text(encoding="utf-8")
     )
     assert git(b, "status", "--porcelain", "--untracked-files=all") == ""
     assert not (b / ".git" / "rebase-merge").exists()

@@ -12,6 +12,8 @@ import pytest
 from tests.conftest import git, invoke, set_identity
 from typer.testing import CliRunner
 
+from agentmem.memory.records import strip_markers
+
 RULE = "net-60"
 
 
@@ -148,7 +150,9 @@ def test_an_approval_replayed_after_the_approver_was_demoted_is_refused(
     git(d, "rebase", "-q", "--onto", f"{approval[:10]}^", approval[:10])
     assert "pushed to origin/main" in _ok(runner, "sync").stdout
     assert "status: draft" in git(remote, "show", f"main:doctrine/{RULE}.yaml")
-    assert "- Dan reads the annex first.\n" in git(remote, "show", "main:memories/dan.md")
+    assert "- Dan reads the annex first.\n" in strip_markers(
+        git(remote, "show", "main:memories/dan.md")
+    )
     monkeypatch.chdir(a)
     _ok(runner, "sync")
     assert _ok(runner, "check", "--history").exit_code == 0
@@ -275,11 +279,13 @@ def test_entries_merged_over_the_memory_budget_are_refused(
 ) -> None:
     remote, _a, a2 = _two_clones_accept(team, runner, monkeypatch, tmp_path, 120)
     for clone in (remote, a2):  # each clone alone is under the budget
-        size = len(git(clone, "show", "main:memories/alice.md"))
+        size = len(strip_markers(git(clone, "show", "main:memories/alice.md")))
         assert 200 < size < 240
     remote_head = git(remote, "rev-parse", "main")
     mine = next(ln for ln in (a2 / "memories" / "alice.md").open() if ln.startswith("- Desktop"))
-    merged = len(git(remote, "show", "main:memories/alice.md")) + len(mine)
+    merged = len(strip_markers(git(remote, "show", "main:memories/alice.md"))) + len(
+        strip_markers(mine)
+    )
     assert merged > 300
     before = _snapshot(a2)
 
@@ -311,7 +317,7 @@ def test_entries_merged_over_the_memory_budget_are_refused(
     monkeypatch.setenv("EDITOR", f"{sys.executable} {fixer}")
     _ok(runner, "memory", "edit")
     assert "pushed to origin/main" in _ok(runner, "sync").stdout
-    merged = git(remote, "show", "main:memories/alice.md")
+    merged = strip_markers(git(remote, "show", "main:memories/alice.md"))
     assert "- Desktop: be brief.\n" in merged and "- Laptop: keep" in merged
     assert len(merged) <= 300
 
@@ -350,7 +356,7 @@ def test_the_first_push_to_an_empty_remote_checks_every_commit_and_memory_file(
     memory = memrepo / "memories" / "alice.md"
     memory.write_text(
         memory.read_text(encoding="utf-8").replace(
-            "- Short sentences.\n", "- Short sentences.\n" + f"- {'x' * 200}.\n"
+            "\n\n## Priorities", f"\n- {'x' * 200}.\n\n## Priorities"
         ),
         encoding="utf-8",
     )

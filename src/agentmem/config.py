@@ -27,14 +27,35 @@ DEFAULT_SECTIONS = (
 
 
 @dataclass(frozen=True)
+class RetentionClass:
+    """``memory.retention.<basis>:`` — days from acceptance (or the last reconfirmation) to the
+    review date, and to the expiry date (None: never expires)."""
+
+    review_days: int
+    expire_days: int | None
+
+
+#: The retention policy when ``agentmem.yaml`` says nothing (a policy choice recorded in
+#: docs/decisions.md): what a person declared is reviewed yearly and never expires; what a
+#: model inferred is reviewed after a month and expires after three unless reconfirmed.
+DEFAULT_RETENTION: dict[str, RetentionClass] = {
+    "declared": RetentionClass(365, None),
+    "inferred": RetentionClass(30, 90),
+}
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     """``memory:`` — budget and entry limits in Unicode code points (NFC),
-    docs/design.md §Settings."""
+    docs/design.md §Settings; ``retention`` per basis (days) and ``on_review_due``
+    (alert | suspend) for entries (docs/decisions.md, 2026-12-01)."""
 
     budget_chars: int = 8000
     warn_ratio: float = 0.8
     entry_max_chars: int = 500
     sections: tuple[str, ...] = DEFAULT_SECTIONS
+    retention: Mapping[str, RetentionClass] = field(default_factory=lambda: dict(DEFAULT_RETENTION))
+    on_review_due: str = "alert"
 
 
 @dataclass(frozen=True)
@@ -75,10 +96,20 @@ class Config:
     harvest: HarvestConfig = field(default_factory=HarvestConfig)
     doctrine: DoctrineConfig = field(default_factory=DoctrineConfig)
     context: ContextConfig = field(default_factory=ContextConfig)
+    #: ``scopes:`` — project folder (absolute, ``~/…`` or relative to the repository) → scope,
+    #: in the order written; the hooks take the scope of the longest folder holding the session.
+    scopes: tuple[tuple[str, str], ...] = ()
 
 
 _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "memory": {"budget_chars": int, "warn_ratio": float, "entry_max_chars": int, "sections": list},
+    "memory": {
+        "budget_chars": int,
+        "warn_ratio": float,
+        "entry_max_chars": int,
+        "sections": list,
+        "retention": dict,
+        "on_review_due": str,
+    },
     "harvest": {"max_proposals": int, "provider": str, "model": str},
     "doctrine": {
         "review_days": int,
@@ -92,7 +123,61 @@ _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
 _CHOICES = {
     ("harvest", "provider"): ("auto", "anthropic", "offline"),
     ("doctrine", "on_review_due"): ("alert", "suspend"),
+    ("memory", "on_review_due"): ("alert", "suspend"),
 }
+
+
+def _retention(where: str, value: dict[str, Any]) -> dict[str, RetentionClass]:
+    """``memory.retention`` → one :class:`RetentionClass` per basis (missing ones default)."""
+    classes = dict(DEFAULT_RETENTION)
+    for basis, spec in value.items():
+        key = f"memory.retention.{basis}"
+        if basis not in DEFAULT_RETENTION:
+            raise ConfigError(f"{where}: unknown key '{key}' (known: declared, inferred)")
+        if spec is None:
+            continue
+        if not isinstance(spec, dict):
+            raise ConfigError(f"{where}: {key} must be a mapping (review_days, expire_days)")
+        unknown = sorted(set(spec) - {"review_days", "expire_days"})
+        if unknown:
+            raise ConfigError(
+                f"{where}: unknown key '{key}.{unknown[0]}' (known: review_days, expire_days)"
+            )
+        review = spec.get("review_days", classes[basis].review_days)
+        expire = spec.get("expire_days", classes[basis].expire_days)
+        for name, days, nullable in (("review_days", review, False), ("expire_days", expire, True)):
+            if days is None and nullable:
+                continue
+            if isinstance(days, bool) or not isinstance(days, int) or days <= 0:
+                never = " or null (never)" if nullable else ""
+                raise ConfigError(
+                    f"{where}: {key}.{name} must be a positive number of days{never}, got {days!r}"
+                )
+        classes[basis] = RetentionClass(review, expire)
+    return classes
+
+
+def _scopes(where: str, value: Any) -> tuple[tuple[str, str], ...]:
+    """``scopes:`` → ``((folder, scope), …)``; each scope a path such as contracts/supply."""
+    from agentmem.errors import InvalidMemoryError
+    from agentmem.memory.records import check_scope
+
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: 'scopes' must map project folders to scopes")
+    pairs = []
+    for folder, scope in value.items():
+        if not isinstance(folder, str) or not folder.strip() or not isinstance(scope, str):
+            raise ConfigError(
+                f"{where}: scopes: {folder!r}: expected a folder mapped to a scope such as "
+                "contracts/supply"
+            )
+        try:
+            pairs.append((folder, check_scope(scope, f"scopes.{folder}")))
+        except InvalidMemoryError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+    return tuple(pairs)
 
 
 def _check_value(where: str, group: str, key: str, value: Any) -> Any:
@@ -104,6 +189,8 @@ def _check_value(where: str, group: str, key: str, value: Any) -> Any:
     if not isinstance(value, expected):
         name = expected.__name__ if isinstance(expected, type) else "value"
         raise ConfigError(f"{where}: {group}.{key} must be a {name}, got {value!r}")
+    if isinstance(value, dict):
+        return _retention(where, value)
     if isinstance(value, list):
         if not value or not all(isinstance(v, str) and v.strip() for v in value):
             raise ConfigError(f"{where}: {group}.{key} must be a non-empty list of names")
@@ -129,9 +216,13 @@ def parse_config(data: Any, where: str) -> Config:
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a mapping of settings groups")
     groups: dict[str, dict[str, Any]] = {}
+    scopes = _scopes(where, data.get("scopes"))
     for group, values in data.items():
+        if group == "scopes":
+            continue
         if group not in _SCHEMA:
-            raise ConfigError(f"{where}: unknown key '{group}' (known: {', '.join(_SCHEMA)})")
+            known = ", ".join([*_SCHEMA, "scopes"])
+            raise ConfigError(f"{where}: unknown key '{group}' (known: {known})")
         if values is None:
             values = {}
         if not isinstance(values, dict):
@@ -148,6 +239,7 @@ def parse_config(data: Any, where: str) -> Config:
         harvest=HarvestConfig(**groups.get("harvest", {})),
         doctrine=DoctrineConfig(**groups.get("doctrine", {})),
         context=ContextConfig(**groups.get("context", {})),
+        scopes=scopes,
     )
 
 
@@ -163,7 +255,7 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
             "AGENTMEM_PROVIDER", "harvest", "provider", env["AGENTMEM_PROVIDER"]
         )
         harvest = HarvestConfig(harvest.max_proposals, provider, harvest.model)
-    return Config(config.memory, harvest, config.doctrine, config.context)
+    return Config(config.memory, harvest, config.doctrine, config.context, config.scopes)
 
 
 DEFAULT_CONFIG_TEXT = """\
@@ -173,6 +265,10 @@ memory:
   warn_ratio: 0.8           # at or above: warning; above budget: write refused
   entry_max_chars: 500
   sections: ["Writing style", "Priorities & scope", "Recurring patterns", "Rule dependencies"]
+  retention:                # days from acceptance or the last reconfirmation (a policy choice)
+    declared: {review_days: 365, expire_days: null}   # what the person said: yearly review
+    inferred: {review_days: 30, expire_days: 90}      # what a model inferred: reviewed sooner
+  on_review_due: alert      # alert: a past-review entry stays applied; suspend: it stops applying
 harvest:
   max_proposals: 6
   provider: auto            # anthropic when ANTHROPIC_API_KEY is set, else offline

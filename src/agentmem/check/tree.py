@@ -18,6 +18,7 @@ from agentmem.check.history.signing import key_problem
 from agentmem.config import CONFIG_FILE, Config, MemoryConfig, parse_config
 from agentmem.errors import AgentmemError, ConfigError, ProposalError
 from agentmem.memory.file import MemoryFile, budget_status, char_count, find_entries, parse_memory
+from agentmem.memory.records import strip_markers
 from agentmem.proposals.model import proposal_from_stored
 from agentmem.store import regular
 from agentmem.store.repo import INBOX_DIR, MEMORY_DIR, ROLES_FILE, Person, parse_roles
@@ -213,9 +214,10 @@ def file_scan_sees_line_ends() -> bool:
 
 
 def memory_guard_findings(rel: str, text: str, memory: MemoryFile | None) -> list[Finding]:
-    """The guard over a whole memory file (``kind="file"``), plus each entry alone
+    """The guard over a whole memory file as it reaches a prompt (``kind="file"``, record
+    markers removed: :func:`agentmem.memory.records.strip_markers`), plus each entry alone
     (``kind="entry"``) when :func:`file_scan_sees_line_ends` is false."""
-    found = guard_findings(rel, text, kind="file")
+    found = guard_findings(rel, strip_markers(text), kind="file")
     if memory is None or file_scan_sees_line_ends():
         return found
     seen = {(f.line, f.code) for f in found}

@@ -81,13 +81,16 @@ def edit() -> None:
     if returncode != 0:
         raise UsageError(f"the editor exited with an error; your text is in {tmp}")
     new = Path(tmp).read_text(encoding="utf-8")
+    notes: list[str] = []
     try:
         with repo.locked():
-            commit = commit_hand_edit(repo, actor, old, new)
+            commit = commit_hand_edit(repo, actor, old, new, notes)
     except AgentmemError as exc:
         exc.hint = f"{relpath} was left as it was; your edited text is in {tmp}"
         raise
     os.unlink(tmp)
+    for note in notes:
+        output.info(note)
     if commit is None:
         output.info("no change")
     else:

@@ -9,9 +9,11 @@ Layout::
                                  (blank lines are free)
     ## Writing style             (exactly the configured sections, in order)
     - one entry per line
+    - an entry with its record <!-- am: basis=inferred since=2026-12-01 review=2026-12-31 -->
 
-Sizes are counted in Unicode code points on the NFC form of the whole file
-(docs/design.md §Memory file).
+An entry line may end with a record marker (:mod:`agentmem.memory.records`): ``Entry.text`` is
+the text before it, ``Entry.record`` what it says. Sizes are counted in Unicode code points on
+the NFC form of the whole file without its markers (docs/design.md §Memory file).
 """
 
 from __future__ import annotations
@@ -22,6 +24,14 @@ from enum import Enum
 
 from agentmem.config import MemoryConfig
 from agentmem.errors import ApplyConflictError, BudgetExceededError, InvalidMemoryError
+from agentmem.memory.records import (
+    MARKER_OPEN,
+    NO_RECORD,
+    Record,
+    parse_record,
+    split_marker,
+    strip_markers,
+)
 
 ENTRY_PREFIX = "- "
 HEADING_PREFIX = "## "
@@ -49,19 +59,30 @@ class Line:
 
     @property
     def text(self) -> str:
-        """For an entry: the text after ``- ``, without the line end."""
+        """For an entry: the text after ``- ``, without its record marker and the line end."""
         body = self.raw.rstrip("\n")
-        return body[len(ENTRY_PREFIX) :] if self.kind is LineKind.ENTRY else body
+        if self.kind is not LineKind.ENTRY:
+            return body
+        return split_marker(body[len(ENTRY_PREFIX) :])[0]
+
+    @property
+    def marker(self) -> str | None:
+        """For an entry: the body of its record marker (``basis=…``), None without one."""
+        if self.kind is not LineKind.ENTRY:
+            return None
+        return split_marker(self.raw.rstrip("\n")[len(ENTRY_PREFIX) :])[1]
 
 
 @dataclass(frozen=True)
 class Entry:
-    """An entry as listed to people: ``number`` counts from 1 across the file, ``line`` is 1-based."""
+    """An entry as listed to people: ``number`` counts from 1 across the file, ``line`` is
+    1-based, ``record`` its metadata (``NO_RECORD`` without a marker: unrecorded)."""
 
     number: int
     section: str
     text: str
     line: int
+    record: Record = NO_RECORD
 
 
 @dataclass(frozen=True)
@@ -101,7 +122,10 @@ class MemoryFile:
         found: list[Entry] = []
         for index, line in enumerate(self.lines, start=1):
             if line.kind is LineKind.ENTRY and line.section is not None:
-                found.append(Entry(len(found) + 1, line.section, line.text, index))
+                body = line.raw.rstrip("\n")[len(ENTRY_PREFIX) :]
+                text, marker = split_marker(body)
+                record = NO_RECORD if marker is None else parse_record(marker, f"line {index}")
+                found.append(Entry(len(found) + 1, line.section, text, index, record))
         return found
 
     def sections(self) -> list[str]:
@@ -115,8 +139,9 @@ def char_count(text: str) -> int:
 
 
 def budget_status(text: str, config: MemoryConfig) -> BudgetStatus:
-    """The fill level of a whole memory file's text."""
-    return BudgetStatus(char_count(text), config.budget_chars, config.warn_ratio)
+    """The fill level of a whole memory file's text, counted on what reaches a prompt: the
+    file without its record markers (:func:`agentmem.memory.records.strip_markers`)."""
+    return BudgetStatus(char_count(strip_markers(text)), config.budget_chars, config.warn_ratio)
 
 
 def check_budget(text: str, config: MemoryConfig, where: str) -> BudgetStatus:
@@ -209,7 +234,15 @@ def parse_memory(text: str, person: str, config: MemoryConfig, where: str) -> Me
                     f"{at}: entry outside any section (expected one of: {', '.join(expected)})"
                 )
             line = Line(LineKind.ENTRY, raw, current)
-            validate_entry_text(line.text, config, at)
+            entry_text, marker = split_marker(body[len(ENTRY_PREFIX) :])
+            if MARKER_OPEN in entry_text:
+                raise InvalidMemoryError(
+                    f"{at}: broken entry metadata: a marker '<!-- am: … -->' must end the line, "
+                    "once, after a space"
+                )
+            if marker is not None:
+                parse_record(marker, at)
+            validate_entry_text(entry_text, config, at)
             lines.append(line)
         else:
             raise InvalidMemoryError(
@@ -247,13 +280,16 @@ def _unique_target(memory: MemoryFile, target: str, where: str) -> Entry:
     )
 
 
-def _entry_raw(text: str) -> str:
-    return f"{ENTRY_PREFIX}{text}\n"
+def _entry_raw(text: str, record: Record | None = None) -> str:
+    marker = f" {record.render()}" if record is not None and record.marked else ""
+    return f"{ENTRY_PREFIX}{text}{marker}\n"
 
 
-def add_entry(memory: MemoryFile, section: str, text: str, where: str) -> MemoryFile:
-    """A new MemoryFile with ``- text`` appended at the end of ``section`` (``add``,
-    docs/design.md §Proposals)."""
+def add_entry(
+    memory: MemoryFile, section: str, text: str, where: str, record: Record | None = None
+) -> MemoryFile:
+    """A new MemoryFile with ``- text`` (and ``record``'s marker) appended at the end of
+    ``section`` (``add``, docs/design.md §Proposals)."""
     if section not in memory.sections():
         raise ApplyConflictError(
             f"{where}: no section '{section}' (sections: {', '.join(memory.sections())})"
@@ -271,17 +307,42 @@ def add_entry(memory: MemoryFile, section: str, text: str, where: str) -> Memory
     before = lines[insert_at - 1]
     if not before.raw.endswith("\n"):
         lines[insert_at - 1] = Line(before.kind, before.raw + "\n", before.section)
-    lines.insert(insert_at, Line(LineKind.ENTRY, _entry_raw(text), section))
+    lines.insert(insert_at, Line(LineKind.ENTRY, _entry_raw(text, record), section))
     return MemoryFile(memory.person, lines)
 
 
-def modify_entry(memory: MemoryFile, target: str, text: str, where: str) -> MemoryFile:
-    """A new MemoryFile with the one entry containing ``target`` replaced by ``text``."""
+def modify_entry(
+    memory: MemoryFile, target: str, text: str, where: str, record: Record | None = None
+) -> MemoryFile:
+    """A new MemoryFile with the one entry containing ``target`` replaced by ``text`` (with
+    ``record``'s marker; None keeps the entry's marker as it was)."""
     entry = _unique_target(memory, target, where)
     lines = list(memory.lines)
     old = lines[entry.line - 1]
     ending = "\n" if old.raw.endswith("\n") else ""
-    lines[entry.line - 1] = Line(LineKind.ENTRY, f"{ENTRY_PREFIX}{text}{ending}", old.section)
+    if record is None:
+        marker = f" {MARKER_OPEN}{old.marker}-->" if old.marker is not None else ""
+    else:
+        marker = f" {record.render()}" if record.marked else ""
+    lines[entry.line - 1] = Line(
+        LineKind.ENTRY, f"{ENTRY_PREFIX}{text}{marker}{ending}", old.section
+    )
+    return MemoryFile(memory.person, lines)
+
+
+def set_record(memory: MemoryFile, number: int, record: Record) -> MemoryFile:
+    """A new MemoryFile where entry ``number`` carries ``record``'s marker (text unchanged)."""
+    entry = memory.entries()[number - 1]
+    return modify_entry_at(memory, entry, entry.text, record)
+
+
+def modify_entry_at(memory: MemoryFile, entry: Entry, text: str, record: Record) -> MemoryFile:
+    """A new MemoryFile with ``entry``'s line rewritten as ``- text <marker>``."""
+    lines = list(memory.lines)
+    old = lines[entry.line - 1]
+    ending = "\n" if old.raw.endswith("\n") else ""
+    raw = _entry_raw(text, record).rstrip("\n") + ending
+    lines[entry.line - 1] = Line(LineKind.ENTRY, raw, old.section)
     return MemoryFile(memory.person, lines)
 
 

@@ -21,6 +21,7 @@ from agentmem.memory.file import (
     remove_entry,
     validate_entry_text,
 )
+from agentmem.memory.records import Record, today_iso, with_dates
 from agentmem.proposals.model import Proposal
 from agentmem.store.change import FileChange
 
@@ -55,10 +56,23 @@ def check_entry(text: str, config: MemoryConfig, where: str) -> list[Finding]:
     return guard.check(text, where=where, max_chars=config.entry_max_chars, kind="entry")
 
 
+def new_record(
+    basis: str, scope: str | None, config: MemoryConfig, today: str | None = None
+) -> Record:
+    """The record of an entry accepted (or confirmed) ``today``: its basis and scope, review
+    and expiry dates from ``memory.retention`` (docs/decisions.md)."""
+    retention = config.retention[basis]
+    since = today or today_iso()
+    return with_dates(Record(basis, scope), since, retention.review_days, retention.expire_days)
+
+
 def plan_memory(
     proposal: Proposal, current: str | None, config: MemoryConfig, relpath: str
 ) -> MemoryPlan:
     """Plan one memory proposal against the file's current text (None: the file is new).
+
+    An added or modified entry carries its record (basis, scope, today's date, review and
+    expiry from ``memory.retention``; :mod:`agentmem.memory.records`).
 
     Raises :class:`ProposalError` (wrong route), :class:`InvalidMemoryError` (file or entry
     structure), :class:`GuardError`, :class:`ApplyConflictError` (target matches zero or several
@@ -72,11 +86,13 @@ def plan_memory(
     if proposal.action == "add":
         assert proposal.text is not None and proposal.section is not None
         check_entry(proposal.text, config, where)
-        updated = add_entry(memory, proposal.section, proposal.text, where)
+        record = new_record(proposal.basis, proposal.scope, config)
+        updated = add_entry(memory, proposal.section, proposal.text, where, record)
     elif proposal.action == "modify":
         assert proposal.text is not None and proposal.target is not None
         check_entry(proposal.text, config, where)
-        updated = modify_entry(memory, proposal.target, proposal.text, where)
+        record = new_record(proposal.basis, proposal.scope, config)
+        updated = modify_entry(memory, proposal.target, proposal.text, where, record)
     else:
         assert proposal.target is not None
         updated = remove_entry(memory, proposal.target, where)

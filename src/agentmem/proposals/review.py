@@ -20,6 +20,7 @@ from agentmem.errors import ApplyConflictError, InvalidMemoryError, ProposalErro
 from agentmem.governance import require_memory_role, require_owner
 from agentmem.memory.file import parse_memory
 from agentmem.memory.planner import FileChange, MemoryPlan, plan_memory
+from agentmem.memory.records import Record
 from agentmem.proposals.inbox import (
     ensure_pending,
     proposal_relpath,
@@ -229,10 +230,72 @@ def _entry_texts(text: str | None, person: str, config: MemoryConfig, relpath: s
         return set()
 
 
-def commit_hand_edit(repo: Repository, actor: Person, old: str | None, new: str) -> str | None:
-    """``agentmem memory edit``: validate the owner's edited file — structure,
-    each new or changed entry through the guard, budget — and commit it as one audited change.
+def keep_records(
+    old: str | None, new: str, person: str, config: MemoryConfig, relpath: str
+) -> tuple[str, list[str]]:
+    """Carry the entry records of ``old`` into a hand-edited ``new`` text (docs/decisions.md,
+    "memory entries carry their record in a trailing HTML comment").
 
+    Entries are matched in file order (:class:`difflib.SequenceMatcher` over section and text):
+    an entry kept or rewritten in place whose marker was dropped gets its old marker back; an
+    entry added by hand without a marker is recorded as ``declared`` (the owner wrote it) from
+    today. A marker the person changed and that still parses is kept as written; a broken one
+    makes :func:`parse_memory` refuse the edit. Returns the text to commit and one note per
+    entry touched (``entry #3: metadata restored …``). Raises :class:`InvalidMemoryError`.
+    """
+    import difflib
+
+    from agentmem.memory.file import modify_entry_at
+    from agentmem.memory.planner import new_record
+
+    edited = parse_memory(new, person, config, relpath)
+    before = []
+    if old:
+        try:
+            before = parse_memory(old, person, config, relpath).entries()
+        except InvalidMemoryError:
+            before = []
+    after = edited.entries()
+    matcher = difflib.SequenceMatcher(
+        None, [(e.section, e.text) for e in before], [(e.section, e.text) for e in after], False
+    )
+    restore: dict[int, tuple[str, Record]] = {}
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for k, j in enumerate(range(j1, j2)):
+            entry = after[j]
+            if entry.record.marked:
+                continue
+            i = i1 + k
+            if tag in ("equal", "replace") and i < i2 and before[i].record.marked:
+                restore[j] = ("restored", before[i].record)
+            elif tag in ("insert", "replace") and (i >= i2 or tag == "insert"):
+                restore[j] = ("added", new_record("declared", None, config))
+    notes = []
+    for j, (how, record) in sorted(restore.items()):
+        entry = edited.entries()[j]
+        edited = modify_entry_at(edited, entry, entry.text, record)
+        if how == "restored":
+            notes.append(
+                f"entry #{entry.number}: the edit dropped its metadata; restored "
+                f"({record.basis_label}, since {record.since or '-'})"
+            )
+        else:
+            notes.append(f"entry #{entry.number}: written by hand, recorded as declared from today")
+    return edited.render(), notes
+
+
+def commit_hand_edit(
+    repo: Repository,
+    actor: Person,
+    old: str | None,
+    new: str,
+    notes: list[str] | None = None,
+) -> str | None:
+    """``agentmem memory edit``: validate the owner's edited file — structure,
+    record markers (:func:`keep_records`: dropped ones restored, broken ones refused), each new
+    or changed entry through the guard, budget — and commit it as one audited change.
+
+    ``notes`` (when given) receives one line per entry whose record was restored or added.
     Raises :class:`InvalidMemoryError`, :class:`GuardError` or :class:`BudgetExceededError`
     before anything is written; returns None when nothing changed.
     """
@@ -243,6 +306,9 @@ def commit_hand_edit(repo: Repository, actor: Person, old: str | None, new: str)
     require_memory_role(actor, "editing a personal memory")
     relpath = repo.memory_relpath(actor.id)
     config = repo.config.memory
+    new, kept = keep_records(old, new, actor.id, config, relpath)
+    if notes is not None:
+        notes.extend(kept)
     edited = parse_memory(new, actor.id, config, relpath)
     # Entries are judged against the COMMITTED file: a hand edit left uncommitted on disk was
     # never checked, so it goes through the guard like a new entry.

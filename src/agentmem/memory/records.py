@@ -1,0 +1,211 @@
+"""Entry records: the metadata a memory entry carries on its own line (docs/decisions.md,
+2026-12-01 — "memory entries carry their record in a trailing HTML comment").
+
+An entry line may end with ONE marker, after a space::
+
+    - Use British English. <!-- am: basis=inferred scope=contracts/supply since=2026-12-01 review=2026-12-31 expires=2027-03-01 -->
+
+Keys, always in this order when agentmem writes them (a person may edit the values):
+
+- ``basis`` — ``declared`` (the person said or confirmed it) or ``inferred`` (drawn from the
+  outcomes of an agent's suggestions); required in a marker.
+- ``scope`` — a scope path such as ``contracts/supply``; absent means everywhere.
+- ``since`` — ``YYYY-MM-DD``, the day the entry was accepted or last confirmed.
+- ``review`` — ``YYYY-MM-DD``, from that day the entry is due for review.
+- ``expires`` — ``YYYY-MM-DD``, from that day the entry never reaches a context block; absent
+  means it never expires.
+
+Markdown renders the comment as nothing, and :func:`strip_markers` removes it from what reaches
+a prompt (the budget counts that text). An entry without a marker is *unrecorded*: no basis is
+claimed for it, it applies everywhere and has no dates (it never falls due on its own);
+``agentmem memory due`` lists it and ``agentmem memory reconfirm`` records it.
+
+This module is on the hot path (``context chat``, the SessionStart hook): regular expressions
+and string comparisons only (ISO dates compare as strings).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime, timedelta
+
+from agentmem.errors import InvalidMemoryError
+
+BASES = ("declared", "inferred")
+KEYS = ("basis", "scope", "since", "review", "expires")
+MARKER_OPEN = "<!-- am:"
+MARKER_CLOSE = "-->"
+_MARKER = re.compile(r"^(?P<text>.*?)[ \t]+<!-- am:(?P<body>[^\n]*?)-->[ \t]*$")
+_STRIP = re.compile(r"[ \t]+<!-- am:[^\n]*?-->[ \t]*(?=\n|$)")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_SCOPE_SEGMENT = re.compile(r"^[A-Za-z0-9_.-]+$")
+#: Shown for an entry without a marker (never written into a file).
+UNRECORDED = "unrecorded"
+
+
+@dataclass(frozen=True)
+class Record:
+    """One entry's metadata; ``marked`` False for an entry without a marker (unrecorded).
+
+    Dates are ``YYYY-MM-DD`` strings; ``scope`` None means everywhere."""
+
+    basis: str | None = None
+    scope: str | None = None
+    since: str | None = None
+    review: str | None = None
+    expires: str | None = None
+    marked: bool = False
+
+    @property
+    def basis_label(self) -> str:
+        """``declared``, ``inferred`` or ``unrecorded``."""
+        return self.basis or UNRECORDED
+
+    def render(self) -> str:
+        """The marker (without the leading space): ``<!-- am: basis=… -->``."""
+        parts = [f"basis={self.basis}"]
+        for key in KEYS[1:]:
+            value = getattr(self, key)
+            if value:
+                parts.append(f"{key}={value}")
+        return f"{MARKER_OPEN} {' '.join(parts)} {MARKER_CLOSE}"
+
+    def state(self, today: str) -> str:
+        """``expired`` (from ``expires`` on), ``review due`` (from ``review`` on), else ``ok``."""
+        if self.expires and self.expires <= today:
+            return "expired"
+        if self.review and self.review <= today:
+            return "review due"
+        return "ok"
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {
+            "basis": self.basis_label,
+            "scope": self.scope,
+            "since": self.since,
+            "review": self.review,
+            "expires": self.expires,
+        }
+
+
+NO_RECORD = Record()
+
+
+def today_iso() -> str:
+    """Today as ``YYYY-MM-DD``: ``$AGENTMEM_TODAY`` when set (as for doctrine), else the UTC
+    date. Raises :class:`InvalidMemoryError` for a value that is not a date."""
+    value = os.environ.get("AGENTMEM_TODAY")
+    if not value:
+        return datetime.now(UTC).date().isoformat()
+    if not _DATE.match(value):
+        raise InvalidMemoryError(f"AGENTMEM_TODAY is {value!r}; expected YYYY-MM-DD")
+    return value
+
+
+def add_days(day: str, days: int) -> str:
+    """``day`` (``YYYY-MM-DD``) plus ``days`` days."""
+    return (date.fromisoformat(day) + timedelta(days=days)).isoformat()
+
+
+def split_marker(body: str) -> tuple[str, str | None]:
+    """``(entry text, marker body or None)`` for an entry's text after ``- ``."""
+    if MARKER_OPEN not in body:
+        return body, None
+    match = _MARKER.match(body)
+    if match is None:
+        return body, None
+    return match.group("text"), match.group("body")
+
+
+def strip_markers(text: str) -> str:
+    """A memory file's text as it reaches a prompt: every marker (and the blanks before it)
+    removed. The budget counts this text; line numbers do not change."""
+    if MARKER_OPEN not in text:
+        return text
+    return _STRIP.sub("", text)
+
+
+def check_scope(value: str, where: str) -> str:
+    """A scope path (``contracts/supply``): segments of ``[A-Za-z0-9_.-]``, no ``.``/``..``.
+    Raises :class:`InvalidMemoryError`."""
+    clean = value.strip().strip("/")
+    if not clean or any(s in (".", "..") or not _SCOPE_SEGMENT.match(s) for s in clean.split("/")):
+        raise InvalidMemoryError(
+            f"{where}: invalid scope {value!r} (expected a path such as contracts/supply)"
+        )
+    return clean
+
+
+def parse_record(body: str, where: str) -> Record:
+    """A marker's body (``basis=… scope=…``) as a :class:`Record`.
+
+    Raises :class:`InvalidMemoryError` naming the key for an unknown or repeated key, a
+    missing or unknown basis, a bad scope or a date that is not ``YYYY-MM-DD``."""
+    values: dict[str, str] = {}
+    for item in body.split():
+        key, sep, value = item.partition("=")
+        if not sep or not value:
+            raise InvalidMemoryError(
+                f"{where}: metadata {item!r} is not key=value (keys: {', '.join(KEYS)})"
+            )
+        if key not in KEYS:
+            raise InvalidMemoryError(
+                f"{where}: unknown metadata key {key!r} (keys: {', '.join(KEYS)})"
+            )
+        if key in values:
+            raise InvalidMemoryError(f"{where}: metadata key {key!r} appears twice")
+        values[key] = value
+    basis = values.get("basis")
+    if basis not in BASES:
+        raise InvalidMemoryError(
+            f"{where}: metadata basis is {basis!r}; expected declared or inferred"
+        )
+    for key in ("since", "review", "expires"):
+        if key in values:
+            try:
+                if not _DATE.match(values[key]):
+                    raise ValueError
+                date.fromisoformat(values[key])
+            except ValueError:
+                raise InvalidMemoryError(
+                    f"{where}: metadata {key}={values[key]!r} is not a date (YYYY-MM-DD)"
+                ) from None
+    scope = check_scope(values["scope"], where) if "scope" in values else None
+    return Record(
+        basis,
+        scope,
+        values.get("since"),
+        values.get("review"),
+        values.get("expires"),
+        marked=True,
+    )
+
+
+def broken_marker(text: str) -> bool:
+    """True when an entry's text (marker split off) still holds a marker opening: a marker
+    not at the end of the line, or two of them."""
+    return MARKER_OPEN in text
+
+
+def scope_contains(entry_scope: str | None, scope: str | None) -> bool:
+    """An entry applies under ``scope`` when it is meant everywhere (None) or its scope is
+    ``scope`` or above it (``contracts`` contains ``contracts/supply``). With ``scope`` None
+    (no scope known) only the entries meant everywhere apply: a scoped entry is narrow."""
+    if entry_scope is None:
+        return True
+    if scope is None:
+        return False
+    return scope == entry_scope or scope.startswith(entry_scope + "/")
+
+
+def with_dates(record: Record, since: str, review_days: int, expire_days: int | None) -> Record:
+    """``record`` confirmed on ``since``: review and expiry moved by the retention class."""
+    return replace(
+        record,
+        since=since,
+        review=add_days(since, review_days),
+        expires=add_days(since, expire_days) if expire_days else None,
+        marked=True,
+    )
