@@ -212,7 +212,7 @@ def generate(dest: Path, rules: int, memories: int, commits: int, seed: int = 5)
             stream.commit(
                 admin,
                 f"doctrine({rule.id}): approve",
-                trailers("approve", admin, Rule=rule.id),
+                trailers("approve", admin, Rule=rule.id, Version=str(rule.version)),
                 {rule.path: rule_text(active)},
             )
         else:

@@ -40,7 +40,7 @@ from agentmem import trailers
 from agentmem.errors import AgentmemError
 
 INDEX_FILE = "search.sqlite"
-SCHEMA = "1"
+SCHEMA = "2"
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 COLUMNS = (
     "body",
@@ -538,7 +538,7 @@ def _create(conn: sqlite3.Connection) -> None:
         f"""
         CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE VIRTUAL TABLE docs USING fts5({cols}, tokenize = '{TOKENIZER}');
-        CREATE TABLE keys(key TEXT NOT NULL, docid INTEGER NOT NULL);
+        CREATE TABLE keys(docid INTEGER PRIMARY KEY, key TEXT NOT NULL);
         CREATE INDEX keys_key ON keys(key);
         """
     )
@@ -548,7 +548,7 @@ def _insert(conn: sqlite3.Connection, docs: Iterable[Doc]) -> None:
     rows = [doc.row() for doc in docs]
     if not rows:
         return
-    first = (conn.execute("SELECT coalesce(max(docid), 0) FROM keys").fetchone()[0]) + 1
+    first = conn.execute("SELECT coalesce(max(docid), 0) FROM keys").fetchone()[0] + 1
     marks = ", ".join("?" * (len(COLUMNS) + 1))
     conn.executemany(
         f"INSERT INTO docs(rowid, {', '.join(COLUMNS)}) VALUES ({marks})",
@@ -643,7 +643,15 @@ def update(conn: sqlite3.Connection, root: Path, old: str, head: str) -> int:
                     before[rel] = row
         docs = [doc for rel in watched for doc in file_docs(root, rel)]
         current = {d.path: d.version for d in docs if d.kind == "doctrine"}
-        known = {k for (k,) in conn.execute("SELECT key FROM keys WHERE key LIKE 'version:%'")}
+        touched = {_trailer(c, trailers.RULE) for c in commits} - {""}
+        touched |= {rel[len("doctrine/") : -len(".yaml")] for rel in watched if rel in before}
+        known: set[str] = set()
+        for rule in touched:  # the versions already indexed, through the key index
+            rows = conn.execute(
+                "SELECT key FROM keys WHERE key >= ? AND key < ?",
+                (f"version:{rule}:", f"version:{rule};"),
+            )
+            known.update(key for (key,) in rows)
         versions = version_docs(root, commits, current, known)
         # A version replaced by a plain edit (no trailer) is kept from the index itself.
         for rel, (rowid, version) in before.items():
@@ -694,6 +702,10 @@ def open_index(root: Path) -> Opened:
                 return Opened(conn, notes)
             if not indexed or head is None:
                 raise IndexUnusable("from another history")
+            # Derived data: no fsync, journal in memory (a crash mid-update leaves a file that
+            # the next search finds corrupt and rebuilds).
+            conn.execute("PRAGMA synchronous = OFF")
+            conn.execute("PRAGMA journal_mode = MEMORY")
             update(conn, root, indexed, head)
             return Opened(conn, notes)
         except (IndexUnusable, sqlite3.DatabaseError) as exc:
