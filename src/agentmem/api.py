@@ -150,6 +150,51 @@ class Agentmem:
             )
         return proposal
 
+    def propose_change(
+        self,
+        action: str,
+        *,
+        text: str | None = None,
+        target: str | None = None,
+        section: str | None = None,
+        justification: str,
+        session: str,
+        source: str = "api",
+        basis: str = "inferred",
+    ) -> Proposal:
+        """File one memory proposal of the actor — ``add`` (``text``, ``section``), ``modify``
+        (``target``: a substring of exactly one entry, ``text``) or ``remove`` (``target``) —
+        validated like a harvest's (shape, section, target, guard, budget preview, duplicates)
+        and committed to the inbox at once. ``source`` names who filed it (``api``,
+        ``memory-tool``). Raises GovernanceError, GuardError, ProposalError,
+        ApplyConflictError (the target matches no entry or several)."""
+        from agentmem.harvest.run import validate, write_to_inbox
+        from agentmem.proposals.inbox import list_pending
+        from agentmem.proposals.model import parse_proposal
+        from agentmem.proposals.review import require_memory_role
+        from agentmem.store.writer import read_current
+
+        actor = self.actor()
+        require_memory_role(actor, "a memory proposal")
+        raw = {
+            "action": action,
+            "route": "memory",
+            "section": section,
+            "target": target,
+            "text": text,
+            "justification": justification,
+            "basis": basis,
+        }
+        with self._repo.locked():
+            proposal = parse_proposal(
+                raw, person=actor.id, session=session, source=source, scope=None, where=action
+            )
+            memory = read_current(self.root, self._repo.memory_relpath(actor.id))
+            pending = [p for p in list_pending(self._repo, actor.id) if p.text]
+            validate(proposal, self._repo, memory, [], pending)
+            write_to_inbox(self._repo, actor, [proposal], session, source)
+        return proposal
+
     def harvest(
         self,
         messages: Sequence[Mapping[str, Any]] | str | Path,
