@@ -45,6 +45,7 @@ SOURCE = "memory-tool"
 #: Characters a ``view`` returns at most (the model pages with ``view_range``).
 MAX_VIEW_CHARS = 16_000
 _UNSAFE_PATH = re.compile(r"[\\%\x00-\x1f\x7f]")
+_NOTE = re.compile(r"\s*<!--.*?-->\s*$")  # an entry's agentmem metadata, not its text
 
 
 class MemoryToolRefusal(AgentmemError):
@@ -148,7 +149,7 @@ class _MemoryBackend:
                 raise MemoryToolRefusal(
                     f"view_range {list(view_range)} is outside the file's {len(lines)} lines"
                 )
-        body = "\n".join(f"{n:6d}\t{lines[n - 1]}" for n in range(start, end + 1))
+        body = "\n".join(f"{n:6d}\t{_NOTE.sub('', lines[n - 1])}" for n in range(start, end + 1))
         if len(body) > MAX_VIEW_CHARS:
             body = body[:MAX_VIEW_CHARS] + "\n[truncated: use view_range to read further]"
         return f"Here's the content of {clean} with line numbers:\n{body}"
@@ -308,7 +309,7 @@ def _filed(proposals: list[Proposal], person: str) -> str:
 def _entry_text(value: object) -> str:
     """An entry as the model quotes it from ``view``: line number, tab and ``- `` dropped."""
     text = value if isinstance(value, str) else ""
-    text = re.sub(r"^\s*\d+\t", "", text.strip())
+    text = _NOTE.sub("", re.sub(r"^\s*\d+\t", "", text.strip()))
     return text.removeprefix("- ").strip()
 
 
