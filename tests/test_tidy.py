@@ -14,6 +14,8 @@ import yaml
 from tests.conftest import git, invoke, set_identity
 from typer.testing import CliRunner
 
+from agentmem.memory.records import strip_markers
+
 SECTIONS = ("Writing style", "Priorities & scope", "Recurring patterns", "Rule dependencies")
 
 
@@ -108,7 +110,7 @@ def test_to_inbox_files_once_and_review_applies(memrepo: Path, runner: CliRunner
     ]
     accepted = invoke(runner, "review", "--accept", "all")
     assert accepted.exit_code == 0, accepted.stderr
-    memory = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
+    memory = strip_markers((memrepo / "memories" / "alice.md").read_text(encoding="utf-8"))
     assert memory.count("collaborative") == 1
     assert f"- {ENTRIES[2]}\n- {ENTRIES[1]}\n" in memory  # the longer text in the first's place
     code, report = tidy(runner)

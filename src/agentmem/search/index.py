@@ -38,6 +38,7 @@ from pathlib import Path
 
 from agentmem import trailers
 from agentmem.errors import AgentmemError
+from agentmem.memory.records import strip_markers
 
 INDEX_FILE = "search.sqlite"
 SCHEMA = "2"
@@ -234,7 +235,7 @@ def memory_docs(person: str, relpath: str, text: str) -> Iterator[Doc]:
         if line.startswith("## "):
             section = line[3:].strip()
         elif line.startswith("- ") and section:
-            bodies.append(line[2:])
+            bodies.append(strip_markers(line[2:]))  # the entry, not its record marker
             numbers.append(str(number))
             sections.append(section)
     if bodies:
