@@ -406,13 +406,20 @@ _DETECT_SECRETS: list[tuple[str, str, str, tuple[str, ...], bool, int, int, str]
         r"(?:https?\:\/\/)[\w\-]+\:([a-z]{24})\@[\w\-]+\.cloudant\.com",
     ),
 ]
-_DS_COMPILED = [
-    re.compile(
-        "{0}(?:{2}){1}".format(*_DS_BOUNDS.get(plugin, _DS_DEFAULT), pattern),
-        re.IGNORECASE if icase else 0,
-    )
-    for plugin, _, _, _, icase, _, _, pattern in _DETECT_SECRETS
-]
+_DS_COMPILED: list[re.Pattern[str] | None] = [None] * len(_DETECT_SECRETS)  # on first use
+
+
+def _ds_pattern(index: int) -> re.Pattern[str]:
+    """The wrapped, compiled pattern of ``_DETECT_SECRETS[index]`` (compiled when a text first
+    holds its needles: compiling them all costs ~50 ms, paid by every hook otherwise)."""
+    compiled = _DS_COMPILED[index]
+    if compiled is None:
+        plugin, _, _, _, icase, _, _, pattern = _DETECT_SECRETS[index]
+        before, after = _DS_BOUNDS.get(plugin, _DS_DEFAULT)
+        compiled = re.compile(f"{before}(?:{pattern}){after}", re.IGNORECASE if icase else 0)
+        _DS_COMPILED[index] = compiled
+    return compiled
+
 # A URL's password that documentation puts there: postgres://user:password@localhost.
 _URL_PLACEHOLDER = re.compile(
     r"(?i)(?:pass(?:word|wd)?|pwd|secret|token|changeme|x+|\*+|\.+|[${<%\[].*|.*(?:\.\.\.|…).*)"
@@ -523,15 +530,13 @@ def _plain_secret_findings(text: str, raw: _Raw) -> list[Finding]:
 def _detect_secrets_findings(text: str, raw: _Raw) -> list[Finding]:
     out: list[Finding] = []
     longest = raw.longest_token()
-    for (_, name, label, needles, icase, shortest, group, _), rx in zip(
-        _DETECT_SECRETS, _DS_COMPILED, strict=True
-    ):
+    for index, (_, name, label, needles, icase, shortest, group, _) in enumerate(_DETECT_SECRETS):
         if longest < shortest:
             continue
         tokens = raw.tokens_lower if icase else raw.tokens
         if needles and not any((n.lower() if icase else n) in tokens for n in needles):
             continue
-        for m in rx.finditer(text):
+        for m in _ds_pattern(index).finditer(text):
             g = group if m.group(group) is not None else 0
             value = m.group(g)
             if name == "url-credentials" and (
