@@ -74,7 +74,8 @@ def audit(
         output.warn(f"role {ctx.role} is not in context.doctrine_for_roles: no doctrine given")
     if ctx.withheld:
         output.warn(
-            f"rule(s) {', '.join(sorted(ctx.withheld))} withheld: they contain an agentmem delimiter"
+            f"rule(s) {', '.join(sorted(ctx.withheld))} withheld: an agentmem delimiter or a guard "
+            "refusal (agentmem check names them)"
         )
     if ctx.overdue:
         output.warn(

@@ -47,6 +47,20 @@ def holds_delimiter(text: str) -> bool:
     return bool(_DELIMITER.search(text))
 
 
+def withhold_reason(*texts: str) -> str | None:
+    """Why an entry or a rule (its text fields) must not be pasted into a prompt, or None: it
+    could open or close a context block, or the guard refuses it (a line committed with plain
+    git never went through the guard: docs/design.md §Context)."""
+    from agentmem import guard
+
+    if any(holds_delimiter(t) for t in texts):
+        return "contains an agentmem delimiter"
+    codes = sorted(
+        {f.code for t in texts for f in guard.scan(t, kind="rule") if f.severity == guard.ERROR}
+    )
+    return f"fails the guard ({', '.join(codes)})" if codes else None
+
+
 def check_format(fmt: str) -> str:
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
@@ -70,6 +84,7 @@ class ChatContext:
     entries: tuple[Entry, ...]
     withheld: tuple[int, ...] = ()
     exists: bool = True
+    why: tuple[tuple[int, str], ...] = ()
 
 
 def chat_reader(repo: Repository, actor: Person, person: str | None) -> str:
@@ -102,15 +117,18 @@ def build_chat(repo: Repository, person: str) -> ChatContext:
     text = read if read is not None else new_memory_text(person, config)
     memory = parse_memory(text, person, config, relpath)
     entries = tuple(memory.entries())
-    withheld = tuple(e.number for e in entries if holds_delimiter(e.text))
+    why = tuple(
+        (e.number, reason) for e in entries if (reason := withhold_reason(e.text)) is not None
+    )
     return ChatContext(
         person,
         relpath,
         budget_status(text, config),
         tuple(memory.sections()),
         entries,
-        withheld,
+        tuple(n for n, _ in why),
         exists,
+        why,
     )
 
 
@@ -136,7 +154,8 @@ def _chat_preamble(ctx: ChatContext) -> list[str]:
 
 def _entry_line(entry: Entry, ctx: ChatContext) -> str:
     if entry.number in ctx.withheld:
-        return f"{entry.number}. [withheld: the entry contains an agentmem delimiter; run agentmem check]"
+        reason = dict(ctx.why).get(entry.number, "contains an agentmem delimiter")
+        return f"{entry.number}. [withheld: the entry {reason}; run agentmem check]"
     return f"{entry.number}. {entry.text}"
 
 
@@ -231,6 +250,7 @@ class AuditContext:
     decisions: tuple[RuleUsage, ...]
     overdue: frozenset[str] = field(default_factory=frozenset)
     withheld: frozenset[str] = field(default_factory=frozenset)
+    why: tuple[tuple[str, str], ...] = ()
 
 
 def decide(
@@ -275,7 +295,12 @@ def build_audit(
             applied.append(rule)
             if late:
                 overdue.add(rule.id)
-    withheld = {r.id for r in applied if holds_delimiter(_rule_text(r))}
+    why = tuple(
+        (r.id, reason)
+        for r in applied
+        if (reason := withhold_reason(r.title, r.instruction, *r.limits)) is not None
+    )
+    withheld = {rule_id for rule_id, _ in why}
     return AuditContext(
         scope,
         run_id,
@@ -286,6 +311,7 @@ def build_audit(
         tuple(decisions),
         frozenset(overdue),
         frozenset(withheld),
+        why,
     )
 
 
@@ -307,9 +333,8 @@ def _audit_preamble(ctx: AuditContext) -> list[str]:
 def _rule_lines(number: int, rule: Rule, ctx: AuditContext, fmt: str) -> list[str]:
     pad = "   "
     if rule.id in ctx.withheld:
-        return [
-            f"{number}. [rule {rule.id} withheld: it contains an agentmem delimiter; run agentmem check]"
-        ]
+        reason = dict(ctx.why).get(rule.id, "contains an agentmem delimiter")
+        return [f"{number}. [rule {rule.id} withheld: it {reason}; run agentmem check]"]
     title = f"**{rule.title}**" if fmt == "markdown" else rule.title
     approval = (
         f", approved by {rule.approval.by} on {rule.approval.at[:10]}" if rule.approval else ""

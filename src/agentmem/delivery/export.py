@@ -98,7 +98,7 @@ def export_memory(repo: Repository, actor: Person, person: str | None, target: s
     if ctx.withheld:
         raise ExportError(
             f"{ctx.path}: entr(ies) {', '.join(f'#{n}' for n in ctx.withheld)} hold an agentmem "
-            "delimiter; nothing exported",
+            "delimiter or fail the guard; nothing exported",
             hint="run agentmem check and fix the entries with agentmem memory edit",
         )
     return Export(
@@ -124,8 +124,8 @@ def export_doctrine(repo: Repository, actor: Person, scope: str, target: str) ->
         )
     if ctx.withheld:
         raise ExportError(
-            f"rule(s) {', '.join(sorted(ctx.withheld))} hold an agentmem delimiter; nothing "
-            "exported",
+            f"rule(s) {', '.join(sorted(ctx.withheld))} hold an agentmem delimiter or fail the "
+            "guard; nothing exported",
             hint="run agentmem check",
         )
     sha = doctrine_source_sha([(r.id, r.version) for r in ctx.applied])

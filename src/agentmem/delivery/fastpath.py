@@ -124,7 +124,8 @@ def chat(person: str | None, fmt: str) -> Printed:
     if ctx.withheld:
         numbers = ", ".join(f"#{n}" for n in ctx.withheld)
         warnings.append(
-            f"{ctx.path}: entr(ies) {numbers} withheld: they contain an agentmem delimiter"
+            f"{ctx.path}: entr(ies) {numbers} withheld: an agentmem delimiter or a guard "
+            "refusal (agentmem check names them)"
         )
     if ctx.status.level != "ok":
         warnings.append(f"{ctx.path} is at {ctx.status.describe()}: remove or merge entries soon")

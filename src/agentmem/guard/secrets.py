@@ -420,6 +420,7 @@ def _ds_pattern(index: int) -> re.Pattern[str]:
         _DS_COMPILED[index] = compiled
     return compiled
 
+
 # A URL's password that documentation puts there: postgres://user:password@localhost.
 _URL_PLACEHOLDER = re.compile(
     r"(?i)(?:pass(?:word|wd)?|pwd|secret|token|changeme|x+|\*+|\.+|[${<%\[].*|.*(?:\.\.\.|…).*)"
