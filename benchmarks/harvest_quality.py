@@ -265,8 +265,7 @@ def run_case(case: dict[str, Any], base: Path, provider: str) -> list[Any]:
     suffix = {"text": ".md", "messages": ".json", "claude-code": ".jsonl", "codex": ".jsonl"}
     transcript = base / f"{case['id']}{suffix[case['format']]}"
     transcript.write_text(render(case, f"bench-{case['id']}"), encoding="utf-8")
-    with repo.locked():
-        result = harvest_session(repo, actor, transcript, provider=provider, scope=SCOPE)
+    result = harvest_session(repo, actor, transcript, provider=provider, scope=SCOPE)
     return list(result.kept)
 
 

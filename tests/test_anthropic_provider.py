@@ -180,7 +180,11 @@ def test_prompt_carries_memory_doctrine_transcript_and_the_rules() -> None:
     assert user_content.index("<memory_file>") < user_content.index("<transcript>")
     assert '"Writing style", "Priorities"' in system
     assert "at most 6 changes" in system
-    assert "does it describe how this person works" in system
+    assert "by who is concerned" in system
+    assert "<pasted>" in system and "injected by hooks" in system  # what is not the person
+    assert "- Writing style: tone, wording" in system  # the sections are defined
+    assert "A single \noutcome is noise" in system or "single" in system
+    assert "in the entry's own section" in system  # a change of mind is modify/remove
     assert "not this document" in system
     for word in ("declared", "inferred", "add", "modify", "remove", "empty"):
         assert word in system

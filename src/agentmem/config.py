@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +66,11 @@ class HarvestConfig:
     max_proposals: int = 6
     provider: str = "auto"
     model: str = "claude-sonnet-5-5"
+    timeout_s: int = 120  # seconds one model request may take (each try)
+    max_transcript_mb: int = 20  # a larger transcript is refused before it is read
+    openai_base_url: str | None = None  # harvest.openai.base_url; OPENAI_BASE_URL overrides
+    openai_model: str | None = None  # harvest.openai.model
+    openai_api_key_env: str = "OPENAI_API_KEY"  # harvest.openai.api_key_env
 
 
 @dataclass(frozen=True)
@@ -110,7 +115,14 @@ _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
         "retention": dict,
         "on_review_due": str,
     },
-    "harvest": {"max_proposals": int, "provider": str, "model": str},
+    "harvest": {
+        "max_proposals": int,
+        "provider": str,
+        "model": str,
+        "timeout_s": int,
+        "max_transcript_mb": int,
+        "openai": dict,
+    },
     "doctrine": {
         "review_days": int,
         "on_review_due": str,
@@ -121,7 +133,7 @@ _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
     "context": {"doctrine_for_roles": list},
 }
 _CHOICES = {
-    ("harvest", "provider"): ("auto", "anthropic", "offline"),
+    ("harvest", "provider"): ("auto", "anthropic", "offline", "openai"),
     ("doctrine", "on_review_due"): ("alert", "suspend"),
     ("memory", "on_review_due"): ("alert", "suspend"),
 }
@@ -182,6 +194,8 @@ def _scopes(where: str, value: Any) -> tuple[tuple[str, str], ...]:
 
 def _check_value(where: str, group: str, key: str, value: Any) -> Any:
     expected = _SCHEMA[group][key]
+    if expected is dict and value is None:
+        value = {}
     if expected is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if expected is int and isinstance(value, bool):
@@ -190,6 +204,8 @@ def _check_value(where: str, group: str, key: str, value: Any) -> Any:
         name = expected.__name__ if isinstance(expected, type) else "value"
         raise ConfigError(f"{where}: {group}.{key} must be a {name}, got {value!r}")
     if isinstance(value, dict):
+        if key == "openai":
+            return _check_openai(where, value)
         return _retention(where, value)
     if isinstance(value, list):
         if not value or not all(isinstance(v, str) and v.strip() for v in value):
@@ -207,6 +223,24 @@ def _check_value(where: str, group: str, key: str, value: Any) -> Any:
     if key == "warn_ratio" and isinstance(value, float) and not 0 < value <= 1:
         raise ConfigError(f"{where}: memory.warn_ratio must be between 0 and 1, got {value}")
     return value
+
+
+_OPENAI_KEYS = ("base_url", "model", "api_key_env")
+
+
+def _check_openai(where: str, value: dict[str, Any]) -> dict[str, str]:
+    """``harvest.openai: {base_url, model, api_key_env}``: strings, no other key."""
+    out: dict[str, str] = {}
+    for key, item in value.items():
+        if key not in _OPENAI_KEYS:
+            known = ", ".join(_OPENAI_KEYS)
+            raise ConfigError(f"{where}: unknown key 'harvest.openai.{key}' (known: {known})")
+        if item is None:
+            continue  # null: the default
+        if not isinstance(item, str) or not item.strip():
+            raise ConfigError(f"{where}: harvest.openai.{key} must be a non-empty string")
+        out[f"openai_{key}"] = item.strip()
+    return out
 
 
 def parse_config(data: Any, where: str) -> Config:
@@ -232,7 +266,11 @@ def parse_config(data: Any, where: str) -> Config:
             if key not in _SCHEMA[group]:
                 known = ", ".join(_SCHEMA[group])
                 raise ConfigError(f"{where}: unknown key '{group}.{key}' (known: {known})")
-            checked[key] = _check_value(where, group, key, value)
+            checked_value = _check_value(where, group, key, value)
+            if key == "openai":
+                checked.update(checked_value)
+            else:
+                checked[key] = checked_value
         groups[group] = checked
     return Config(
         memory=MemoryConfig(**groups.get("memory", {})),
@@ -249,12 +287,12 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
     config = parse_config(load_yaml_file(root / CONFIG_FILE, CONFIG_FILE), CONFIG_FILE)
     harvest = config.harvest
     if env.get("AGENTMEM_MODEL"):
-        harvest = HarvestConfig(harvest.max_proposals, harvest.provider, env["AGENTMEM_MODEL"])
+        harvest = replace(harvest, model=env["AGENTMEM_MODEL"])
     if env.get("AGENTMEM_PROVIDER"):
         provider = _check_value(
             "AGENTMEM_PROVIDER", "harvest", "provider", env["AGENTMEM_PROVIDER"]
         )
-        harvest = HarvestConfig(harvest.max_proposals, provider, harvest.model)
+        harvest = replace(harvest, provider=provider)
     return Config(config.memory, harvest, config.doctrine, config.context, config.scopes)
 
 
@@ -273,6 +311,12 @@ harvest:
   max_proposals: 6
   provider: auto            # anthropic when ANTHROPIC_API_KEY is set, else offline
   model: claude-sonnet-5-5  # AGENTMEM_MODEL overrides; claude-haiku-5-5 is the cheap choice
+  timeout_s: 120            # seconds one model request may take
+  max_transcript_mb: 20     # a larger transcript is refused before it is read
+  # openai:                 # --provider openai: any OpenAI-compatible chat-completions server
+  #   base_url: http://localhost:11434/v1   # OPENAI_BASE_URL overrides
+  #   model: llama3.1
+  #   api_key_env: OPENAI_API_KEY
 doctrine:
   review_days: 90
   on_review_due: alert      # alert: stays applied and enters the review queue; suspend: stops applying

@@ -47,7 +47,7 @@ def harvest(
     provider: Annotated[
         str | None,
         typer.Option(
-            help="anthropic | offline | replay (default: harvest.provider; auto = anthropic when ANTHROPIC_API_KEY is set).",
+            help="anthropic | openai | offline | replay (default: harvest.provider; auto = anthropic when ANTHROPIC_API_KEY is set; openai = any OpenAI-compatible server, harvest.openai.*).",
             show_default=False,
         ),
     ] = None,
@@ -132,7 +132,9 @@ def harvest(
     loaded = load_outcomes(outcomes) if outcomes else ()
     console = output.stderr()
     done = set() if again else harvested_ids(repo.root) | committed_session_ids(repo.root)
-    jobs, skipped = file_jobs(transcripts or [], conversation, done)
+    jobs, skipped = file_jobs(
+        transcripts or [], conversation, done, repo.config.harvest.max_transcript_mb
+    )
 
     def working(job: Job, index: int, total: int) -> AbstractContextManager[object]:
         step = f" ({index}/{total})" if total > 1 else ""

@@ -28,7 +28,12 @@ from agentmem.harvest.queue import (
     record_harvested,
 )
 from agentmem.harvest.run import HarvestResult, harvest_session
-from agentmem.harvest.transcripts import Transcript, read_transcript
+from agentmem.harvest.transcripts import (
+    DEFAULT_MAX_TRANSCRIPT_MB,
+    Transcript,
+    check_size,
+    read_transcript,
+)
 from agentmem.store import gitio
 from agentmem.store.repo import Person, Repository
 
@@ -100,7 +105,7 @@ def harvest_jobs(
                         "add --again to read it once more",
                     )
                 progress = working(job, index, len(jobs)) if working else nullcontext()
-                with repo.locked(), progress:
+                with progress:  # harvest_session takes the lock itself, never during a model call
                     result = harvest_session(
                         repo,
                         actor,
@@ -142,7 +147,10 @@ def _fail(error: AgentmemError) -> Callable[[], Transcript]:
 
 
 def file_jobs(
-    paths: Sequence[Path], conversation: str | None, done: set[str]
+    paths: Sequence[Path],
+    conversation: str | None,
+    done: set[str],
+    max_mb: float = DEFAULT_MAX_TRANSCRIPT_MB,
 ) -> tuple[list[Job], int]:
     """The jobs of ``agentmem harvest FILE…`` and how many conversations of exports were skipped
     as already harvested (in ``done``). A transcript is read now (a file that cannot be read is
@@ -158,9 +166,10 @@ def file_jobs(
         except OSError:
             head = b""
         try:
+            check_size(path, max_mb)  # a transcript over harvest.max_transcript_mb: not read
             if not is_conversation_export(head):
                 if conversation is None:
-                    jobs.append(Job(path, _read(read_transcript(path))))
+                    jobs.append(Job(path, _read(read_transcript(path, max_mb))))
                     continue
                 raise UsageError(
                     f"{path}: --conversation picks a conversation of a ChatGPT or Claude.ai "
@@ -188,7 +197,7 @@ def file_jobs(
     return jobs, skipped
 
 
-def _read_queued(path: Path, session_id: str) -> Callable[[], Transcript]:
+def _read_queued(path: Path, session_id: str, max_mb: float) -> Callable[[], Transcript]:
     def read() -> Transcript:
         if not path.is_file():
             raise AgentmemError(
@@ -196,7 +205,7 @@ def _read_queued(path: Path, session_id: str) -> Callable[[], Transcript]:
                 hint="Claude Code deletes transcripts after cleanupPeriodDays; harvest it by "
                 f"hand, or drop it: agentmem harvest --forget {session_id}",
             )
-        return read_transcript(path)
+        return read_transcript(path, max_mb)
 
     return read
 
@@ -230,7 +239,7 @@ def harvest_queue(
     if on_start:
         on_start(len(todo))
     jobs = [
-        Job(Path(s.transcript_path), _read_queued(Path(s.transcript_path), s.session_id),
+        Job(Path(s.transcript_path), _read_queued(Path(s.transcript_path), s.session_id, repo.config.harvest.max_transcript_mb),
             s.session_id)
         for s in todo
     ]  # fmt: skip

@@ -19,7 +19,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentmem import trailers as tr
-from agentmem.errors import AgentmemError, GuardError, ProposalError, UsageError
+from agentmem.config import HarvestConfig
+from agentmem.errors import (
+    AgentmemError,
+    ConfigError,
+    GuardError,
+    ModelError,
+    ProposalError,
+    UsageError,
+)
 from agentmem.governance import require_memory_role
 from agentmem.harvest.own import restates
 from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
@@ -35,7 +43,7 @@ from agentmem.store.yamlio import load_yaml_text
 if TYPE_CHECKING:
     from agentmem.doctrine.model import Rule
 
-PROVIDERS = ("auto", "anthropic", "offline", "replay")
+PROVIDERS = ("auto", "anthropic", "offline", "openai", "replay")
 #: Score 0–100 (doctrine's scorer, :func:`agentmem.doctrine.similar.similarity`: normalised
 #: words in any order, figures must match) at or above which an add repeats an entry.
 DUPLICATE_ENTRY_SCORE = 90.0
@@ -144,7 +152,9 @@ def _visible_text(raw: object) -> str:
     return text
 
 
-def _call_provider(name: str, request: HarvestRequest, proposals_file: Path | None) -> RawAnswer:
+def _call_provider(
+    name: str, request: HarvestRequest, proposals_file: Path | None, settings: HarvestConfig
+) -> RawAnswer:
     if name == "replay":
         if proposals_file is None:
             raise UsageError("the replay provider needs --proposals FILE")
@@ -154,6 +164,10 @@ def _call_provider(name: str, request: HarvestRequest, proposals_file: Path | No
 
         anthropic_provider.check_credentials()
         return anthropic_provider.harvest(request)
+    if name == "openai":
+        from agentmem.harvest.providers import openai_provider
+
+        return openai_provider.harvest(request, openai_provider.settings_from(settings))
     from agentmem.harvest.providers import offline
 
     return offline.harvest(request)
@@ -220,8 +234,12 @@ def harvest_session(
 ) -> HarvestResult:
     """Harvest one transcript for ``actor``; commits the kept proposals to the inbox.
 
-    The caller holds the repository lock. Raises :class:`TranscriptError`, :class:`ModelError`,
-    :class:`ConfigError` (e.g. no API key) before anything is written.
+    The repository lock is never held during the provider call: the memory and doctrine are
+    read, the lock released (the caller must not hold it), the provider called, then the lock
+    taken again, the memory and inbox read again and every proposal validated against them
+    before the inbox commit. Raises :class:`TranscriptError`, :class:`ModelError`,
+    :class:`ConfigError` (e.g. no API key) naming the session, before anything is written (a
+    queued session stays queued).
     """
     transcript = transcript or read_transcript(transcript_path)
     relpath = repo.memory_relpath(actor.id)
@@ -229,19 +247,44 @@ def harvest_session(
     if memory_text is not None:
         parse_memory(memory_text, actor.id, repo.config.memory, relpath)
     rules = doctrine_in_scope(repo, scope)
+    settings = repo.config.harvest
     request = HarvestRequest(
         person=actor.id,
         transcript=transcript,
         memory_text=memory_text or new_memory_text(actor.id, repo.config.memory),
         doctrine_text=render_doctrine(rules),
         sections=repo.config.memory.sections,
-        max_proposals=repo.config.harvest.max_proposals,
+        max_proposals=settings.max_proposals,
         scope=scope,
-        model=repo.config.harvest.model,
+        model=settings.model,
         outcomes=outcomes,
         doctrine_rules=tuple(rule.instruction for rule in rules),
+        timeout_s=settings.timeout_s,
     )
-    answer = _call_provider(provider, request, proposals_file)
+    try:
+        answer = _call_provider(provider, request, proposals_file, settings)
+    except (ModelError, ConfigError) as exc:
+        raise type(exc)(
+            f"session {transcript.session_id} ({transcript_path}): {exc.message}",
+            hint=(exc.hint + "; " if exc.hint else "")
+            + "nothing was written and the session stays queued: harvest it again later",
+        ) from exc
+    with repo.locked():
+        return _validate_and_write(repo, actor, transcript, transcript_path, scope, answer)
+
+
+def _validate_and_write(
+    repo: Repository,
+    actor: Person,
+    transcript: Transcript,
+    transcript_path: Path,
+    scope: str | None,
+    answer: RawAnswer,
+) -> HarvestResult:
+    """Under the lock: read the memory and inbox again, validate, keep the first
+    ``max_proposals`` valid proposals and commit them to the inbox."""
+    relpath = repo.memory_relpath(actor.id)
+    memory_text = read_current(repo.root, relpath)
     result = HarvestResult(transcript.session_id, str(transcript_path), answer.provider)
     result.received = len(answer.proposals)
     result.turns, result.user_turns = len(transcript.turns), len(transcript.user_turns())

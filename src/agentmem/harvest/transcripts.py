@@ -15,9 +15,11 @@ both carry a visible elision marker. Assistant text is kept in full.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -92,23 +94,43 @@ class Transcript:
         return "\n\n".join(blocks)
 
 
-Records = list[tuple[int, dict[str, Any]]]  # (1-based line, parsed JSON object)
+#: ``harvest.max_transcript_mb`` default: a larger transcript is refused before it is read.
+DEFAULT_MAX_TRANSCRIPT_MB = 20
 
 
-def read_transcript(path: Path) -> Transcript:
+def check_size(path: Path, max_mb: float = DEFAULT_MAX_TRANSCRIPT_MB) -> None:
+    """Refuse a transcript over ``max_mb`` megabytes (10^6 bytes) before reading it, with the
+    figures. Raises :class:`TranscriptError`."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return  # read_transcript says why it cannot read the file
+    if size > max_mb * 1_000_000:
+        raise TranscriptError(
+            f"{path}: {size / 1_000_000:.1f} MB is over harvest.max_transcript_mb "
+            f"({max_mb:g} MB); nothing was read",
+            hint="harvest a shorter session, or raise harvest.max_transcript_mb in agentmem.yaml",
+        )
+
+
+def read_transcript(path: Path, max_mb: float = DEFAULT_MAX_TRANSCRIPT_MB) -> Transcript:
     """Read one session file, choosing the reader by content (docs/design.md §Harvest).
 
     ``session_id`` comes from the content when it has one (Claude Code ``sessionId``, Codex
     session meta ``id``), else it is the first 16 hex digits of the sha256 of the file's bytes.
     Raises ``TranscriptError("{path}:{line}: {reason}")`` for a missing, empty, binary or
-    malformed file, or one in no understood format.
+    malformed file, or one in no understood format, and for a file over ``max_mb`` megabytes
+    (``harvest.max_transcript_mb``), refused before it is read. JSON Lines are parsed one line
+    at a time: the peak memory stays within about three times the file's size.
     """
+    check_size(path, max_mb)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise TranscriptError(f"{path}: cannot read: {exc.strerror or exc}") from None
     text = _decode(path, data)
     fallback_id = hashlib.sha256(data).hexdigest()[:16]
+    del data
     head = text.lstrip()
     if not head:
         raise TranscriptError(f"{path}:1: empty file, not a transcript")
@@ -145,28 +167,31 @@ _CLAUDE_TYPES = ("user", "assistant", "summary", "system", "file-history-snapsho
 
 
 def _read_jsonl(path: Path, text: str) -> tuple[str, str | None, list[Turn]]:
-    """Parse every non-blank line as a JSON object, then hand the records to the right reader."""
-    records = _parse_lines(path, text)
-    fmt = next((f for _, obj in records if (f := _jsonl_kind(obj))), None)
+    """Parse the non-blank lines as JSON objects, one at a time (a parsed line is dropped once
+    its turns are taken, so memory stays near the text's size), and hand them to the reader of
+    the first line that tells the format."""
+    fmt = next((f for _, obj in _parse_lines(path, text) if (f := _jsonl_kind(obj))), None)
     if fmt == "claude-code":
-        return (fmt, *_claude_turns(records))
+        return (fmt, *_claude_turns(_parse_lines(path, text)))
     if fmt == "codex":
-        return (fmt, *_codex_turns(records))
+        events = any(_codex_event(obj) == "user_message" for _, obj in _parse_lines(path, text))
+        return (fmt, *_codex_turns(_parse_lines(path, text), events))
     raise TranscriptError(f"{path}:1: JSON Lines in an unknown format ({UNDERSTOOD})")
 
 
-def _parse_lines(path: Path, text: str) -> Records:
-    records: Records = []
-    lines = text.split("\n")
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
+def _parse_lines(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every non-blank line, read lazily."""
+    seen = False
+    for number, raw in enumerate(io.StringIO(text, newline="\n"), start=1):
+        line = raw[:-1] if raw.endswith("\n") else raw
+        if not line.strip():
             continue
         try:
-            obj = _loads(path, raw, number)
+            obj = _loads(path, line, number)
         except TranscriptError as exc:
             if number == 1 and _parses(path, text):  # one pretty-printed object, not JSON Lines
                 raise TranscriptError(f"{path}:1: a single JSON object ({UNDERSTOOD})") from None
-            if number == len(lines) and records:
+            if not raw.endswith("\n") and seen:
                 # The last line has no line end: the session was still being written (or its
                 # writer was killed). Keep what is complete and say so.
                 logging.getLogger("agentmem").warning(
@@ -178,8 +203,8 @@ def _parse_lines(path: Path, text: str) -> Records:
         if not isinstance(obj, dict):
             kind = type(obj).__name__
             raise TranscriptError(f"{path}:{number}: expected a JSON object, found {kind}")
-        records.append((number, obj))
-    return records
+        seen = True
+        yield number, obj
 
 
 def _loads(path: Path, text: str, first_line: int) -> Any:
@@ -215,7 +240,7 @@ def _jsonl_kind(obj: dict[str, Any]) -> str | None:
     return None
 
 
-def _claude_turns(records: Records) -> tuple[str | None, list[Turn]]:
+def _claude_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> tuple[str | None, list[Turn]]:
     """Turns of a Claude Code session: sidechain, meta, thinking and bookkeeping lines dropped."""
     session_id: str | None = None
     turns: list[Turn] = []
@@ -297,7 +322,9 @@ _CODEX_INJECTED: tuple[str, ...] = ("<environment_context>", "<user_instructions
 _CODEX_INJECTED += ("<user_shell_command>", "<turn_aborted>", "# AGENTS.md instructions")
 
 
-def _codex_turns(records: Records) -> tuple[str | None, list[Turn]]:
+def _codex_turns(
+    records: Iterable[tuple[int, dict[str, Any]]], events: bool
+) -> tuple[str | None, list[Turn]]:
     """Turns of a Codex rollout, legacy or envelope format.
 
     The envelope format records each prompt twice (``response_item`` user message and
@@ -305,7 +332,6 @@ def _codex_turns(records: Records) -> tuple[str | None, list[Turn]]:
     of user turns, since ``response_item`` user messages also carry injected context.
     """
     session_id: str | None = None
-    events = any(_codex_event(obj) == "user_message" for _, obj in records)
     turns: list[Turn] = []
     for line, obj in records:
         kind = obj.get("type")
