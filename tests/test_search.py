@@ -184,7 +184,7 @@ def test_index_is_local_incremental_and_rebuilt(team: Path, runner: CliRunner) -
     assert meta["commit"] == git(team, "rev-parse", "HEAD").strip()
     # a removed entry leaves the index with its file
     bob = team / "memories" / "bob.md"
-    kept = [ln for ln in bob.read_text().splitlines(True) if "tacit renewal" not in ln]
+    kept = [ln for ln in bob.read_text(encoding="utf-8").splitlines(True) if "tacit" not in ln]
     bob.write_text("".join(kept), encoding="utf-8")
     git(team, "commit", "-qam", "drop by hand")
     assert hits(runner, "tacit") == []
@@ -245,3 +245,49 @@ def test_erase_purges_the_index(team: Path, runner: CliRunner, tmp_path: Path) -
     assert not (team / INDEX).exists()
     # rebuilt from the rewritten history: bob's entries are gone everywhere
     assert hits(runner, "préavis OR clause", "-p", "bob") == []
+
+
+def test_record_markers_are_not_searched(memrepo: Path, runner: CliRunner) -> None:
+    marker = "<!-- am: basis=inferred since=2026-11-02 expires=2027-06-01 -->"
+    text = "".join(
+        [
+            "# Memory: alice\n\n## Writing style\n",
+            f"- Summaries go first. {marker}\n",
+            "\n## Priorities & scope\n\n## Recurring patterns\n\n## Rule dependencies\n",
+        ]
+    )
+    (memrepo / "memories" / "alice.md").write_text(text, encoding="utf-8")
+    git(memrepo, "add", "memories")
+    git(memrepo, "commit", "-qm", "memory(alice): by hand")
+    assert [h["snippet"] for h in hits(runner, "summaries")] == ["**Summaries** go first."]
+    assert hits(runner, "inferred OR expires", "--in", "memory") == []
+
+
+def test_two_updates_at_once_index_each_commit_once(team: Path, runner: CliRunner) -> None:
+    import threading
+
+    from agentmem.search.index import index_path, open_index
+
+    act(team, "bob")
+    ok(runner, "search", "préavis")
+    remember(runner, "Flag every tacit renewal clause.")
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            open_index(team).conn.close()
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    decisions = git(team, "log", "--format=%H", "--grep=Agentmem-Action").split()
+    with sqlite3.connect(index_path(team)) as conn:
+        indexed = [
+            c for (c,) in conn.execute("SELECT commit_id FROM docs WHERE key LIKE 'commit:%'")
+        ]
+    assert sorted(indexed) == sorted(decisions)

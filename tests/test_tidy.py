@@ -112,7 +112,11 @@ def test_to_inbox_files_once_and_review_applies(memrepo: Path, runner: CliRunner
     assert accepted.exit_code == 0, accepted.stderr
     memory = strip_markers((memrepo / "memories" / "alice.md").read_text(encoding="utf-8"))
     assert memory.count("collaborative") == 1
-    assert f"- {ENTRIES[2]}\n- {ENTRIES[1]}\n" in memory  # the longer text in the first's place
+    kept = [ln for ln in memory.splitlines() if ln.startswith("- ")]
+    assert [ln.startswith(f"- {e}") for ln, e in zip(kept, ENTRIES[1:3][::-1], strict=False)] == [
+        True,
+        True,
+    ]  # the longer text in the first's place, then the second entry
     code, report = tidy(runner)
     assert (code, [f["kind"] for f in report["findings"]]) == (1, ["contradiction"])
 
@@ -219,3 +223,26 @@ def test_tidy_takes_the_repository_lock(
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_records_expiry_and_confirmation_dates(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTMEM_TODAY", "2026-12-01")
+    write_memory(
+        memrepo,
+        "alice",
+        [
+            "Quote the page after the clause. <!-- am: basis=declared since=2026-01-10 expires=2026-06-01 -->",
+            "Summaries go first. <!-- am: basis=declared since=2026-11-02 expires=2027-06-01 -->",
+        ],
+    )
+    code, report = tidy(runner)
+    assert code == 1
+    assert [(f["kind"], f["reason"]) for f in report["findings"]] == [
+        ("expired", "#1 expired on 2026-06-01 (it reaches no context block)")
+    ]
+    assert report["findings"][0]["entries"][0]["confirmed"] == "2026-01-10"
+    assert [(p["action"], p["target"]) for p in report["findings"][0]["proposals"]] == [
+        ("remove", "Quote the page after the clause.")
+    ]

@@ -227,6 +227,9 @@ def memory_docs(person: str, relpath: str, text: str) -> Iterator[Doc]:
     leniently (a file ``check`` would refuse still has its entries found); ``lines`` holds each
     entry's line and ``label`` its section, ``\x1f``-separated. The query side shows each
     matching entry as a hit of its own."""
+    from agentmem.memory.records import strip_markers
+
+    text = strip_markers(text)  # a record marker is metadata, not words of the entry
     section = ""
     bodies: list[str] = []
     numbers: list[str] = []
@@ -621,17 +624,21 @@ def update(conn: sqlite3.Connection, root: Path, old: str, head: str) -> int:
     ``head``."""
     from agentmem.errors import GitError
 
+    conn.execute("BEGIN IMMEDIATE")  # another search updating meanwhile: wait, then look again
     try:
-        commits = _log(root, [f"{old}..{head}"], raw=True)
-    except GitError:
-        raise IndexUnusable("from another history (its commit is unknown here)") from None
-    # Some new commit has ``old`` as a parent exactly when ``old`` is an ancestor of ``head``.
-    if not any(old in c.parents for c in commits):
-        raise IndexUnusable("from another history (its commit is not an ancestor of HEAD)")
-    changed = sorted({path for c in commits for _o, _n, path in c.raw})
-    watched = [p for p in changed if p.startswith(_WATCHED)]
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+        old = read_meta(conn).get("commit", old)
+        if old == head:
+            conn.execute("COMMIT")
+            return 0
+        try:
+            commits = _log(root, [f"{old}..{head}"], raw=True)
+        except GitError:
+            raise IndexUnusable("from another history (its commit is unknown here)") from None
+        # Some new commit has ``old`` as a parent exactly when ``old`` is an ancestor of HEAD.
+        if not any(old in c.parents for c in commits):
+            raise IndexUnusable("from another history (its commit is not an ancestor of HEAD)")
+        changed = sorted({path for c in commits for _o, _n, path in c.raw})
+        watched = [p for p in changed if p.startswith(_WATCHED)]
         before = {}
         for rel in watched:
             if rel.startswith("doctrine/"):
@@ -701,8 +708,12 @@ def open_index(root: Path) -> Opened:
             indexed = meta.get("commit", "")
             if indexed == (head or ""):
                 return Opened(conn, notes)
-            if not indexed or head is None:
-                raise IndexUnusable("from another history")
+            if head is None:
+                raise IndexUnusable("from another history (HEAD has no commit)")
+            if not indexed:  # built before the first commit: nothing to say
+                conn.close()
+                build(root, head)
+                return Opened(sqlite3.connect(path, isolation_level=None, timeout=15), notes)
             # Derived data: no fsync, journal in memory (a crash mid-update leaves a file that
             # the next search finds corrupt and rebuilds).
             conn.execute("PRAGMA synchronous = OFF")

@@ -11,16 +11,18 @@
   or the same words with other figures — flagged, no proposal (only the person knows which
   holds);
 - ``over-budget``: the memory file is at or over its warning level (``memory.warn_ratio``):
-  the least recently confirmed entries (the date of the commit that last set their line,
-  ``git blame``) as ``remove`` candidates, until the file would be under the level;
+  the least recently confirmed entries as ``remove`` candidates, until the file would be under
+  the level;
 - ``dead-link``: an entry naming a file (``./x``, ``~/x``, ``/x``, ``dir/file.ext``, a Markdown
   link, ``file://``) that does not exist (relative to the repository root; web links are not
   checked: no network) → ``remove``;
 - ``rule-repeat``: two live rules of different scopes at least ``doctrine.duplicate_threshold``
   similar — flagged (a doctrine change is an admin's, through ``agentmem doctrine``).
 
-Entries carry no expiry date yet, so nothing is "past expiry"; when entries get one, it joins
-here. With ``to_inbox`` the proposals go to the owner's inbox (``basis: inferred``, source
+- ``expired``: an entry whose record (``<!-- am: … expires=… -->``,
+  :mod:`agentmem.memory.records`) has expired → ``remove``.
+
+"Least recently confirmed" is the record's ``since`` date, else the blame date of the line. With ``to_inbox`` the proposals go to the owner's inbox (``basis: inferred``, source
 ``tidy``, one commit), applied only through ``agentmem review``; a proposal already pending
 there is not filed twice. The caller holds the repository lock.
 """
@@ -38,12 +40,13 @@ from typing import TYPE_CHECKING, Any
 from agentmem.errors import GovernanceError
 
 if TYPE_CHECKING:
+    from agentmem.doctrine.model import Rule
     from agentmem.memory.file import Entry
     from agentmem.proposals.model import Proposal
     from agentmem.store.repo import Person, Repository
 
 SOURCE = "tidy"
-KINDS = ("duplicate", "contradiction", "over-budget", "dead-link", "rule-repeat")
+KINDS = ("expired", "duplicate", "contradiction", "over-budget", "dead-link", "rule-repeat")
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,7 @@ def run_tidy(
         report.fill = status.describe()
         session = f"tidy-{report.date}"
         make = _Maker(who, session)
+        report.findings += _expired(entries, make, report.date)
         report.findings += _pairs(entries, make)
         if status.level != "ok":
             report.findings += _over_budget(repo, relpath, text, entries, status, make)
@@ -336,7 +340,9 @@ def _over_budget(
     need = status.used - limit + 1
     if need <= 0:
         return []
-    dates = _confirmed(repo.root, relpath, text)
+    blamed = _confirmed(repo.root, relpath, text)
+    dates = {e.line: e.record.since or blamed.get(e.line) for e in entries}
+    dates = {line: day for line, day in dates.items() if day}
     now = today().isoformat()
     ordered = sorted(entries, key=lambda e: (dates.get(e.line, now), e.number))
     found = []
@@ -362,6 +368,26 @@ def _over_budget(
                 proposals=[make("remove", entry, why)],
             )
         )
+    return found
+
+
+# -- past expiry ------------------------------------------------------------------------------
+def _expired(entries: list[Entry], make: _Maker, today: str) -> list[Finding]:
+    """Entries whose record's ``expires`` date is today or past (they already reach no context
+    block) → ``remove``."""
+    found = []
+    for entry in entries:
+        expires = entry.record.expires
+        if expires and expires <= today:
+            why = f"tidy: #{entry.number} expired on {expires}"
+            found.append(
+                Finding(
+                    "expired",
+                    f"#{entry.number} expired on {expires} (it reaches no context block)",
+                    [_ref(entry, entry.record.since)],
+                    proposals=[make("remove", entry, why)],
+                )
+            )
     return found
 
 
@@ -415,16 +441,38 @@ def _dead_links(root: Path, entries: list[Entry], make: _Maker) -> list[Finding]
 
 
 # -- doctrine ---------------------------------------------------------------------------------
+def _rules(root: Path) -> list[Rule]:
+    """Every readable rule: canonical files through the fast reader (``check``'s, proven equal
+    to the strict parser), others through the strict one; unreadable ones are ``check``'s to
+    report and are left out here."""
+    from agentmem.doctrine.fastread import fast_parse
+    from agentmem.doctrine.model import DoctrineError
+    from agentmem.doctrine.parse import parse_rule_text
+    from agentmem.store import regular
+
+    rules = []
+    for name in regular.listing(root, "doctrine", ".yaml", stem=True)[0]:
+        relpath = f"doctrine/{name}"
+        try:
+            read = regular.read_listed(root / relpath, relpath)
+            text = read.data.decode("utf-8") if read is not None else None
+            rule = None if text is None else fast_parse(text) or parse_rule_text(text, relpath)
+        except (DoctrineError, UnicodeDecodeError):
+            continue
+        if rule is not None and rule.path == relpath:
+            rules.append(rule)
+    return rules
+
+
 def _rule_repeats(repo: Repository) -> list[Finding]:
     """Pairs of live rules of different scopes that repeat each other. Compared only when they
     share one of their two rarest words and hold the same figures (the scorer caps other pairs
     below any threshold), so 10,000 rules cost seconds, not hours."""
     from agentmem.doctrine.model import LIVE_STATUSES
-    from agentmem.doctrine.parse import load_rules_and_errors
     from agentmem.doctrine.similar import normalise, score_normalised
 
     threshold = repo.config.doctrine.duplicate_threshold
-    rules = [r for r in load_rules_and_errors(repo.root)[0] if r.status in LIVE_STATUSES]
+    rules = [r for r in _rules(repo.root) if r.status in LIVE_STATUSES]
     forms = [normalise(r.instruction or r.title) for r in rules]
     counts: dict[str, int] = {}
     for form in forms:
