@@ -227,8 +227,6 @@ def memory_docs(person: str, relpath: str, text: str) -> Iterator[Doc]:
     leniently (a file ``check`` would refuse still has its entries found); ``lines`` holds each
     entry's line and ``label`` its section, ``\x1f``-separated. The query side shows each
     matching entry as a hit of its own."""
-    from agentmem.memory.records import strip_markers
-
     text = strip_markers(text)  # a record marker is metadata, not words of the entry
     section = ""
     bodies: list[str] = []
@@ -238,7 +236,7 @@ def memory_docs(person: str, relpath: str, text: str) -> Iterator[Doc]:
         if line.startswith("## "):
             section = line[3:].strip()
         elif line.startswith("- ") and section:
-            bodies.append(strip_markers(line[2:]))  # the entry, not its record marker
+            bodies.append(line[2:])
             numbers.append(str(number))
             sections.append(section)
     if bodies:
