@@ -243,37 +243,55 @@ def _pairs(entries: list[Entry], make: _Maker) -> list[Finding]:
     bare = [" ".join(_NOT.sub(" ", f).split()) for f in forms]
     plain = [" ".join(w for w in b.split() if not w.isdigit()) for b in bare]
     found: list[Finding] = []
-    for i, a in enumerate(entries):
-        for j in range(i + 1, len(entries)):
-            b = entries[j]
-            score = score_normalised(forms[i], forms[j])
-            negated = ("not" in forms[i].split()) != ("not" in forms[j].split())
-            if negated and bare[i] and score_normalised(bare[i], bare[j]) >= DUPLICATE_ENTRY_SCORE:
-                found.append(
-                    Finding(
-                        "contradiction",
-                        f"#{a.number} and #{b.number} say the same with and without a negation: "
-                        "keep the one that holds",
-                        [_ref(a), _ref(b)],
-                    )
+    for i, j in _candidates([forms, bare, plain], DUPLICATE_ENTRY_SCORE):
+        a, b = entries[i], entries[j]
+        score = score_normalised(forms[i], forms[j])
+        negated = ("not" in forms[i].split()) != ("not" in forms[j].split())
+        if negated and bare[i] and score_normalised(bare[i], bare[j]) >= DUPLICATE_ENTRY_SCORE:
+            found.append(
+                Finding(
+                    "contradiction",
+                    f"#{a.number} and #{b.number} say the same with and without a negation: "
+                    "keep the one that holds",
+                    [_ref(a), _ref(b)],
                 )
-            elif score >= DUPLICATE_ENTRY_SCORE:
-                found.append(_duplicate(a, b, score, make))
-            elif (
-                plain[i]
-                and forms[i] != forms[j]
-                and score_normalised(plain[i], plain[j]) >= DUPLICATE_ENTRY_SCORE
-                and len(plain[i].split()) >= 3
-            ):
-                found.append(
-                    Finding(
-                        "contradiction",
-                        f"#{a.number} and #{b.number} say the same with other figures: keep the "
-                        "one that holds",
-                        [_ref(a), _ref(b)],
-                    )
+            )
+        elif score >= DUPLICATE_ENTRY_SCORE:
+            found.append(_duplicate(a, b, score, make))
+        elif (
+            plain[i]
+            and forms[i] != forms[j]
+            and score_normalised(plain[i], plain[j]) >= DUPLICATE_ENTRY_SCORE
+            and len(plain[i].split()) >= 3
+        ):
+            found.append(
+                Finding(
+                    "contradiction",
+                    f"#{a.number} and #{b.number} say the same with other figures: keep the "
+                    "one that holds",
+                    [_ref(a), _ref(b)],
                 )
+            )
     return found
+
+
+def _candidates(texts: list[list[str]], cutoff: float) -> list[tuple[int, int]]:
+    """Pairs ``(i, j)``, ``i < j``, whose ``token_set_ratio`` reaches ``cutoff`` in one of the
+    lists of forms (rapidfuzz's loop in C): the final score is never above it, so no pair left
+    out could have reached the threshold."""
+    from rapidfuzz import fuzz, process
+
+    pairs: set[tuple[int, int]] = set()
+    for forms in texts:
+        for i, form in enumerate(forms):
+            if not form:
+                continue
+            rest = forms[i + 1 :]
+            for _choice, _score, k in process.extract(
+                form, rest, scorer=fuzz.token_set_ratio, score_cutoff=cutoff, limit=None
+            ):
+                pairs.add((i, i + 1 + k))
+    return sorted(pairs)
 
 
 def _duplicate(a: Entry, b: Entry, score: float, make: _Maker) -> Finding:
