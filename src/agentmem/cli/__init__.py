@@ -70,6 +70,7 @@ METAVARS = {
 SHORT_HELP = {
     "init": "Create a memory repository (nothing to do if one is there).",
     "harvest": "Read finished sessions: at most 6 proposals each, in your inbox.",
+    "doctor": "Check the set-up: repository, identity, hooks, MCP, provider, queue.",
     "export": "Write memory or doctrine into CLAUDE.md, AGENTS.md, a Cursor rule.",
     "import": "Turn CLAUDE.md, AGENTS.md, rules and memory folders into proposals.",
     "remember": "Mid-session: one 'add' proposal in your inbox.",
@@ -226,6 +227,7 @@ def _register() -> None:
     from agentmem.cli import (
         check,
         context,
+        doctor,
         doctrine,
         erase,
         export,
@@ -252,6 +254,7 @@ def _register() -> None:
         harvest,
         importer,
         export,
+        doctor,
         remember,
         inbox,
         review,

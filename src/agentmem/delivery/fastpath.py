@@ -42,8 +42,21 @@ def _note(message: str) -> str:
     return f"agentmem hook: {message}"
 
 
+def system_message(what: str, exc: BaseException) -> str:
+    """Claude Code's ``{"systemMessage": …}`` hook output: ONE line saying what the hook could
+    not do, why, and what to do (the error's hint, else ``agentmem doctor``). Claude Code shows
+    it to the person even outside verbose mode, where stderr is hidden."""
+    import json
+
+    why = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    todo = getattr(exc, "hint", None) or "run 'agentmem doctor' in the project to see what to fix"
+    line = f"agentmem: {what}: {why.rstrip('.')}. To fix: {todo.rstrip('.')}."
+    return json.dumps({"systemMessage": " ".join(line.split())})
+
+
 def queue_hook(stdin: str | None, event: str) -> Printed:
-    """SessionEnd / PreCompact: append the session to ``.agentmem/queue.jsonl``; always exit 0.
+    """SessionEnd / PreCompact: append the session to ``.agentmem/queue.jsonl``; always exit 0
+    (a failure prints :func:`system_message` on stdout and a note on stderr).
 
     ``stdin`` is None when it is a terminal (someone typed the command by hand). No settings are
     loaded and no git process is started: Claude Code gives SessionEnd 1.5 s in all.
@@ -56,7 +69,10 @@ def queue_hook(stdin: str | None, event: str) -> Printed:
         payload = parse_payload(stdin)
         entry = enqueue(hook_root(payload.cwd), payload)
     except (AgentmemError, OSError) as exc:
-        return Printed(notes=(_note(f"{exc}; nothing queued"),))
+        return Printed(
+            system_message("this session was not queued for a harvest", exc),
+            notes=(_note(f"{exc}; nothing queued"),),
+        )
     return Printed(
         notes=(_note(f"session {entry.session_id} queued; run 'agentmem harvest --queue'"),)
     )
@@ -74,7 +90,9 @@ def session_start(stdin: str | None) -> Printed:
     """SessionStart: the actor's chat block, at most 10,000 characters with its newline; exit 0.
 
     A malformed payload only loses its ``cwd`` (the memory is still given, found from the current
-    folder); an empty memory, an unknown git identity or a broken file print nothing and say why.
+    folder); an unknown git identity, a missing repository or a broken file print
+    :func:`system_message` on stdout (Claude Code shows it) and a note on stderr; an empty memory
+    prints nothing but the note.
     """
     from agentmem.config import load_config
     from agentmem.delivery.context import HOOK_MAX_CHARS, build_chat, render_chat
@@ -93,7 +111,10 @@ def session_start(stdin: str | None) -> Printed:
         repo = Repository(root, load_config(root))
         ctx = build_chat(repo, repo.actor().id)
     except AgentmemError as exc:
-        return Printed(notes=(*notes, _note(f"no memory given: {exc}")))
+        return Printed(
+            system_message("no memory was given to this session", exc),
+            notes=(*notes, _note(f"no memory given: {exc}")),
+        )
     if not ctx.entries:
         return Printed(notes=(*notes, _note(f"{ctx.person} has no memory entries yet")))
     return Printed(render_chat(ctx, "text", max_chars=HOOK_MAX_CHARS - 1), tuple(notes))
