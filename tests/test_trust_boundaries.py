@@ -217,3 +217,43 @@ def test_audit_withholds_a_rule_that_fails_the_guard() -> None:
     block = render_audit(ctx)
     assert INJECTED not in block
     assert f"rule {active.id} withheld: it fails the guard (instruction)" in block
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("remember", "Quote clause numbers first.", "--session", TOKEN),
+        ("remember", "Quote clause numbers first.", "--session", "s1\x1b]0;owned\x07"),
+        ("context", "audit", "--scope", f"contracts/{TOKEN}"),
+        ("context", "audit", "--scope", "../../etc"),
+    ],
+)
+def test_ids_and_scopes_are_validated_and_never_echoed(
+    memrepo: Path, runner: CliRunner, args: tuple[str, ...]
+) -> None:
+    head = git(memrepo, "rev-parse", "HEAD")
+    result = invoke(runner, *args)
+    assert result.exit_code in (1, 2)
+    assert "value not shown" in result.stderr
+    assert TOKEN not in result.stdout + result.stderr and "\x1b" not in result.stderr
+    assert git(memrepo, "rev-parse", "HEAD") == head
+    usage = memrepo / ".agentmem/usage.jsonl"
+    assert not usage.exists() or TOKEN not in usage.read_text(encoding="utf-8")
+
+
+def test_a_transcript_session_id_with_escape_bytes_is_refused(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "s.jsonl"
+    line = {
+        "type": "user",
+        "sessionId": "abc\x1b[31m-evil",
+        "message": {"role": "user", "content": "Remember that I want tables, not lists."},
+    }
+    transcript.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    head = git(memrepo, "rev-parse", "HEAD")
+    result = invoke(runner, "harvest", str(transcript), "--provider", "offline")
+    assert result.exit_code == 1
+    assert "invalid session id (value not shown)" in result.stderr
+    assert git(memrepo, "rev-parse", "HEAD") == head
+    assert "\x1b" not in git(memrepo, "log", "--all", "--format=%B")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, date, datetime, time
 from typing import Any
@@ -48,8 +47,6 @@ CONTENT_KEYS = ("title", "scope", "instruction", "limits")
 DOCTRINE_DIR = "doctrine"
 STAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 FIELD_MAX_CHARS = 1000  # one doctrine text field (title, instruction, a limit, justification)
-
-_SCOPE_SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
 
 class DoctrineError(AgentmemError):
@@ -155,20 +152,15 @@ def missing_for_activation(rule: Rule) -> list[str]:
 
 def normalise_scope(scope: str | None, where: str = "scope") -> str | None:
     """A scope as stored: ``/``-separated segments, no leading/trailing ``/`` (*scope*,
-    docs/design.md §Vocabulary).
+    docs/design.md §Vocabulary), through :func:`agentmem.ids.check_scope`.
 
     ``None`` or an empty string means "to be assigned". Raises :class:`DoctrineError` for an empty
-    segment, ``.``/``..``, spaces or other characters outside ``[A-Za-z0-9_.-]``.
+    segment, ``.``/``..``, spaces or other characters outside ``[A-Za-z0-9_.-]``, more than 200
+    characters or anything the guard refuses; the message never repeats the value.
     """
-    if scope is None or not scope.strip():
-        return None
-    value = scope.strip().strip("/")
-    for segment in value.split("/"):
-        if segment in (".", "..") or not _SCOPE_SEGMENT.match(segment):
-            raise DoctrineError(
-                f"{where}: invalid scope {scope!r} (expected a path such as contracts/supply)"
-            )
-    return value
+    from agentmem.ids import check_scope
+
+    return check_scope(scope, where, DoctrineError)
 
 
 def applies_to(rule_scope: str | None, scope: str) -> bool:

@@ -26,6 +26,7 @@ from agentmem.errors import (
     GuardError,
     ModelError,
     ProposalError,
+    TranscriptError,
     UsageError,
 )
 from agentmem.governance import require_memory_role
@@ -241,7 +242,11 @@ def harvest_session(
     :class:`ConfigError` (e.g. no API key) naming the session, before anything is written (a
     queued session stays queued).
     """
+    from agentmem.ids import check_scope, check_session
+
     transcript = transcript or read_transcript(transcript_path)
+    check_session(transcript.session_id, f"{transcript_path}: session id", TranscriptError)
+    scope = check_scope(scope, "--scope")
     relpath = repo.memory_relpath(actor.id)
     memory_text = read_current(repo.root, relpath)
     if memory_text is not None:

@@ -190,6 +190,10 @@ def parse_proposal(
         raise ProposalError(f"{where}: a doctrine proposal can only 'add' a draft rule")
     if not justification:
         raise ProposalError(f"{where}: 'justification' is empty; say why the person wants it")
+    from agentmem.ids import check_scope, check_session
+
+    check_session(session, f"{where}: session", ProposalError)
+    scope = check_scope(scope, f"{where}: scope", ProposalError)
     return Proposal(
         id=new_proposal_id(),
         person=person,

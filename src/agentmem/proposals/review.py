@@ -178,10 +178,12 @@ def remember(
     """``agentmem remember`` (docs/design.md §Commands): a pending ``add``, validated and committed
     at once."""
     from agentmem.harvest.run import validate, write_to_inbox
+    from agentmem.ids import check_session
     from agentmem.proposals.inbox import list_pending
     from agentmem.proposals.model import parse_proposal
 
     require_memory_role(actor, "remembering (a personal memory)")
+    check_session(session)
     if section not in repo.config.memory.sections:
         raise ProposalError(
             f"unknown section {section!r} (sections: {', '.join(repo.config.memory.sections)})"
