@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -14,12 +15,12 @@ from agentmem.cli import app
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
-CORPUS = REPO_ROOT.parent / "shared" / "corpus"
+CORPUS = DATA / "corpus"  # real sessions, hook payloads and exports: see its SOURCES.md
 
 
-@pytest.fixture(autouse=True)
-def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path_factory.mktemp("home")
+def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path, scratch: Path) -> None:
+    """The environment every test runs in: ``home`` as HOME, Alice's git identity, ``scratch``
+    as TMPDIR, no colour, and none of the person's agentmem, Anthropic or git settings."""
     gitconfig = home / ".gitconfig"
     gitconfig.write_text(
         "[user]\n\tname = Alice Martin\n\temail = alice@example.com\n[init]\n\tdefaultBranch = main\n"
@@ -31,7 +32,6 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     # Temporary files (a refused `memory edit` keeps the person's text in one) stay in the
     # test's own folder, not in the machine's /tmp.
-    scratch = tmp_path_factory.mktemp("tmp")
     monkeypatch.setenv("TMPDIR", str(scratch))
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     monkeypatch.setenv("COLUMNS", "100")
@@ -42,7 +42,25 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
             ("ANTHROPIC_", "AGENTMEM_", "GIT_AUTHOR", "GIT_COMMITTER", "VISUAL", "EDITOR")
         ):
             monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    _isolate(monkeypatch, home, tmp_path_factory.mktemp("tmp"))
     return home
+
+
+@pytest.fixture(scope="session")
+def memrepo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``agentmem init`` once per test process, in the same isolated environment as a test."""
+    from agentmem.store.repo import init_repository
+
+    template = tmp_path_factory.mktemp("memrepo-template") / "mem"
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _isolate(monkeypatch, template.parent, tmp_path_factory.mktemp("tmp"))
+        init_repository(template)
+    return template
 
 
 def git(root: Path, *args: str) -> str:
@@ -58,12 +76,14 @@ def set_identity(root: Path, name: str, email: str) -> None:
 
 
 @pytest.fixture
-def memrepo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh memory repository; alice (alice@example.com) is its admin; cwd is its root."""
-    from agentmem.store.repo import init_repository
+def memrepo(memrepo_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh memory repository; alice (alice@example.com) is its admin; cwd is its root.
 
+    Each test gets its own copy of one repository initialised per test process, so tests stay
+    independent without paying for ``agentmem init`` each time.
+    """
     root = tmp_path / "mem"
-    init_repository(root)
+    shutil.copytree(memrepo_template, root, symlinks=True)
     monkeypatch.chdir(root)
     return root
 

@@ -13,9 +13,8 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
 import httpx2
 import pytest
 
@@ -24,6 +23,9 @@ from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
 from agentmem.harvest.providers.anthropic_provider import build_prompt, check_credentials, harvest
 from agentmem.harvest.transcripts import Transcript, Turn
 from agentmem.proposals.model import PROPOSAL_JSON_SCHEMA
+
+if TYPE_CHECKING:  # the SDK takes seconds to import: only the tests that build a client pay
+    import anthropic
 
 DATA = Path(__file__).parent / "data" / "anthropic"
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -57,6 +59,8 @@ class FakeAPI:
         return httpx2.Response(status, json=body, headers=headers)
 
     def client(self, max_retries: int = 0) -> anthropic.Anthropic:
+        import anthropic
+
         transport = httpx2.MockTransport(self.handler)
         return anthropic.Anthropic(
             api_key="test-key",
@@ -266,6 +270,8 @@ def test_a_connection_error_is_a_model_error_with_advice() -> None:
     def refuse(request: httpx2.Request) -> httpx2.Response:
         raise httpx2.ConnectError("connection refused", request=request)
 
+    import anthropic
+
     client = anthropic.Anthropic(
         api_key="test-key",
         max_retries=0,
@@ -369,6 +375,8 @@ def test_harvest_without_a_key_fails_before_any_client_exists(
 
     def no_client(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("a client was built without a key")
+
+    import anthropic
 
     monkeypatch.setattr(anthropic, "Anthropic", no_client)
     with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY is not set"):

@@ -159,6 +159,7 @@ def _loaded_after(args: list[str], cwd: Path) -> list[str]:
     return eval(proc.stdout.strip().splitlines()[-1])  # noqa: S307 - our own printed list
 
 
+@pytest.mark.slow
 def test_memory_show_imports_neither_the_model_sdk_nor_gitpython(memrepo: Path) -> None:
     assert _loaded_after(["memory", "show"], memrepo) == []
     assert _loaded_after(["inbox"], memrepo) == []

@@ -4,8 +4,9 @@ example, ``--format github`` from the installed command, and this repository's o
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
+import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -67,12 +68,15 @@ def test_installed_command_prints_github_annotations(memrepo: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("pre-commit") is None, reason="pre-commit is not installed")
 def test_pre_commit_try_repo_runs_the_hook(memrepo: Path, tmp_path: Path) -> None:
     """``pre-commit try-repo`` against this repository, in a sample memory repository whose
-    memory is over budget: the hook runs ``agentmem check`` and fails naming the file. The hook
-    environment is built offline from the packages already installed (no index, system site
-    packages, no build isolation)."""
+    memory is over budget: pre-commit builds the hook's environment from this checkout
+    (``pip install .``) and the hook runs ``agentmem check``, failing and naming the file.
+
+    No package index is used: pip may not reach one (``PIP_NO_INDEX``); the isolated build
+    takes setuptools from the wheels that virtualenv (pre-commit's own dependency) ships, and the
+    runtime dependencies are the ones this interpreter already has (its site-packages on
+    ``PYTHONPATH``, so this works from a virtual environment too)."""
     text = (
         "# Memory: alice\n\n## Writing style\n"
         + "- Keep a collaborative tone with suppliers.\n" * 200
@@ -80,15 +84,18 @@ def test_pre_commit_try_repo_runs_the_hook(memrepo: Path, tmp_path: Path) -> Non
     (memrepo / "memories" / "alice.md").write_text(text, encoding="utf-8")
     subprocess.run(["git", "add", "-A"], cwd=memrepo, check=True)
     subprocess.run(["git", "commit", "-qm", "over budget"], cwd=memrepo, check=True)
+    from virtualenv.seed.wheels.embed import BUNDLE_FOLDER
+
+    installed = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     env = {
         **os.environ,
         "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
         "PIP_NO_INDEX": "1",
-        "PIP_NO_BUILD_ISOLATION": "0",  # pip reads "0" here as: build without isolation
-        "VIRTUALENV_SYSTEM_SITE_PACKAGES": "true",
+        "PIP_FIND_LINKS": str(BUNDLE_FOLDER),  # setuptools for the build
+        "PYTHONPATH": os.pathsep.join(sorted(installed)),
     }
     proc = subprocess.run(
-        ["pre-commit", "try-repo", str(REPO_ROOT), "agentmem-check", "--all-files"],
+        [sys.executable, "-m", "pre_commit", "try-repo", str(REPO_ROOT), "agentmem-check", "--all-files"],
         cwd=memrepo, env=env, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 1, proc.stdout + proc.stderr

@@ -494,6 +494,7 @@ def _modules_after(argv: list[str], cwd: Path, stdin: str = "") -> tuple[list[st
     return eval(loaded.removeprefix("LOADED=")), proc.stdout  # noqa: S307 - our own printed list
 
 
+@pytest.mark.slow
 def test_context_chat_hot_path_imports_nothing_heavy(both: Path) -> None:
     loaded, stdout = _modules_after(["context", "chat"], both)
     assert loaded == []

@@ -1,4 +1,5 @@
-"""Every Claude Code and Codex transcript of the shared corpus goes through
+"""Every real Claude Code and Codex transcript (tests/data/corpus and the excerpts in
+tests/data/transcripts) goes through
 `agentmem harvest --provider offline` with exit 0 and an explicit count."""
 
 from __future__ import annotations
@@ -11,16 +12,14 @@ from tests.conftest import CORPUS, DATA, invoke
 from typer.testing import CliRunner
 
 BUNDLED = sorted((DATA / "transcripts").glob("*.jsonl"))
-SHARED = (
-    sorted(
-        [*CORPUS.glob("claude-code-transcripts/*.jsonl"), *CORPUS.glob("codex-rollouts/*.jsonl")]
-    )
-    if CORPUS.is_dir()
-    else []
+CORPUS_SESSIONS = sorted(
+    [*CORPUS.glob("claude-code-transcripts/*.jsonl"), *CORPUS.glob("codex-rollouts/*.jsonl")]
 )
+# The bundled folder holds some corpus files whole: each distinct session is harvested once.
+SESSIONS = list({p.read_bytes(): p for p in reversed(BUNDLED + CORPUS_SESSIONS)}.values())
 
 
-@pytest.mark.parametrize("transcript", BUNDLED + SHARED, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("transcript", SESSIONS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_offline_harvest_of_a_real_transcript_says_its_count(
     memrepo: Path, runner: CliRunner, transcript: Path
 ) -> None:
@@ -31,7 +30,7 @@ def test_offline_harvest_of_a_real_transcript_says_its_count(
     )
 
 
-def test_the_shared_corpus_is_there_when_ci_has_it() -> None:
-    if not CORPUS.is_dir():
-        pytest.skip("the research corpus is not beside this checkout")
-    assert len(SHARED) == 9
+def test_every_corpus_session_and_every_bundled_excerpt_is_harvested() -> None:
+    assert len(CORPUS_SESSIONS) == 9
+    assert len(BUNDLED) == 8
+    assert len(SESSIONS) == 13  # 4 bundled files are whole corpus files

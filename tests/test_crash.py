@@ -62,17 +62,25 @@ def _assert_consistent(root: Path, before: str, pid: str, committed: bool) -> No
         assert inbox_file.exists()
 
 
+# Each case starts two interpreters: one kill in the default run, the whole matrix when slow
+# tests run too.
+_slow = pytest.mark.slow
+
+
 @pytest.mark.parametrize(
     ("step", "committed"),
     [
-        ("after-journal", False),
-        ("after-temp-write", False),
-        ("after-replace", False),
+        pytest.param("after-journal", False, marks=_slow),
+        pytest.param("after-temp-write", False, marks=_slow),
+        pytest.param("after-replace", False, marks=_slow),
         ("before-commit", True),
-        ("after-ref-update", True),
+        pytest.param("after-ref-update", True, marks=_slow),
     ],
 )
-@pytest.mark.parametrize("next_command", [("inbox",), ("remember", "Prefer tables to lists.")])
+@pytest.mark.parametrize(
+    "next_command",
+    [("inbox",), pytest.param(("remember", "Prefer tables to lists."), marks=_slow)],
+)
 def test_sigkill_at_each_step_then_the_next_command_recovers(
     memrepo: Path, runner: CliRunner, step: str, committed: bool, next_command: tuple[str, ...]
 ) -> None:
@@ -96,6 +104,7 @@ def test_sigkill_at_each_step_then_the_next_command_recovers(
     _assert_consistent(memrepo, before, pid, committed)
 
 
+@pytest.mark.slow
 def test_the_killed_process_left_debris_that_recovery_removes(
     memrepo: Path, runner: CliRunner
 ) -> None:
@@ -112,6 +121,7 @@ def test_the_killed_process_left_debris_that_recovery_removes(
     assert list((memrepo / "memories").glob(".alice.md.*")) == []
 
 
+@pytest.mark.slow
 def test_check_warns_about_an_interrupted_change_and_leaves_it_alone(
     memrepo: Path, runner: CliRunner
 ) -> None:
@@ -128,6 +138,7 @@ def test_check_warns_about_an_interrupted_change_and_leaves_it_alone(
     assert "interrupted" not in _agentmem(memrepo, "check").stdout
 
 
+@pytest.mark.slow
 def test_after_recovery_the_proposal_can_still_be_accepted(
     memrepo: Path, runner: CliRunner
 ) -> None:
@@ -142,6 +153,7 @@ def test_after_recovery_the_proposal_can_still_be_accepted(
     assert git(memrepo, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow
 def test_a_file_edited_by_hand_after_the_crash_is_left_alone(
     memrepo: Path, runner: CliRunner
 ) -> None:
@@ -224,6 +236,7 @@ def test_a_detached_head_is_explained_before_any_write(memrepo: Path, runner: Cl
     assert "HEAD is detached" in result.stderr and "git switch main" in result.stderr
 
 
+@pytest.mark.slow
 def test_head_moved_by_hand_after_the_crash_means_the_change_is_rolled_back(
     memrepo: Path, runner: CliRunner
 ) -> None:
@@ -261,6 +274,7 @@ def test_an_atomic_write_keeps_the_file_mode(tmp_path: Path) -> None:
     assert fresh.stat().st_mode & 0o777 == 0o666 & ~umask
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("step", "committed"), [("after-temp-write", False), ("before-commit", True)]
 )

@@ -52,6 +52,7 @@ def test_erase_is_for_admins_only(shared: Path, runner: CliRunner) -> None:
     assert "erase needs the admin role; you are bob (member)" in result.stderr
 
 
+@pytest.mark.slow
 def test_erase_text_of_an_email_committed_then_removed(shared: Path, runner: CliRunner) -> None:
     root = shared
     notes = root / "notes.md"
@@ -130,6 +131,7 @@ def test_erase_text_in_the_work_tree_and_the_inbox(shared: Path, runner: CliRunn
     assert EMAIL.encode() not in _objects(root)
 
 
+@pytest.mark.slow
 def test_erase_person_removes_their_memory_everywhere_and_keeps_the_audit_trail(
     shared: Path, runner: CliRunner
 ) -> None:
@@ -217,6 +219,7 @@ def test_a_text_too_short_or_not_one_line_is_refused(
     assert result.exit_code == 2
 
 
+@pytest.mark.slow
 def test_a_clone_that_predates_the_erase_refuses_to_replay_the_old_history(
     shared: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

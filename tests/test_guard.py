@@ -71,7 +71,7 @@ _MARKER = re.compile(r"\{secret:([a-z-]+)\}")
 
 
 def _load_cases() -> list[dict[str, Any]]:
-    data = yaml.safe_load(CASES_FILE.read_text(encoding="utf-8"))
+    data = yaml.load(CASES_FILE.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
     return list(data["cases"])
 
 

@@ -18,7 +18,20 @@ from typer.testing import CliRunner
 from agentmem.memory.records import strip_markers
 
 
-@pytest.mark.parametrize("case", CASES, ids=[_case_id(i, c) for i, c in enumerate(CASES)])
+def _cli_cases() -> list[Any]:
+    """Every corpus case; beyond the first of each (verdict, code, kind, language) the CLI run
+    is marked slow (the guard's verdict on each case is tested in-process by test_guard)."""
+    seen: set[tuple[str, str, str, str]] = set()
+    params = []
+    for i, case in enumerate(CASES):
+        key = (case["verdict"], case["code"] or "", case.get("kind", "entry"), case["lang"])
+        marks = [pytest.mark.slow] if key in seen else []
+        seen.add(key)
+        params.append(pytest.param(case, id=_case_id(i, case), marks=marks))
+    return params
+
+
+@pytest.mark.parametrize("case", _cli_cases())
 def test_case_gives_its_verdict_through_the_cli(case: dict[str, Any], runner: CliRunner) -> None:
     text, secrets = _materialise(case)
     args = ["guard", "-", "--kind", case.get("kind", "entry"), "--format", "json"]

@@ -7,14 +7,17 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import anthropic
 import httpx2
 import pytest
 from tests.conftest import DATA, git, invoke
 from typer.testing import CliRunner
 
 from agentmem.proposals.model import PROPOSAL_JSON_SCHEMA
+
+if TYPE_CHECKING:  # the SDK takes seconds to import: only the tests that use it pay
+    import anthropic
 
 RECORDED = DATA / "anthropic"
 
@@ -33,6 +36,8 @@ def _session(tmp_path: Path) -> Path:
 def api(monkeypatch: pytest.MonkeyPatch) -> Callable[[list[httpx2.Response]], list[httpx2.Request]]:
     """Make ``anthropic.Anthropic()`` answer with the given responses, in order; returns the
     list the requests are recorded into."""
+    import anthropic
+
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
 
     def install(responses: list[httpx2.Response]) -> list[httpx2.Request]:

@@ -36,6 +36,7 @@ def queue_lines(root: Path) -> list[dict]:
 # -- session-start -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_session_start_prints_the_memory_for_every_real_payload(
     memrepo: Path, runner: CliRunner
 ) -> None:
@@ -67,6 +68,7 @@ def test_session_start_finds_the_repository_from_the_payload_cwd(
     )
 
 
+@pytest.mark.slow
 def test_session_start_never_fails_the_session(
     memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -443,6 +445,7 @@ def test_the_fast_path_takes_only_exact_hot_command_lines(
         assert "AGENTMEM_REPO" not in os.environ  # nothing changed before typer parses it
 
 
+@pytest.mark.slow
 def test_usage_errors_of_hot_commands_still_come_from_typer(memrepo: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "agentmem", "context", "chat", "--format", "yaml"],

@@ -158,6 +158,7 @@ async def test_a_user_cannot_propose_doctrine(memrepo: Path) -> None:
     assert list((memrepo / "doctrine").glob("*.yaml")) == []
 
 
+@pytest.mark.slow
 async def test_the_server_over_real_stdio(memrepo: Path, runner: CliRunner) -> None:
     from mcp import Client, StdioServerParameters
 

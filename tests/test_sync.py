@@ -61,6 +61,7 @@ def _show(root: Path, path: str, rev: str = "HEAD") -> str:
     return strip_markers(git(root, "show", f"{rev}:{path}"))
 
 
+@pytest.mark.slow
 def test_two_clones_accept_different_proposals_and_the_remote_holds_both(
     clones: tuple[Path, Path, Path], runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -126,6 +127,7 @@ def _modify(runner: CliRunner, tmp_path: Path, target: str, text: str) -> None:
     assert result.exit_code == 0, result.stderr
 
 
+@pytest.mark.slow
 def test_the_same_entry_changed_on_both_sides_pauses_and_keeps_everything(
     clones: tuple[Path, Path, Path],
     runner: CliRunner,
@@ -163,6 +165,7 @@ def test_the_same_entry_changed_on_both_sides_pauses_and_keeps_everything(
     assert not (b / ".git" / "rebase-merge").exists()
 
 
+@pytest.mark.slow
 def test_entries_added_to_the_same_section_on_both_sides_are_both_kept(
     clones: tuple[Path, Path, Path], runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -182,6 +185,7 @@ def test_entries_added_to_the_same_section_on_both_sides_are_both_kept(
     assert text.count("# Memory: alice") == 1
 
 
+@pytest.mark.slow
 def test_a_rejected_push_is_retried(
     clones: tuple[Path, Path, Path],
     runner: CliRunner,

@@ -100,6 +100,7 @@ def _demote_dan(runner: CliRunner, a: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert "pushed to origin/main" in _ok(runner, "sync").stdout
 
 
+@pytest.mark.slow
 def test_an_approval_replayed_after_the_approver_was_demoted_is_refused(
     team: tuple[Path, Path],
     runner: CliRunner,
@@ -158,6 +159,7 @@ def test_an_approval_replayed_after_the_approver_was_demoted_is_refused(
     assert _ok(runner, "check", "--history").exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_demotion_pushed_during_the_sync_refuses_the_retry_and_the_branch_is_untouched(
     team: tuple[Path, Path],
     runner: CliRunner,
@@ -271,6 +273,7 @@ def _two_clones_accept(
     return remote, a, a2
 
 
+@pytest.mark.slow
 def test_entries_merged_over_the_memory_budget_are_refused(
     team: tuple[Path, Path],
     runner: CliRunner,
@@ -322,6 +325,7 @@ def test_entries_merged_over_the_memory_budget_are_refused(
     assert len(merged) <= 300
 
 
+@pytest.mark.slow
 def test_a_merged_memory_file_near_its_budget_warns_and_is_pushed(
     team: tuple[Path, Path],
     runner: CliRunner,

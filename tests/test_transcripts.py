@@ -15,7 +15,7 @@ from agentmem.errors import TranscriptError
 from agentmem.harvest.transcripts import Transcript, Turn, read_transcript
 
 DATA = Path(__file__).parent / "data" / "transcripts"
-CORPUS = Path(__file__).parents[2] / "shared" / "corpus"
+CORPUS = Path(__file__).parent / "data" / "corpus"  # real files: see its SOURCES.md
 
 
 def read(name: str) -> Transcript:
@@ -439,9 +439,9 @@ DIRECTORY_FORMAT = {"claude-code-transcripts": "claude-code", "codex-rollouts": 
 
 
 def corpus_files(*folders: str) -> list[Path]:
-    if not CORPUS.is_dir():
-        pytest.skip(f"research corpus not found at {CORPUS}")
-    return sorted(p for folder in folders for p in (CORPUS / folder).iterdir() if p.is_file())
+    files = sorted(p for folder in folders for p in (CORPUS / folder).iterdir() if p.is_file())
+    assert files, folders
+    return files
 
 
 def test_every_corpus_session_reads() -> None:
