@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -21,6 +22,13 @@ def anyio_backend() -> str:
 
 def _text(result: object) -> str:
     return "".join(getattr(block, "text", "") for block in result.content)  # type: ignore[attr-defined]
+
+
+def _data(result: object) -> dict:
+    """A tool's structured result (the same JSON is its text content)."""
+    data = result.structured_content  # type: ignore[attr-defined]
+    assert json.loads(_text(result)) == data
+    return data
 
 
 async def test_tools_only_propose_or_read(memrepo: Path) -> None:
@@ -58,8 +66,8 @@ async def test_remember_then_inbox_shows_the_pending_proposal(
             "remember", {"text": "Prefer tables over long lists.", "section": "Recurring patterns"}
         )
     assert not result.is_error
-    said = _text(result)
-    assert said.startswith("pending proposal p-") and "alice's inbox" in said
+    said = _data(result)
+    assert said["status"] == "pending" and said["person"] == "alice"
     inbox = invoke(runner, "inbox", "--format", "json")
     (pending,) = json.loads(inbox.stdout)
     assert (pending["action"], pending["section"], pending["text"], pending["source"]) == (
@@ -68,7 +76,7 @@ async def test_remember_then_inbox_shows_the_pending_proposal(
         "Prefer tables over long lists.",
         "remember",
     )
-    assert pending["id"] in said and pending["session"].startswith("mcp-")
+    assert pending["id"] == said["proposal_id"] and pending["session"].startswith("mcp-")
     assert git(memrepo, "rev-parse", "HEAD~1").strip() == before.strip()  # committed at once
     trailers = git(memrepo, "log", "-1", "--format=%(trailers)")
     assert (
@@ -94,8 +102,12 @@ async def test_refusals_come_back_as_tool_errors_and_write_nothing(memrepo: Path
         missing = await client.call_tool("remember", {})
     assert injected.is_error
     assert "asks the assistant to ignore its instructions" in _text(injected)
-    assert unknown.is_error and "unknown section 'Nowhere'" in _text(unknown)
-    assert missing.is_error
+    assert unknown.is_error
+    assert _text(unknown) == (
+        "Invalid arguments: 'section' must be one of: 'Writing style', 'Priorities & scope', "
+        "'Recurring patterns' or 'Rule dependencies'."
+    )
+    assert missing.is_error and _text(missing) == "Invalid arguments: 'text' is required."
     assert git(memrepo, "rev-parse", "HEAD") == head
     assert list((memrepo / "inbox").glob("*/*.yaml")) == []
 
@@ -109,8 +121,14 @@ async def test_show_memory_is_the_chat_block(memrepo: Path, runner: CliRunner) -
     async with Client(build_server(), raise_exceptions=True) as client:
         result = await client.call_tool("show_memory", {})
     chat = invoke(runner, "context", "chat")
-    assert _text(result) == chat.stdout.rstrip("\n")
-    assert "1. Keep a collaborative tone with long-standing suppliers." in _text(result)
+    shown = _data(result)
+    assert shown["block"] == chat.stdout.rstrip("\n")
+    assert shown["entries"][0] == {
+        "number": 1,
+        "section": "Writing style",
+        "text": "Keep a collaborative tone with long-standing suppliers.",
+    }
+    assert shown["person"] == "alice" and "characters" in shown["fill"]
 
 
 async def test_propose_rule_makes_a_draft_in_the_session_scope(memrepo: Path) -> None:
@@ -138,9 +156,14 @@ async def test_propose_rule_makes_a_draft_in_the_session_scope(memrepo: Path) ->
         None,
     )
     assert rule.origin_session and rule.origin_session.startswith("mcp-")
-    assert f"draft rule {rule.id} (version 1, scope contracts/supply) proposed by alice" in _text(
-        result
-    )
+    assert _data(result) == {
+        "rule_id": rule.id,
+        "version": 1,
+        "status": "draft",
+        "scope": "contracts/supply",
+        "proposed_by": "alice",
+        "notes": [],
+    }
 
 
 async def test_a_user_cannot_propose_doctrine(memrepo: Path) -> None:
@@ -166,6 +189,7 @@ async def test_the_server_over_real_stdio(memrepo: Path, runner: CliRunner) -> N
         command=sys.executable,
         args=["-m", "agentmem", "--repo", str(memrepo), "mcp"],
         cwd=str(memrepo.parent),
+        env=dict(os.environ),  # the test's HOME, git identity and PYTHONPATH
     )
     async with Client(params, raise_exceptions=True) as client:
         names = sorted(tool.name for tool in (await client.list_tools()).tools)
@@ -174,8 +198,8 @@ async def test_the_server_over_real_stdio(memrepo: Path, runner: CliRunner) -> N
         )
         shown = await client.call_tool("show_memory", {})
     assert names == ["list_inbox", "propose_rule", "remember", "search", "show_memory"]
-    assert not result.is_error and _text(result).startswith("pending proposal p-")
-    assert "No entries yet." in _text(shown)
+    assert not result.is_error and _data(result)["proposal_id"].startswith("p-")
+    assert _data(shown)["entries"] == []
     inbox = invoke(runner, "inbox")
     assert 'add to "Writing style": Quote the clause number in every comment.' in inbox.stdout
 
@@ -200,16 +224,67 @@ async def test_search_and_list_inbox_read_only_what_the_actor_may(
         none = await client.call_tool("search", {"query": "préavis", "areas": "memory,inbox"})
         bad = await client.call_tool("search", {"query": "clause AND"})
         inbox = await client.call_tool("list_inbox", {})
-    assert _text(found).splitlines() == [
-        "memories/alice.md:4  memory of alice (Writing style)",
-        "    Keep a **collaborative** tone with long-standing suppliers.",
+    assert _data(found)["hits"] == [
+        {
+            "kind": "memory",
+            "where": "memories/alice.md:4",
+            "about": "memory of alice (Writing style)",
+            "snippet": "Keep a **collaborative** tone with long-standing suppliers.",
+        }
     ]  # bob's pending "préavis" is his alone, even for an admin's agent
-    assert _text(pending).startswith("inbox/alice/p-")
-    assert _text(none) == "no match in memory, inbox"
+    assert _data(pending)["hits"][0]["where"].startswith("inbox/alice/p-")
+    assert _data(none) == {"hits": []}
     assert bad.is_error and "not valid FTS5 syntax at character 11" in _text(bad)
-    lines = _text(inbox).splitlines()
-    assert lines[0] == "1 pending proposal for alice:"
-    assert (
-        'add to "Writing style": Quote the clause number first.  [declared, remember]' in lines[1]
-    )
+    listed = _data(inbox)
+    assert listed["person"] == "alice"
+    (proposal,) = listed["proposals"]
+    assert proposal["summary"] == 'add to "Writing style": Quote the clause number first.'
+    assert (proposal["basis"], proposal["source"]) == ("declared", "remember")
     assert git(memrepo, "rev-parse", "HEAD") == head  # nothing written
+
+
+async def test_tools_describe_every_parameter_for_a_model(memrepo: Path) -> None:
+    from mcp import Client
+
+    from agentmem import __version__
+    from agentmem.delivery.mcp_server import build_server
+
+    async with Client(build_server()) as client:
+        assert client.server_info.version == __version__
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        empty = await client.call_tool(
+            "propose_rule", {"title": "T", "instruction": "I", "limits": []}
+        )
+        duplicate_limit = await client.call_tool("search", {"query": "x", "limit": 0})
+    for tool in tools.values():
+        assert tool.description and not tool.description.startswith(" ")
+        assert "\n    " not in tool.description  # no source indentation
+        for name, schema in tool.input_schema["properties"].items():
+            assert schema.get("description"), (tool.name, name)
+        assert tool.output_schema and tool.output_schema["type"] == "object"
+    section = tools["remember"].input_schema["properties"]["section"]
+    assert section["anyOf"][0]["enum"] == [
+        "Writing style",
+        "Priorities & scope",
+        "Recurring patterns",
+        "Rule dependencies",
+    ]
+    assert tools["propose_rule"].input_schema["properties"]["limits"]["minItems"] == 1
+    assert empty.is_error
+    assert _text(empty) == "Invalid arguments: 'limits' needs at least 1 item(s)."
+    assert _text(duplicate_limit) == "Invalid arguments: 'limit' must be at least 1."
+    for text in (_text(empty), _text(duplicate_limit)):
+        assert "http" not in text and "pydantic" not in text and "--" not in text
+
+
+def test_refusals_for_a_model_drop_flags_and_urls() -> None:
+    from agentmem.delivery.mcp_server import for_model
+    from agentmem.errors import AgentmemError
+
+    exc = AgentmemError(
+        "similar to rule warranty-12 (92 % similar); pass --distinct if it differs",
+        hint="edit that rule instead, or pass --distinct if this is a different rule",
+    )
+    assert for_model(exc) == "similar to rule warranty-12 (92 % similar); pass if it differs"
+    plain = AgentmemError("unknown rule 'x'", hint="list them with the list tool")
+    assert for_model(plain) == "unknown rule 'x'. List them with the list tool."

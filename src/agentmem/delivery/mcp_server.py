@@ -20,12 +20,11 @@ server must not write to stdout: nothing here prints. ``mcp`` is imported only b
 :func:`build_server`.
 """
 
-from __future__ import annotations
-
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentmem.errors import AgentmemError, NotARepositoryError
 
@@ -56,7 +55,7 @@ def session_scope(flag: str | None) -> str | None:
     return normalise_scope(flag or os.environ.get("AGENTMEM_SCOPE"), "--scope")
 
 
-def open_repo() -> Repository:
+def open_repo() -> "Repository":
     """The memory repository of this server (see the module docstring)."""
     from agentmem.config import load_config
     from agentmem.store.repo import Repository, open_repository
@@ -82,7 +81,7 @@ def new_session_id() -> str:
     return f"mcp-{datetime.now(UTC):%Y%m%dT%H%M%S}-{token_hex(3)}"
 
 
-def remember(text: str, section: str | None, session: str) -> Proposal:
+def remember(text: str, section: str | None, session: str) -> "Proposal":
     """One pending memory proposal for the actor, committed at once (``review.remember``)."""
     from agentmem.proposals.review import remember as do_remember
 
@@ -152,6 +151,63 @@ def propose_rule(
     )
 
 
+#: Parts of a message a model cannot act on: command-line flags and addresses.
+_FLAG = re.compile(r"\s*\([^()]*--[a-z][^()]*\)|\s*'?--[a-z][a-z-]*(?: [A-Z]+)?'?")
+_URL = re.compile(r"\s*\(?https?://\S+\)?")
+
+
+def for_model(exc: AgentmemError) -> str:
+    """An agentmem refusal as a model should read it: the message without command-line flags
+    or URLs, and the hint only when it holds neither (a model cannot pass ``--distinct``)."""
+    message = _URL.sub("", _FLAG.sub("", exc.message)).strip()
+    hint = exc.hint or ""
+    if hint and "--" not in hint and "http" not in hint:
+        return f"{message}. {hint[0].upper()}{hint[1:]}."
+    return message
+
+
+def propose_rule_transition(
+    title: str,
+    instruction: str,
+    limits: list[str],
+    justification: str,
+    scope: str | None,
+    session: str,
+) -> Any:
+    """The :class:`agentmem.doctrine.Transition` of a draft proposed by the actor."""
+    from agentmem.doctrine import Draft, propose
+
+    repo = open_repo()
+    draft = Draft(title, instruction, tuple(limits), justification, scope, session)
+    with repo.locked():
+        return propose(repo, repo.actor(), draft)
+
+
+def memory_context() -> Any:
+    """The actor's :class:`agentmem.delivery.context.ChatContext`."""
+    from agentmem.delivery.context import build_chat
+
+    repo = open_repo()
+    return build_chat(repo, repo.actor().id)
+
+
+def search_hits(query: str, areas: str | None, limit: int) -> list[Any]:
+    """The actor's search hits (:class:`agentmem.search.Hit`), best first."""
+    from agentmem.search import parse_kinds, search
+
+    repo = open_repo()
+    return list(search(repo, repo.actor(), query, kinds=parse_kinds(areas), limit=limit).hits)
+
+
+def inbox_proposals() -> tuple[str, list[Any]]:
+    """``(actor id, their pending proposals)``."""
+    from agentmem.proposals.inbox import list_pending
+
+    repo = open_repo()
+    actor = repo.actor()
+    return actor.id, list_pending(repo, actor.id)
+
+
 def _tool_call(fn: Callable[[], T]) -> T:
     """Turn an expected agentmem refusal into an MCP tool error the model can read."""
     from mcp.server.mcpserver.exceptions import ToolError
@@ -159,65 +215,265 @@ def _tool_call(fn: Callable[[], T]) -> T:
     try:
         return fn()
     except AgentmemError as exc:
-        raise ToolError(str(exc)) from None
+        raise ToolError(for_model(exc)) from None
 
 
-def build_server(scope: str | None = None) -> MCPServer:
-    """The ``MCPServer`` with the five tools. ``scope``: the session's scope (see above)."""
+def invalid_arguments(errors: list[dict[str, Any]]) -> str:
+    """Pydantic validation errors as one sentence for a model: which argument, what is
+    expected (no pydantic wording, no URLs)."""
+    said = []
+    for error in errors:
+        field = ".".join(str(part) for part in error.get("loc", ())) or "arguments"
+        kind = error.get("type", "")
+        ctx = error.get("ctx") or {}
+        if kind == "missing":
+            said.append(f"'{field}' is required")
+        elif kind == "literal_error":
+            said.append(f"'{field}' must be one of: {ctx.get('expected', '')}")
+        elif kind == "too_short":
+            said.append(f"'{field}' needs at least {ctx.get('min_length', 1)} item(s)")
+        elif kind == "too_long":
+            said.append(f"'{field}' is too long (at most {ctx.get('max_length')})")
+        elif kind.endswith("_type") or kind.endswith("_parsing"):
+            said.append(f"'{field}' must be a {kind.split('_')[0]}")
+        elif kind in ("greater_than_equal", "less_than_equal"):
+            bound = ctx.get("ge", ctx.get("le"))
+            word = "at least" if kind == "greater_than_equal" else "at most"
+            said.append(f"'{field}' must be {word} {bound}")
+        else:
+            said.append(f"'{field}' is not valid")
+    return "Invalid arguments: " + "; ".join(dict.fromkeys(said)) + "."
+
+
+def configured_sections() -> tuple[str, ...]:
+    """The memory sections of the repository this server serves (the defaults when it cannot
+    be opened: every tool call will say why)."""
+    from agentmem.config import DEFAULT_SECTIONS
+
+    try:
+        return tuple(open_repo().config.memory.sections) or DEFAULT_SECTIONS
+    except AgentmemError:
+        return DEFAULT_SECTIONS
+
+
+def build_server(scope: str | None = None) -> "MCPServer":
+    """The ``MCPServer`` with the five tools. ``scope``: the session's scope (see above).
+
+    Every parameter has a description; ``section`` is an enum of the configured sections and
+    ``limits`` needs at least one item; results are structured (named fields, with the same
+    JSON as text); errors are written for a model; ``serverInfo.version`` is agentmem's."""
+    import inspect
+    from typing import Annotated, Literal
+
     from mcp.server import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from mcp.types import ToolAnnotations
+    from pydantic import BaseModel, Field, ValidationError
 
-    server = MCPServer("agentmem", instructions=INSTRUCTIONS)
+    from agentmem import __version__
+
+    class Server(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except UnexpectedToolError:
+                raise
+            except ToolError as exc:
+                if isinstance(exc.__cause__, ValidationError):
+                    raise ToolError(
+                        invalid_arguments([dict(e) for e in exc.__cause__.errors()])
+                    ) from None
+                text = str(exc).removeprefix(f"Error executing tool {name}: ")
+                raise ToolError(text) from None
+
+    sections = configured_sections()
+    Section = Literal[sections]  # type: ignore[valid-type]
+
+    class RememberResult(BaseModel):
+        proposal_id: str = Field(description="The pending proposal's id.")
+        person: str = Field(description="Whose inbox holds it.")
+        section: str = Field(description="The memory section it would go to.")
+        text: str = Field(description="The entry as filed.")
+        status: str = Field(description="Always 'pending': the user decides in their review.")
+
+    class RuleResult(BaseModel):
+        rule_id: str = Field(description="The draft rule's id.")
+        version: int = Field(description="Its version (1 for a new rule).")
+        status: str = Field(description="Always 'draft': an admin must approve it.")
+        scope: str | None = Field(description="Its scope; null means to be assigned by an admin.")
+        proposed_by: str = Field(description="The user the draft is recorded for.")
+        notes: list[str] = Field(description="Warnings about the draft, if any.")
+
+    class MemoryEntry(BaseModel):
+        number: int = Field(description="The entry's number, from 1.")
+        section: str = Field(description="Its section.")
+        text: str = Field(description="The preference.")
+
+    class MemoryResult(BaseModel):
+        person: str = Field(description="Whose memory this is.")
+        fill: str = Field(description="How full the memory is, e.g. '43 % — 3440/8000 characters'.")
+        entries: list[MemoryEntry] = Field(description="The approved entries, numbered.")
+        block: str = Field(description="The same memory as the chat prompt block.")
+
+    class PendingProposal(BaseModel):
+        id: str = Field(description="The proposal's id.")
+        summary: str = Field(description="What it would change.")
+        basis: str = Field(description="declared (the user said it) or inferred.")
+        source: str = Field(description="Who filed it (remember, a harvest provider, import…).")
+
+    class InboxResult(BaseModel):
+        person: str = Field(description="Whose inbox this is.")
+        proposals: list[PendingProposal] = Field(description="Pending proposals, oldest first.")
+
+    class SearchHit(BaseModel):
+        kind: str = Field(description="memory, doctrine, inbox or history.")
+        where: str = Field(description="Where it lives: file:line, rule and version, or commit.")
+        about: str = Field(description="What the match is (entry, rule, proposal, decision).")
+        snippet: str = Field(description="The matching text, matched words between **.")
+
+    class SearchResult(BaseModel):
+        hits: list[SearchHit] = Field(description="Best matches first; empty when none.")
+
+    server = Server("agentmem", instructions=INSTRUCTIONS, version=__version__)
     session = new_session_id()
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
     reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-    @server.tool(name="remember", annotations=writes)
-    def remember_tool(text: str, section: str | None = None) -> str:
-        """Ask agentmem to remember one working preference of the user (one line).
+    def described(text: str) -> str:
+        return inspect.cleandoc(text)
 
-        It becomes a pending proposal in the user's inbox, committed at once; nothing reaches
-        the memory until the user accepts it with 'agentmem review'. section: one of the
-        memory's sections (default: the first, "Writing style").
-        """
+    @server.tool(
+        name="remember",
+        annotations=writes,
+        description=described(
+            """Ask agentmem to remember one working preference of the user (one line).
+
+            It becomes a pending proposal in the user's inbox, committed at once; nothing
+            reaches the memory until the user accepts it in their review. Never use it for
+            document content, personal data or secrets."""
+        ),
+    )
+    def remember_tool(
+        text: Annotated[
+            str, Field(description="The preference, one line, as the user would say it.")
+        ],
+        section: Annotated[
+            Section | None,
+            Field(description=f"The memory section (default: {sections[0]})."),
+        ] = None,
+    ) -> RememberResult:
         proposal = _tool_call(lambda: remember(text, section, session))
-        return (
-            f"pending proposal {proposal.id} in {proposal.person}'s inbox: {proposal.summary()}. "
-            "The user accepts or rejects it with 'agentmem review'."
+        return RememberResult(
+            proposal_id=proposal.id,
+            person=proposal.person,
+            section=proposal.section or "",
+            text=proposal.text or "",
+            status="pending",
         )
 
-    @server.tool(name="propose_rule", annotations=writes)
+    @server.tool(
+        name="propose_rule",
+        annotations=writes,
+        description=described(
+            """Propose a team doctrine rule as a draft: how the team applies a reference rule.
+
+            The draft's scope is this session's; it applies to no audit until an admin
+            approves it."""
+        ),
+    )
     def propose_rule_tool(
-        title: str, instruction: str, limits: list[str], justification: str = ""
-    ) -> str:
-        """Propose a team doctrine rule as a draft: how the team applies a reference rule.
-
-        limits: at least one explicit case where the rule does not hold. The draft's scope is
-        the session's; it applies to no audit until an admin approves it.
-        """
-        return _tool_call(
-            lambda: propose_rule(title, instruction, limits, justification, scope, session)
+        title: Annotated[str, Field(description="A short title for the rule.")],
+        instruction: Annotated[str, Field(description="What the team does, one or two sentences.")],
+        limits: Annotated[
+            list[str],
+            Field(
+                min_length=1,
+                description="At least one explicit case where the rule does not hold.",
+            ),
+        ],
+        justification: Annotated[
+            str, Field(description="Why the team settled it (optional).")
+        ] = "",
+    ) -> RuleResult:
+        transition = _tool_call(
+            lambda: propose_rule_transition(
+                title, instruction, limits, justification, scope, session
+            )
+        )
+        rule = transition.rule
+        return RuleResult(
+            rule_id=rule.id,
+            version=rule.version,
+            status=rule.status,
+            scope=rule.scope,
+            proposed_by=rule.proposed_by,
+            notes=list(transition.warnings),
         )
 
-    @server.tool(name="show_memory", annotations=reads)
-    def show_memory_tool() -> str:
-        """The user's remembered preferences as agentmem gives them to a chat (read only)."""
-        return _tool_call(show_memory)
+    @server.tool(
+        name="show_memory",
+        annotations=reads,
+        description="The user's remembered preferences as agentmem gives them to a chat.",
+    )
+    def show_memory_tool() -> MemoryResult:
+        ctx = _tool_call(memory_context)
+        from agentmem.delivery.context import render_chat
 
-    @server.tool(name="search", annotations=reads)
-    def search_tool(query: str, areas: str | None = None, limit: int = 10) -> str:
-        """Search the user's memory, inbox and past decisions and the team doctrine (read only).
+        return MemoryResult(
+            person=ctx.person,
+            fill=ctx.status.describe(),
+            entries=[
+                MemoryEntry(number=e.number, section=e.section, text=e.text) for e in ctx.entries
+            ],
+            block=render_chat(ctx, "text"),
+        )
 
-        query: words (SQLite FTS5 syntax: "a phrase", AND, OR, NOT, prefix*). areas: any of
-        memory,doctrine,inbox,history, comma-separated (default: all). Best matches first, each
-        with where it lives (file:line, rule and version, or commit) and the matched words
-        between **.
-        """
-        return _tool_call(lambda: search_text(query, areas, limit))
+    @server.tool(
+        name="search",
+        annotations=reads,
+        description=described(
+            """Search the user's memory, inbox and past decisions and the team doctrine.
 
-    @server.tool(name="list_inbox", annotations=reads)
-    def list_inbox_tool() -> str:
-        """The user's pending proposals, waiting for their review (read only)."""
-        return _tool_call(list_inbox)
+            Best matches first, each with where it lives and the matched words between **."""
+        ),
+    )
+    def search_tool(
+        query: Annotated[
+            str,
+            Field(description='Words to find; "a phrase", AND, OR, NOT and prefix* work.'),
+        ],
+        areas: Annotated[
+            str | None,
+            Field(
+                description="Where to look, comma-separated among memory, doctrine, inbox, "
+                "history (default: all)."
+            ),
+        ] = None,
+        limit: Annotated[
+            int, Field(ge=1, le=100, description="How many matches at most (1-100).")
+        ] = 10,
+    ) -> SearchResult:
+        hits = _tool_call(lambda: search_hits(query, areas, limit))
+        return SearchResult(
+            hits=[
+                SearchHit(kind=h.kind, where=h.where, about=h.describe(), snippet=h.snippet)
+                for h in hits
+            ]
+        )
+
+    @server.tool(
+        name="list_inbox",
+        annotations=reads,
+        description="The user's pending proposals, waiting for their review.",
+    )
+    def list_inbox_tool() -> InboxResult:
+        person, pending = _tool_call(inbox_proposals)
+        return InboxResult(
+            person=person,
+            proposals=[
+                PendingProposal(id=p.id, summary=p.summary(), basis=p.basis, source=p.source)
+                for p in pending
+            ],
+        )
 
     return server
