@@ -906,7 +906,8 @@ def test_interactive_review_asks_memory_first_then_doctrine(
         runner,
         "review",
         "--interactive",
-        input="a\ne\nNever accept a warranty under 24 months on supply contracts.\na\n",
+        # After the text, Enter keeps the route (doctrine).
+        input="a\ne\nNever accept a warranty under 24 months on supply contracts.\n\na\n",
     )
     assert "2 accepted, 0 rejected, 0 skipped" in result.stderr
     assert count(team) == before + 2

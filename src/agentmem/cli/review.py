@@ -46,6 +46,31 @@ def review(
             show_default=False,
         ),
     ] = None,
+    route: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--route",
+            help="Accept ID corrected to another route: --route ID=memory|doctrine. Repeatable.",
+            show_default=False,
+        ),
+    ] = None,
+    section: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--section",
+            help="Accept ID corrected to another memory section: --section ID=NAME. Repeatable.",
+            show_default=False,
+        ),
+    ] = None,
+    target: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--target",
+            help="Accept a modify/remove ID with another target entry: --target ID=TEXT "
+            "(a substring of one entry). Repeatable.",
+            show_default=False,
+        ),
+    ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Show what would change; write nothing.")
     ] = False,
@@ -83,15 +108,16 @@ def review(
     pending = list_pending(repo, actor.id)
     memory = [p for p in pending if p.route == "memory"]
     doctrine = [p for p in pending if p.route == "doctrine"]
-    scripted = bool(accept or reject or edit)
+    fixes = {"route": route or [], "section": section or [], "target": target or []}
+    scripted = bool(accept or reject or edit or any(fixes.values()))
     if not pending:
         output.info("no proposals to review")
-        if scripted and _names_ids(accept, reject, edit):
+        if scripted and _names_ids(accept, reject, edit, route, section, target):
             raise UsageError("nothing pending matches the given ids")
         return
     if scripted:
         flags = (accept or [], reject or [], edit or [])
-        _scripted(repo, actor, memory + doctrine, *flags, dry_run, distinct)
+        _scripted(repo, actor, memory + doctrine, *flags, dry_run, distinct, fixes)
     elif dry_run:
         preview, shown = _previewer(repo), output.stdout()  # a preview is data: stdout
         for proposal in memory:
@@ -109,6 +135,49 @@ def review(
 
 def _names_ids(*lists: list[str] | None) -> bool:
     return any(v and v != "all" for values in lists if values for v in values)
+
+
+def _corrections(
+    pending: list[Proposal], fixes: dict[str, list[str]]
+) -> tuple[dict[str, Proposal], dict[str, Proposal]]:
+    """``(corrected, originals)`` by proposal id from ``--route/--section/--target ID=VALUE``.
+    Raises :class:`UsageError` for a malformed flag or an unknown id, :class:`ProposalError`
+    for a correction that leaves a proposal malformed."""
+    from agentmem.errors import UsageError
+
+    wanted: dict[str, dict[str, str]] = {}
+    for name, items in fixes.items():
+        for item in items:
+            pid, sep, value = item.partition("=")
+            if not sep or not value.strip():
+                raise UsageError(f"--{name} takes ID=VALUE, got {item!r}")
+            wanted.setdefault(pid, {})[name] = value.strip()
+    corrected: dict[str, Proposal] = {}
+    originals: dict[str, Proposal] = {}
+    for proposal in _resolve(list(wanted), pending, "--route/--section/--target"):
+        fix = wanted[proposal.id]
+        corrected[proposal.id] = proposal.corrected(
+            route=fix.get("route"), section=fix.get("section"), target=fix.get("target")
+        )
+        originals[proposal.id] = proposal
+    return corrected, originals
+
+
+def _word_diff(old: str, new: str) -> str:
+    """Rich markup of ``new`` against ``old`` word by word: removed words struck in red, added
+    ones in bold green (every word through :func:`output.esc`)."""
+    import difflib
+
+    a, b = old.split(), new.split()
+    parts: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if op in ("delete", "replace"):
+            parts.append(f"[red strike]{output.esc(' '.join(a[i1:i2]))}[/]")
+        if op in ("insert", "replace"):
+            parts.append(f"[bold green]{output.esc(' '.join(b[j1:j2]))}[/]")
+        if op == "equal":
+            parts.append(output.esc(" ".join(a[i1:i2])))
+    return " ".join(parts)
 
 
 def _plan_or_none(
@@ -158,6 +227,8 @@ def _show(proposal: Proposal, plan: MemoryPlan | str, console: Console | None = 
         f"  basis: {proposal.basis} · session: {output.esc(proposal.session)} · source: {proposal.source}"
     )
     console.print(f"  why: {output.esc(proposal.justification)}")
+    if proposal.action == "modify" and proposal.target and proposal.text:
+        console.print(f"  words: {_word_diff(proposal.target, proposal.text)}")
     if isinstance(plan, str):
         console.print(f"[red]cannot be applied:[/] {output.esc(plan)}\n")
         return
@@ -264,6 +335,7 @@ def _scripted(
     edit: list[str],
     dry_run: bool,
     distinct: bool = False,
+    fixes: dict[str, list[str]] | None = None,
 ) -> None:
     from agentmem.errors import AgentmemError, UsageError
     from agentmem.proposals.inbox import split_pending
@@ -275,16 +347,20 @@ def _scripted(
         if not sep or not text.strip():
             raise UsageError(f"--edit takes ID=TEXT, got {item!r}")
         edits[pid] = text
+    corrected, originals = _corrections(memory, fixes or {})
     to_edit = _resolve(list(edits), memory, "--edit")
     to_accept = (
         [p for p in _resolve(accept, memory, "--accept") if p.id not in edits] if accept else []
     )
+    to_accept += [
+        originals[i] for i in corrected if i not in edits and originals[i] not in to_accept
+    ]
     to_reject = _resolve(reject, memory, "--reject") if reject else []
-    clash = {p.id for p in to_reject} & ({p.id for p in to_accept} | set(edits))
+    clash = {p.id for p in to_reject} & ({p.id for p in to_accept} | set(edits) | set(corrected))
     if clash:
         raise UsageError(f"both accepted and rejected: {', '.join(sorted(clash))}")
     failures = 0
-    chosen = [*to_accept, *to_edit]
+    chosen = [corrected.get(p.id, p) for p in (*to_accept, *to_edit)]
     preview, shown = _previewer(repo), output.stdout()
     for proposal in [p for p in chosen if p.route == "memory"]:
         try:
@@ -294,7 +370,7 @@ def _scripted(
                 continue
             with repo.locked():
                 plan = plan_accept(repo, proposal, edits.get(proposal.id))
-                commit = commit_accept(repo, actor, plan, proposal)
+                commit = commit_accept(repo, actor, plan, originals.get(proposal.id, proposal))
         except AgentmemError as exc:
             output.error(f"{proposal.id} not applied: {exc}")
             failures += 1
@@ -309,7 +385,9 @@ def _scripted(
             not _show_doctrine(repo, actor, p, edits.get(p.id), console=shown) for p in rules
         )
     else:
-        failures += _report_doctrine(accept_doctrine(repo, actor, rules, edits, distinct=distinct))
+        failures += _report_doctrine(
+            accept_doctrine(repo, actor, rules, edits, distinct=distinct, originals=originals)
+        )
     if to_reject and not dry_run:
         with repo.locked():
             to_reject, gone = split_pending(repo, to_reject)
@@ -344,7 +422,6 @@ def _interactive(
     doctrine: list[Proposal] | None = None,
     distinct: bool = False,
 ) -> None:
-    from rich.prompt import Prompt
 
     from agentmem.errors import AgentmemError
     from agentmem.proposals.inbox import split_pending
@@ -356,6 +433,7 @@ def _interactive(
     everything = [*memory, *(doctrine or [])]  # memory first
     try:
         for number, proposal in enumerate(everything, start=1):
+            original = proposal
             console.rule(f"proposal {number} of {len(everything)}")
             text: str | None = None
             plan: MemoryPlan | str | None = None
@@ -371,9 +449,12 @@ def _interactive(
                 if answer == "e":
                     # A refused text holding terminal controls is not offered back as is.
                     shown = text if text and output.visible(text) == text else None
-                    text = Prompt.ask(
-                        "new text", default=shown or proposal.text or "", console=console
-                    )
+                    if proposal.action != "remove":
+                        text = _ask_text(console, "text", shown or proposal.text or "")
+                    try:
+                        proposal = _ask_corrections(repo, console, proposal)
+                    except AgentmemError as exc:
+                        output.error(str(exc))
                     continue
                 break
             if answer == "q":
@@ -388,12 +469,19 @@ def _interactive(
                 console.print(f"[yellow]rejected[/] {proposal.id} (committed when the review ends)")
             elif answer == "a" and proposal.route == "doctrine":
                 edits = {proposal.id: text} if text is not None else {}
-                outcomes = accept_doctrine(repo, actor, [proposal], edits, distinct=distinct)
+                outcomes = accept_doctrine(
+                    repo,
+                    actor,
+                    [proposal],
+                    edits,
+                    distinct=distinct,
+                    originals={proposal.id: original},
+                )
                 counts["accepted"] += 1 - _report_doctrine(outcomes)
             elif answer == "a" and plan is not None and not isinstance(plan, str):
                 try:
                     with repo.locked():
-                        commit = commit_accept(repo, actor, plan, proposal)
+                        commit = commit_accept(repo, actor, plan, original)
                 except AgentmemError as exc:
                     output.error(f"{proposal.id} not applied: {exc}")
                     continue
@@ -410,3 +498,55 @@ def _interactive(
     console.print(
         f"{counts['accepted']} accepted, {counts['rejected']} rejected, {counts['skipped']} skipped"
     )
+
+
+def _ask_text(console: Console, label: str, current: str) -> str:
+    """One line of text, pre-filled with ``current`` to edit in place: readline line editing in
+    a terminal; else ``$VISUAL``/``$EDITOR`` on a terminal without readline; else a prompt whose
+    default is ``current`` (answers may be piped)."""
+    import os
+
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        try:
+            import readline
+        except ImportError:  # Windows without pyreadline
+            readline = None  # type: ignore[assignment]
+        if readline is not None:
+            readline.set_startup_hook(lambda: readline.insert_text(current))
+            try:
+                return input(f"{label}: ")
+            finally:
+                readline.set_startup_hook()
+        if os.environ.get("VISUAL") or os.environ.get("EDITOR"):
+            import click
+
+            edited = click.edit(current, require_save=True)
+            return " ".join(edited.split()) if edited is not None else current
+    from rich.prompt import Prompt
+
+    return Prompt.ask(label, default=current, console=console)
+
+
+def _ask_corrections(repo: Repository, console: Console, proposal: Proposal) -> Proposal:
+    """Ask the route, the section (memory) and the target (modify, remove), each pre-filled
+    with the current value; returns the corrected proposal."""
+    from rich.prompt import Prompt
+
+    route = proposal.route
+    if proposal.action == "add":
+        route = Prompt.ask(
+            "route", choices=["memory", "doctrine"], default=proposal.route, console=console
+        )
+    if route == "doctrine":
+        return proposal.corrected(route="doctrine")
+    sections = list(repo.config.memory.sections)
+    section = Prompt.ask(
+        "section",
+        choices=sections,
+        default=proposal.section if proposal.section in sections else sections[0],
+        console=console,
+    )
+    target = proposal.target
+    if proposal.action in ("modify", "remove"):
+        target = _ask_text(console, "target (a part of the entry)", proposal.target or "")
+    return proposal.corrected(route="memory", section=section, target=target)

@@ -215,8 +215,10 @@ def propose(
     rule_id: str | None = None,
     distinct: bool = False,
     proposal: Proposal | None = None,
+    corrections: list[str] | None = None,
 ) -> Transition:
-    """(new) → draft (member, admin). The scope is ``draft.scope``, else the scope of
+    """(new) → draft (member, admin). ``corrections`` (the reviewer's, ``field: old -> new``)
+    become ``Agentmem-Corrected`` trailers. The scope is ``draft.scope``, else the scope of
     ``draft.session``'s harvest, else None ("to be assigned"). With ``proposal``, its inbox file
     is removed in the same commit. Raises :class:`GovernanceError`, :class:`GuardError`,
     :class:`DuplicateRuleError`, :class:`DoctrineError`."""
@@ -230,6 +232,7 @@ def propose(
         inbox = proposal_relpath(proposal)
         more.append(FileChange(inbox, read_current(repo.root, inbox), None))
         extra += [(tr.PROPOSAL, proposal.id), (tr.BASIS, proposal.basis)]
+    extra += [(tr.CORRECTED, c) for c in corrections or []]
     extra += _distinct_trailer(None, rule)
     if rule.justification:
         extra.append((tr.JUSTIFICATION, rule.justification))
@@ -270,6 +273,7 @@ def draft_from_proposal(
     *,
     text: str | None = None,
     distinct: bool = False,
+    corrections: list[str] | None = None,
 ) -> Transition:
     """Review of a ``doctrine``-routed proposal (docs/design.md §Rule file): its owner accepts it
     and it becomes a draft rule whose proposer is the proposal's person, with the proposal's scope
@@ -277,7 +281,9 @@ def draft_from_proposal(
     instruction. The title is the text's first sentence; the draft has no limit yet (approval asks
     for one)."""
     draft = _proposal_draft(actor, proposal, text)
-    return propose(repo, actor, draft, distinct=distinct, proposal=proposal)
+    return propose(
+        repo, actor, draft, distinct=distinct, proposal=proposal, corrections=corrections
+    )
 
 
 _UNSET = object()

@@ -88,6 +88,41 @@ class Proposal:
         """A copy with a person's edited text (review ``--edit``)."""
         return replace(self, text=text)
 
+    def corrected(
+        self, *, route: str | None = None, section: str | None = None, target: str | None = None
+    ) -> Proposal:
+        """A copy with the reviewer's corrections (review ``--route``/``--section``/``--target``).
+
+        ``route`` is ``memory`` or ``doctrine``; a doctrine proposal has no section or target
+        (only an ``add`` can become one). Raises :class:`ProposalError` for a correction that
+        leaves the proposal malformed (docs/design.md §Proposals)."""
+        new_route = route or self.route
+        if new_route not in ROUTES:
+            raise ProposalError(f"{self.id}: route {new_route!r}; expected memory or doctrine")
+        if new_route == "doctrine":
+            if self.action != "add":
+                raise ProposalError(f"{self.id}: only an 'add' can become a doctrine proposal")
+            return replace(self, route="doctrine", section=None, target=None)
+        new_section = section or self.section
+        if self.action == "add" and not new_section:
+            raise ProposalError(
+                f"{self.id}: a memory 'add' needs a section",
+                hint=f"add --section {self.id}=NAME",
+            )
+        return replace(self, route="memory", section=new_section, target=target or self.target)
+
+    def corrections(self, original: Proposal) -> list[str]:
+        """``field: old -> new`` for each of route, section, target that differs from
+        ``original`` (a target is said ``changed``: it may be long)."""
+        out = []
+        for name in ("route", "section"):
+            old, new = getattr(original, name), getattr(self, name)
+            if old != new:
+                out.append(f"{name}: {old or 'none'} -> {new or 'none'}")
+        if original.target != self.target and self.target is not None:
+            out.append("target: changed")
+        return out
+
     def summary(self) -> str:
         """One human line: ``add to "Writing style": Keep …``."""
         where = f' "{self.section}"' if self.section else ""

@@ -71,7 +71,11 @@ def require_committed_memory(repo: Repository, relpath: str, current: str | None
 
 
 def _trailers(
-    actor: Person, proposal: Proposal, decision: str, edited: bool
+    actor: Person,
+    proposal: Proposal,
+    decision: str,
+    edited: bool,
+    corrections: list[str] | None = None,
 ) -> list[tuple[str, str]]:
     trailers = [
         (tr.ACTION, proposal.action),
@@ -88,6 +92,7 @@ def _trailers(
         trailers.append((tr.SECTION, proposal.section))
     if edited:
         trailers.append((tr.EDITED, "yes"))
+    trailers += [(tr.CORRECTED, c) for c in corrections or []]
     trailers.append((tr.JUSTIFICATION, proposal.justification))
     return trailers
 
@@ -120,7 +125,8 @@ def commit_accept(
             if section
             else subject
         )
-    message = tr.message(subject, _trailers(actor, proposal, "accepted", edited))
+    corrections = proposal.corrections(original)
+    message = tr.message(subject, _trailers(actor, proposal, "accepted", edited, corrections))
     return apply_changes(repo.root, changes, message)
 
 
@@ -352,6 +358,7 @@ def accept_doctrine(
     edits: dict[str, str] | None = None,
     *,
     distinct: bool = False,
+    originals: dict[str, Proposal] | None = None,
 ) -> list[DoctrineOutcome]:
     """Make each accepted ``doctrine`` proposal a draft rule, ONE commit each
     (docs/design.md §Rule file).
@@ -359,7 +366,8 @@ def accept_doctrine(
     Run after the memory proposals of the same review are committed. Each draft
     takes the repository lock itself; a failure (guard, duplicate guard, invalid scope, role) is
     returned with its proposal — the proposal stays pending — and the others go on. ``edits``
-    maps a proposal id to the person's edited text; ``distinct`` overrides the duplicate guard.
+    maps a proposal id to the person's edited text; ``distinct`` overrides the duplicate guard;
+    ``originals`` maps the id of a proposal the reviewer corrected (``--route``) to it as it was.
     """
     from agentmem.doctrine import draft_from_proposal
     from agentmem.errors import AgentmemError
@@ -369,8 +377,14 @@ def accept_doctrine(
         try:
             with repo.locked():
                 ensure_pending(repo, proposal)
+                original = (originals or {}).get(proposal.id)
                 transition = draft_from_proposal(
-                    repo, actor, proposal, text=(edits or {}).get(proposal.id), distinct=distinct
+                    repo,
+                    actor,
+                    proposal,
+                    text=(edits or {}).get(proposal.id),
+                    distinct=distinct,
+                    corrections=proposal.corrections(original) if original else None,
                 )
         except AgentmemError as exc:
             outcomes.append(DoctrineOutcome(proposal, None, exc))
