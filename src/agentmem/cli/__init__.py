@@ -70,9 +70,10 @@ METAVARS = {
 SHORT_HELP = {
     "init": "Create a memory repository (nothing to do if one is there).",
     "harvest": "Read finished sessions: at most 6 proposals each, in your inbox.",
-    "doctor": "Check the set-up: repository, identity, hooks, MCP, provider, queue.",
-    "export": "Write memory or doctrine into CLAUDE.md, AGENTS.md, a Cursor rule.",
-    "import": "Turn CLAUDE.md, AGENTS.md, rules and memory folders into proposals.",
+    "completion": "Print the shell completion script (bash, zsh, fish).",
+    "doctor": "Check the set-up: repository, identity, hooks, MCP, queue.",
+    "export": "Write memory or doctrine into CLAUDE.md, AGENTS.md or a rule.",
+    "import": "Turn CLAUDE.md, AGENTS.md, rules, memory folders into proposals.",
     "remember": "Mid-session: one 'add' proposal in your inbox.",
     "inbox": "List pending proposals.",
     "review": "Accept, edit or reject your pending proposals.",
@@ -82,7 +83,7 @@ SHORT_HELP = {
     "usage": "Which doctrine each audit was given, and why not the rest.",
     "mcp": "Run the MCP server on stdin/stdout.",
     "search": "Search memory, doctrine, inbox and the history of decisions.",
-    "tidy": "Hygiene report: duplicates, contradictions, full memory, dead links.",
+    "tidy": "Hygiene: duplicates, contradictions, full memory, dead links.",
     "sync": "Fetch, replay your commits on the team's, push (never forced).",
     "erase": "Erase personal data everywhere, history included (admin).",
     "memory": "Show, edit and trace a person's memory file.",
@@ -226,6 +227,7 @@ def root(
 def _register() -> None:
     from agentmem.cli import (
         check,
+        completion,
         context,
         doctor,
         doctrine,
@@ -255,6 +257,7 @@ def _register() -> None:
         importer,
         export,
         doctor,
+        completion,
         remember,
         inbox,
         review,
@@ -277,6 +280,18 @@ def _register() -> None:
 
 
 _register()
+
+
+def _completion_classes() -> None:
+    """Register typer's bash, zsh and fish completion with click, so that
+    ``_AGENTMEM_COMPLETE=complete_bash agentmem`` answers (``agentmem completion SHELL``
+    prints the script that calls it)."""
+    from typer._completion_classes import completion_init
+
+    completion_init()
+
+
+_completion_classes()
 
 
 class _WarningHandler(logging.Handler):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -16,11 +18,13 @@ app = typer.Typer()
 
 
 class CheckFormat(StrEnum):
-    """``text`` for people, ``json`` for programs, ``github`` for GitHub Actions annotations."""
+    """``text`` for people, ``json`` for programs, ``github`` for GitHub Actions annotations,
+    ``sarif`` for code scanning (SARIF 2.1.0)."""
 
     text = "text"
     json = "json"
     github = "github"
+    sarif = "sarif"
 
 
 @app.command()
@@ -50,7 +54,12 @@ def check(
     ] = False,
     fmt: Annotated[
         CheckFormat,
-        typer.Option("--format", "-f", help="text, json, or github (workflow annotations)."),
+        typer.Option(
+            "--format",
+            "-f",
+            help="text, json, github (workflow annotations, plus a summary table in "
+            "$GITHUB_STEP_SUMMARY when set), or sarif (SARIF 2.1.0 for code scanning).",
+        ),
     ] = CheckFormat.text,
 ) -> None:
     """Check the memory repository: memory files, doctrine rules, roles, settings, inbox.
@@ -71,6 +80,11 @@ def check(
     findings = report.sorted()
     if fmt is CheckFormat.json:
         output.as_json(f.to_dict() for f in findings)
+    elif fmt is CheckFormat.sarif:
+        from agentmem import __version__
+        from agentmem.check.report_formats import sarif
+
+        output.as_json(sarif(findings, __version__))
     else:
         for f in findings:
             output.data(
@@ -84,6 +98,15 @@ def check(
         if report.commits is not None
         else ""
     )
+    if fmt is CheckFormat.github and os.environ.get("GITHUB_STEP_SUMMARY"):
+        from agentmem.check.report_formats import append_summary, summary_markdown
+
+        try:
+            append_summary(
+                Path(os.environ["GITHUB_STEP_SUMMARY"]), summary_markdown(report, looked)
+            )
+        except OSError as exc:
+            output.warn(f"GITHUB_STEP_SUMMARY: cannot write the summary ({output.esc(exc)})")
     if errors or warnings:
         output.info(
             f"agentmem check: {errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)} ({looked})"
