@@ -5,6 +5,7 @@ syntax errors as usage errors, and the query written nowhere."""
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -44,12 +45,16 @@ def remember(runner: CliRunner, text: str, accept: bool = True) -> None:
         ok(runner, "review", "--accept", "all")
 
 
-@pytest.fixture
-def team(memrepo: Path, runner: CliRunner) -> Path:
-    """alice admin, bob and carol members; bob's memory holds one entry and one pending
-    proposal; alice's memory one entry; one draft rule and one active rule."""
-    write_roles(memrepo, {"alice": "admin", "bob": "member", "carol": "member"})
-    act(memrepo, "bob")
+_TEMPLATE: dict[str, Path] = {}
+
+
+def _build_team(root: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentmem.store.repo import init_repository
+
+    init_repository(root)
+    monkeypatch.chdir(root)
+    write_roles(root, {"alice": "admin", "bob": "member", "carol": "member"})
+    act(root, "bob")
     remember(runner, "Write the préavis de résiliation in bold in every summary.")
     remember(runner, "Quote the clause number before the page", accept=False)
     ok(
@@ -67,10 +72,30 @@ def team(memrepo: Path, runner: CliRunner) -> Path:
         "--limit",
         "Not for software licences.",
     )
-    act(memrepo, "alice")
+    act(root, "alice")
     remember(runner, "Summaries in three bullet points, deadline first.")
     ok(runner, "doctrine", "approve", "warranty-floor")
-    return memrepo
+
+
+@pytest.fixture
+def team(
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    runner: CliRunner,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Path:
+    """alice admin, bob and carol members; bob's memory holds one entry and one pending
+    proposal; alice's memory one entry; one active rule. Built once per test process, then
+    copied for each test (the identity is in the repository's own git config)."""
+    if "team" not in _TEMPLATE:
+        template = tmp_path_factory.mktemp("team-template") / "mem"
+        _build_team(template, runner, monkeypatch)
+        _TEMPLATE["team"] = template
+    root = tmp_path / "mem"
+    shutil.copytree(_TEMPLATE["team"], root, symlinks=True)
+    monkeypatch.chdir(root)
+    act(root, "alice")
+    return root
 
 
 def test_who_reads_what(team: Path, runner: CliRunner) -> None:
@@ -235,6 +260,7 @@ def test_the_query_is_written_nowhere(team: Path, runner: CliRunner) -> None:
             assert secret.encode() not in path.read_bytes(), path
 
 
+@pytest.mark.slow  # git-filter-repo: several seconds
 def test_erase_purges_the_index(team: Path, runner: CliRunner, tmp_path: Path) -> None:
     act(team, "alice")
     assert hits(runner, "préavis", "-p", "bob")
