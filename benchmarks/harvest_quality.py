@@ -280,9 +280,7 @@ def _words_in(words: list[Any], text: str | None) -> bool:
 def matches(expected: dict[str, Any], proposal: Any) -> bool:
     """The proposal says what ``expected`` says (its words, in text or, for remove, target)."""
     where = proposal.target if proposal.action == "remove" else proposal.text
-    if not _words_in(expected["match"], where):
-        return False
-    return True
+    return _words_in(expected["match"], where)
 
 
 def score(cases: list[dict[str, Any]], kept: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:

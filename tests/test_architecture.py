@@ -174,7 +174,7 @@ def _commands(group: object, prefix: tuple[str, ...] = ()) -> list[tuple[str, ..
         path = (*prefix, name)
         if getattr(command, "commands", None):
             found += _commands(command, path)
-        elif getattr(command, "commands", None) is None or not prefix or True:
+        else:
             found.append(path)
     return found
 

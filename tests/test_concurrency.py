@@ -162,9 +162,8 @@ def test_the_lock_is_released_by_the_kernel_when_its_holder_dies(memrepo: Path) 
     )
     assert holder.stdout is not None and holder.stdout.readline() == "held\n"
     repo = open_repository(memrepo)
-    with pytest.raises(BusyError):
-        with repo.locked(timeout=0):
-            pass
+    with pytest.raises(BusyError), repo.locked(timeout=0):
+        pass
     holder.kill()
     holder.wait()
     with repo.locked(timeout=5):
@@ -189,9 +188,11 @@ def test_a_memory_file_changed_since_its_diff_was_shown_is_not_overwritten(
         encoding="utf-8",
     )
     head = git(memrepo, "rev-parse", "HEAD").strip()
-    with pytest.raises(ApplyConflictError, match="changed on disk since its diff was shown"):
-        with repo.locked():
-            commit_accept(repo, repo.actor(), plan, proposal)
+    with (
+        pytest.raises(ApplyConflictError, match="changed on disk since its diff was shown"),
+        repo.locked(),
+    ):
+        commit_accept(repo, repo.actor(), plan, proposal)
     assert "Edited meanwhile" in memory.read_text(encoding="utf-8")
     assert git(memrepo, "rev-parse", "HEAD").strip() == head
 

@@ -69,7 +69,7 @@ class Agentmem:
     def _owner(self, person: str | None, doing: str) -> Person:
         """The actor, refusing a ``person`` who is someone else: only the owner writes their
         memory and inbox."""
-        from agentmem.proposals.review import require_owner
+        from agentmem.governance import require_owner
 
         actor = self.actor()
         if person is not None:
@@ -168,10 +168,10 @@ class Agentmem:
         and committed to the inbox at once. ``source`` names who filed it (``api``,
         ``memory-tool``). Raises GovernanceError, GuardError, ProposalError,
         ApplyConflictError (the target matches no entry or several)."""
+        from agentmem.governance import require_memory_role
         from agentmem.harvest.run import validate, write_to_inbox
         from agentmem.proposals.inbox import list_pending
         from agentmem.proposals.model import parse_proposal
-        from agentmem.proposals.review import require_memory_role
         from agentmem.store.writer import read_current
 
         actor = self.actor()

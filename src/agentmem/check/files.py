@@ -14,6 +14,7 @@ from pathlib import Path
 
 from agentmem.check import rules, tree
 from agentmem.check.findings import Finding
+from agentmem.store.repo import MEMORY_DIR
 
 PARALLEL_FROM_FILES = 1500  # below this, starting workers costs more than it saves
 _CHUNKS_PER_WORKER = 4
@@ -45,7 +46,7 @@ def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Fi
     memory, refused = tree.memory_paths(root)
     doctrine, more = rules.rule_paths(root)
     refused += more
-    checked = [f"{tree.MEMORY_DIR}/{p.name}" for p in memory]
+    checked = [f"{MEMORY_DIR}/{p.name}" for p in memory]
     checked += [f"{rules.DOCTRINE_DIR}/{p.name}" for p in doctrine]
     total = len(checked)
     workers = jobs()

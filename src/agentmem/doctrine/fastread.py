@@ -250,7 +250,7 @@ def fast_status(text: str) -> str | None:
         or text.count("\nstatus:") + text.startswith("status:") != 1
     ):
         return None
-    found = lines[0]
+    found: str = lines[0]
     bare = text.replace("deactivated", "")
     for word in STATUSES:
         if word == found:

@@ -77,9 +77,12 @@ def _card_ok(raw: str) -> bool:
     """Grouped like a card (none, 4-4-4-4…, 4-6-5, 4-6-4), a known brand prefix and length,
     and the Luhn checksum (python-stdnum)."""
     groups = [len(g) for g in re.split(r"[ -]", raw)]
-    if len(groups) > 1 and groups not in ([4, 6, 5], [4, 6, 4]):
-        if not (all(n == 4 for n in groups[:-1]) and 1 <= groups[-1] <= 4):
-            return False
+    if (
+        len(groups) > 1
+        and groups not in ([4, 6, 5], [4, 6, 4])
+        and not (all(n == 4 for n in groups[:-1]) and 1 <= groups[-1] <= 4)
+    ):
+        return False
     d = raw.replace(" ", "").replace("-", "")
     n = len(d)
     brand = (

@@ -77,7 +77,8 @@ def run_git_bytes(
     proc = _run(root, args, input_bytes, None, text=False)
     if check and proc.returncode != 0:
         raise _failed(args, proc)
-    return proc.stdout
+    out: bytes = proc.stdout
+    return out
 
 
 def is_work_tree(path: Path) -> bool:

@@ -6,13 +6,16 @@ Round-trip editing of doctrine files (comments kept) belongs to ruamel.yaml, not
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from agentmem.errors import ConfigError
 
-_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    _BaseLoader = yaml.SafeLoader
+else:  # the C loader where libyaml is there, with the same behaviour
+    _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 MAX_YAML_BYTES = 1_000_000  # a hand-written settings or proposal file is never this large
 

@@ -162,9 +162,8 @@ def _changed_memory_files(root: Path, base: str | None, head: str) -> list[tuple
     found: list[tuple[str, str]] = []
     for meta, name in zip(tokens[0::2], tokens[1::2], strict=False):
         fields = meta.decode().split()  # :old_mode new_mode old_oid new_oid status
-        if len(fields) == 5 and fields[1].encode() in _FILE_MODES:
-            if _is_memory_name(name):
-                found.append((name.decode("utf-8", "surrogateescape"), fields[3]))
+        if len(fields) == 5 and fields[1].encode() in _FILE_MODES and _is_memory_name(name):
+            found.append((name.decode("utf-8", "surrogateescape"), fields[3]))
     return found
 
 

@@ -335,10 +335,15 @@ def _confirmed(root: Path, relpath: str, text: str) -> dict[int, str]:
     final = 0
     for line in proc.stdout.splitlines():
         parts = line.split(" ")
-        if len(parts) >= 3 and len(parts[0]) >= 40 and not line.startswith("\t"):
-            if parts[1].isdigit() and parts[2].isdigit():
-                sha, final = parts[0], int(parts[2])
-                continue
+        if (
+            len(parts) >= 3
+            and len(parts[0]) >= 40
+            and not line.startswith("\t")
+            and parts[1].isdigit()
+            and parts[2].isdigit()
+        ):
+            sha, final = parts[0], int(parts[2])
+            continue
         if line.startswith("committer-time "):
             stamp = int(line.split(" ", 1)[1])
             times[sha] = datetime.fromtimestamp(stamp, UTC).date().isoformat()

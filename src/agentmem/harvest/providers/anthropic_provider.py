@@ -314,4 +314,5 @@ def parse_answer(text: str) -> list[dict[str, Any]]:
             f"the model's answer does not fit the schema: expected an object with a "
             f"'proposals' list, got {got}"
         )
-    return data["proposals"]
+    proposals: list[dict[str, Any]] = data["proposals"]
+    return proposals

@@ -179,6 +179,7 @@ def _detail(exc: Any) -> str:
     if isinstance(body, dict):
         error = body.get("error", body)
         if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return error["message"][:300]
+            text: str = error["message"]
+            return text[:300]
     message = getattr(exc, "message", None)
     return str(message)[:300] if message else type(exc).__name__
