@@ -33,6 +33,7 @@ import os
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -599,11 +600,14 @@ def build(root: Path, head: str | None) -> None:
         conn.execute("PRAGMA synchronous = OFF")
         _create(conn)
         conn.execute("BEGIN")
-        texts = read_files(root, work_tree_files(root))
-        docs = [doc for rel, text in texts.items() for doc in file_docs(root, rel, text)]
+        # git reads the history on the other core while this one reads the files.
+        with ThreadPoolExecutor(1) as pool:
+            pending = None if head is None else pool.submit(_log, root, [head], raw=False)
+            texts = read_files(root, work_tree_files(root))
+            docs = [doc for rel, text in texts.items() for doc in file_docs(root, rel, text)]
+            commits = [] if pending is None else pending.result()
         current = {d.path: d.version for d in docs if d.kind == "doctrine"}
         if head is not None:
-            commits = _log(root, [head], raw=False)
             docs += commit_docs(commits)
             docs += version_docs(root, commits, current)
         _insert(conn, docs)
