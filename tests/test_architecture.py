@@ -138,9 +138,149 @@ def test_the_distinct_approver_rule_names_the_first_conflict() -> None:
     assert not gov.may(None, gov.PROPOSE) and not gov.may("user", gov.HAVE_MEMORY)
 
 
-def test_apply_never_reaches_the_network() -> None:
-    for path in (SRC / "apply").glob("*.py"):
+def test_the_write_path_never_reaches_the_network() -> None:
+    for path in (SRC / "store").glob("*.py"):
         assert not _imports(path) & {"anthropic", "httpx2", "httpx", "urllib", "socket", "requests"}
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module(path): path for path in sorted(SRC.rglob("*.py"))}
+
+
+def _agentmem_imports(path: Path) -> list[tuple[str, bool]]:
+    """``(module, lazy)`` for every agentmem module ``path`` imports (``from agentmem.x import y``
+    counts ``agentmem.x.y`` when that is a module); ``lazy`` when inside a function. Imports
+    under ``if TYPE_CHECKING:`` are left out (they never run)."""
+    found: list[tuple[str, bool]] = []
+
+    def add(name: str, lazy: bool) -> None:
+        while name and name not in MODULES:
+            name = name.rpartition(".")[0]
+        if name and name != _module(path):
+            found.append((name, lazy))
+
+    def visit(nodes: list[ast.stmt], lazy: bool) -> None:
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    add(alias.name, lazy)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    add(f"{node.module}.{alias.name}", lazy)
+            elif isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                visit(node.orelse, lazy)
+            else:
+                inner = lazy or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    sub = getattr(node, field, None)
+                    if isinstance(sub, list):
+                        stmts = [getattr(h, "body", h) for h in sub]
+                        for item in stmts:
+                            visit(item if isinstance(item, list) else [item], inner)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")).body, False)
+    return [(name, lazy) for name, lazy in found if name.startswith("agentmem")]
+
+
+def test_imports_have_no_cycle() -> None:
+    """The import graph of src/agentmem (module-level imports, and the lazy ones inside
+    functions too) is acyclic: imports go one way."""
+    graph = {name: {m for m, _lazy in _agentmem_imports(path)} for name, path in MODULES.items()}
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def walk(name: str, trail: list[str]) -> None:
+        state[name] = 1
+        for nxt in sorted(graph[name]):
+            if state.get(nxt) == 1:
+                cycles.append([*trail[trail.index(nxt) :], nxt] if nxt in trail else [name, nxt])
+            elif nxt not in state:
+                walk(nxt, [*trail, nxt])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            walk(name, [name])
+    assert cycles == []
+
+
+# Which packages a package may not import (lazily or not): the package contract of the layout.
+ORCHESTRATION = {"harvest", "delivery", "check", "sync", "search", "cli"}
+FORBIDDEN = {
+    "store": {"memory", "proposals", "doctrine", "guard", *ORCHESTRATION},
+    "guard": {"store", "memory", "proposals", "doctrine", *ORCHESTRATION},
+    "memory": {"doctrine", *ORCHESTRATION},
+    "proposals": ORCHESTRATION,
+    "doctrine": ORCHESTRATION,
+    "harvest": {"cli"},
+    "delivery": {"cli"},
+    "check": {"cli"},
+    "sync": {"cli"},
+    "search": {"cli"},
+}
+BASE = {"agentmem.errors", "agentmem.trailers", "agentmem.governance", "agentmem.store.root"}
+
+
+def test_packages_import_only_what_the_layout_allows() -> None:
+    """store/ is the bottom (it imports no domain or orchestration package), the domain never
+    imports orchestration or the CLI, and the vocabulary modules import only errors."""
+    offenders = []
+    for name, path in MODULES.items():
+        area = name.split(".")[1] if "." in name else ""
+        for target, _lazy in _agentmem_imports(path):
+            top = target.split(".")[1] if "." in target else ""
+            if top in FORBIDDEN.get(area, set()):
+                offenders.append(f"{name} imports {target}")
+            if name in BASE and target != "agentmem.errors":
+                offenders.append(
+                    f"{name} imports {target} (a vocabulary module imports only errors)"
+                )
+    assert offenders == []
+
+
+def _function_import_blocks(tree: ast.Module) -> list[ast.stmt]:
+    """The first import of each run of imports inside a function body."""
+    firsts: list[ast.stmt] = []
+
+    def visit(nodes: list[ast.stmt], in_function: bool) -> None:
+        previous_was_import = False
+        for node in nodes:
+            is_import = isinstance(node, ast.Import | ast.ImportFrom)
+            if is_import and in_function and not previous_was_import:
+                firsts.append(node)
+            previous_was_import = is_import
+            inner = in_function or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            for field in ("body", "orelse", "finalbody"):
+                sub = getattr(node, field, None)
+                if isinstance(sub, list):
+                    visit(sub, inner)
+            for handler in getattr(node, "handlers", []) or []:
+                visit(handler.body, inner)
+
+    visit(tree.body, False)
+    return firsts
+
+
+def test_every_import_inside_a_function_says_why() -> None:
+    """Imports sit at the top of the module; one inside a function (hot path, heavy SDK, a
+    package whose submodules import it) is preceded by a ``# lazy: <why>`` comment line. The
+    CLI is exempt: each command loads its domain when it runs (docs/design.md §Hot path)."""
+    offenders = []
+    for name, path in MODULES.items():
+        if name.startswith("agentmem.cli"):
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for node in _function_import_blocks(ast.parse("\n".join(lines))):
+            above = lines[node.lineno - 2].strip() if node.lineno > 1 else ""
+            if not (above.startswith("# lazy: ") or "# lazy: " in lines[node.lineno - 1]):
+                offenders.append(
+                    f"{path.relative_to(SRC)}:{node.lineno}: {lines[node.lineno - 1].strip()}"
+                )
+    assert offenders == [], "move these imports to the top of the module, or say why with # lazy:"
 
 
 def _loaded_after(args: list[str], cwd: Path) -> list[str]:
@@ -160,7 +300,7 @@ def _loaded_after(args: list[str], cwd: Path) -> list[str]:
 
 
 @pytest.mark.slow
-def test_memory_show_imports_neither_the_model_sdk_nor_gitpython(memrepo: Path) -> None:
+def test_memory_show_and_inbox_import_no_heavy_library(memrepo: Path) -> None:
     assert _loaded_after(["memory", "show"], memrepo) == []
     assert _loaded_after(["inbox"], memrepo) == []
 

@@ -170,7 +170,7 @@ def test_target_zero_or_two_matches_is_refused_and_nothing_changes(
     )
     assert out["proposals"] == [] and message in out["rejected"][0]["reason"]
     # … and a proposal that went stale in the inbox is refused at review.
-    from agentmem.harvest.run import write_to_inbox
+    from agentmem.proposals.inbox import write_to_inbox
     from agentmem.proposals.model import parse_proposal
     from agentmem.store.repo import open_repository
 
@@ -423,7 +423,7 @@ def test_unexpected_errors_are_exit_3(
     def boom(*_a: object, **_k: object) -> None:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr("agentmem.proposals.inbox.list_pending", boom)
+    monkeypatch.setattr("agentmem.api.Agentmem.pending", boom)
     result = invoke(runner, "inbox")
     assert result.exit_code == 3
     assert "unexpected error (RuntimeError: kaboom); rerun with AGENTMEM_DEBUG=1" in result.stderr

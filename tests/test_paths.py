@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from agentmem.errors import ConfigError, UsageError
 from agentmem.store.change import FileChange
-from agentmem.store.repo import UnsafePathError, check_relpath, check_slug, parse_roles
+from agentmem.store.paths import UnsafePathError, check_relpath, check_slug
+from agentmem.store.repo import parse_roles
 from agentmem.store.writer import apply_changes
 
 MEMORY = "# Memory: alice\n\n## Writing style\n\n## Priorities & scope\n\n## Recurring patterns\n\n## Rule dependencies\n"

@@ -25,6 +25,7 @@ def open(path: str | os.PathLike[str] | None = None) -> Agentmem:  # noqa: A001
     folder) as an :class:`agentmem.api.Agentmem`: ``chat_context``, ``audit_context``,
     ``remember``, ``harvest``, ``propose_rule``, ``pending``. Raises
     :class:`agentmem.errors.NotARepositoryError`. See :mod:`agentmem.api`."""
+    # lazy: import agentmem stays light: the hot path imports the package
     from agentmem.api import open_repository
 
     return open_repository(None if path is None else os.fspath(path))

@@ -26,7 +26,29 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentmem.delivery.context import (
+    build_chat,
+    chat_reader,
+    check_format,
+    render_audit,
+    render_chat,
+    run_audit,
+)
+from agentmem.doctrine import Draft, propose
 from agentmem.errors import AgentmemError, UsageError
+from agentmem.governance import require_memory_role, require_owner
+from agentmem.harvest.exports import read_messages
+from agentmem.harvest.providers import Outcome
+from agentmem.harvest.queue import committed_session_ids, harvested_ids, record_harvested
+from agentmem.harvest.run import choose_provider, harvest_session
+from agentmem.harvest.transcripts import read_transcript
+from agentmem.proposals.inbox import list_pending, write_to_inbox
+from agentmem.proposals.model import parse_proposal
+from agentmem.proposals.review import remember as do_remember
+from agentmem.proposals.validate import validate
+from agentmem.store.repo import open_repository as open_repo
+from agentmem.store.root import find_root
+from agentmem.store.writer import read_current
 
 if TYPE_CHECKING:
     from agentmem.harvest.run import HarvestResult
@@ -69,8 +91,6 @@ class Agentmem:
     def _owner(self, person: str | None, doing: str) -> Person:
         """The actor, refusing a ``person`` who is someone else: only the owner writes their
         memory and inbox."""
-        from agentmem.governance import require_owner
-
         actor = self.actor()
         if person is not None:
             self._repo.person(person)
@@ -84,8 +104,6 @@ class Agentmem:
         numbered approved entries under their sections with the fill level, labelled as
         remembered preferences — never doctrine. ``fmt``: ``text`` or ``markdown``. The same
         text as ``agentmem context chat``. Raises GovernanceError, InvalidMemoryError."""
-        from agentmem.delivery.context import build_chat, chat_reader, check_format, render_chat
-
         if check_format(fmt) == "json":
             raise UsageError("chat_context returns text or markdown; use chat_entries for data")
         whose = chat_reader(self._repo, self.actor(), person)
@@ -97,8 +115,6 @@ class Agentmem:
         (which rules were given and why the others were not), like ``agentmem context audit``.
         Raises DoctrineError (an invalid scope or rule file), AgentmemError (usage line not
         written: an untraced audit is refused)."""
-        from agentmem.delivery.context import render_audit, run_audit
-
         if fmt not in ("text", "markdown"):
             raise UsageError(f"unknown format {fmt!r} (text or markdown)")
         return render_audit(run_audit(self._repo, self.actor(), scope), fmt)
@@ -106,9 +122,6 @@ class Agentmem:
     def pending(self, person: str | None = None) -> list[Proposal]:
         """Pending proposals of ``person`` (default: the actor; another person's only for an
         admin), oldest first."""
-        from agentmem.delivery.context import chat_reader
-        from agentmem.proposals.inbox import list_pending
-
         whose = chat_reader(self._repo, self.actor(), person)
         return list_pending(self._repo, whose)
 
@@ -137,8 +150,6 @@ class Agentmem:
     ) -> Proposal:
         """:meth:`remember`, returning the whole :class:`~agentmem.proposals.model.Proposal`
         (its ``summary()``, section, creation time) instead of its id."""
-        from agentmem.proposals.review import remember as do_remember
-
         actor = self._owner(person, "remembering into")
         with self._repo.locked():
             proposal = do_remember(
@@ -168,12 +179,6 @@ class Agentmem:
         and committed to the inbox at once. ``source`` names who filed it (``api``,
         ``memory-tool``). Raises GovernanceError, GuardError, ProposalError,
         ApplyConflictError (the target matches no entry or several)."""
-        from agentmem.governance import require_memory_role
-        from agentmem.harvest.run import validate, write_to_inbox
-        from agentmem.proposals.inbox import list_pending
-        from agentmem.proposals.model import parse_proposal
-        from agentmem.store.writer import read_current
-
         actor = self.actor()
         require_memory_role(actor, "a memory proposal")
         raw = {
@@ -216,9 +221,6 @@ class Agentmem:
         ``again``. Raises TranscriptError, ModelError, ConfigError (no API key) before anything
         is written.
         """
-        from agentmem.harvest.queue import committed_session_ids, harvested_ids, record_harvested
-        from agentmem.harvest.run import choose_provider, harvest_session
-
         actor = self._owner(person, "harvesting into")
         name = choose_provider(provider, self._repo.config.harvest.provider)
         if name == "replay":
@@ -265,8 +267,6 @@ class Agentmem:
         It applies to no audit until an admin approves it (``agentmem doctrine approve``).
         Raises GovernanceError, GuardError, DuplicateRuleError (a similar live rule),
         DoctrineError (invalid scope or fields)."""
-        from agentmem.doctrine import Draft, propose
-
         actor = self.actor()
         draft = Draft(title, instruction, tuple(limits), justification, scope, session)
         with self._repo.locked():
@@ -277,18 +277,12 @@ class Agentmem:
 def open_repository(path: str | Path | None = None) -> Agentmem:
     """The repository at ``path`` (its folder or one below it), else ``$AGENTMEM_REPO``, else
     found upward from the current folder. Raises NotARepositoryError, ConfigError."""
-    from agentmem.store.repo import open_repository as open_repo
-    from agentmem.store.root import find_root
-
     return Agentmem(open_repo(None if path is None else find_root(Path(path))))
 
 
 def _transcript(messages: Sequence[Mapping[str, Any]] | str | Path) -> Transcript:
     """A :class:`Transcript` from a Messages list (session id: ``api-`` and 16 hex digits of
     its canonical JSON) or from a transcript file."""
-    from agentmem.harvest.exports import read_messages
-    from agentmem.harvest.transcripts import read_transcript
-
     if isinstance(messages, (str, Path)):
         return read_transcript(Path(messages))
     if not isinstance(messages, Sequence) or not all(isinstance(m, Mapping) for m in messages):
@@ -301,8 +295,6 @@ def _transcript(messages: Sequence[Mapping[str, Any]] | str | Path) -> Transcrip
 
 
 def _outcomes(outcomes: Sequence[Mapping[str, Any]] | None) -> tuple[Any, ...]:
-    from agentmem.harvest.providers import Outcome
-
     found = []
     for index, item in enumerate(outcomes or (), start=1):
         decision = item.get("decision")

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agentmem.errors import ConfigError
+from agentmem.errors import ConfigError, InvalidMemoryError
 from agentmem.governance import ROLES
+from agentmem.memory.records import check_scope
 from agentmem.store.root import CONFIG_FILE as CONFIG_FILE
 from agentmem.store.yamlio import load_yaml_file
 
@@ -171,9 +172,6 @@ def _retention(where: str, value: dict[str, Any]) -> dict[str, RetentionClass]:
 
 def _scopes(where: str, value: Any) -> tuple[tuple[str, str], ...]:
     """``scopes:`` → ``((folder, scope), …)``; each scope a path such as contracts/supply."""
-    from agentmem.errors import InvalidMemoryError
-    from agentmem.memory.records import check_scope
-
     if value is None:
         return ()
     if not isinstance(value, dict):

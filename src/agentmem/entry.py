@@ -62,6 +62,7 @@ def _stdin() -> str | None:
 def plan(argv: list[str]) -> Callable[[], Printed] | None:
     """The hot command an argument list asks for, or None for typer to parse it. Nothing is
     changed (not even ``$AGENTMEM_REPO``) unless a plan is returned."""
+    # lazy: hot path: the console script never imports the CLI for a hook
     from agentmem.delivery import fastpath
 
     args = list(argv)
@@ -108,6 +109,7 @@ def emit(printed: Printed) -> None:
 
 def run(argv: list[str]) -> int | None:
     """Run a hot command line; its exit code, or None when it is not one (typer takes it)."""
+    # lazy: hot path: the console script never imports the CLI for a hook
     from agentmem.errors import AgentmemError
 
     todo = plan(argv)
@@ -138,6 +140,7 @@ def main() -> None:
     code = run(sys.argv[1:])
     if code is not None:
         sys.exit(code)
+    # lazy: hot path: the console script never imports the CLI for a hook
     from agentmem.cli import main as cli_main
 
     cli_main()

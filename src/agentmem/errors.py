@@ -57,6 +57,13 @@ class ProposalError(AgentmemError):
     """A proposal is invalid or cannot be found in the inbox."""
 
 
+class DoctrineError(AgentmemError):
+    """A rule file or a doctrine request is invalid (exit 1).
+
+    Parse errors read ``doctrine/<id>.yaml:<line>: <key>: <reason>``.
+    """
+
+
 class ApplyConflictError(AgentmemError):
     """An accepted proposal cannot be applied: its target matches zero or several entries,
     or the file changed on disk since the review showed its diff (docs/design.md §Write path)."""

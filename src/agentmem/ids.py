@@ -21,6 +21,7 @@ _SCOPE_SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 
 
 def _guard_codes(value: str) -> list[str]:
+    # lazy: the guard's patterns load only when an id is checked
     from agentmem import guard
 
     return sorted({f.code for f in guard.scan(value, kind="rule") if f.severity == guard.ERROR})

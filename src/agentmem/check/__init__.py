@@ -28,6 +28,7 @@ __all__ = ["ERROR", "WARNING", "CheckReport", "Finding", "run_check"]
 def _interrupted_change(root: Path) -> list[Finding]:
     """A warning when an agentmem change was interrupted here (a crash journal waits): the
     check reads the files as they are and never recovers; the next writing command does."""
+    # lazy: import agentmem.check.findings must not load the whole check: run_check loads it
     from agentmem.store import journal
 
     try:
@@ -46,6 +47,7 @@ def _interrupted_change(root: Path) -> list[Finding]:
 def _stale_exports(root: Path) -> list[Finding]:
     """``export-stale`` warnings: exported blocks older than the memory or doctrine they came
     from (see :mod:`agentmem.delivery.export`)."""
+    # lazy: import agentmem.check.findings must not load the whole check: run_check loads it
     from agentmem.delivery.export import stale_exports
 
     found = []
@@ -75,6 +77,7 @@ def run_check(
 
     Raises :class:`~agentmem.errors.GitError` only when git itself fails during the walk.
     """
+    # lazy: import agentmem.check.findings must not load the whole check: run_check loads it
     from agentmem.check import files, tree
     from agentmem.config import CONFIG_FILE
     from agentmem.doctrine import today as doctrine_today
@@ -96,6 +99,7 @@ def run_check(
     report.findings += _interrupted_change(root)
     report.findings += _stale_exports(root)
     if history:
+        # lazy: import agentmem.check.findings must not load the whole check: run_check loads it
         from agentmem.check.history.walk import check_history
 
         # doctrine.* settings are read at each commit's parent; True here forces signatures on

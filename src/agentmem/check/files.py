@@ -55,6 +55,7 @@ def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Fi
         return refused + serial + rules.duplicate_ids(serial_ids), checked
     parts = workers * _CHUNKS_PER_WORKER
     tree.file_scan_sees_line_ends()  # computed once, inherited by the workers
+    # lazy: forks workers only for a check over many files
     import multiprocessing
 
     context = multiprocessing.get_context("fork")

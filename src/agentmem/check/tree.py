@@ -20,7 +20,7 @@ from agentmem.errors import AgentmemError, ConfigError, ProposalError
 from agentmem.memory.file import MemoryFile, budget_status, char_count, find_entries, parse_memory
 from agentmem.memory.records import strip_markers
 from agentmem.proposals.model import proposal_from_stored
-from agentmem.store import regular
+from agentmem.store import gitio, regular
 from agentmem.store.repo import INBOX_DIR, MEMORY_DIR, ROLES_FILE, Person, parse_roles
 from agentmem.store.yamlio import load_yaml_file
 
@@ -336,8 +336,6 @@ def check_attributes(root: Path, paths: list[str]) -> list[Finding]:
     blob ``check --history`` judged. ONE ``git check-attr --stdin -z -a`` for all of them (it
     prints only the attributes that are specified); nothing when git cannot say (not a work
     tree: other findings say so)."""
-    from agentmem.store import gitio
-
     if not paths:
         return []
     payload = "".join(f"{p}\0" for p in paths).encode("utf-8")
@@ -380,8 +378,6 @@ def check_local_files(root: Path) -> list[Finding]:
     docs/design.md §Repository layout); a shared queue would make another person's ``harvest
     --queue`` read a transcript of someone else's choosing. One ``git ls-files``; nothing when git
     cannot say."""
-    from agentmem.store import gitio
-
     try:
         out = gitio.run_git_bytes(root, ["ls-files", "-z", "--", LOCAL_DIR])
     except AgentmemError:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from agentmem import governance
 from agentmem.errors import GovernanceError, UsageError
 from agentmem.memory.file import BudgetStatus, Entry, budget_status, new_memory_text, parse_memory
+from agentmem.store import regular
 
 if TYPE_CHECKING:
     from agentmem.config import Config
@@ -51,6 +52,7 @@ def withhold_reason(*texts: str) -> str | None:
     """Why an entry or a rule (its text fields) must not be pasted into a prompt, or None: it
     could open or close a context block, or the guard refuses it (a line committed with plain
     git never went through the guard: docs/design.md §Context)."""
+    # lazy: hot path: the guard loads only when a block is rendered
     from agentmem import guard
 
     if any(holds_delimiter(t) for t in texts):
@@ -108,8 +110,6 @@ def build_chat(repo: Repository, person: str) -> ChatContext:
     Raises :class:`InvalidMemoryError` (``file:line``) when the file is broken, or when it (or
     ``memories/``) is a symlink or not a regular file (:mod:`agentmem.store.regular`).
     """
-    from agentmem.store import regular
-
     relpath = repo.memory_relpath(person)
     config = repo.config.memory
     read = regular.read_text(repo.root, relpath, universal_newlines=True)
@@ -262,6 +262,7 @@ def decide(
     ``suspended``, ``deactivated``, ``archived``), ``out of scope``, then ``review overdue`` —
     which stops a rule only under ``on_review_due: suspend``.
     """
+    # lazy: hot path: a hook's chat block reads no rule and writes no usage
     from agentmem.doctrine import is_overdue, not_applied_reason
 
     overdue = is_overdue(rule, today)
@@ -280,6 +281,7 @@ def build_audit(
 ) -> AuditContext:
     """Decide every rule for ``scope`` (pure). Applied rules are ordered from the widest scope to
     the narrowest, then by id, so the same repository gives every person the same audit."""
+    # lazy: hot path: a hook's chat block reads no rule and writes no usage
     from agentmem.delivery.usage import RuleUsage
 
     given = actor.role in config.context.doctrine_for_roles
@@ -410,6 +412,7 @@ def run_audit(repo: Repository, actor: Person, scope: str) -> AuditContext:
     Raises :class:`DoctrineError` on an invalid scope or rule file, :class:`AgentmemError` when
     the usage line cannot be written (an untraced audit is refused).
     """
+    # lazy: hot path: a hook's chat block reads no rule and writes no usage
     from agentmem.delivery.usage import UsageRecord, append_usage, new_run_id, now_stamp
     from agentmem.doctrine import load_rules, normalise_scope, today
 

@@ -26,7 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentmem import governance as gov
+from agentmem.config import load_config
 from agentmem.errors import AgentmemError
+from agentmem.harvest.queue import read_queue, waiting
+from agentmem.harvest.run import choose_provider
+from agentmem.store.repo import Repository
+from agentmem.store.root import locate
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 HOOK_EVENTS = {
@@ -53,10 +59,6 @@ class Check:
 def run_doctor(project: Path | None = None, home: Path | None = None) -> list[Check]:
     """Every check, in order; ``project`` is where the agent runs (default: the current
     folder), ``home`` the user's home (default: ``~``). Never raises for a bad set-up."""
-    from agentmem.config import load_config
-    from agentmem.store.repo import Repository
-    from agentmem.store.root import locate
-
     project = (project or Path.cwd()).resolve()
     home = home or Path.home()
     checks: list[Check] = []
@@ -86,8 +88,6 @@ def run_doctor(project: Path | None = None, home: Path | None = None) -> list[Ch
 
 
 def _identity(repo: Any) -> Check:
-    from agentmem import governance as gov
-
     try:
         actor = repo.actor()
     except AgentmemError as exc:
@@ -191,8 +191,6 @@ def _mcp(project: Path, home: Path) -> Check:
 
 
 def _provider(repo: Any) -> Check:
-    from agentmem.harvest.run import choose_provider
-
     configured = repo.config.harvest.provider
     try:
         chosen = choose_provider(None, configured)
@@ -218,8 +216,6 @@ def _provider(repo: Any) -> Check:
 
 
 def _queue(repo: Any) -> Check:
-    from agentmem.harvest.queue import read_queue, waiting
-
     state = read_queue(repo.root)
     if state.bad_lines:
         lines = ", ".join(map(str, state.bad_lines[:5]))

@@ -28,7 +28,19 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentmem.config import load_config
+from agentmem.delivery.context import (
+    build_audit,
+    build_chat,
+    chat_reader,
+    render_audit,
+    render_chat,
+)
+from agentmem.doctrine import load_rules, normalise_scope, today
 from agentmem.errors import AgentmemError, GovernanceError, UsageError
+from agentmem.governance import ADMIN
+from agentmem.store import regular
+from agentmem.store.atomic import atomic_write
 from agentmem.store.repo import Person, Repository
 
 TARGETS = ("claude-md", "agents-md", "cursor-rule", "markdown")
@@ -76,8 +88,6 @@ def _sha(text: str) -> str:
 
 def memory_source_sha(repo: Repository, person: str) -> str:
     """What a memory export is made from: the memory file's text (empty when it is absent)."""
-    from agentmem.store import regular
-
     text = regular.read_text(repo.root, repo.memory_relpath(person), universal_newlines=True)
     return _sha(text or "")
 
@@ -90,8 +100,6 @@ def doctrine_source_sha(rule_versions: list[tuple[str, int]]) -> str:
 def export_memory(repo: Repository, actor: Person, person: str | None, target: str) -> Export:
     """The chat block of ``person`` (default: the actor; another person's only for an admin),
     rendered in Markdown. Raises :class:`GovernanceError`, :class:`InvalidMemoryError`."""
-    from agentmem.delivery.context import build_chat, chat_reader, render_chat
-
     _check_target(target)
     whose = chat_reader(repo, actor, person)
     ctx = build_chat(repo, whose)
@@ -109,9 +117,6 @@ def export_memory(repo: Repository, actor: Person, person: str | None, target: s
 def export_doctrine(repo: Repository, actor: Person, scope: str, target: str) -> Export:
     """The audit block of the active rules applying to ``scope``, in Markdown (no usage line:
     an export is not an audit run). Raises :class:`DoctrineError`, :class:`GovernanceError`."""
-    from agentmem.delivery.context import build_audit, render_audit
-    from agentmem.doctrine import load_rules, normalise_scope, today
-
     _check_target(target)
     clean = normalise_scope(scope, "--scope")
     if clean is None:
@@ -182,8 +187,6 @@ def write_export(repo: Repository, export: Export, output: Path) -> bool:
     """Write ``export`` into ``output`` atomically (only its block changes) and remember the file
     in ``.agentmem/exports.jsonl``. Returns False when the file already held exactly this.
     Raises :class:`ExportError`, :class:`WriteFailedError`."""
-    from agentmem.store.writer import atomic_write
-
     try:
         existing = output.read_text(encoding="utf-8") if output.exists() else None
     except (OSError, UnicodeDecodeError) as exc:
@@ -242,8 +245,6 @@ def stale_exports(root: Path) -> list[StaleExport]:
     """Exported blocks (files in ``.agentmem/exports.jsonl`` and the repository's top-level
     instruction files) whose ``sha256`` no longer matches the memory or doctrine they came from.
     Unreadable files and unknown people are left out (never raises)."""
-    from agentmem.config import load_config
-
     try:
         repo = Repository(root, load_config(root))
     except AgentmemError:
@@ -286,10 +287,6 @@ def stale_exports(root: Path) -> list[StaleExport]:
 
 
 def _doctrine_now(repo: Repository, scope: str) -> str:
-    from agentmem.delivery.context import build_audit
-    from agentmem.doctrine import load_rules, today
-    from agentmem.governance import ADMIN
-
     reader = Person("export", "", ADMIN)
     ctx = build_audit(load_rules(repo.root), scope, reader, repo.config, today(), "export")
     return doctrine_source_sha([(r.id, r.version) for r in ctx.applied])

@@ -46,6 +46,7 @@ def system_message(what: str, exc: BaseException) -> str:
     """Claude Code's ``{"systemMessage": …}`` hook output: ONE line saying what the hook could
     not do, why, and what to do (the error's hint, else ``agentmem doctor``). Claude Code shows
     it to the person even outside verbose mode, where stderr is hidden."""
+    # lazy: hot path: each hook or chat line loads only what it runs
     import json
 
     why = getattr(exc, "message", None) or str(exc) or type(exc).__name__
@@ -61,6 +62,7 @@ def queue_hook(stdin: str | None, event: str) -> Printed:
     ``stdin`` is None when it is a terminal (someone typed the command by hand). No settings are
     loaded and no git process is started: Claude Code gives SessionEnd 1.5 s in all.
     """
+    # lazy: hot path: each hook or chat line loads only what it runs
     from agentmem.harvest.queue import enqueue, parse_payload
 
     if stdin is None:
@@ -81,6 +83,7 @@ def queue_hook(stdin: str | None, event: str) -> Printed:
 def pre_tool_use(stdin: str | None) -> Printed:
     """PreToolUse: deny the agent's own Bash call to an agentmem command that decides
     (:mod:`agentmem.delivery.toolgate`); prints the decision JSON or nothing; always exit 0."""
+    # lazy: hot path: each hook or chat line loads only what it runs
     from agentmem.delivery.toolgate import decide
 
     return Printed(decide(stdin))
@@ -94,6 +97,7 @@ def session_start(stdin: str | None) -> Printed:
     :func:`system_message` on stdout (Claude Code shows it) and a note on stderr; an empty memory
     prints nothing but the note.
     """
+    # lazy: hot path: each hook or chat line loads only what it runs
     from agentmem.config import load_config
     from agentmem.delivery.context import HOOK_MAX_CHARS, build_chat, render_chat
     from agentmem.harvest.queue import parse_payload
@@ -122,6 +126,7 @@ def session_start(stdin: str | None) -> Printed:
 
 def chat(person: str | None, fmt: str) -> Printed:
     """``context chat [--person P] [--format F]``. Raises AgentmemError (exit 1 or 2)."""
+    # lazy: hot path: each hook or chat line loads only what it runs
     import json
 
     from agentmem.delivery.context import (

@@ -20,13 +20,25 @@ server must not write to stdout: nothing here prints. ``mcp`` is imported only b
 :func:`build_server`.
 """
 
+import inspect
 import os
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from secrets import token_hex
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
+from agentmem import __version__
+from agentmem.config import DEFAULT_SECTIONS, load_config
+from agentmem.delivery.context import build_chat, render_chat
+from agentmem.doctrine import Draft, normalise_scope, propose
 from agentmem.errors import AgentmemError, NotARepositoryError
+from agentmem.proposals.inbox import list_pending
+from agentmem.proposals.review import remember as do_remember
+from agentmem.search import parse_kinds, search
+from agentmem.store.repo import Repository, open_repository
+from agentmem.store.root import find_root
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
@@ -50,17 +62,11 @@ T = TypeVar("T")
 def session_scope(flag: str | None) -> str | None:
     """The scope of this server's session: ``--scope``, else ``$AGENTMEM_SCOPE``, else None
     (a draft "to be assigned"). Raises DoctrineError on an invalid scope."""
-    from agentmem.doctrine import normalise_scope
-
     return normalise_scope(flag or os.environ.get("AGENTMEM_SCOPE"), "--scope")
 
 
 def open_repo() -> "Repository":
     """The memory repository of this server (see the module docstring)."""
-    from agentmem.config import load_config
-    from agentmem.store.repo import Repository, open_repository
-    from agentmem.store.root import find_root
-
     try:
         return open_repository()
     except NotARepositoryError:
@@ -75,16 +81,11 @@ def new_session_id() -> str:
     """``mcp-YYYYMMDDTHHMMSS-xxxxxx``: one per server run (one agent session), so a draft never
     inherits the scope of another session's proposals (``origin_session``,
     docs/design.md §Proposals)."""
-    from datetime import UTC, datetime
-    from secrets import token_hex
-
     return f"mcp-{datetime.now(UTC):%Y%m%dT%H%M%S}-{token_hex(3)}"
 
 
 def remember(text: str, section: str | None, session: str) -> "Proposal":
     """One pending memory proposal for the actor, committed at once (``review.remember``)."""
-    from agentmem.proposals.review import remember as do_remember
-
     repo = open_repo()
     actor = repo.actor()
     with repo.locked():
@@ -93,8 +94,6 @@ def remember(text: str, section: str | None, session: str) -> "Proposal":
 
 def show_memory() -> str:
     """The actor's chat context block, as ``agentmem context chat`` prints it."""
-    from agentmem.delivery.context import build_chat, render_chat
-
     repo = open_repo()
     return render_chat(build_chat(repo, repo.actor().id), "text")
 
@@ -102,8 +101,6 @@ def show_memory() -> str:
 def search_text(query: str, areas: str | None, limit: int) -> str:
     """``agentmem search`` for the actor (no ``--person``: only their own personal documents),
     one hit on two lines (where and what, then the matching line); ``no match`` when none."""
-    from agentmem.search import parse_kinds, search
-
     repo = open_repo()
     kinds = parse_kinds(areas)
     result = search(repo, repo.actor(), query, kinds=kinds, limit=limit)
@@ -113,8 +110,6 @@ def search_text(query: str, areas: str | None, limit: int) -> str:
 
 def list_inbox() -> str:
     """The actor's pending proposals, one a line (``id  summary  [basis, source]``)."""
-    from agentmem.proposals.inbox import list_pending
-
     repo = open_repo()
     actor = repo.actor()
     pending = list_pending(repo, actor.id)
@@ -135,8 +130,6 @@ def propose_rule(
 ) -> str:
     """A doctrine draft proposed by the actor (``doctrine.propose``: role, guard and duplicate
     guard apply, one audit commit); returns a one-line summary for the model."""
-    from agentmem.doctrine import Draft, propose
-
     repo = open_repo()
     actor = repo.actor()
     draft = Draft(title, instruction, tuple(limits), justification, scope, session)
@@ -175,8 +168,6 @@ def propose_rule_transition(
     session: str,
 ) -> Any:
     """The :class:`agentmem.doctrine.Transition` of a draft proposed by the actor."""
-    from agentmem.doctrine import Draft, propose
-
     repo = open_repo()
     draft = Draft(title, instruction, tuple(limits), justification, scope, session)
     with repo.locked():
@@ -185,24 +176,18 @@ def propose_rule_transition(
 
 def memory_context() -> Any:
     """The actor's :class:`agentmem.delivery.context.ChatContext`."""
-    from agentmem.delivery.context import build_chat
-
     repo = open_repo()
     return build_chat(repo, repo.actor().id)
 
 
 def search_hits(query: str, areas: str | None, limit: int) -> list[Any]:
     """The actor's search hits (:class:`agentmem.search.Hit`), best first."""
-    from agentmem.search import parse_kinds, search
-
     repo = open_repo()
     return list(search(repo, repo.actor(), query, kinds=parse_kinds(areas), limit=limit).hits)
 
 
 def inbox_proposals() -> tuple[str, list[Any]]:
     """``(actor id, their pending proposals)``."""
-    from agentmem.proposals.inbox import list_pending
-
     repo = open_repo()
     actor = repo.actor()
     return actor.id, list_pending(repo, actor.id)
@@ -210,6 +195,7 @@ def inbox_proposals() -> tuple[str, list[Any]]:
 
 def _tool_call(fn: Callable[[], T]) -> T:
     """Turn an expected agentmem refusal into an MCP tool error the model can read."""
+    # lazy: the MCP SDK loads only in agentmem mcp
     from mcp.server.mcpserver.exceptions import ToolError
 
     try:
@@ -248,8 +234,6 @@ def invalid_arguments(errors: list[dict[str, Any]]) -> str:
 def configured_sections() -> tuple[str, ...]:
     """The memory sections of the repository this server serves (the defaults when it cannot
     be opened: every tool call will say why)."""
-    from agentmem.config import DEFAULT_SECTIONS
-
     try:
         return tuple(open_repo().config.memory.sections) or DEFAULT_SECTIONS
     except AgentmemError:
@@ -262,15 +246,11 @@ def build_server(scope: str | None = None) -> "MCPServer":
     Every parameter has a description; ``section`` is an enum of the configured sections and
     ``limits`` needs at least one item; results are structured (named fields, with the same
     JSON as text); errors are written for a model; ``serverInfo.version`` is agentmem's."""
-    import inspect
-    from typing import Annotated, Literal
-
+    # lazy: the MCP SDK and pydantic load only in agentmem mcp
     from mcp.server import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from mcp.types import ToolAnnotations
     from pydantic import BaseModel, Field, ValidationError
-
-    from agentmem import __version__
 
     class Server(MCPServer):
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
@@ -417,7 +397,6 @@ def build_server(scope: str | None = None) -> "MCPServer":
     )
     def show_memory_tool() -> MemoryResult:
         ctx = _tool_call(memory_context)
-        from agentmem.delivery.context import render_chat
 
         return MemoryResult(
             person=ctx.person,

@@ -35,7 +35,10 @@ from agentmem.doctrine.model import (
     rule_relpath,
 )
 from agentmem.doctrine.parse import load_rules
+from agentmem.doctrine.similar import find_similar
+from agentmem.doctrine.versions import session_scope, version_content
 from agentmem.errors import GovernanceError, ProposalError
+from agentmem.proposals.inbox import list_pending, proposal_relpath
 from agentmem.store.change import FileChange
 from agentmem.store.repo import Person, Repository
 from agentmem.store.writer import read_current
@@ -89,8 +92,6 @@ def _similar(repo: Repository, rule: Rule, exclude: tuple[str, ...]) -> list[Sim
     """Live rules close to ``rule``, leaving out ``rule`` itself, ``exclude`` and the rules that
     declared themselves distinct from ``rule`` (a declaration holds both ways: the rule that
     was there first can still be edited without repeating it)."""
-    from agentmem.doctrine.similar import find_similar
-
     rules = load_rules(repo.root)
     declared = tuple(r.id for r in rules if rule.id in r.distinct_from)
     return find_similar(
@@ -146,9 +147,6 @@ class Draft:
 
 
 def _session_scope(repo: Repository, session: str) -> str | None:
-    from agentmem.doctrine.versions import session_scope
-    from agentmem.proposals.inbox import list_pending
-
     return session_scope(repo.root, session, list_pending(repo))
 
 
@@ -227,8 +225,6 @@ def propose(
     extra = [(tr.SESSION, draft.session)] if draft.session else []
     more: list[FileChange] = []
     if proposal is not None:
-        from agentmem.proposals.inbox import proposal_relpath
-
         inbox = proposal_relpath(proposal)
         more.append(FileChange(inbox, read_current(repo.root, inbox), None))
         extra += [(tr.PROPOSAL, proposal.id), (tr.BASIS, proposal.basis)]
@@ -404,8 +400,6 @@ def restore(
     """Bring back the content (title, scope, instruction, limits) of ``version`` from git history
     as a new version, status draft, no approval — never the old status or approval
     (docs/design.md §Rule file)."""
-    from agentmem.doctrine.versions import version_content
-
     gov.require(actor, gov.RESTORE, "restoring doctrine")
     rule, text = current(repo, rule_id)
     if version == rule.version:

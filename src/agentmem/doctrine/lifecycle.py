@@ -28,7 +28,8 @@ from agentmem.doctrine.model import (
     today,
 )
 from agentmem.doctrine.parse import load_rule, load_rules
-from agentmem.doctrine.render import updated_text
+from agentmem.doctrine.render import canonical_text, updated_text
+from agentmem.doctrine.versions import version_author
 from agentmem.errors import GovernanceError
 from agentmem.store import gitio
 from agentmem.store.change import FileChange
@@ -64,6 +65,7 @@ def current(repo: Repository, rule_id: str) -> tuple[Rule, str]:
 def guard_rule(rule: Rule) -> tuple[str, ...]:
     """Pass every text field of ``rule`` through the guard (kind ``rule``, docs/design.md §Guard);
     returns the warnings, raises :class:`GuardError` naming the field."""
+    # lazy: guard patterns load only to write a rule (import agentmem.doctrine stays light)
     from agentmem import guard
 
     fields: list[tuple[str, str]] = [("title", rule.title), ("instruction", rule.instruction)]
@@ -117,8 +119,6 @@ def commit_rule(
 ) -> str | None:
     """Write ``after`` (round trip over ``old_text``, or the canonical layout for a new rule)
     plus ``more`` changes, and commit them as ONE audit commit."""
-    from agentmem.doctrine.render import canonical_text
-
     new_text = (
         canonical_text(after) if old_text is None else updated_text(old_text, after, after.path)
     )
@@ -146,7 +146,6 @@ def signing_wanted(repo: Repository) -> bool:
 def _distinct_approver(repo: Repository, actor: Person, rule: Rule, doing: str) -> None:
     if not repo.config.doctrine.distinct_approver:
         return
-    from agentmem.doctrine.versions import version_author
 
     author = version_author(repo.root, rule)
     conflict = gov.self_approval(actor.id, proposed_by=rule.proposed_by, wrote=author)

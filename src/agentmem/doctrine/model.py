@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from agentmem.errors import AgentmemError
+from agentmem.errors import DoctrineError as DoctrineError
 
 STATUSES = ("draft", "active", "suspended", "deactivated", "archived")
 #: Statuses compared by the duplicate guard (docs/design.md §Rule file: draft, active, suspended).
@@ -47,13 +47,6 @@ CONTENT_KEYS = ("title", "scope", "instruction", "limits")
 DOCTRINE_DIR = "doctrine"
 STAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 FIELD_MAX_CHARS = 1000  # one doctrine text field (title, instruction, a limit, justification)
-
-
-class DoctrineError(AgentmemError):
-    """A rule file or a doctrine request is invalid (exit 1).
-
-    Parse errors read ``doctrine/<id>.yaml:<line>: <key>: <reason>``.
-    """
 
 
 class UnknownRuleError(DoctrineError):
@@ -158,6 +151,7 @@ def normalise_scope(scope: str | None, where: str = "scope") -> str | None:
     segment, ``.``/``..``, spaces or other characters outside ``[A-Za-z0-9_.-]``, more than 200
     characters or anything the guard refuses; the message never repeats the value.
     """
+    # lazy: import agentmem.doctrine stays light: the id checks load the guard
     from agentmem.ids import check_scope
 
     return check_scope(scope, where, DoctrineError)

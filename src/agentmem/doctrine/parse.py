@@ -29,6 +29,7 @@ from agentmem.doctrine.model import (
     normalise_scope,
     rule_relpath,
 )
+from agentmem.store import regular
 
 MAX_RULE_BYTES = 64 * 1024  # a rule is a few hundred bytes; a bigger file is a mistake or an attack
 REQUIRED = ("id", "title", "status", "instruction", "version", "proposed_by", "proposed_at")
@@ -323,8 +324,6 @@ def read_rule_file(root: Path, where: str) -> str:
     """The text of rule file ``root/where``, size-capped before reading; errors as
     :class:`DoctrineError`. Follows no symlink and reads only a regular file
     (:func:`agentmem.store.regular.read_capped`)."""
-    from agentmem.store import regular
-
     read = regular.read_capped(root, where, MAX_RULE_BYTES)
     if read is None:
         raise UnknownRuleError(
@@ -371,8 +370,6 @@ def load_rules_and_errors(root: Path) -> tuple[list[Rule], list[DoctrineError]]:
     ``doctrine/`` itself being a symlink is one error (and no rule); an entry named ``*.yaml``
     that is a symlink, a folder or anything but a regular file is an error of its own
     (:func:`agentmem.store.regular.listing`)."""
-    from agentmem.store import regular
-
     names, refused = regular.listing(root, DOCTRINE_DIR, ".yaml")
     errors = [DoctrineError(regular.message(r), hint=regular.HINT) for r in refused]
     rules: list[Rule] = []

@@ -14,6 +14,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import yaml as pyyaml
+
 from agentmem.doctrine.model import KEYS, DoctrineError, Rule
 from agentmem.doctrine.parse import parse_rule_text
 
@@ -26,6 +28,7 @@ class _Stamp(str):
 
 
 def _yaml() -> Any:
+    # lazy: ruamel.yaml loads only to write a rule
     from ruamel.yaml import YAML
     from ruamel.yaml.representer import RoundTripRepresenter
 
@@ -47,7 +50,7 @@ def _yaml() -> Any:
 
 def _text(value: str) -> Any:
     """``value`` as a YAML string that every YAML 1.1 or 1.2 reader reads back as this text."""
-    import yaml as pyyaml
+    # lazy: ruamel.yaml loads only to write a rule
     from ruamel.yaml.scalarstring import SingleQuotedScalarString
 
     resolved = pyyaml.resolver.Resolver().resolve(pyyaml.ScalarNode, value, (True, False))
@@ -55,6 +58,7 @@ def _text(value: str) -> Any:
 
 
 def _value(rule: Rule, key: str) -> Any:
+    # lazy: ruamel.yaml loads only to write a rule
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     raw = getattr(rule, key)
@@ -86,6 +90,7 @@ def _dump(data: Any) -> str:
 
 def canonical_text(rule: Rule) -> str:
     """The canonical file text of ``rule`` (see the module docstring); parses back to ``rule``."""
+    # lazy: ruamel.yaml loads only to write a rule
     from ruamel.yaml.comments import CommentedMap
 
     return _dump(CommentedMap([(key, _value(rule, key)) for key in KEYS]))

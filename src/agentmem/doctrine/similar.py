@@ -153,6 +153,7 @@ def similarity(a: str, b: str) -> float:
 def score_normalised(na: str, nb: str) -> float:
     """:func:`similarity` of two texts already through :func:`normalise` (callers comparing many
     pairs normalise each text once)."""
+    # lazy: rapidfuzz loads only to compare texts
     from rapidfuzz import fuzz
 
     if not na or not nb:

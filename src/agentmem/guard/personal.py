@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+from importlib import resources
 
 from agentmem.guard.base import Finding
 from agentmem.guard.unicode import _Raw
@@ -46,17 +47,21 @@ def _valid_id(kind: str, value: str) -> bool:
     """Checksum of a national id candidate (python-stdnum, imported on first use)."""
     value = _NUMBER_SEPARATORS.sub("", value)
     if kind == "nir":
+        # lazy: stdnum costs 50 ms to import
         from stdnum.fr import nir
 
         return bool(nir.is_valid(value))
     if kind == "ssn":
+        # lazy: stdnum costs 50 ms to import
         from stdnum.us import ssn
 
         return bool(ssn.is_valid(value))
     if kind == "dni":
+        # lazy: stdnum costs 50 ms to import
         from stdnum.es import dni, nie
 
         return bool(dni.is_valid(value) or nie.is_valid(value))
+    # lazy: stdnum costs 50 ms to import
     from stdnum.it import codicefiscale
 
     return bool(codicefiscale.is_valid(value))
@@ -97,7 +102,8 @@ def _card_ok(raw: str) -> bool:
     )
     if not brand:
         return False
-    from stdnum import luhn  # lazy: importing stdnum costs 50 ms
+    # lazy: importing stdnum costs 50 ms
+    from stdnum import luhn
 
     return bool(luhn.is_valid(d))
 
@@ -105,7 +111,8 @@ def _card_ok(raw: str) -> bool:
 def _iban_findings(text: str, windows: list[tuple[int, int]]) -> list[Finding]:
     out = []
     for m in (m for lo, hi in windows for m in _IBAN.finditer(text, lo, hi)):
-        from stdnum import iban  # lazy
+        # lazy: stdnum costs 50 ms to import
+        from stdnum import iban
 
         parts = re.split(r"[ \u00a0]", m.group())
         # The pattern may swallow a following upper-case word: try shorter candidates too.
@@ -170,7 +177,8 @@ def _phone_findings(text: str, windows: list[tuple[int, int]]) -> list[Finding]:
     ]
     if not hints:
         return []
-    import phonenumbers  # lazy: 40 ms to import, and needed only when digits abound
+    # lazy: 40 ms to import, and needed only when digits abound
+    import phonenumbers
 
     out: list[Finding] = []
     for h in hints:
@@ -326,8 +334,6 @@ _URL_CREDENTIALS = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^/\s:@]{1,64}:([^/\s
 def _first_names() -> frozenset[str]:
     """First names from gender-guesser's maintained list (about 45,000, many countries),
     casefolded; loaded on first use (about 0.4 s)."""
-    from importlib import resources
-
     names: set[str] = set()
     path = resources.files("gender_guesser") / "data" / "nam_dict.txt"
     with path.open(encoding="utf-8") as handle:

@@ -210,7 +210,8 @@ def _homoglyph_table() -> dict[str, str]:
     """Non-Latin letter -> the ASCII letter (or digit) it looks like (confusable-homoglyphs)."""
     global _homoglyphs
     if _homoglyphs is None:
-        from confusable_homoglyphs import confusables  # lazy: a 70 ms JSON load
+        # lazy: a 70 ms JSON load
+        from confusable_homoglyphs import confusables
 
         table: dict[str, str] = {}
         for ch, glyphs in confusables.confusables_data.items():

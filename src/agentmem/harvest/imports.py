@@ -13,7 +13,7 @@ Sources (chosen by name, then by content):
 
 Each candidate becomes an ``add`` proposal, routed as the offline harvest routes a request
 (doctrine for team wording, else memory, section by keywords), basis ``declared``, its
-justification naming the file and line. It goes through :func:`agentmem.harvest.run.validate`
+justification naming the file and line. It goes through :func:`agentmem.proposals.validate.validate`
 (shape, guard, budget preview, duplicates against the memory, the inbox and the proposals kept
 before it) and the kept ones of one file are committed to the inbox in ONE commit: a file that
 fails (binary, unreadable, too large, half-written JSON) is skipped with its reason and commits
@@ -31,8 +31,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentmem.errors import AgentmemError, UsageError
-from agentmem.proposals.model import Proposal
+from agentmem.governance import require_memory_role
+from agentmem.harvest.providers.offline import route_for, section_for
+from agentmem.harvest.queue import committed_session_ids
+from agentmem.proposals.inbox import list_pending, write_to_inbox
+from agentmem.proposals.model import Proposal, parse_proposal
+from agentmem.proposals.validate import validate
 from agentmem.store.repo import Person, Repository
+from agentmem.store.writer import read_current
 
 #: A file larger than this (bytes) is skipped: no instruction file people maintain is that big.
 MAX_FILE_BYTES = 512 * 1024
@@ -433,8 +439,6 @@ def raw_proposal(
     candidate: Candidate, source: Source, sections: tuple[str, ...]
 ) -> dict[str, object]:
     """The untrusted proposal for one candidate, routed and filed as the offline harvest does."""
-    from agentmem.harvest.providers.offline import route_for, section_for
-
     route = route_for(candidate.text)
     return {
         "action": "add",
@@ -466,8 +470,6 @@ def import_files(
     :class:`UsageError` when a folder holds nothing importable; a bad file is a ``failed``
     :class:`FileResult`, never an exception.
     """
-    from agentmem.harvest.queue import committed_session_ids
-
     sources, ignored, missing = find_sources(paths)
     run = ImportRun(ignored=ignored)
     imported = {s.path.resolve() for s in sources}
@@ -495,12 +497,6 @@ def _import_one(
     dry_run: bool,
     done: set[str],
 ) -> FileResult:
-    from agentmem.governance import require_memory_role
-    from agentmem.harvest.run import validate, write_to_inbox
-    from agentmem.proposals.inbox import list_pending
-    from agentmem.proposals.model import parse_proposal
-    from agentmem.store.writer import read_current
-
     try:
         text = read_text(source.path)
         found = candidates(source, text, imported)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from agentmem.errors import ConfigError
+from agentmem.store.yamlio import load_yaml_text
 
 LANGUAGE_FILES = ("en.yaml", "fr.yaml", "es.yaml", "de.yaml")
 _PATTERN_KEYS = (
@@ -70,8 +71,6 @@ def _compile(patterns: list[str], where: str) -> tuple[re.Pattern[str], ...]:
 
 def parse_language(text: str, where: str) -> Language:
     """One language file's text → :class:`Language`. Raises :class:`ConfigError`."""
-    from agentmem.store.yamlio import load_yaml_text
-
     data = load_yaml_text(text, where, ConfigError)
     if not isinstance(data, dict) or not isinstance(data.get("language"), str):
         raise ConfigError(f"{where}: expected a mapping with a 'language' code")

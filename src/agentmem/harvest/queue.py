@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentmem import trailers as tr
-from agentmem.errors import AgentmemError
+from agentmem.errors import AgentmemError, UsageError
 
 if TYPE_CHECKING:
     pass
@@ -219,6 +219,7 @@ def committed_session_ids(root: Path) -> set[str]:
     """Session ids of every harvest commit in the history (``Agentmem-Action: propose`` from a
     provider, not from ``remember``): a session harvested on a clone whose ``.agentmem/`` was
     lost still counts as harvested. One ``git log``."""
+    # lazy: hot path: the hook queues a session without git
     from agentmem.store import gitio
 
     found: set[str] = set()
@@ -262,8 +263,6 @@ def forget(root: Path, session_id: str, actor: str) -> QueuedSession:
     Raises :class:`~agentmem.errors.UsageError` (exit 2) when the id is not in the queue, with
     the ids that wait, and :class:`AgentmemError` when it was already harvested or forgotten.
     """
-    from agentmem.errors import UsageError
-
     queued = {s.session_id: s for s in read_queue(root).sessions}
     session = queued.get(session_id)
     if session is None:

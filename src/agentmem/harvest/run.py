@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentmem import trailers as tr
+from agentmem import guard
 from agentmem.config import HarvestConfig
+from agentmem.doctrine.model import applies_to, content_sha256
+from agentmem.doctrine.parse import load_rules_and_errors
 from agentmem.errors import (
     AgentmemError,
     ConfigError,
@@ -31,12 +33,13 @@ from agentmem.errors import (
 )
 from agentmem.governance import require_memory_role
 from agentmem.harvest.own import restates
-from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
+from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer, offline
 from agentmem.harvest.transcripts import Transcript, read_transcript
+from agentmem.ids import check_scope, check_session
 from agentmem.memory.file import new_memory_text, parse_memory
-from agentmem.memory.planner import plan_memory
-from agentmem.proposals.inbox import list_pending, proposal_relpath, render_proposal
+from agentmem.proposals.inbox import list_pending, write_to_inbox
 from agentmem.proposals.model import Proposal, parse_proposal
+from agentmem.proposals.validate import validate
 from agentmem.store.repo import Person, Repository
 from agentmem.store.writer import read_current
 from agentmem.store.yamlio import load_yaml_text
@@ -47,7 +50,6 @@ if TYPE_CHECKING:
 PROVIDERS = ("auto", "anthropic", "offline", "openai", "replay")
 #: Score 0–100 (doctrine's scorer, :func:`agentmem.doctrine.similar.similarity`: normalised
 #: words in any order, figures must match) at or above which an add repeats an entry.
-DUPLICATE_ENTRY_SCORE = 90.0
 
 
 @dataclass(frozen=True)
@@ -143,8 +145,6 @@ def _label(raw: object) -> str:
 
 def _visible_text(raw: object) -> str:
     """A cut proposal's text when the guard finds nothing in it; else a note (never a value)."""
-    from agentmem import guard
-
     text = raw.get("text") if isinstance(raw, dict) else None
     if not isinstance(text, str) or not text.strip():
         return "(no text)"
@@ -161,65 +161,18 @@ def _call_provider(
             raise UsageError("the replay provider needs --proposals FILE")
         return read_replay(proposals_file)
     if name == "anthropic":
+        # lazy: the provider and its SDK load only when chosen
         from agentmem.harvest.providers import anthropic_provider
 
         anthropic_provider.check_credentials()
         return anthropic_provider.harvest(request)
     if name == "openai":
+        # lazy: the provider and its SDK load only when chosen
         from agentmem.harvest.providers import openai_provider
 
         return openai_provider.harvest(request, openai_provider.settings_from(settings))
-    from agentmem.harvest.providers import offline
 
     return offline.harvest(request)
-
-
-def validate(
-    proposal: Proposal,
-    repo: Repository,
-    memory_text: str | None,
-    accepted: Sequence[Proposal],
-    pending: Sequence[Proposal] = (),
-) -> None:
-    """The validation (docs/design.md §Harvest) of one parsed proposal against the current memory,
-    the proposals kept before it in this harvest (``accepted``) and those already in the inbox
-    (``pending``). Raises an :class:`AgentmemError` whose message is the reason."""
-    from agentmem import guard
-
-    config = repo.config.memory
-    relpath = repo.memory_relpath(proposal.person)
-    guard.check_personal(proposal.text or "", where=f"proposal {proposal.id}")
-    guard.check_personal(proposal.justification, where=f"proposal {proposal.id} justification")
-    if proposal.route == "doctrine":
-        assert proposal.text is not None
-        guard.check(proposal.text, where=f"doctrine proposal {proposal.id}", kind="rule")
-        return
-    if proposal.section is not None and proposal.section not in config.sections:
-        raise ProposalError(
-            f"unknown section {proposal.section!r} (sections: {', '.join(config.sections)})"
-        )
-    plan = plan_memory(proposal, memory_text, config, relpath)  # target, guard, budget preview
-    if proposal.action in ("add", "modify") and proposal.text:
-        from agentmem.doctrine.similar import similarity
-
-        base = memory_text if memory_text is not None else new_memory_text(proposal.person, config)
-        existing = parse_memory(base, proposal.person, config, relpath).entries()
-        for entry in existing:
-            if proposal.action == "modify" and proposal.target and proposal.target in entry.text:
-                continue
-            score = similarity(proposal.text, entry.text)
-            if score >= DUPLICATE_ENTRY_SCORE:
-                raise ProposalError(f"repeats entry #{entry.number} ({score:.0f} % similar)")
-        for other, where in [(p, "of this harvest") for p in accepted] + [
-            (p, "pending in your inbox") for p in pending
-        ]:
-            score = similarity(proposal.text, other.text or "")
-            if score >= DUPLICATE_ENTRY_SCORE:
-                raise ProposalError(
-                    f"repeats proposal {other.id} {where}",
-                    hint=f"accept or reject {other.id} first ('agentmem review')",
-                )
-    del plan
 
 
 def harvest_session(
@@ -242,8 +195,6 @@ def harvest_session(
     :class:`ConfigError` (e.g. no API key) naming the session, before anything is written (a
     queued session stays queued).
     """
-    from agentmem.ids import check_scope, check_session
-
     transcript = transcript or read_transcript(transcript_path)
     check_session(transcript.session_id, f"{transcript_path}: session id", TranscriptError)
     scope = check_scope(scope, "--scope")
@@ -340,9 +291,6 @@ def _validate_and_write(
 def doctrine_in_scope(repo: Repository, scope: str | None) -> list[Rule]:
     """The active, approved rules that apply to ``scope`` (every active approved rule when no
     scope is given); unreadable rule files are left out (``check`` reports them)."""
-    from agentmem.doctrine.model import applies_to, content_sha256
-    from agentmem.doctrine.parse import load_rules_and_errors
-
     rules, _errors = load_rules_and_errors(repo.root)
     return [
         rule
@@ -357,23 +305,3 @@ def doctrine_in_scope(repo: Repository, scope: str | None) -> list[Rule]:
 def render_doctrine(rules: Sequence[Rule]) -> str:
     """``- [id] (scope) instruction`` lines, one per rule (the model request's doctrine block)."""
     return "\n".join(f"- [{r.id}] ({r.scope or 'no scope'}) {r.instruction}" for r in rules)
-
-
-def write_to_inbox(
-    repo: Repository, actor: Person, proposals: list[Proposal], session: str, source: str
-) -> str | None:
-    """Write pending proposals to the inbox and commit them in one audit commit (through the
-    journaled writer: a crash leaves them fully committed or not at all)."""
-    from agentmem.store.change import FileChange
-    from agentmem.store.writer import apply_changes
-
-    changes = [FileChange(proposal_relpath(p), None, render_proposal(p)) for p in proposals]
-    count = len(proposals)
-    trailers = [
-        (tr.ACTION, "propose"),
-        (tr.SESSION, session),
-        *tr.audit(actor),
-        (tr.SOURCE, source),
-    ] + [(tr.PROPOSAL, p.id) for p in proposals]
-    subject = f"inbox({actor.id}): {count} proposal{'s' if count != 1 else ''} from session {session[:12]}"
-    return apply_changes(repo.root, changes, tr.message(subject, trailers))

@@ -32,9 +32,16 @@ from __future__ import annotations
 
 import posixpath
 import re
+from datetime import UTC, datetime
+from secrets import token_hex
 from typing import TYPE_CHECKING, Any, cast
 
+import agentmem
 from agentmem.errors import AgentmemError
+from agentmem.harvest.imports import markdown_candidates
+from agentmem.harvest.providers.offline import section_for
+from agentmem.memory.file import new_memory_text, parse_memory
+from agentmem.store import regular
 
 if TYPE_CHECKING:
     from agentmem.api import Agentmem
@@ -84,8 +91,6 @@ class _MemoryBackend:
         ``session``: recorded with every proposal (default ``memory-tool-<time>-<hex>``)."""
         cast(Any, super()).__init__(cache_control=cache_control)
         if mem is None:
-            import agentmem
-
             mem = agentmem.open()
         self._mem = mem
         self._session = session or _new_session()
@@ -102,9 +107,6 @@ class _MemoryBackend:
         return f"{ROOT}/{self.person}.md"
 
     def _memory_text(self) -> str:
-        from agentmem.memory.file import new_memory_text
-        from agentmem.store import regular
-
         repo = self._mem.repository
         text = regular.read_text(
             repo.root, repo.memory_relpath(self.person), universal_newlines=True
@@ -158,8 +160,6 @@ class _MemoryBackend:
         return self._run(lambda: self._create(command))
 
     def _create(self, command: Any) -> str:
-        from agentmem.harvest.imports import markdown_candidates
-
         clean = check_path(command.path)
         if clean == ROOT:
             raise MemoryToolRefusal(f"{ROOT} is a folder; create a file below it")
@@ -199,8 +199,6 @@ class _MemoryBackend:
         return self._run(lambda: self._insert(command))
 
     def _insert(self, command: Any) -> str:
-        from agentmem.harvest.imports import markdown_candidates
-
         self._require_memory_file(command.path, "insert")
         lines = self._memory_text().split("\n")
         line = int(command.insert_line)
@@ -224,8 +222,6 @@ class _MemoryBackend:
         return self._run(lambda: self._delete(command))
 
     def _delete(self, command: Any) -> str:
-        from agentmem.memory.file import parse_memory
-
         clean = check_path(command.path)
         if clean == ROOT:
             raise MemoryToolRefusal(f"{ROOT} itself cannot be deleted")
@@ -263,8 +259,6 @@ class _MemoryBackend:
     # -- helpers ------------------------------------------------------------------------------
 
     def _file_adds(self, entries: list[str], section: str | None, why: str) -> str:
-        from agentmem.harvest.providers.offline import section_for
-
         sections = self._mem.repository.config.memory.sections
         filed: list[Proposal] = []
         refused: list[str] = []
@@ -289,6 +283,7 @@ class _MemoryBackend:
     def _run(self, work: Any) -> str:
         """Run a command; an agentmem refusal becomes the SDK's ``ToolError`` (an ``is_error``
         tool result the model reads), its message written for a model."""
+        # lazy: the anthropic SDK loads only when the memory tool is used
         from anthropic.lib.tools import ToolError
 
         try:
@@ -324,9 +319,6 @@ def _human(size: int) -> str:
 
 
 def _new_session() -> str:
-    from datetime import UTC, datetime
-    from secrets import token_hex
-
     return f"memory-tool-{datetime.now(UTC):%Y%m%dT%H%M%S}-{token_hex(3)}"
 
 
@@ -338,6 +330,7 @@ def __getattr__(name: str) -> Any:
     if name != "MemoryTool":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     if "MemoryTool" not in _built:
+        # lazy: the anthropic SDK loads only when the memory tool is used
         from anthropic.lib.tools import BetaAbstractMemoryTool
 
         _built["MemoryTool"] = type(

@@ -50,7 +50,8 @@ def check_entry(text: str, config: MemoryConfig, where: str) -> list[Finding]:
 
     Raises :class:`InvalidMemoryError` or :class:`GuardError`.
     """
-    from agentmem import guard  # compiled patterns: paid only by commands that write
+    # lazy: compiled patterns, paid only by commands that write
+    from agentmem import guard
 
     validate_entry_text(text, config, where)
     return guard.check(text, where=where, max_chars=config.entry_max_chars, kind="entry")

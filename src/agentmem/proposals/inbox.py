@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentmem import trailers as tr
 from agentmem.errors import ProposalError
 from agentmem.proposals.model import Proposal, proposal_from_stored
-from agentmem.store.repo import INBOX_DIR, Repository, check_slug
+from agentmem.store import regular
+from agentmem.store.change import FileChange
+from agentmem.store.paths import check_slug
+from agentmem.store.repo import INBOX_DIR, Person, Repository
+from agentmem.store.writer import apply_changes
 from agentmem.store.yamlio import dump_yaml, load_yaml_file
 
 
@@ -28,8 +33,6 @@ def render_proposal(proposal: Proposal) -> str:
 def list_pending(repo: Repository, person: str | None = None) -> list[Proposal]:
     """Pending proposals, oldest first; of one person or of everyone. Raises ProposalError on a
     malformed inbox file (naming it)."""
-    from agentmem.store import regular  # follows no symlink, reads only regular files
-
     people, refused = regular.subfolders(repo.root, INBOX_DIR)
     if person:  # a link elsewhere in inbox/ is not this person's: their listing checks inbox/
         people, refused = [check_slug(person, "person id")], []
@@ -83,3 +86,20 @@ def split_pending(
     or rejected by another review after this one listed it. Call it under the lock."""
     pending = [p for p in proposals if inbox_path(repo, p).is_file()]
     return pending, [p for p in proposals if p not in pending]
+
+
+def write_to_inbox(
+    repo: Repository, actor: Person, proposals: list[Proposal], session: str, source: str
+) -> str | None:
+    """Write pending proposals to the inbox and commit them in one audit commit (through the
+    journaled writer: a crash leaves them fully committed or not at all)."""
+    changes = [FileChange(proposal_relpath(p), None, render_proposal(p)) for p in proposals]
+    count = len(proposals)
+    trailers = [
+        (tr.ACTION, "propose"),
+        (tr.SESSION, session),
+        *tr.audit(actor),
+        (tr.SOURCE, source),
+    ] + [(tr.PROPOSAL, p.id) for p in proposals]
+    subject = f"inbox({actor.id}): {count} proposal{'s' if count != 1 else ''} from session {session[:12]}"
+    return apply_changes(repo.root, changes, tr.message(subject, trailers))

@@ -225,6 +225,7 @@ def parse_proposal(
         raise ProposalError(f"{where}: a doctrine proposal can only 'add' a draft rule")
     if not justification:
         raise ProposalError(f"{where}: 'justification' is empty; say why the person wants it")
+    # lazy: the guard (through agentmem.ids) loads only when a proposal is built
     from agentmem.ids import check_scope, check_session
 
     check_session(session, f"{where}: session", ProposalError)

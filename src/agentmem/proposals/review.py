@@ -11,23 +11,30 @@ repository lock around plan + commit.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentmem import trailers as tr
 from agentmem.config import MemoryConfig
-from agentmem.errors import ApplyConflictError, InvalidMemoryError, ProposalError
+from agentmem.doctrine import draft_from_proposal
+from agentmem.errors import AgentmemError, ApplyConflictError, InvalidMemoryError, ProposalError
 from agentmem.governance import require_memory_role, require_owner
-from agentmem.memory.file import parse_memory
-from agentmem.memory.planner import FileChange, MemoryPlan, plan_memory
+from agentmem.ids import check_session
+from agentmem.memory.file import check_budget, modify_entry_at, parse_memory
+from agentmem.memory.planner import FileChange, MemoryPlan, check_entry, new_record, plan_memory
 from agentmem.memory.records import Record
 from agentmem.proposals.inbox import (
     ensure_pending,
+    list_pending,
     proposal_relpath,
     render_proposal,
     split_pending,
+    write_to_inbox,
 )
-from agentmem.proposals.model import Proposal
+from agentmem.proposals.model import Proposal, parse_proposal
+from agentmem.proposals.validate import validate
+from agentmem.store import gitio
 from agentmem.store.repo import Person, Repository
 from agentmem.store.writer import apply_changes, read_current
 
@@ -57,8 +64,6 @@ def require_committed_memory(repo: Repository, relpath: str, current: str | None
     commits the whole file, so a hand edit nobody reviewed would ride along, credited to the
     proposal (docs/design.md §Write path). Raises :class:`ApplyConflictError` naming the file
     and how to keep (``memory edit``) or drop (``git checkout``) the hand edit."""
-    from agentmem.store import gitio
-
     if gitio.show_file(repo.root, "HEAD", relpath) == current:
         return
     raise ApplyConflictError(
@@ -183,11 +188,6 @@ def remember(
 ) -> Proposal:
     """``agentmem remember`` (docs/design.md §Commands): a pending ``add``, validated and committed
     at once."""
-    from agentmem.harvest.run import validate, write_to_inbox
-    from agentmem.ids import check_session
-    from agentmem.proposals.inbox import list_pending
-    from agentmem.proposals.model import parse_proposal
-
     require_memory_role(actor, "remembering (a personal memory)")
     check_session(session)
     if section not in repo.config.memory.sections:
@@ -251,10 +251,6 @@ def keep_records(
     makes :func:`parse_memory` refuse the edit. Returns the text to commit and one note per
     entry touched (``entry #3: metadata restored …``). Raises :class:`InvalidMemoryError`.
     """
-    import difflib
-
-    from agentmem.memory.file import modify_entry_at
-    from agentmem.memory.planner import new_record
 
     edited = parse_memory(new, person, config, relpath)
     before = []
@@ -307,10 +303,6 @@ def commit_hand_edit(
     Raises :class:`InvalidMemoryError`, :class:`GuardError` or :class:`BudgetExceededError`
     before anything is written; returns None when nothing changed.
     """
-    from agentmem.memory.file import check_budget
-    from agentmem.memory.planner import check_entry
-    from agentmem.store import gitio
-
     require_memory_role(actor, "editing a personal memory")
     relpath = repo.memory_relpath(actor.id)
     config = repo.config.memory
@@ -369,9 +361,6 @@ def accept_doctrine(
     maps a proposal id to the person's edited text; ``distinct`` overrides the duplicate guard;
     ``originals`` maps the id of a proposal the reviewer corrected (``--route``) to it as it was.
     """
-    from agentmem.doctrine import draft_from_proposal
-    from agentmem.errors import AgentmemError
-
     outcomes = []
     for proposal in proposals:
         try:

@@ -8,7 +8,8 @@ from typing import Any
 from agentmem import trailers as tr
 from agentmem.memory.file import parse_memory
 from agentmem.store import gitio
-from agentmem.store.repo import DOCTRINE_DIR, INBOX_DIR, Repository, check_slug
+from agentmem.store.paths import check_slug
+from agentmem.store.repo import DOCTRINE_DIR, INBOX_DIR, Repository
 from agentmem.store.writer import read_current
 
 

@@ -24,7 +24,9 @@ import sqlite3
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agentmem import governance
 from agentmem.errors import GovernanceError, UsageError
+from agentmem.search.index import open_index
 
 if TYPE_CHECKING:
     from agentmem.store.repo import Person, Repository
@@ -103,8 +105,6 @@ def reader_scope(repo: Repository, actor: Person, person: str | None) -> str | N
     """Whose personal documents the actor reads: the actor, or ``person`` when the actor is that
     person or an admin; None means nobody's in particular is asked (never returned for now).
     Raises GovernanceError / UsageError (unknown person)."""
-    from agentmem import governance
-
     if person is None or person == actor.id:
         return actor.id
     repo.person(person)
@@ -158,9 +158,6 @@ def search(
     ``scope``: only documents with a scope that meets it (equal, above or below: rules, rule
     versions, proposals). ``status``: only documents of that status (a rule's status; ``pending``
     for proposals). Raises UsageError (empty or invalid query, bad limit), GovernanceError."""
-    from agentmem import governance
-    from agentmem.search.index import open_index
-
     if not query.strip():
         raise UsageError("the search query is empty", hint="give one or more words")
     if not 1 <= limit <= MAX_LIMIT:

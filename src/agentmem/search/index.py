@@ -38,8 +38,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentmem import trailers
-from agentmem.errors import AgentmemError
+from agentmem.doctrine.model import DoctrineError
+from agentmem.doctrine.parse import parse_rule_text
+from agentmem.errors import AgentmemError, GitError, ProposalError
 from agentmem.memory.records import strip_markers
+from agentmem.proposals.model import proposal_from_stored
+from agentmem.store import gitio, regular
+from agentmem.store.yamlio import load_yaml_text
 
 INDEX_FILE = "search.sqlite"
 SCHEMA = "2"
@@ -148,8 +153,6 @@ def head_commit(root: Path) -> str | None:
                     return line.split(" ", 1)[0]
         return None  # unborn branch
     except (OSError, UnicodeDecodeError):
-        from agentmem.store import gitio
-
         return gitio.head(root)
 
 
@@ -168,8 +171,6 @@ def _log(root: Path, revs: list[str], *, raw: bool) -> list[_Commit]:
     when ``raw``: a tree diff per commit, which costs on a folder of 10,000 rules — a full
     build goes without), in ONE git process. Raises GitError when git refuses (an unknown
     commit)."""
-    from agentmem.store import gitio
-
     args: list[str] = ["log", f"--format={_LOG_FORMAT}"]
     if raw:
         args += ["--raw", "--no-abbrev", "--no-renames", "--relative", "--diff-merges=first-parent"]
@@ -199,7 +200,6 @@ def _objects(root: Path, specs: list[str]) -> list[str | None]:
     ONE ``git cat-file --batch``; None for a missing object or one that is not UTF-8."""
     if not specs:
         return []
-    from agentmem.store import gitio
 
     data = gitio.run_git_bytes(
         root, ["cat-file", "--batch"], input_bytes="".join(f"{s}\n" for s in specs).encode()
@@ -305,9 +305,6 @@ def read_rule(text: str, relpath: str) -> RuleText | None:
 
 
 def _strict_rule(text: str, relpath: str) -> RuleText | None:
-    from agentmem.doctrine.model import DoctrineError
-    from agentmem.doctrine.parse import parse_rule_text
-
     try:
         rule = parse_rule_text(text, relpath)
     except DoctrineError:
@@ -353,10 +350,6 @@ def rule_doc(text: str, relpath: str, kind: str, commit: str = "", date: str = "
 
 
 def inbox_doc(relpath: str, text: str) -> Doc | None:
-    from agentmem.errors import ProposalError
-    from agentmem.proposals.model import proposal_from_stored
-    from agentmem.store.yamlio import load_yaml_text
-
     try:
         proposal = proposal_from_stored(load_yaml_text(text, relpath, ProposalError), relpath)
     except AgentmemError:
@@ -440,8 +433,6 @@ def commit_docs(commits: Iterable[_Commit]) -> Iterator[Doc]:
 
 
 def _read(root: Path, relpath: str) -> str | None:
-    from agentmem.store import regular
-
     try:
         read = regular.read_capped(root, relpath)
         return None if read is None else read.data.decode("utf-8")
@@ -470,8 +461,6 @@ def file_docs(root: Path, relpath: str, text: str | None = None) -> list[Doc]:
 def work_tree_files(root: Path) -> list[str]:
     """Every watched file of the work tree: ``memories/*.md``, ``doctrine/*.yaml``,
     ``inbox/*/*.yaml`` (regular files only: links and folders are ``check``'s to report)."""
-    from agentmem.store import regular
-
     names = [f"memories/{n}" for n in regular.listing(root, "memories", ".md", stem=True)[0]]
     names += [f"doctrine/{n}" for n in regular.listing(root, "doctrine", ".yaml", stem=True)[0]]
     for owner in regular.subfolders(root, "inbox")[0]:
@@ -482,8 +471,6 @@ def work_tree_files(root: Path) -> list[str]:
 
 def read_files(root: Path, relpaths: list[str]) -> dict[str, str]:
     """The UTF-8 text of each readable file (folders are known real: :func:`work_tree_files`)."""
-    from agentmem.store import regular
-
     texts = {}
     for rel in relpaths:
         try:
@@ -624,8 +611,6 @@ def update(conn: sqlite3.Connection, root: Path, old: str, head: str) -> int:
     again (a rule whose version moved keeps the replaced version as history). Returns the
     number of new commits. Raises :class:`IndexUnusable` when ``old`` is not an ancestor of
     ``head``."""
-    from agentmem.errors import GitError
-
     conn.execute("BEGIN IMMEDIATE")  # another search updating meanwhile: wait, then look again
     try:
         old = read_meta(conn).get("commit", old)

@@ -27,10 +27,17 @@ from pathlib import Path
 
 from agentmem.errors import AgentmemError
 from agentmem.store import gitio
+from agentmem.store.atomic import (
+    TEMP_SUFFIX,
+    atomic_delete,
+    atomic_write,
+    atomic_write_bytes,
+    fsync_dir,
+)
+from agentmem.store.paths import check_relpath
 
 JOURNAL_DIR = "agentmem"
 JOURNAL_NAME = "pending.json"
-TEMP_SUFFIX = ".agentmem-tmp"
 FORMAT_VERSION = 1
 
 log = logging.getLogger("agentmem")
@@ -104,7 +111,6 @@ def has_pending(root: Path) -> bool:
 def write(root: Path, pending: Pending) -> None:
     """Store ``pending`` atomically and durably (temp + fsync + replace + folder fsync).
     Raises OSError (e.g. ENOSPC) with nothing left behind."""
-    from agentmem.store.writer import atomic_write_bytes
 
     path = journal_path(root)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -138,7 +144,6 @@ def read(root: Path) -> Pending | None:
 
 def clear(root: Path) -> None:
     """Remove the record (after the commit is published, or after recovery)."""
-    from agentmem.store.writer import fsync_dir
 
     path = journal_path(root)
     if path.exists():
@@ -189,8 +194,6 @@ def _on_disk(root: Path, relpath: str) -> str | None:
 
 
 def _restore(root: Path, pending: Pending) -> Recovery:
-    from agentmem.store.repo import check_relpath
-    from agentmem.store.writer import atomic_delete, atomic_write
 
     left: list[str] = []
     for item in pending.files:

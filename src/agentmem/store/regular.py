@@ -24,7 +24,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentmem.errors import AgentmemError
+from agentmem.errors import AgentmemError, DoctrineError, InvalidMemoryError, ProposalError
 
 READS_ONLY = "agentmem reads only regular files"
 HINT = (
@@ -70,16 +70,10 @@ def error_class(relpath: str) -> type[AgentmemError]:
     """The error of ``relpath``'s area (see the module docstring)."""
     top = relpath.split("/", 1)[0]
     if top == "doctrine":
-        from agentmem.doctrine.model import DoctrineError
-
         return DoctrineError
     if top == "memories":
-        from agentmem.errors import InvalidMemoryError
-
         return InvalidMemoryError
     if top == "inbox":
-        from agentmem.errors import ProposalError
-
         return ProposalError
     return AgentmemError
 

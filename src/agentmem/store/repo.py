@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from filelock import FileLock, Timeout
+
 from agentmem import trailers as tr
 from agentmem.config import CONFIG_FILE, DEFAULT_CONFIG_TEXT, Config, load_config
 from agentmem.errors import (
@@ -26,7 +28,9 @@ from agentmem.errors import (
     UsageError,
 )
 from agentmem.governance import ADMIN, ROLES
-from agentmem.store import gitio
+from agentmem.store import gitio, journal
+from agentmem.store.atomic import atomic_write
+from agentmem.store.paths import SLUG, check_slug
 from agentmem.store.root import locate
 from agentmem.store.yamlio import dump_yaml, load_yaml_file
 
@@ -36,22 +40,6 @@ DOCTRINE_DIR = "doctrine"
 INBOX_DIR = "inbox"
 LOCAL_DIR = ".agentmem"
 LOCK_TIMEOUT_SECONDS = 15.0
-
-# \Z, not $: "$" would accept a trailing newline ("alice\n").
-_SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?\Z")
-
-
-def check_slug(value: str, what: str) -> str:
-    """A person or rule id: lower-case letters, digits and inner hyphens, at most 64 characters.
-
-    Refuses ``../``, ``/``, NUL, upper case and anything else that could escape a folder.
-    Raises :class:`UsageError`.
-    """
-    if not _SLUG.match(value or ""):
-        raise UsageError(
-            f"invalid {what} {value!r}: use lower-case letters, digits and hyphens (e.g. 'alice')"
-        )
-    return value
 
 
 @dataclass(frozen=True)
@@ -76,7 +64,7 @@ def parse_roles(data: object, where: str) -> dict[str, Person]:
     people: dict[str, Person] = {}
     emails: dict[str, str] = {}
     for pid, info in data.items():
-        if not isinstance(pid, str) or not _SLUG.match(pid):
+        if not isinstance(pid, str) or not SLUG.match(pid):
             raise ConfigError(f"{where}: invalid person id {pid!r} (lower-case slug expected)")
         if not isinstance(info, dict):
             raise ConfigError(f"{where}: '{pid}' must be a mapping with email and role")
@@ -163,10 +151,6 @@ class Repository:
         ``$AGENTMEM_LOCK_TIMEOUT`` or 15. Raises
         :class:`BusyError` after it, :class:`GitError` for git's state.
         """
-        from filelock import FileLock, Timeout
-
-        from agentmem.store import journal
-
         # One instance per path (is_singleton): nested use in one thread re-enters instead of
         # waiting on itself; other threads and processes wait.
         lock = FileLock(str(self.local_dir / "lock"), is_singleton=True)
@@ -196,49 +180,6 @@ def _lock_timeout(explicit: float | None) -> float:
         raise ConfigError(f"AGENTMEM_LOCK_TIMEOUT={raw!r}: expected a number of seconds") from None
 
 
-# -- path safety -------------------------------------------------------------
-class UnsafePathError(AgentmemError):
-    """A path that could escape the repository or alias another file; nothing was written."""
-
-
-def check_relpath(root: Path, relpath: str) -> Path:
-    """``root / relpath`` when it is safe to write, else :class:`UnsafePathError`.
-
-    Refused: empty, absolute, ``..`` or ``.`` parts, backslashes, NUL and control characters,
-    anything inside ``.git``; a symlink as the target or any folder between ``root`` and it; a
-    sibling whose name differs only by case (``memories/Alice.md`` next to ``alice.md`` would be
-    one file on macOS or Windows). ``relpath`` uses ``/`` separators.
-    """
-
-    def refuse(why: str) -> UnsafePathError:
-        return UnsafePathError(
-            f"refused to write {relpath!r}: {why}; nothing was written",
-            hint="rename or remove the offending file, then retry",
-        )
-
-    if not relpath or any(ord(ch) < 32 or ch in "\\\x7f" for ch in relpath):
-        raise refuse("empty path, backslash or control character (NUL…)")
-    parts = relpath.split("/")
-    if relpath.startswith("/") or (len(relpath) > 1 and relpath[1] == ":"):
-        raise refuse("absolute path")
-    if any(part in ("", ".", "..") for part in parts):
-        raise refuse("'..', '.' or an empty part")
-    if parts[0].casefold() == ".git":
-        raise refuse("inside .git")
-    folder = root
-    for part in parts:
-        path = folder / part
-        if path.is_symlink():
-            raise refuse(f"{path.relative_to(root).as_posix()} is a symbolic link")
-        if folder.is_dir():
-            twins = [n for n in os.listdir(folder) if n != part and n.casefold() == part.casefold()]
-            if twins:
-                where = (folder / twins[0]).relative_to(root).as_posix()
-                raise refuse(f"{where} differs from it only by case")
-        folder = path
-    return root / relpath
-
-
 def open_repository(explicit: Path | None = None) -> Repository:
     """Open the repository at ``explicit`` (``--repo``), ``$AGENTMEM_REPO``, or found from cwd."""
     root = locate(explicit)
@@ -257,7 +198,6 @@ def _recover_if_pending(repo: Repository) -> None:
     pending; otherwise recovers under the lock if it is free now. Never blocks nor fails a read:
     when the lock is busy or git is mid-operation, the next mutating command recovers (or says
     why)."""
-    from agentmem.store import journal
 
     if not journal.has_pending(repo.root):
         return
@@ -300,7 +240,6 @@ def init_repository(path: Path) -> InitResult:
             f"{path} is a file, not a folder", hint="give a folder path to agentmem init"
         )
     path.mkdir(parents=True, exist_ok=True)
-    from agentmem.store.writer import atomic_write  # only init writes files from this module
 
     # Identity first: a refusal must leave nothing behind (no half-made repository).
     _name, email = gitio.identity(path)

@@ -16,24 +16,22 @@ only reader of that variable. Nothing sets it outside ``tests/test_crash*.py``.
 from __future__ import annotations
 
 import errno
-import os
-import signal
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from agentmem.errors import AgentmemError, ApplyConflictError
-from agentmem.store import gitio, journal
-from agentmem.store.change import FileChange
-
-CRASH_ENV = "AGENTMEM_TEST_CRASH_AT"
-CRASH_POINTS = (
-    "after-journal",
-    "after-temp-write",
-    "after-replace",
-    "before-commit",
-    "after-ref-update",
+from agentmem.store import gitio, journal, regular
+from agentmem.store.atomic import (
+    CRASH_ENV as CRASH_ENV,
 )
+from agentmem.store.atomic import (
+    atomic_delete,
+    atomic_write,
+    atomic_write_bytes,
+    crash_point,
+)
+from agentmem.store.change import FileChange
+from agentmem.store.paths import check_relpath
 
 
 class WriteFailedError(AgentmemError):
@@ -41,88 +39,10 @@ class WriteFailedError(AgentmemError):
     unless the message says the next command will finish restoring from the journal."""
 
 
-def _crash_point(name: str) -> None:
-    """Test-only fault injection (see the module docstring): SIGKILL ourselves at step ``name``."""
-    if os.environ.get(CRASH_ENV) == name:
-        os.kill(os.getpid(), signal.SIGKILL)
-
-
-def fsync_dir(folder: Path) -> None:
-    """fsync a folder so a rename or unlink in it survives a power cut (best effort)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-_fsync_dir = fsync_dir  # the name earlier modules used
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
-
-
-def atomic_write_bytes(path: Path, data: bytes, *, inject: bool = False) -> None:
-    """Write ``data`` so ``path`` holds old or new bytes, never half: temp file in the same
-    folder (``.<name>.*.agentmem-tmp``), fsync, ``os.replace``, folder fsync. Raises OSError
-    (ENOSPC, EACCES…) with the original file untouched and the temp file removed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = _mode_for(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=journal.TEMP_SUFFIX, dir=path.parent)
-    try:
-        try:
-            os.fchmod(fd, mode)
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if inject:
-            _crash_point("after-temp-write")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    fsync_dir(path.parent)
-
-
-def _mode_for(path: Path) -> int:
-    """The permissions the file has, or the usual ones (0666 minus the umask) for a new file:
-    ``mkstemp`` alone would leave 0600."""
-    try:
-        return path.stat().st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8, no newline translation) atomically; see :func:`atomic_write_bytes`."""
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def atomic_delete(path: Path) -> None:
-    """Remove ``path`` if it exists, and fsync its folder."""
-    if path.exists():
-        path.unlink()
-        fsync_dir(path.parent)
-
-
 def read_current(root: Path, relpath: str) -> str | None:
     """The file's text now (bytes as they are, no newline translation), or None when it does
     not exist. Follows no symlink and reads only a regular file (:mod:`agentmem.store.regular`:
     a ``DoctrineError``/``InvalidMemoryError``/``ProposalError`` naming the path)."""
-    from agentmem.store import regular
 
     return regular.read_text(root, relpath)
 
@@ -132,7 +52,7 @@ def apply_changes(
 ) -> str | None:
     """Write ``changes`` and commit them as one commit with ``message``; returns the commit id.
 
-    Before anything is written: every path is checked (:func:`agentmem.store.repo.check_relpath`:
+    Before anything is written: every path is checked (:func:`agentmem.store.paths.check_relpath`:
     no ``..``, absolute path, NUL, symlink or case-only collision), every file must still hold
     the ``old`` text the change was planned from (else :class:`ApplyConflictError`), and git
     must not be mid-rebase/merge, detached or locked (:func:`gitio.check_state`). Returns None
@@ -140,7 +60,6 @@ def apply_changes(
     :class:`WriteFailedError`; a failed commit re-raises its :class:`GitError`; in both cases the
     files are restored and nothing is committed. ``sign`` signs the commit (``commit-tree -S``).
     """
-    from agentmem.store.repo import check_relpath
 
     paths = [c.path for c in changes]
     if len(set(paths)) != len(paths):
@@ -165,7 +84,7 @@ def apply_changes(
         journal.write(root, pending)
     except OSError as exc:
         raise _write_failed(str(journal.journal_path(root)), exc, restored=True) from None
-    _crash_point("after-journal")
+    crash_point("after-journal")
     commit = _write_and_commit(root, real, pending)
     journal.clear(root)
     return commit
@@ -184,15 +103,15 @@ def _write_and_commit(root: Path, real: list[FileChange], pending: journal.Pendi
                 atomic_write_bytes(target, change.new.encode("utf-8"), inject=not written)
             written.append(change)
             if len(written) == 1:
-                _crash_point("after-replace")
-        _crash_point("before-commit")
+                crash_point("after-replace")
+        crash_point("before-commit")
         return gitio.commit_paths(
             root,
             pending.paths(),
             pending.message,
             sign=pending.sign,
             expected_head=pending.old_head,
-            on_published=lambda _sha: _crash_point("after-ref-update"),
+            on_published=lambda _sha: crash_point("after-ref-update"),
         )
     except (AgentmemError, OSError) as exc:
         restored = _restore(root, written)

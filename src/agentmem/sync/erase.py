@@ -32,14 +32,17 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentmem import governance
+from agentmem import governance, guard
 from agentmem import trailers as tr
 from agentmem.errors import AgentmemError, GovernanceError, UsageError
 from agentmem.search import index as search_index
 from agentmem.store import gitio
+from agentmem.store.atomic import atomic_delete, atomic_write
 from agentmem.store.change import FileChange
-from agentmem.store.repo import INBOX_DIR, LOCAL_DIR, MEMORY_DIR, Person, Repository, check_slug
-from agentmem.store.writer import apply_changes, atomic_delete, atomic_write, read_current
+from agentmem.store.paths import check_slug
+from agentmem.store.repo import INBOX_DIR, LOCAL_DIR, MEMORY_DIR, Person, Repository
+from agentmem.store.writer import apply_changes, read_current
+from agentmem.sync.replay import ERASE_MARKER
 
 REMOVED = "***REMOVED***"
 MIN_TEXT_CHARS = 4
@@ -110,8 +113,6 @@ def make_target(
 
 
 def _text_class(text: str) -> str:
-    from agentmem import guard
-
     codes = sorted(
         {f.code for f in guard.scan(text, kind="file") if f.code.startswith(("pii", "secret"))}
     )
@@ -499,8 +500,6 @@ def _steps(root: Path, target: EraseTarget, first_changed: list[str]) -> list[st
 
 
 def _write_marker(root: Path, remotes: list[str], first_changed: list[str]) -> None:
-    from agentmem.sync.replay import ERASE_MARKER
-
     marker = gitio.git_dir(root) / ERASE_MARKER
     record = {"remotes": remotes, "first_changed": first_changed}
     atomic_write(marker, json.dumps(record, indent=1) + "\n")

@@ -27,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from agentmem.check.findings import ERROR, Finding
+from agentmem.check.history.walk import check_history
 from agentmem.check.tree import TreeState, check_memory_text
 from agentmem.config import CONFIG_FILE, Config, parse_config
 from agentmem.errors import AgentmemError
@@ -94,8 +95,6 @@ def _config_at(root: Path, head: str) -> Config:
 
 
 def _history(root: Path, base: str | None, head: str, config: Config) -> list[Finding]:
-    from agentmem.check.history.walk import check_history
-
     def run(where: Path) -> list[Finding]:
         return check_history(
             where,

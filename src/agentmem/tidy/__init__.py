@@ -37,7 +37,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentmem import governance
+from agentmem.doctrine.fastread import fast_parse
+from agentmem.doctrine.model import LIVE_STATUSES, DoctrineError, today
+from agentmem.doctrine.parse import parse_rule_text
+from agentmem.doctrine.similar import normalise, score_normalised
 from agentmem.errors import GovernanceError
+from agentmem.memory.file import budget_status, parse_memory
+from agentmem.memory.planner import plan_memory
+from agentmem.proposals.inbox import list_pending, write_to_inbox
+from agentmem.proposals.model import parse_proposal
+from agentmem.proposals.validate import DUPLICATE_ENTRY_SCORE
+from agentmem.store import gitio, regular
+from agentmem.store.writer import read_current
 
 if TYPE_CHECKING:
     from agentmem.doctrine.model import Rule
@@ -118,11 +130,6 @@ def run_tidy(
     """The hygiene report of ``person`` (default: the actor; another person's only for an
     admin, and only as a dry run: an inbox is written by its owner alone). Raises
     GovernanceError, UsageError (unknown person), InvalidMemoryError (a broken memory file)."""
-    from agentmem import governance
-    from agentmem.doctrine.model import today
-    from agentmem.memory.file import budget_status, parse_memory
-    from agentmem.store.writer import read_current
-
     who = person or actor.id
     if who != actor.id:
         repo.person(who)
@@ -168,8 +175,6 @@ class _Maker:
         self.session = session
 
     def __call__(self, action: str, entry: Entry, why: str, text: str | None = None) -> Proposal:
-        from agentmem.proposals.model import parse_proposal
-
         return parse_proposal(
             {
                 "action": action,
@@ -209,11 +214,6 @@ def _one_proposal_per_target(findings: list[Finding]) -> None:
 def _file(repo: Repository, actor: Person, report: Report) -> None:
     """Write the report's proposals not already pending into the owner's inbox (one commit);
     each is checked against the file first (target, guard, budget), like a harvest's."""
-    from agentmem.harvest.run import write_to_inbox
-    from agentmem.memory.planner import plan_memory
-    from agentmem.proposals.inbox import list_pending
-    from agentmem.store.writer import read_current
-
     pending = {(p.action, p.target, p.text) for p in list_pending(repo, actor.id)}
     current = read_current(repo.root, report.memory)
     fresh = []
@@ -236,9 +236,6 @@ _NOT = re.compile(r"\b(?:not|alway|toujour|siempre|immer|nunca|nie)\b")
 
 def _pairs(entries: list[Entry], make: _Maker) -> list[Finding]:
     """Near-duplicate and contradicting pairs, each text normalised once."""
-    from agentmem.doctrine.similar import normalise, score_normalised
-    from agentmem.harvest.run import DUPLICATE_ENTRY_SCORE
-
     forms = [normalise(e.text) for e in entries]
     bare = [" ".join(_NOT.sub(" ", f).split()) for f in forms]
     plain = [" ".join(w for w in b.split() if not w.isdigit()) for b in bare]
@@ -279,6 +276,7 @@ def _candidates(texts: list[list[str]], cutoff: float) -> list[tuple[int, int]]:
     """Pairs ``(i, j)``, ``i < j``, whose ``token_set_ratio`` reaches ``cutoff`` in one of the
     lists of forms (rapidfuzz's loop in C): the final score is never above it, so no pair left
     out could have reached the threshold."""
+    # lazy: rapidfuzz loads only to compare texts
     from rapidfuzz import fuzz, process
 
     pairs: set[tuple[int, int]] = set()
@@ -321,8 +319,6 @@ def _duplicate(a: Entry, b: Entry, score: float, make: _Maker) -> Finding:
 def _confirmed(root: Path, relpath: str, text: str) -> dict[int, str]:
     """Line → ISO date of the commit that last set it (``git blame`` at HEAD); lines not
     committed as they are now count as confirmed today."""
-    from agentmem.store import gitio
-
     committed = gitio.show_file(root, "HEAD", relpath)
     if committed != text:
         return {}
@@ -357,8 +353,6 @@ def _over_budget(
 ) -> list[Finding]:
     """The least recently confirmed entries as ``remove`` candidates, oldest first, until the
     file would be under its warning level."""
-    from agentmem.doctrine.model import today
-
     limit = int(status.budget * status.warn_ratio)
     need = status.used - limit + 1
     if need <= 0:
@@ -468,11 +462,6 @@ def _rules(root: Path) -> list[Rule]:
     """Every readable rule: canonical files through the fast reader (``check``'s, proven equal
     to the strict parser), others through the strict one; unreadable ones are ``check``'s to
     report and are left out here."""
-    from agentmem.doctrine.fastread import fast_parse
-    from agentmem.doctrine.model import DoctrineError
-    from agentmem.doctrine.parse import parse_rule_text
-    from agentmem.store import regular
-
     rules = []
     for name in regular.listing(root, "doctrine", ".yaml", stem=True)[0]:
         relpath = f"doctrine/{name}"
@@ -491,9 +480,6 @@ def _rule_repeats(repo: Repository) -> list[Finding]:
     """Pairs of live rules of different scopes that repeat each other. Compared only when they
     share one of their two rarest words and hold the same figures (the scorer caps other pairs
     below any threshold), so 10,000 rules cost seconds, not hours."""
-    from agentmem.doctrine.model import LIVE_STATUSES
-    from agentmem.doctrine.similar import normalise, score_normalised
-
     threshold = repo.config.doctrine.duplicate_threshold
     rules = [r for r in _rules(repo.root) if r.status in LIVE_STATUSES]
     forms = [normalise(r.instruction or r.title) for r in rules]

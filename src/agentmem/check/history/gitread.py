@@ -5,7 +5,9 @@ for the blobs — a constant number of git processes whatever the number of comm
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -243,9 +245,6 @@ def blobs(root: Path, oids: Iterable[str]) -> dict[str, str]:
 
 def run_git_bytes(root: Path, args: Sequence[str], input_bytes: bytes) -> bytes:
     """Like :func:`agentmem.store.gitio.run_git` for binary output (blob contents)."""
-    import os
-    import subprocess
-
     try:
         proc = subprocess.run(
             ["git", "-C", str(root), *args],

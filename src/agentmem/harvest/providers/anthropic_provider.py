@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agentmem.errors import ConfigError, ModelError
+from agentmem.guard import mask
 from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
 from agentmem.proposals.model import PROPOSAL_JSON_SCHEMA
 
@@ -175,8 +176,6 @@ def _render_outcomes(outcomes: tuple[Outcome, ...], mask: Callable[[str], str]) 
 def _guard_mask() -> Callable[[str], str]:
     """The guard's masking (docs/design.md §Harvest: secrets and personal data never leave the
     machine)."""
-    from agentmem.guard import mask
-
     return mask
 
 
@@ -201,7 +200,8 @@ def harvest(
     the request (4xx, or 429/5xx once the SDK's retries are spent), cannot be reached, the model
     refuses, the answer is cut short, or the answer does not fit the schema's top-level shape.
     """
-    import anthropic  # here, not at module level: the SDK import costs about 1.6 s
+    # lazy: the SDK import costs about 1.6 s
+    import anthropic
 
     if client is None:
         check_credentials()
@@ -232,7 +232,8 @@ _STATUS_HINTS = {
 
 def _model_error(exc: Exception) -> ModelError:
     """Turn an SDK error into a ModelError that says what happened and what to do next."""
-    import anthropic  # already loaded by harvest(); the import is a dictionary lookup
+    # lazy: the SDK (already loaded by harvest(): a dictionary lookup)
+    import anthropic
 
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code

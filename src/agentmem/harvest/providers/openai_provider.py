@@ -81,7 +81,8 @@ def harvest(
     :class:`ModelError` for an API refusal (4xx, or 429/5xx once retries are spent), a timeout,
     an unreachable server, an answer cut short or outside the schema.
     """
-    import openai  # here, not at module level: most commands never call a model
+    # lazy: the openai SDK loads only when this provider runs
+    import openai
 
     from agentmem.harvest.providers.anthropic_provider import (
         _guard_mask,
@@ -139,6 +140,7 @@ def _strip_fence(text: str) -> str:
 
 
 def _model_error(exc: Exception, settings: OpenAISettings) -> ModelError:
+    # lazy: the openai SDK loads only when this provider runs
     import openai
 
     where = settings.base_url or "the OpenAI API"

@@ -1,0 +1,66 @@
+"""Validating a proposal before it enters the inbox (docs/design.md §Harvest): the checks every
+way in shares — a harvest, ``agentmem remember``, ``agentmem import``.
+
+A proposal routed to doctrine passes the guard as a rule text; a memory proposal must name a
+known section, plan cleanly against the current memory (target, guard, budget preview) and
+repeat neither an entry of the memory nor another proposal (:data:`DUPLICATE_ENTRY_SCORE`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agentmem import guard
+from agentmem.doctrine.similar import similarity
+from agentmem.errors import ProposalError
+from agentmem.memory.file import new_memory_text, parse_memory
+from agentmem.memory.planner import plan_memory
+from agentmem.proposals.model import Proposal
+from agentmem.store.repo import Repository
+
+DUPLICATE_ENTRY_SCORE = 90.0
+"""Similarity (0–100) from which a text repeats an entry or a proposal."""
+
+
+def validate(
+    proposal: Proposal,
+    repo: Repository,
+    memory_text: str | None,
+    accepted: Sequence[Proposal],
+    pending: Sequence[Proposal] = (),
+) -> None:
+    """The validation (docs/design.md §Harvest) of one parsed proposal against the current memory,
+    the proposals kept before it in this harvest (``accepted``) and those already in the inbox
+    (``pending``). Raises an :class:`AgentmemError` whose message is the reason."""
+    config = repo.config.memory
+    relpath = repo.memory_relpath(proposal.person)
+    guard.check_personal(proposal.text or "", where=f"proposal {proposal.id}")
+    guard.check_personal(proposal.justification, where=f"proposal {proposal.id} justification")
+    if proposal.route == "doctrine":
+        assert proposal.text is not None
+        guard.check(proposal.text, where=f"doctrine proposal {proposal.id}", kind="rule")
+        return
+    if proposal.section is not None and proposal.section not in config.sections:
+        raise ProposalError(
+            f"unknown section {proposal.section!r} (sections: {', '.join(config.sections)})"
+        )
+    plan = plan_memory(proposal, memory_text, config, relpath)  # target, guard, budget preview
+    if proposal.action in ("add", "modify") and proposal.text:
+        base = memory_text if memory_text is not None else new_memory_text(proposal.person, config)
+        existing = parse_memory(base, proposal.person, config, relpath).entries()
+        for entry in existing:
+            if proposal.action == "modify" and proposal.target and proposal.target in entry.text:
+                continue
+            score = similarity(proposal.text, entry.text)
+            if score >= DUPLICATE_ENTRY_SCORE:
+                raise ProposalError(f"repeats entry #{entry.number} ({score:.0f} % similar)")
+        for other, where in [(p, "of this harvest") for p in accepted] + [
+            (p, "pending in your inbox") for p in pending
+        ]:
+            score = similarity(proposal.text, other.text or "")
+            if score >= DUPLICATE_ENTRY_SCORE:
+                raise ProposalError(
+                    f"repeats proposal {other.id} {where}",
+                    hint=f"accept or reject {other.id} first ('agentmem review')",
+                )
+    del plan

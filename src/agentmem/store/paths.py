@@ -1,0 +1,72 @@
+"""Path safety (docs/design.md §Write path): ids that cannot escape a folder, and relative paths
+that are safe to write (no ``..``, no symlink on the way, no case twin).
+
+Imports nothing from the rest of :mod:`agentmem.store`: the journal, the writer and the
+repository all use it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from agentmem.errors import AgentmemError, UsageError
+
+# \Z, not $: "$" would accept a trailing newline ("alice\n").
+SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?\Z")
+
+
+def check_slug(value: str, what: str) -> str:
+    """A person or rule id: lower-case letters, digits and inner hyphens, at most 64 characters.
+
+    Refuses ``../``, ``/``, NUL, upper case and anything else that could escape a folder.
+    Raises :class:`UsageError`.
+    """
+    if not SLUG.match(value or ""):
+        raise UsageError(
+            f"invalid {what} {value!r}: use lower-case letters, digits and hyphens (e.g. 'alice')"
+        )
+    return value
+
+
+class UnsafePathError(AgentmemError):
+    """A path that could escape the repository or alias another file; nothing was written."""
+
+
+def check_relpath(root: Path, relpath: str) -> Path:
+    """``root / relpath`` when it is safe to write, else :class:`UnsafePathError`.
+
+    Refused: empty, absolute, ``..`` or ``.`` parts, backslashes, NUL and control characters,
+    anything inside ``.git``; a symlink as the target or any folder between ``root`` and it; a
+    sibling whose name differs only by case (``memories/Alice.md`` next to ``alice.md`` would be
+    one file on macOS or Windows). ``relpath`` uses ``/`` separators.
+    """
+
+    def refuse(why: str) -> UnsafePathError:
+        return UnsafePathError(
+            f"refused to write {relpath!r}: {why}; nothing was written",
+            hint="rename or remove the offending file, then retry",
+        )
+
+    if not relpath or any(ord(ch) < 32 or ch in "\\\x7f" for ch in relpath):
+        raise refuse("empty path, backslash or control character (NUL…)")
+    parts = relpath.split("/")
+    if relpath.startswith("/") or (len(relpath) > 1 and relpath[1] == ":"):
+        raise refuse("absolute path")
+    if any(part in ("", ".", "..") for part in parts):
+        raise refuse("'..', '.' or an empty part")
+    if parts[0].casefold() == ".git":
+        raise refuse("inside .git")
+    folder = root
+    for part in parts:
+        path = folder / part
+        if path.is_symlink():
+            raise refuse(f"{path.relative_to(root).as_posix()} is a symbolic link")
+        if folder.is_dir():
+            twins = [n for n in os.listdir(folder) if n != part and n.casefold() == part.casefold()]
+            if twins:
+                where = (folder / twins[0]).relative_to(root).as_posix()
+                raise refuse(f"{where} differs from it only by case")
+        folder = path
+    return root / relpath
