@@ -1,7 +1,7 @@
 """Import cost of `agentmem memory show` against `python -c "import typer, rich.console, yaml"`.
 
 Issue 2: commands that need neither the model nor git history must not import the anthropic SDK
-(1.6–1.9 s) or GitPython. Run: python benchmarks/bench_import.py [RUNS]. Prints medians in ms.
+(1.6–1.9 s). Run: python benchmarks/bench_import.py [RUNS]. Prints medians in ms.
 """
 
 from __future__ import annotations
@@ -40,16 +40,12 @@ def main() -> None:
         baseline = _time([sys.executable, "-c", "import typer, rich.console, yaml"], root, runs)
         show = _time([sys.executable, "-m", "agentmem", "memory", "show"], root, runs)
         sdk = _time([sys.executable, "-c", "import anthropic"], root, max(3, runs // 3))
-        gitpython = _time([sys.executable, "-c", "import git"], root, max(3, runs // 3))
     print(f"python -c 'import typer, rich.console, yaml' : {baseline:7.1f} ms (median of {runs})")
     print(
         f"agentmem memory show                         : {show:7.1f} ms  ({show / baseline:.2f}x)"
     )
     print(
         f"python -c 'import anthropic'                 : {sdk:7.1f} ms  (not paid by memory show)"
-    )
-    print(
-        f"python -c 'import git'                       : {gitpython:7.1f} ms  (not paid by memory show)"
     )
 
 

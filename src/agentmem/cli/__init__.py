@@ -3,7 +3,7 @@
 Exit codes (docs/design.md §Exit codes): 0 done; 1 refused or invalid input (an ``AgentmemError``);
 2 usage (typer's own, or ``UsageError``); 3 unexpected (``AGENTMEM_DEBUG=1`` shows the
 traceback); 130 on Ctrl-C. Sub-apps import their heavy dependencies lazily so that
-``agentmem memory show`` does not pay for the anthropic SDK or GitPython.
+``agentmem memory show`` does not pay for the anthropic SDK.
 """
 
 from __future__ import annotations
