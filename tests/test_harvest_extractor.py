@@ -261,3 +261,63 @@ def test_the_cap_counts_valid_proposals(memrepo: Path, runner: CliRunner, tmp_pa
     assert [p["text"] for p in out["proposals"]] == [g["text"] for g in good[:6]]
     assert len(out["rejected"]) == 6
     assert out["cut"] == 1 and out["cut_proposals"][0]["text"] == "Good entry number seven."
+
+
+def _replay(runner: CliRunner, tmp_path: Path, name: str, proposals: list[dict]) -> dict:
+    answer = tmp_path / f"{name}.json"
+    answer.write_text(json.dumps({"proposals": proposals}), encoding="utf-8")
+    session = tmp_path / f"{name}.md"
+    session.write_text(f"User: {name}\n", encoding="utf-8")
+    result = invoke(runner, "harvest", str(session), "--proposals", str(answer), "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)[0]
+
+
+def test_a_modify_targets_its_own_section_and_remove_plus_add_cancel(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    first = _replay(
+        runner,
+        tmp_path,
+        "one",
+        [
+            {
+                "action": "add",
+                "section": "Writing style",
+                "text": "Summaries in 3 bullets.",
+                "justification": "x",
+            }
+        ],
+    )
+    assert invoke(runner, "review", "--accept", first["proposals"][0]["id"]).exit_code == 0
+    out = _replay(
+        runner,
+        tmp_path,
+        "two",
+        [
+            {
+                "action": "modify",
+                "section": "Priorities & scope",
+                "target": "3 bullets",
+                "text": "Summaries in 5 bullets.",
+                "justification": "x",
+            },
+            {
+                "action": "remove",
+                "section": "Writing style",
+                "target": "Summaries in 3 bullets",
+                "justification": "x",
+            },
+            {
+                "action": "add",
+                "section": "Writing style",
+                "text": "Summaries in 3 bullets, always.",
+                "justification": "x",
+            },
+        ],
+    )
+    assert out["proposals"] == []
+    reasons = sorted(r["reason"] for r in out["rejected"])
+    assert "the target is not in section 'Priorities & scope'" in reasons[-1]
+    cancelled = {r["index"]: r["reason"][:18] for r in out["rejected"] if "cancels" in r["reason"]}
+    assert cancelled == {2: "cancels proposal 3", 3: "cancels proposal 2"}

@@ -22,6 +22,7 @@ from agentmem import guard
 from agentmem.config import HarvestConfig
 from agentmem.doctrine.model import applies_to, content_sha256
 from agentmem.doctrine.parse import load_rules_and_errors
+from agentmem.doctrine.similar import similarity
 from agentmem.errors import (
     AgentmemError,
     ConfigError,
@@ -39,7 +40,7 @@ from agentmem.ids import check_scope, check_session
 from agentmem.memory.file import new_memory_text, parse_memory
 from agentmem.proposals.inbox import list_pending, write_to_inbox
 from agentmem.proposals.model import Proposal, parse_proposal
-from agentmem.proposals.validate import validate
+from agentmem.proposals.validate import DUPLICATE_ENTRY_SCORE, validate
 from agentmem.store.repo import Person, Repository
 from agentmem.store.writer import read_current
 from agentmem.store.yamlio import load_yaml_text
@@ -48,8 +49,6 @@ if TYPE_CHECKING:
     from agentmem.doctrine.model import Rule
 
 PROVIDERS = ("auto", "anthropic", "offline", "openai", "replay")
-#: Score 0–100 (doctrine's scorer, :func:`agentmem.doctrine.similar.similarity`: normalised
-#: words in any order, figures must match) at or above which an add repeats an entry.
 
 
 @dataclass(frozen=True)
@@ -275,6 +274,7 @@ def _validate_and_write(
             result.rejected.append(Rejection(index, _label(raw), reason))
             continue
         valid.append((index, proposal, raw))
+    valid = _collapse(valid, result)
     # The cap counts valid proposals: validation first, then the first max_proposals are kept.
     result.kept = [p for _, p, _ in valid[:limit]]
     result.cut = max(0, len(valid) - limit)
@@ -286,6 +286,36 @@ def _validate_and_write(
             repo, actor, result.kept, transcript.session_id, answer.provider
         )
     return result
+
+
+def _collapse(
+    valid: list[tuple[int, Proposal, object]], result: HarvestResult
+) -> list[tuple[int, Proposal, object]]:
+    """A ``remove`` of an entry and an ``add`` of the same entry in one answer cancel out: both
+    are listed as rejected and neither is kept."""
+    dropped: set[int] = set()
+    for i, removal, _ in valid:
+        if removal.action != "remove" or not removal.target:
+            continue
+        for j, addition, _ in valid:
+            if j in dropped or i in dropped or addition.action != "add" or not addition.text:
+                continue
+            same = (
+                removal.target in addition.text
+                or similarity(removal.target, addition.text) >= DUPLICATE_ENTRY_SCORE
+            )
+            if same:
+                dropped |= {i, j}
+                for index, other in ((i, j), (j, i)):
+                    raw = next(r for k, _, r in valid if k == index)
+                    result.rejected.append(
+                        Rejection(
+                            index,
+                            _label(raw),
+                            f"cancels proposal {other} (remove and add of the same entry)",
+                        )
+                    )
+    return [v for v in valid if v[0] not in dropped]
 
 
 def doctrine_in_scope(repo: Repository, scope: str | None) -> list[Rule]:

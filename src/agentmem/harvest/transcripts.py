@@ -15,7 +15,6 @@ both carry a visible elision marker. Assistant text is kept in full.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import logging
 import re
@@ -182,8 +181,13 @@ def _read_jsonl(path: Path, text: str) -> tuple[str, str | None, list[Turn]]:
 def _parse_lines(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for every non-blank line, read lazily."""
     seen = False
-    for number, raw in enumerate(io.StringIO(text, newline="\n"), start=1):
-        line = raw[:-1] if raw.endswith("\n") else raw
+    start, number = 0, 0
+    while start < len(text):
+        number += 1
+        end = text.find("\n", start)
+        ended = end >= 0
+        line = text[start:end] if ended else text[start:]
+        start = end + 1 if ended else len(text)
         if not line.strip():
             continue
         try:
@@ -191,7 +195,7 @@ def _parse_lines(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
         except TranscriptError as exc:
             if number == 1 and _parses(path, text):  # one pretty-printed object, not JSON Lines
                 raise TranscriptError(f"{path}:1: a single JSON object ({UNDERSTOOD})") from None
-            if not raw.endswith("\n") and seen:
+            if not ended and seen:
                 # The last line has no line end: the session was still being written (or its
                 # writer was killed). Keep what is complete and say so.
                 logging.getLogger("agentmem").warning(

@@ -44,6 +44,19 @@ def validate(
         raise ProposalError(
             f"unknown section {proposal.section!r} (sections: {', '.join(config.sections)})"
         )
+    if proposal.action in ("modify", "remove") and proposal.section and proposal.target:
+        base = memory_text if memory_text is not None else new_memory_text(proposal.person, config)
+        holders = [
+            e
+            for e in parse_memory(base, proposal.person, config, relpath).entries()
+            if proposal.target in e.text
+        ]
+        if holders and all(e.section != proposal.section for e in holders):
+            raise ProposalError(
+                f"the target is not in section {proposal.section!r} "
+                f"(it is in {holders[0].section!r})",
+                hint="a modify or remove targets an entry of its own section",
+            )
     plan = plan_memory(proposal, memory_text, config, relpath)  # target, guard, budget preview
     if proposal.action in ("add", "modify") and proposal.text:
         base = memory_text if memory_text is not None else new_memory_text(proposal.person, config)
