@@ -17,11 +17,12 @@ SESSION = DATA / "sessions" / "contract-review-session.md"
 OUTCOMES = DATA / "sessions" / "contract-review-outcomes.json"
 
 
-def _harvest_json(runner: CliRunner, *extra: str) -> dict:
+def _harvest_json(runner: CliRunner, *extra: str, expect: int = 0) -> dict:
+    """The JSON of one harvest; ``expect`` 1 when every proposal is rejected."""
     result = invoke(
         runner, "harvest", str(SESSION), "--provider", "offline", "--format", "json", *extra
     )
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == expect, result.stderr
     (only,) = json.loads(result.stdout)
     return only
 
@@ -166,7 +167,7 @@ def test_target_zero_or_two_matches_is_refused_and_nothing_changes(
     memory_before = (memrepo / "memories" / "alice.md").read_bytes()
     # The harvest refuses it at once, with the reason …
     out = _harvest_json(
-        runner, "--provider", "replay", "--proposals", str(_replay(tmp_path, [proposal]))
+        runner, "--provider", "replay", "--proposals", str(_replay(tmp_path, [proposal])), expect=1
     )
     assert out["proposals"] == [] and message in out["rejected"][0]["reason"]
     # … and a proposal that went stale in the inbox is refused at review.

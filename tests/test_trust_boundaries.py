@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -257,3 +258,51 @@ def test_a_transcript_session_id_with_escape_bytes_is_refused(
     assert "invalid session id (value not shown)" in result.stderr
     assert git(memrepo, "rev-parse", "HEAD") == head
     assert "\x1b" not in git(memrepo, "log", "--all", "--format=%B")
+
+
+def test_harvest_exits_1_when_every_proposal_was_rejected(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    from tests.conftest import DATA
+
+    answer = tmp_path / "answer.json"
+    proposal = {
+        "action": "add",
+        "section": "Writing style",
+        "text": f"Deploy with {TOKEN}",
+        "justification": "said in the session",
+    }
+    answer.write_text(json.dumps({"proposals": [proposal]}), encoding="utf-8")
+    session = DATA / "sessions" / "contract-review-session.md"
+    result = invoke(
+        runner, "harvest", str(session), "--provider", "replay", "--proposals", str(answer)
+    )
+    assert result.exit_code == 1
+    assert "every proposal was rejected" in result.stderr
+    assert TOKEN not in result.stdout + result.stderr
+
+
+def test_interactive_review_at_end_of_input_is_a_usage_error(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    assert invoke(runner, "remember", "Prefer tables to bullet lists.").exit_code == 0
+    result = invoke(runner, "review", "--interactive", input="")
+    assert result.exit_code == 2
+    assert "end of input" in result.stderr and "report it" not in result.stderr
+
+
+def test_a_memory_edit_the_guard_refuses_leaves_no_copy_behind(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _accept_one(runner, "Quote clause numbers first.")
+    script = tmp_path / "ed.py"
+    script.write_text(
+        "import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
+        f"p.write_text(p.read_text() + '- Deploy with {TOKEN}\\n')\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    result = invoke(runner, "memory", "edit")
+    assert result.exit_code == 1 and "secret:github" in result.stderr
+    scratch = Path(os.environ["TMPDIR"])
+    assert not [p for p in scratch.glob("agentmem-alice-*.md")]

@@ -171,6 +171,12 @@ class AgentmemGroup(TyperGroup):
         except KeyboardInterrupt:
             output.error("interrupted")
             raise typer.Exit(130) from None
+        except EOFError:
+            output.error(
+                "end of input before every question was answered; nothing more was decided "
+                "(what was decided before is committed)"
+            )
+            raise typer.Exit(2) from None
         except Exception as exc:
             if os.environ.get("AGENTMEM_DEBUG") == "1":
                 raise

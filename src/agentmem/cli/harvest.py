@@ -168,6 +168,9 @@ def harvest(
         )
     if batch.failures:
         raise typer.Exit(1)
+    if batch.results and all(not r.kept and r.rejected for r in batch.results):
+        output.error("every proposal was rejected: nothing reached your inbox (reasons above)")
+        raise typer.Exit(1)
 
 
 def _working(console: Console, message: str) -> AbstractContextManager[object]:

@@ -56,7 +56,7 @@ def edit() -> None:
     Refused edits (structure, guard, budget) leave the file as it was; your text is kept in a
     temporary file whose path is printed.
     """
-    from agentmem.errors import AgentmemError, UsageError
+    from agentmem.errors import AgentmemError, GuardError, UsageError
     from agentmem.memory.file import new_memory_text
     from agentmem.proposals.review import commit_hand_edit
     from agentmem.store.writer import read_current
@@ -85,6 +85,12 @@ def edit() -> None:
     try:
         with repo.locked():
             commit = commit_hand_edit(repo, actor, old, new, notes)
+    except GuardError as exc:
+        os.unlink(tmp)  # the guard refused it: it may hold a secret, so it does not stay on disk
+        exc.hint = (
+            f"{relpath} was left as it was; your edited text was not kept (the guard refused it)"
+        )
+        raise
     except AgentmemError as exc:
         exc.hint = f"{relpath} was left as it was; your edited text is in {tmp}"
         raise
