@@ -305,4 +305,4 @@ def test_a_memory_edit_the_guard_refuses_leaves_no_copy_behind(
     result = invoke(runner, "memory", "edit")
     assert result.exit_code == 1 and "secret:github" in result.stderr
     scratch = Path(os.environ["TMPDIR"])
-    assert not [p for p in scratch.glob("agentmem-alice-*.md")]
+    assert not list(scratch.glob("agentmem-alice-*.md"))
