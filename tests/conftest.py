@@ -1,21 +1,15 @@
-"""Test isolation that fails loudly: no real home, no real git config, no API key."""
+"""Test isolation that fails loudly: no real home, no real git config, no API key. Fixtures
+only: the helpers the test modules share live in tests/helpers/."""
 
 from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
-
-from agentmem.cli import app
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(__file__).resolve().parent / "data"
-CORPUS = DATA / "corpus"  # real sessions, hook payloads and exports: see its SOURCES.md
 
 
 def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path, scratch: Path) -> None:
@@ -63,18 +57,6 @@ def memrepo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return template
 
 
-def git(root: Path, *args: str) -> str:
-    """Run git in ``root`` and return its stdout (tests only)."""
-    return subprocess.run(
-        ["git", "-C", str(root), *args], check=True, capture_output=True, text=True
-    ).stdout
-
-
-def set_identity(root: Path, name: str, email: str) -> None:
-    git(root, "config", "user.name", name)
-    git(root, "config", "user.email", email)
-
-
 @pytest.fixture
 def memrepo(memrepo_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh memory repository; alice (alice@example.com) is its admin; cwd is its root.
@@ -91,8 +73,3 @@ def memrepo(memrepo_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()
-
-
-def invoke(runner: CliRunner, *args: str, input: str | None = None):  # noqa: A002
-    """Run the CLI in-process; stdout and stderr are separate (typer ≥ 0.26)."""
-    return runner.invoke(app, list(args), input=input)

@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.helpers import REPO_ROOT, git, set_identity
+from tests.helpers.context import RULES, add_person, write_rules
 
 import agentmem
 from agentmem.errors import AgentmemError, GovernanceError, GuardError, ProposalError
-from conftest import REPO_ROOT, git, set_identity
-from test_context import RULES, add_person, write_rules
 
 
 def _commits(root: Path) -> int:

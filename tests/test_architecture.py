@@ -4,12 +4,13 @@ help and is documented in the README."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import REPO_ROOT
+from tests.helpers import REPO_ROOT
 from typer.testing import CliRunner
 
 from agentmem.cli import app
@@ -347,3 +348,15 @@ def test_the_command_list_is_not_cut() -> None:
     from agentmem.cli import SHORT_HELP
 
     assert len([ln for ln in commands if ln.strip()]) == len(SHORT_HELP)
+
+
+def test_test_modules_share_helpers_only_through_tests_helpers() -> None:
+    """A test module imports no other test module and not conftest (fixtures come from pytest):
+    what tests share lives in tests/helpers/."""
+    pattern = re.compile(r"^\s*(from|import)\s+(tests\.)?(test_\w+|conftest)\b", re.M)
+    offenders = [
+        f"{path.name}: {m.group(0).strip()}"
+        for path in sorted((REPO_ROOT / "tests").rglob("*.py"))
+        for m in pattern.finditer(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []

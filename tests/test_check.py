@@ -7,8 +7,8 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from tests.conftest import git, invoke
-from tests.test_check_support import commit_as, make_rule, set_people, trailers, write_rule
+from tests.helpers import git, invoke
+from tests.helpers.team import commit_as, make_rule, set_people, trailers, write_rule
 
 from agentmem.check import run_check
 from agentmem.check.rules import is_canonical

@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from conftest import invoke
+from tests.helpers import invoke
 
 
 def _broken(root: Path) -> None:

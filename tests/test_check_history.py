@@ -7,8 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from tests.conftest import git, invoke, set_identity
-from tests.test_check_support import commit_as, make_rule, set_people, ssh_key, trailers, write_rule
+from tests.helpers import git, invoke, set_identity
+from tests.helpers.history import setup_team
+from tests.helpers.team import commit_as, make_rule, set_people, ssh_key, trailers, write_rule
 
 from agentmem.check import run_check
 from agentmem.doctrine import canonical_text
@@ -22,17 +23,7 @@ def history_errors(root: Path, **kwargs) -> list:
 @pytest.fixture
 def team(memrepo: Path) -> Path:
     """alice admin, bob member, carol admin, dave user; bob's draft rule 'warranty' committed."""
-    set_people(memrepo, {"alice": "admin", "bob": "member", "carol": "admin", "dave": "user"})
-    commit_as(memrepo, "alice", "people", "roles.yaml")
-    write_rule(memrepo, make_rule("warranty", proposed_by="bob"))
-    commit_as(
-        memrepo,
-        "bob",
-        "doctrine: propose warranty",
-        "doctrine/warranty.yaml",
-        body=trailers("propose", "bob", "member"),
-    )
-    return memrepo
+    return setup_team(memrepo)
 
 
 def approve_as(

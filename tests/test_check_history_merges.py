@@ -7,9 +7,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests import test_check_history_holes as holes
-from tests.conftest import git
-from tests.test_check_history_holes import (
+import pytest
+from tests.helpers import git
+from tests.helpers.history import (
     approve,
     findings,
     head,
@@ -17,12 +17,19 @@ from tests.test_check_history_holes import (
     merge,
     merge_taking,
     only,
+    setup_team,
 )
-from tests.test_check_support import PEOPLE, commit_as, make_rule, set_people, trailers, write_rule
+from tests.helpers.team import PEOPLE, commit_as, make_rule, set_people, trailers, write_rule
 
 from agentmem.check.history.merges import _base_in_walk
 
-team = holes.team  # the fixture: alice and carol admins, bob member, dave user; bob's draft
+
+@pytest.fixture
+def team(memrepo: Path) -> Path:
+    """alice and carol admins, bob member, dave user; bob's draft 'warranty' committed."""
+    return setup_team(memrepo)
+
+
 TEAM = {"alice": "admin", "bob": "member", "carol": "admin", "dave": "user"}
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tests.conftest import REPO_ROOT
+from tests.helpers import REPO_ROOT
 
 from agentmem.check import run_check
 from agentmem.doctrine import content_sha256, load_rules, missing_for_activation

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import git, invoke
+from tests.helpers import git, invoke
 from typer.testing import CliRunner
 
 from agentmem.errors import BusyError

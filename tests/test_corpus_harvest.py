@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.conftest import CORPUS, DATA, invoke
+from tests.helpers import CORPUS, DATA, invoke
 from typer.testing import CliRunner
 
 BUNDLED = sorted((DATA / "transcripts").glob("*.jsonl"))

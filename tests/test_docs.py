@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.conftest import REPO_ROOT
+from tests.helpers import REPO_ROOT
 
 DESIGN = REPO_ROOT / "docs" / "design.md"
 #: Where citations live; test data and the harvest benchmark's sessions are quoted material.

@@ -7,8 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-
-from conftest import git, invoke, set_identity
+from tests.helpers import git, invoke, set_identity
 
 SETTINGS = {
     "hooks": {

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tests.conftest import DATA, git, invoke
+from tests.helpers import DATA, git, invoke
 from typer.testing import CliRunner
 
 from agentmem.doctrine import (

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tests.conftest import git, invoke, set_identity
+from tests.helpers import git, invoke, set_identity
 from typer.testing import CliRunner
 
 from agentmem.memory.records import strip_markers

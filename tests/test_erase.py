@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.conftest import git, invoke, set_identity
+from tests.helpers import git, invoke, set_identity
 from typer.testing import CliRunner
 
 EMAIL = "bob.stone@example.org"

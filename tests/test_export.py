@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import invoke
-from test_context import RULES, write_memory, write_rules
+from tests.helpers import invoke
+from tests.helpers.context import RULES, write_memory, write_rules
 
 
 def test_memory_export_prints_one_marked_block(memrepo, runner):
@@ -110,8 +110,8 @@ def test_scope_goes_with_audit_only(memrepo, runner):
 
 
 def test_another_persons_memory_is_for_admins(memrepo, runner, tmp_path: Path):
-    from conftest import set_identity
-    from test_context import add_person
+    from tests.helpers import set_identity
+    from tests.helpers.context import add_person
 
     add_person(memrepo, "bob", "bob@example.com", "member")
     set_identity(memrepo, "Bob", "bob@example.com")

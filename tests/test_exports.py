@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.helpers import DATA, git, invoke
 
 from agentmem.errors import TranscriptError
 from agentmem.harvest.exports import is_conversation_export, read_export
-from conftest import DATA, git, invoke
 
 IMPORTS = DATA / "imports"
 

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.conftest import DATA, REPO_ROOT
+from tests.helpers import DATA, REPO_ROOT
 
 from agentmem.doctrine import DoctrineError, Rule, parse_rule_text
 from agentmem.doctrine.fastread import (

@@ -6,11 +6,6 @@ The corpus lives in ``tests/data/guard/cases.yaml``. Secret values are not commi
 
 from __future__ import annotations
 
-import base64
-import json
-import random
-import re
-import string
 import subprocess
 import sys
 from collections import Counter
@@ -18,79 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from tests.helpers.guard_cases import CASES, CASES_FILE, SECRETS, case_id, materialise
 
 from agentmem import guard
 from agentmem.errors import GuardError
 from agentmem.guard import PROMPT_DELIMITERS, Finding, check, describe, locate, mask, scan
-
-CASES_FILE = Path(__file__).parent / "data" / "guard" / "cases.yaml"
-_ALNUM = string.ascii_letters + string.digits
-
-
-def _rand(n: int, alphabet: str = _ALNUM, *, seed: int) -> str:
-    rng = random.Random(seed)
-    return "".join(rng.choice(alphabet) for _ in range(n))
-
-
-def _b64url(obj: dict[str, Any]) -> str:
-    return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
-
-
-_PEM = "PRIVATE" + " KEY"
-SECRETS: dict[str, str] = {
-    "anthropic": "sk-" + "ant-api03-" + _rand(93, _ALNUM + "-_", seed=1) + "AA",
-    "openai": "sk-" + "proj-" + _rand(74, _ALNUM + "-_", seed=2),
-    "openai-legacy": "sk-" + _rand(20, seed=3) + "T3Blbk" + "FJ" + _rand(20, seed=4),
-    "aws-id": "AK" + "IA" + _rand(16, string.ascii_uppercase + string.digits, seed=5),
-    "aws-secret": _rand(40, _ALNUM + "/+", seed=6),
-    "github": "gh" + "p_" + _rand(36, seed=7),
-    "github-pat": "github" + "_pat_" + _rand(22, seed=8) + "_" + _rand(59, seed=9),
-    "gitlab": "gl" + "pat-" + _rand(20, seed=10),
-    "slack": "xo" + "xb-" + _rand(12, string.digits, seed=11) + "-" + _rand(24, seed=12),
-    "google": "AI" + "za" + _rand(35, _ALNUM + "-_", seed=13),
-    "jwt": _b64url({"alg": "HS256", "typ": "JWT"})
-    + "."
-    + _b64url({"sub": "4821", "name": "fixture", "iat": 1700000000})
-    + "."
-    + _rand(43, _ALNUM + "-_", seed=14),
-    "private-key": "-----BEGIN RSA " + _PEM + "-----",
-    "private-key-block": "-----BEGIN OPENSSH "
-    + _PEM
-    + "-----\n"
-    + "\n".join(_rand(64, _ALNUM + "+/", seed=15 + i) for i in range(3))
-    + "\n-----END OPENSSH "
-    + _PEM
-    + "-----\n",
-    "stripe": "sk" + "_live_" + _rand(24, seed=20),
-    "password": "Tr0ub4dor" + "&" + _rand(4, seed=21),
-    "generic": _rand(32, seed=22),
-    "entropy": _rand(24, seed=23),
-}
-_MARKER = re.compile(r"\{secret:([a-z-]+)\}")
-
-
-def _load_cases() -> list[dict[str, Any]]:
-    data = yaml.load(CASES_FILE.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
-    return list(data["cases"])
-
-
-CASES = _load_cases()
-
-
-def _materialise(case: dict[str, Any]) -> tuple[str, list[str]]:
-    """The case's text with generated secrets, and the secret values it now holds."""
-    values: list[str] = []
-
-    def fill(m: re.Match[str]) -> str:
-        values.append(SECRETS[m.group(1)])
-        return SECRETS[m.group(1)]
-
-    return _MARKER.sub(fill, case["text"]), values
-
-
-def _case_id(i: int, case: dict[str, Any]) -> str:
-    return f"{i:03d}-{case['lang']}-{case['verdict']}-{case['code'] or 'clean'}"
 
 
 def _scan(case: dict[str, Any], text: str) -> list[Finding]:
@@ -127,9 +54,9 @@ def test_corpus_file_commits_no_secret_and_no_raw_invisible_character() -> None:
     assert not [f for f in scan(raw, kind="file") if f.code == "invisible-char"]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[_case_id(i, c) for i, c in enumerate(CASES)])
+@pytest.mark.parametrize("case", CASES, ids=[case_id(i, c) for i, c in enumerate(CASES)])
 def test_case_gives_its_verdict(case: dict[str, Any]) -> None:
-    text, _ = _materialise(case)
+    text, _ = materialise(case)
     findings = _scan(case, text)
     errors = [f.code for f in findings if f.severity == guard.ERROR]
     warnings = [f.code for f in findings if f.severity == guard.WARNING]
@@ -151,10 +78,10 @@ _SENSITIVE = [
 
 
 @pytest.mark.parametrize(
-    "case", [c for _, c in _SENSITIVE], ids=[_case_id(i, c) for i, c in _SENSITIVE]
+    "case", [c for _, c in _SENSITIVE], ids=[case_id(i, c) for i, c in _SENSITIVE]
 )
 def test_messages_never_contain_the_value(case: dict[str, Any]) -> None:
-    text, generated = _materialise(case)
+    text, generated = materialise(case)
     findings = _scan(case, text)
     values = _sensitive_values(text, findings, generated)
     assert values, "the case should expose at least one value to look for"
@@ -174,10 +101,10 @@ def test_messages_never_contain_the_value(case: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(
-    "case", [c for _, c in _SENSITIVE], ids=[_case_id(i, c) for i, c in _SENSITIVE]
+    "case", [c for _, c in _SENSITIVE], ids=[case_id(i, c) for i, c in _SENSITIVE]
 )
 def test_mask_replaces_every_secret_and_personal_value(case: dict[str, Any]) -> None:
-    text, generated = _materialise(case)
+    text, generated = materialise(case)
     masked = mask(text)
     for value in _sensitive_values(text, _scan(case, text), generated):
         assert value not in masked

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import DATA, git, invoke
-from tests.test_guard import CASES, SECRETS, _case_id, _materialise
+from tests.helpers import DATA, git, invoke
+from tests.helpers.guard_cases import CASES, SECRETS, case_id, materialise
 from typer.testing import CliRunner
 
 from agentmem.memory.records import strip_markers
@@ -27,13 +27,13 @@ def _cli_cases() -> list[Any]:
         key = (case["verdict"], case["code"] or "", case.get("kind", "entry"), case["lang"])
         marks = [pytest.mark.slow] if key in seen else []
         seen.add(key)
-        params.append(pytest.param(case, id=_case_id(i, case), marks=marks))
+        params.append(pytest.param(case, id=case_id(i, case), marks=marks))
     return params
 
 
 @pytest.mark.parametrize("case", _cli_cases())
 def test_case_gives_its_verdict_through_the_cli(case: dict[str, Any], runner: CliRunner) -> None:
-    text, secrets = _materialise(case)
+    text, secrets = materialise(case)
     args = ["guard", "-", "--kind", case.get("kind", "entry"), "--format", "json"]
     if case.get("max_chars"):
         args += ["--max-chars", str(case["max_chars"])]

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.conftest import invoke
+from tests.helpers import invoke
 from typer.testing import CliRunner
 
 from agentmem import guard

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.conftest import git, invoke
+from tests.helpers import git, invoke
 
 from agentmem import guard
 from agentmem.errors import GuardError

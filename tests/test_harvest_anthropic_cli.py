@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import httpx2
 import pytest
-from tests.conftest import DATA, git, invoke
+from tests.helpers import DATA, git, invoke
 from typer.testing import CliRunner
 
 from agentmem.proposals.model import PROPOSAL_JSON_SCHEMA

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import DATA, git, invoke, set_identity
-from tests.test_context import MEMORY_ENTRIES, write_memory, write_rules
+from tests.helpers import DATA, git, invoke, set_identity
+from tests.helpers.context import MEMORY_ENTRIES, write_memory, write_rules
 from typer.testing import CliRunner
 
 HOOKS = DATA / "hooks"

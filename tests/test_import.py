@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from conftest import DATA, git, invoke
+from tests.helpers import DATA, git, invoke
 
 IMPORTS = DATA / "imports"
 

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.conftest import DATA, git, invoke, set_identity
+from tests.helpers import DATA, git, invoke, set_identity
 from typer.testing import CliRunner
 
 from agentmem.memory.records import strip_markers

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import git, invoke, set_identity
-from tests.test_context import add_person, write_memory
+from tests.helpers import git, invoke, set_identity
+from tests.helpers.context import add_person, write_memory
 from typer.testing import CliRunner
 
 pytestmark = pytest.mark.anyio

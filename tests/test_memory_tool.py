@@ -13,9 +13,9 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
+from tests.helpers import git, invoke
 
 import agentmem
-from conftest import git, invoke
 
 DATA = Path(__file__).parent / "data" / "anthropic" / "memory_tool"
 

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from tests.conftest import git, invoke
+from tests.helpers import git, invoke
 from typer.testing import CliRunner
 
 from agentmem.errors import ConfigError, UsageError

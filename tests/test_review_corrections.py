@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import git, invoke
+from tests.helpers import git, invoke
 from typer.testing import CliRunner
 
 from agentmem.cli.review import _word_diff

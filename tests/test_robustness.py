@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.conftest import DATA, git, invoke, set_identity
+from tests.helpers import DATA, git, invoke, set_identity
 from typer.testing import CliRunner
 
 
@@ -186,7 +186,7 @@ def test_a_rule_edited_by_hand_after_approval_is_not_applied() -> None:
     import dataclasses
     from datetime import date
 
-    from tests.conftest import REPO_ROOT
+    from tests.helpers import REPO_ROOT
 
     from agentmem.doctrine import load_rules, not_applied_reason
 

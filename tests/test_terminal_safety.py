@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.conftest import git, invoke
+from tests.helpers import git, invoke
 from typer.testing import CliRunner
 
 from agentmem.cli.output import visible

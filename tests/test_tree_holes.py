@@ -18,8 +18,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from tests.conftest import git, invoke, set_identity
-from tests.test_check_support import PEOPLE, commit_as, make_rule, set_people, trailers, write_rule
+from tests.helpers import git, invoke, set_identity
+from tests.helpers.team import PEOPLE, commit_as, make_rule, set_people, trailers, write_rule
 from typer.testing import CliRunner
 
 from agentmem.doctrine import DoctrineError, load_rules, parse_rule_text

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import git, invoke
+from tests.helpers import git, invoke
 from typer.testing import CliRunner
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # fabricated, shaped like a GitHub token
@@ -197,7 +197,7 @@ def test_context_withholds_an_entry_committed_with_plain_git(
 def test_audit_withholds_a_rule_that_fails_the_guard() -> None:
     from datetime import date
 
-    from tests.conftest import REPO_ROOT
+    from tests.helpers import REPO_ROOT
 
     from agentmem.config import load_config
     from agentmem.delivery.context import build_audit, render_audit
@@ -263,7 +263,7 @@ def test_a_transcript_session_id_with_escape_bytes_is_refused(
 def test_harvest_exits_1_when_every_proposal_was_rejected(
     memrepo: Path, runner: CliRunner, tmp_path: Path
 ) -> None:
-    from tests.conftest import DATA
+    from tests.helpers import DATA
 
     answer = tmp_path / "answer.json"
     proposal = {

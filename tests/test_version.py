@@ -7,7 +7,7 @@ import re
 import tomllib
 from importlib.metadata import version
 
-from tests.conftest import REPO_ROOT, invoke
+from tests.helpers import REPO_ROOT, invoke
 from typer.testing import CliRunner
 
 import agentmem
