@@ -145,14 +145,14 @@ def missing_for_activation(rule: Rule) -> list[str]:
 
 def normalise_scope(scope: str | None, where: str = "scope") -> str | None:
     """A scope as stored: ``/``-separated segments, no leading/trailing ``/`` (*scope*,
-    docs/design.md §Vocabulary), through :func:`agentmem.ids.check_scope`.
+    docs/design.md §Vocabulary), through :func:`agentmem.proposals.ids.check_scope`.
 
     ``None`` or an empty string means "to be assigned". Raises :class:`DoctrineError` for an empty
     segment, ``.``/``..``, spaces or other characters outside ``[A-Za-z0-9_.-]``, more than 200
     characters or anything the guard refuses; the message never repeats the value.
     """
     # lazy: import agentmem.doctrine stays light: the id checks load the guard
-    from agentmem.ids import check_scope
+    from agentmem.proposals.ids import check_scope
 
     return check_scope(scope, where, DoctrineError)
 

@@ -36,8 +36,8 @@ from agentmem.governance import require_memory_role
 from agentmem.harvest.own import restates
 from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer, offline
 from agentmem.harvest.transcripts import Transcript, read_transcript
-from agentmem.ids import check_scope, check_session
 from agentmem.memory.file import new_memory_text, parse_memory
+from agentmem.proposals.ids import check_scope, check_session
 from agentmem.proposals.inbox import list_pending, write_to_inbox
 from agentmem.proposals.model import Proposal, parse_proposal
 from agentmem.proposals.validate import DUPLICATE_ENTRY_SCORE, validate

@@ -225,8 +225,8 @@ def parse_proposal(
         raise ProposalError(f"{where}: a doctrine proposal can only 'add' a draft rule")
     if not justification:
         raise ProposalError(f"{where}: 'justification' is empty; say why the person wants it")
-    # lazy: the guard (through agentmem.ids) loads only when a proposal is built
-    from agentmem.ids import check_scope, check_session
+    # lazy: the guard (through agentmem.proposals.ids) loads only when a proposal is built
+    from agentmem.proposals.ids import check_scope, check_session
 
     check_session(session, f"{where}: session", ProposalError)
     scope = check_scope(scope, f"{where}: scope", ProposalError)

@@ -20,10 +20,10 @@ from agentmem.config import MemoryConfig
 from agentmem.doctrine import draft_from_proposal
 from agentmem.errors import AgentmemError, ApplyConflictError, InvalidMemoryError, ProposalError
 from agentmem.governance import require_memory_role, require_owner
-from agentmem.ids import check_session
 from agentmem.memory.file import check_budget, modify_entry_at, parse_memory
 from agentmem.memory.planner import FileChange, MemoryPlan, check_entry, new_record, plan_memory
 from agentmem.memory.records import Record
+from agentmem.proposals.ids import check_session
 from agentmem.proposals.inbox import (
     ensure_pending,
     list_pending,
