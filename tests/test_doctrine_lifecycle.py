@@ -918,3 +918,19 @@ def test_interactive_review_asks_memory_first_then_doctrine(
     draft = rule(team, "never-accept-a-warranty-under-24-months-on")
     assert draft["instruction"] == "Never accept a warranty under 24 months on supply contracts."
     assert draft["scope"] == "contracts" and draft["proposed_by"] == "bob"
+
+
+def test_an_approval_is_never_dated_in_the_future(
+    team: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    act(team, "bob")
+    propose(runner, "warranty-floor", "--scope", "contracts/supply", "--limit", "Not for licences.")
+    act(team, "alice")
+    head = git(team, "rev-parse", "HEAD")
+    monkeypatch.setenv("AGENTMEM_TODAY", "2099-01-01")
+    err = refused(runner, "doctrine", "approve", "warranty-floor")
+    assert "an approval is never dated in the future" in err
+    assert git(team, "rev-parse", "HEAD") == head
+    monkeypatch.delenv("AGENTMEM_TODAY")
+    ok(runner, "doctrine", "approve", "warranty-floor")
+    assert rule(team, "warranty-floor")["status"] == "active"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from agentmem import governance as gov
@@ -228,6 +228,13 @@ def approve(repo: Repository, actor: Person, rule_id: str) -> Transition:
         )
     warnings = guard_rule(rule)
     sign = signing_wanted(repo)
+    clock = datetime.now(UTC).date()
+    if today() > clock + timedelta(days=1):
+        raise DoctrineError(
+            f"AGENTMEM_TODAY is after today's date ({clock}): an approval is never dated in "
+            "the future",
+            hint="unset AGENTMEM_TODAY (it is for rehearsals of due dates)",
+        )
     approval = Approval(actor.id, now_stamp(), rule.version, content_sha256(rule))
     after = rule.with_changes(
         status="active", approval=approval, review_due=_review_due(repo, today())
