@@ -7,7 +7,7 @@ Not a test (the tests pin each case; this counts them all). Run from the reposit
 Builds a fresh memory repository in a temporary folder (identity Alice Martin, admin), then:
 
 - every ``refuse`` case of the guard corpus (``tests/data/guard/cases.yaml``, secrets generated
-  at run time by ``tests/test_guard.py``) through ``agentmem remember`` (entries) or
+  at run time by ``tests/helpers/guard_cases.py``) through ``agentmem remember`` (entries) or
   ``agentmem guard`` (files, rules, length limits);
 - provider secrets (Azure, URL passwords, Discord, Telegram, Twilio, Mailchimp, SendGrid) through
   ``remember``; secrets given as command-line arguments, session ids and scopes;
@@ -135,12 +135,12 @@ class Bench:
 
 
 def guard_corpus(bench: Bench) -> None:
-    from tests.test_guard import CASES, _materialise
+    from tests.helpers.guard_cases import CASES, materialise
 
     for i, case in enumerate(CASES):
         if case["verdict"] != "refuse":
             continue
-        text, generated = _materialise(case)
+        text, generated = materialise(case)
         values = sensitive(text, generated)
         kind, limit = case.get("kind", "entry"), case.get("max_chars")
         if kind == "entry" and limit is None:
