@@ -439,6 +439,7 @@ def test_review_commits_memory_first_and_reports_a_failing_draft_rule_by_rule(
         [
             {
                 "action": "add",
+                "basis": "declared",
                 "route": "memory",
                 "section": "Writing style",
                 "text": "Keep a collaborative tone with long-standing suppliers.",
@@ -446,6 +447,7 @@ def test_review_commits_memory_first_and_reports_a_failing_draft_rule_by_rule(
             },
             {
                 "action": "add",
+                "basis": "declared",
                 "route": "doctrine",
                 "text": PARAPHRASE,
                 "justification": "settled in this audit",
@@ -531,7 +533,15 @@ def test_review_dry_run_shows_the_draft_and_writes_nothing(
     act(team, "bob")
     harvest_args = replay_session(
         tmp_path,
-        [{"action": "add", "route": "doctrine", "text": PARAPHRASE, "justification": "j"}],
+        [
+            {
+                "action": "add",
+                "basis": "declared",
+                "route": "doctrine",
+                "text": PARAPHRASE,
+                "justification": "j",
+            }
+        ],
     )
     ok(runner, *harvest_args)
     head = git(team, "rev-parse", "HEAD")
@@ -549,7 +559,15 @@ def test_a_user_reviewing_a_doctrine_proposal_is_told_the_role_needed(
     act(team, "dave")
     harvest_args = replay_session(
         tmp_path,
-        [{"action": "add", "route": "doctrine", "text": PARAPHRASE, "justification": "j"}],
+        [
+            {
+                "action": "add",
+                "basis": "declared",
+                "route": "doctrine",
+                "text": PARAPHRASE,
+                "justification": "j",
+            }
+        ],
     )
     harvest = invoke(runner, *harvest_args)
     # Today the harvest keeps it (the proposal is the user's words) and the review refuses it.
@@ -882,12 +900,14 @@ def test_interactive_review_asks_memory_first_then_doctrine(
         [
             {
                 "action": "add",
+                "basis": "declared",
                 "route": "doctrine",
                 "text": PARAPHRASE,
                 "justification": "settled in this audit",
             },
             {
                 "action": "add",
+                "basis": "declared",
                 "route": "memory",
                 "section": "Writing style",
                 "text": "Short sentences in comments.",

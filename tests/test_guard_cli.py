@@ -69,6 +69,7 @@ def test_replayed_harvest_keeps_only_the_clean_entry_and_leaks_no_value(
     proposals = [
         {
             "action": "add",
+            "basis": "declared",
             "section": "Writing style",
             "text": "Use short, active sentences.",
             "justification": "said twice",
@@ -76,6 +77,7 @@ def test_replayed_harvest_keeps_only_the_clean_entry_and_leaks_no_value(
     ] + [
         {
             "action": "add",
+            "basis": "declared",
             "section": "Recurring patterns",
             "text": text,
             "justification": f"case {code}",

@@ -239,12 +239,19 @@ def test_own_text_leaves_out_hooks_quotations_and_pasted_documents() -> None:
 
 def test_the_cap_counts_valid_proposals(memrepo: Path, runner: CliRunner, tmp_path: Path) -> None:
     bad = [
-        {"action": "add", "section": "Nowhere", "text": f"Bad {i}.", "justification": "x"}
+        {
+            "action": "add",
+            "basis": "declared",
+            "section": "Nowhere",
+            "text": f"Bad {i}.",
+            "justification": "x",
+        }
         for i in range(6)
     ]
     good = [
         {
             "action": "add",
+            "basis": "declared",
             "section": "Writing style",
             "text": f"Good entry number {w}.",
             "justification": "x",

@@ -140,6 +140,7 @@ def test_accept_all_commits_each_proposal_with_trailers_and_blame(
         (
             {
                 "action": "remove",
+                "basis": "declared",
                 "section": "Writing style",
                 "target": "absent",
                 "justification": "j",
@@ -149,6 +150,7 @@ def test_accept_all_commits_each_proposal_with_trailers_and_blame(
         (
             {
                 "action": "modify",
+                "basis": "declared",
                 "section": "Writing style",
                 "target": "tone",
                 "text": "New.",
@@ -212,7 +214,13 @@ def test_more_than_six_proposals_are_cut_and_said(
     memrepo: Path, runner: CliRunner, tmp_path: Path
 ) -> None:
     many = [
-        {"action": "add", "section": "Recurring patterns", "text": text, "justification": "said so"}
+        {
+            "action": "add",
+            "basis": "declared",
+            "section": "Recurring patterns",
+            "text": text,
+            "justification": "said so",
+        }
         for text in (
             "Read the annexes before the main body.",
             "Quote clause numbers in every comment.",

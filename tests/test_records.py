@@ -159,3 +159,199 @@ def test_a_file_without_markers_keeps_working_and_stays_unrecorded(
     assert "1. Keep answers short." in chat.stdout
     check = invoke(runner, "check")
     assert "memories/alice.md" not in check.stdout
+
+
+def _write_memory(root: Path, entries: str) -> None:
+    memory = root / "memories" / "alice.md"
+    memory.parent.mkdir(exist_ok=True)
+    memory.write_text(
+        f"# Memory: alice\n\n## Writing style\n{entries}\n## Priorities & scope\n"
+        "\n## Recurring patterns\n\n## Rule dependencies\n",
+        encoding="utf-8",
+    )
+    git(root, "add", "memories/alice.md")
+    git(root, "commit", "-qm", "seed", "--", "memories/alice.md")
+
+
+RECORDED = (
+    "- Use British English. <!-- am: basis=inferred scope=contracts since=2026-10-01 "
+    "review=2026-10-31 expires=2026-12-30 -->\n"
+    "- Quote clause numbers. <!-- am: basis=declared since=2026-01-01 review=2027-01-01 -->\n"
+    "- Old habit. <!-- am: basis=inferred since=2026-08-01 review=2026-08-31 "
+    "expires=2026-10-30 -->\n"
+    "- Supply only. <!-- am: basis=declared scope=contracts/supply since=2026-11-01 "
+    "review=2027-11-01 -->\n"
+)
+
+
+def test_chat_leaves_out_expired_and_other_scopes_and_marks_inferred(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    _write_memory(memrepo, RECORDED)
+    monkeypatch.setenv("AGENTMEM_TODAY", "2026-12-01")
+    plain = invoke(runner, "context", "chat")
+    assert plain.exit_code == 0, plain.stderr
+    assert "2. Quote clause numbers." in plain.stdout
+    for gone in ("British", "Old habit", "Supply only"):
+        assert gone not in plain.stdout
+    assert "memories/alice.md: #3 not given: expired" in plain.stderr
+    assert "#1, #4 not given: scoped elsewhere" in plain.stderr
+    scoped = invoke(runner, "context", "chat", "--scope", "contracts/supply")
+    assert "1. [inferred, scope contracts, review due] Use British English." in scoped.stdout
+    assert "4. [scope contracts/supply] Supply only." in scoped.stdout
+    assert "Entries marked [inferred] were inferred" in scoped.stdout
+    assert "Old habit" not in scoped.stdout
+    data = json.loads(invoke(runner, "context", "chat", "-s", "contracts", "-f", "json").stdout)
+    assert [(e["number"], e["basis"], e["review_due"]) for e in data["entries"]] == [
+        (1, "inferred", True),
+        (2, "declared", False),
+    ]
+    assert data["left_out"] == [
+        {"number": 3, "reason": "expired"},
+        {"number": 4, "reason": "out of scope"},
+    ]
+
+
+def test_suspend_leaves_out_past_review_entries(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = memrepo / "agentmem.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace(
+            "on_review_due: alert      # alert: a past", "on_review_due: suspend    # alert: a past"
+        ),
+        encoding="utf-8",
+    )
+    _write_memory(memrepo, RECORDED)
+    monkeypatch.setenv("AGENTMEM_TODAY", "2026-12-01")
+    result = invoke(runner, "context", "chat", "--scope", "contracts")
+    assert "British" not in result.stdout
+    assert "#1 not given: review due" in result.stderr
+
+
+def test_hook_scope_comes_from_the_scopes_map(
+    memrepo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from agentmem.delivery import fastpath
+
+    project = tmp_path / "acme" / "sub"
+    project.mkdir(parents=True)
+    config = memrepo / "agentmem.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + f"scopes:\n  {tmp_path / 'acme'}: contracts/supply\n",
+        encoding="utf-8",
+    )
+    _write_memory(memrepo, RECORDED)
+    monkeypatch.setenv("AGENTMEM_TODAY", "2026-12-01")
+    monkeypatch.setenv("AGENTMEM_REPO", str(memrepo))
+    payload = json.dumps(
+        {
+            "session_id": "s1",
+            "transcript_path": str(project / "s1.jsonl"),
+            "hook_event_name": "SessionStart",
+            "cwd": str(project),
+        }
+    )
+    printed = fastpath.session_start(payload)
+    assert "4. [scope contracts/supply] Supply only." in printed.stdout
+    monkeypatch.setenv("AGENTMEM_SCOPE", "legal")
+    assert "Supply only" not in fastpath.session_start(payload).stdout
+
+
+def test_due_lists_and_reconfirm_moves_the_dates_in_one_commit(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    _write_memory(memrepo, RECORDED + "- Unmarked entry.\n")
+    monkeypatch.setenv("AGENTMEM_TODAY", "2026-12-01")
+    due = json.loads(invoke(runner, "memory", "due", "--format", "json").stdout)
+    assert [(d["number"], d["state"], d["applied"]) for d in due] == [
+        (1, "review due", True),
+        (3, "expired", False),
+        (5, "unrecorded", True),
+    ]
+    head = git(memrepo, "rev-parse", "HEAD")
+    result = invoke(runner, "memory", "reconfirm", "1", "5")
+    assert result.exit_code == 0, result.stderr
+    assert "#1: inferred, review 2026-12-31, expires 2027-03-01" in result.stdout
+    assert "#5: declared, review 2027-12-01" in result.stdout
+    assert git(memrepo, "rev-parse", "HEAD~1") == head
+    assert "Agentmem-Action: reconfirm" in git(memrepo, "log", "-1", "--format=%(trailers)")
+    text = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
+    assert (
+        "- Use British English. <!-- am: basis=inferred scope=contracts since=2026-12-01 "
+        "review=2026-12-31 expires=2027-03-01 -->\n" in text
+    )
+    assert "- Unmarked entry. <!-- am: basis=declared since=2026-12-01 review=2027-12-01 -->" in (
+        text
+    )
+    unknown = invoke(runner, "memory", "reconfirm", "9")
+    assert unknown.exit_code == 2 and "no entry #9" in unknown.stderr
+
+
+def test_show_and_blame_mark_the_basis(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    _write_memory(memrepo, RECORDED + "- Unmarked entry.\n")
+    monkeypatch.setenv("AGENTMEM_TODAY", "2026-12-01")
+    shown = invoke(runner, "memory", "show")
+    assert "[inferred: #1, #3; unrecorded: #5; past review (still given): #1; expired" in (
+        shown.stdout
+    )
+    data = json.loads(invoke(runner, "memory", "show", "--format", "json").stdout)
+    assert [e["basis"] for e in data] == [
+        "inferred",
+        "declared",
+        "inferred",
+        "declared",
+        "unrecorded",
+    ]
+    blame = invoke(runner, "memory", "blame")
+    assert "    inferred · scope contracts · since 2026-10-01 · review 2026-10-31" in blame.stdout
+    assert "    unrecorded: no basis or dates recorded" in blame.stdout
+    blamed = json.loads(invoke(runner, "memory", "blame", "--format", "json").stdout)
+    assert blamed[0]["basis"] == "inferred" and blamed[0]["scope"] == "contracts"
+
+
+def test_a_proposal_without_basis_is_refused_and_everywhere_widens_the_scope() -> None:
+    from agentmem.errors import ProposalError
+    from agentmem.proposals.model import parse_proposal
+
+    raw = {"action": "add", "section": "Writing style", "text": "X.", "justification": "j"}
+    with pytest.raises(ProposalError, match="field 'basis' is missing"):
+        parse_proposal(raw, person="a", session="s", source="replay", scope="legal", where="p1")
+    kept = parse_proposal(
+        {**raw, "basis": "inferred"}, person="a", session="s", source="r", scope="legal", where="p"
+    )
+    assert kept.scope == "legal"
+    wide = parse_proposal(
+        {**raw, "basis": "declared", "scope": "everywhere"},
+        person="a",
+        session="s",
+        source="r",
+        scope="legal",
+        where="p",
+    )
+    assert wide.scope is None
+
+
+def test_retention_settings_are_checked() -> None:
+    from agentmem.config import parse_config
+    from agentmem.errors import ConfigError
+
+    config = parse_config(
+        {"memory": {"retention": {"inferred": {"review_days": 10, "expire_days": None}}}}, "x"
+    )
+    assert config.memory.retention["inferred"].expire_days is None
+    assert config.memory.retention["declared"].review_days == 365
+    with pytest.raises(ConfigError, match="memory.retention.guessed"):
+        parse_config({"memory": {"retention": {"guessed": {}}}}, "x")
+    with pytest.raises(ConfigError, match="review_days must be a positive number of days"):
+        parse_config({"memory": {"retention": {"declared": {"review_days": 0}}}}, "x")

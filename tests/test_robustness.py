@@ -109,6 +109,7 @@ def test_cut_proposals_are_listed_not_dropped(
                 "proposals": [
                     {
                         "action": "add",
+                        "basis": "declared",
                         "section": "Recurring patterns",
                         "text": t,
                         "justification": "said",

@@ -108,6 +108,7 @@ def _modify(runner: CliRunner, tmp_path: Path, target: str, text: str) -> None:
                 "proposals": [
                     {
                         "action": "modify",
+                        "basis": "declared",
                         "route": "memory",
                         "section": "Writing style",
                         "target": target,

@@ -402,6 +402,7 @@ def test_a_users_harvest_keeps_doctrine_proposals_and_refuses_memory_ones(
         },
         {
             "action": "add",
+            "basis": "declared",
             "route": "doctrine",
             "text": "Accept a 12-month warranty on supply contracts.",
             "justification": "settled",

@@ -1,7 +1,7 @@
 """The console entry point (``agentmem``, ``python -m agentmem``).
 
 A few exact command lines are the hot path — ``hook session-start``, ``hook session-end``,
-``hook pre-compact``, ``hook pre-tool-use`` and ``context chat [--person P] [--format F]``, each optionally after
+``hook pre-compact``, ``hook pre-tool-use`` and ``context chat [--person P] [--format F] [--scope S]``, each optionally after
 ``--repo PATH`` — and run here without importing ``agentmem.cli``: typer and rich cost about
 0.15 s to import, and typer 0.29 builds a pydantic adapter for every parameter it parses (another
 0.1–0.2 s). Claude Code gives a SessionEnd hook 1.5 s and runs SessionStart before every
@@ -29,7 +29,14 @@ _HOOKS = {
     "pre-compact": "PreCompact",
     "pre-tool-use": "PreToolUse",
 }
-_CHAT_OPTIONS = {"--person": "person", "-p": "person", "--format": "format", "-f": "format"}
+_CHAT_OPTIONS = {
+    "--person": "person",
+    "-p": "person",
+    "--format": "format",
+    "-f": "format",
+    "--scope": "scope",
+    "-s": "scope",
+}
 _FORMATS = ("text", "markdown", "json")
 
 
@@ -86,8 +93,12 @@ def plan(argv: list[str]) -> Callable[[], Printed] | None:
         options = _options(args[2:], _CHAT_OPTIONS)
         if options is None or options.get("format", "text") not in _FORMATS:
             return None
-        person, fmt = options.get("person"), options.get("format", "text")
-        run = lambda: fastpath.chat(person, fmt)  # noqa: E731
+        person, fmt, scope = (
+            options.get("person"),
+            options.get("format", "text"),
+            options.get("scope"),
+        )
+        run = lambda: fastpath.chat(person, fmt, scope)  # noqa: E731
     if run is None:
         return None
     if repo is not None:

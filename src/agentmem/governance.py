@@ -190,6 +190,8 @@ PERSON_ONLY: dict[tuple[str, ...], tuple[str, ...] | None] = {
     ("doctrine", "resume"): None,
     ("doctrine", "reconfirm"): None,
     ("memory", "edit"): None,
+    ("memory", "reconfirm"): None,
+    ("scope", "retire"): None,
     ("erase",): None,
 }
 """The agentmem commands that decide for the person holding the git identity, which an agent

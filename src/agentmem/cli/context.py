@@ -34,16 +34,30 @@ ContextFormatOption = Annotated[
 
 
 @app.command()
-def chat(person: PersonOption = None, fmt: ContextFormatOption = ContextFormat.text) -> None:
+def chat(
+    person: PersonOption = None,
+    fmt: ContextFormatOption = ContextFormat.text,
+    scope: Annotated[
+        str | None,
+        typer.Option(
+            "--scope",
+            "-s",
+            help="The session's scope, e.g. contracts/supply: entries meant everywhere plus those "
+            "whose scope contains it (default $AGENTMEM_SCOPE; none: only entries meant everywhere).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
     """Print your memory as a prompt block: fill level, numbered entries under their sections.
 
-    Never any doctrine. The block is labelled as remembered preference, not instructions.
-    An admin may print another person's block with --person.
+    Never any doctrine, never an expired entry. Inferred entries are marked [inferred]. The
+    block is labelled as remembered preference, not instructions. An admin may print another
+    person's block with --person.
     """
     from agentmem.cli.hook import show
     from agentmem.delivery.fastpath import chat as run
 
-    show(run(person, fmt.value))
+    show(run(person, fmt.value, scope))
 
 
 @app.command()

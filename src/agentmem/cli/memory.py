@@ -7,6 +7,7 @@ import shlex
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -14,6 +15,10 @@ from agentmem import trailers as tr
 from agentmem.cli import output
 from agentmem.cli.common import FormatOption, PersonOption, actor_and_person, repository
 from agentmem.cli.output import Format
+
+if TYPE_CHECKING:
+    from agentmem.memory.file import Entry
+    from agentmem.memory.records import Record
 
 app = typer.Typer(help="Read, edit and trace a person's memory file.", no_args_is_help=True)
 
@@ -32,7 +37,17 @@ def show(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
         text or new_memory_text(who, repo.config.memory), who, repo.config.memory, relpath
     )
     if fmt is Format.json:
-        output.as_json({"person": who, **e.__dict__} for e in memory.entries())
+        output.as_json(
+            {
+                "person": who,
+                "number": e.number,
+                "section": e.section,
+                "text": e.text,
+                "line": e.line,
+                **e.record.to_dict(),
+            }
+            for e in memory.entries()
+        )
         return
     status = budget_status(memory.render(), repo.config.memory)
     if text is None:
@@ -40,6 +55,7 @@ def show(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     output.data(memory.render().rstrip("\n"))
     output.data("")
     output.data(f"[{status.describe()}]")
+    _record_summary(memory.entries(), repo.config.memory.on_review_due)
     if status.level == "over":
         output.warn(
             f"{relpath} is over its budget ({status.describe()}): nothing can be added until "
@@ -47,6 +63,33 @@ def show(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
         )
     elif status.level == "warning":
         output.warn(f"{relpath} is at {status.describe()}: remove or merge entries soon")
+
+
+def _record_summary(entries: list[Entry], on_review_due: str) -> None:
+    """One line on the records: how many entries are inferred, unrecorded, past review,
+    expired (what the chat block leaves out), with the command that lists them."""
+    from agentmem.memory.records import today_iso
+
+    today = today_iso()
+    inferred = [f"#{e.number}" for e in entries if e.record.basis == "inferred"]
+    unrecorded = [f"#{e.number}" for e in entries if not e.record.marked]
+    states = [(e.number, e.record.state(today)) for e in entries if e.record.marked]
+    due = [f"#{n}" for n, state in states if state == "review due"]
+    expired = [f"#{n}" for n, state in states if state == "expired"]
+    parts = []
+    if inferred:
+        parts.append(f"inferred: {', '.join(inferred)}")
+    if unrecorded:
+        parts.append(f"unrecorded: {', '.join(unrecorded)}")
+    if due:
+        given = "still given" if on_review_due == "alert" else "not given"
+        parts.append(f"past review ({given}): {', '.join(due)}")
+    if expired:
+        parts.append(f"expired (never given): {', '.join(expired)}")
+    if parts:
+        output.data("[" + "; ".join(parts) + "]")
+    if due or expired:
+        output.warn("entries need attention: agentmem memory due lists them")
 
 
 @app.command()
@@ -118,6 +161,7 @@ def blame(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
         output.data(f"{who}'s memory has no entries")
     for e in entries:
         output.data(f"#{e.number} [{e.section}] {e.text}")
+        output.data(f"    {_record_line(e.record, e.basis_trailer)}")
         if e.commit is None:
             output.data("    not committed yet (changed on disk)")
             continue
@@ -131,3 +175,66 @@ def blame(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
         output.data(
             f"    session {e.session or '-'}  proposal {e.proposal or '-'}  why: {e.justification or '-'}"
         )
+
+
+def _record_line(record: Record, basis_trailer: str | None) -> str:
+    """``inferred · scope contracts/supply · since 2026-12-01 · review 2026-12-31 · expires …``."""
+    if not record.marked:
+        commit = f" (the commit says {basis_trailer})" if basis_trailer else ""
+        return f"unrecorded{commit}: no basis or dates recorded (agentmem memory reconfirm)"
+    parts = [record.basis_label, f"scope {record.scope}" if record.scope else "everywhere"]
+    parts += [f"since {record.since}"] if record.since else []
+    parts += [f"review {record.review}"] if record.review else []
+    parts.append(f"expires {record.expires}" if record.expires else "never expires")
+    return " · ".join(parts)
+
+
+@app.command()
+def due(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
+    """Entries that need you: expired (never given to any context block), past review (given
+    or not by memory.on_review_due), and unrecorded (no basis or dates: files from before).
+    Exit 0 even when some are listed."""
+    from agentmem.memory.due import due_entries
+
+    repo = repository()
+    _actor, who = actor_and_person(repo, person)
+    found = due_entries(repo, who)
+    if fmt is Format.json:
+        output.as_json(d.to_dict() for d in found)
+        return
+    if not found:
+        output.info(f"nothing due in {who}'s memory")
+        return
+    for d in found:
+        when = {
+            "expired": f"expired {d.expires}",
+            "review due": f"review due {d.review}",
+            "unrecorded": f"set {d.date or '?'} by a commit saying {d.basis or 'no basis'}",
+        }[d.state]
+        given = "given" if d.applied else "not given"
+        output.data(f"#{d.number} [{d.section}] {d.text}")
+        output.data(f"    {d.state}: {when} ({given}){'; scope ' + d.scope if d.scope else ''}")
+    output.info("agentmem memory reconfirm N… keeps an entry; agentmem memory edit removes one")
+
+
+@app.command()
+def reconfirm(
+    numbers: Annotated[
+        list[int],
+        typer.Argument(
+            help="Entry numbers, as memory due or memory show lists them.", metavar="N…"
+        ),
+    ],
+) -> None:
+    """Reconfirm entries of your own memory: since today, review and expiry moved by
+    memory.retention; unrecorded entries get their record. One audited commit."""
+    from agentmem.memory.due import reconfirm as run
+
+    repo = repository()
+    actor = repo.actor()
+    with repo.locked():
+        commit, lines = run(repo, actor, numbers)
+    for line in lines:
+        output.data(line)
+    if commit:
+        output.info(f"committed {commit[:10]}: memory({actor.id}): reconfirm")

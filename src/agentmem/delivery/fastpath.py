@@ -13,6 +13,7 @@ payload's ``cwd``, else from the current folder.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,7 +100,12 @@ def session_start(stdin: str | None) -> Printed:
     """
     # lazy: hot path: each hook or chat line loads only what it runs
     from agentmem.config import load_config
-    from agentmem.delivery.context import HOOK_MAX_CHARS, build_chat, render_chat
+    from agentmem.delivery.context import (
+        HOOK_MAX_CHARS,
+        build_chat,
+        render_chat,
+        scope_for_folder,
+    )
     from agentmem.harvest.queue import parse_payload
     from agentmem.store.repo import Repository
 
@@ -113,7 +119,10 @@ def session_start(stdin: str | None) -> Printed:
     try:
         root = hook_root(cwd)
         repo = Repository(root, load_config(root))
-        ctx = build_chat(repo, repo.actor().id)
+        scope = session_scope(os.environ.get("AGENTMEM_SCOPE"), "AGENTMEM_SCOPE")
+        if scope is None:
+            scope = scope_for_folder(repo.config.scopes, cwd or os.getcwd(), root)
+        ctx = build_chat(repo, repo.actor().id, scope)
     except AgentmemError as exc:
         return Printed(
             system_message("no memory was given to this session", exc),
@@ -124,8 +133,24 @@ def session_start(stdin: str | None) -> Printed:
     return Printed(render_chat(ctx, "text", max_chars=HOOK_MAX_CHARS - 1), tuple(notes))
 
 
-def chat(person: str | None, fmt: str) -> Printed:
-    """``context chat [--person P] [--format F]``. Raises AgentmemError (exit 1 or 2)."""
+def session_scope(value: str | None, where: str) -> str | None:
+    """A session's scope as given (``--scope``, ``$AGENTMEM_SCOPE``), checked; None when not
+    given. Raises :class:`UsageError` for a malformed scope."""
+    from agentmem.errors import InvalidMemoryError, UsageError
+    from agentmem.memory.records import check_scope
+
+    if value is None or not value.strip():
+        return None
+    try:
+        return check_scope(value, where)
+    except InvalidMemoryError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def chat(person: str | None, fmt: str, scope: str | None = None) -> Printed:
+    """``context chat [--person P] [--format F] [--scope S]``: the entries meant everywhere
+    plus those whose scope contains S (without ``--scope``: ``$AGENTMEM_SCOPE``, else only the
+    entries meant everywhere). Raises AgentmemError (exit 1 or 2)."""
     # lazy: hot path: each hook or chat line loads only what it runs
     import json
 
@@ -139,8 +164,11 @@ def chat(person: str | None, fmt: str) -> Printed:
     from agentmem.store.repo import open_repository
 
     check_format(fmt)
+    scope = session_scope(scope, "--scope") or session_scope(
+        os.environ.get("AGENTMEM_SCOPE"), "AGENTMEM_SCOPE"
+    )
     repo = open_repository()
-    ctx = build_chat(repo, chat_reader(repo, repo.actor(), person))
+    ctx = build_chat(repo, chat_reader(repo, repo.actor(), person), scope)
     if fmt == "json":
         text = json.dumps(chat_json(ctx), ensure_ascii=False, indent=2)
     else:
@@ -155,4 +183,22 @@ def chat(person: str | None, fmt: str) -> Printed:
         )
     if ctx.status.level != "ok":
         warnings.append(f"{ctx.path} is at {ctx.status.describe()}: remove or merge entries soon")
+    warnings += left_out_warnings(ctx.path, ctx.left_out, ctx.due)
     return Printed(text, notes, tuple(warnings))
+
+
+def left_out_warnings(
+    path: str, left_out: tuple[tuple[int, str], ...], due: tuple[int, ...]
+) -> list[str]:
+    """One line per reason an entry was not given, and one for those given past review."""
+    found: list[str] = []
+    for reason in ("expired", "review due", "out of scope"):
+        numbers = ", ".join(f"#{n}" for n, why in left_out if why == reason)
+        if numbers and reason != "out of scope":
+            found.append(f"{path}: {numbers} not given: {reason} (agentmem memory due)")
+        elif numbers:
+            found.append(f"{path}: {numbers} not given: scoped elsewhere (--scope S gives them)")
+    if due:
+        numbers = ", ".join(f"#{n}" for n in due)
+        found.append(f"{path}: {numbers} past review, still given (agentmem memory reconfirm)")
+    return found

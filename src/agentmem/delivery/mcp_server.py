@@ -92,10 +92,11 @@ def remember(text: str, section: str | None, session: str) -> "Proposal":
         return do_remember(repo, actor, text, section or repo.config.memory.sections[0], session)
 
 
-def show_memory() -> str:
-    """The actor's chat context block, as ``agentmem context chat`` prints it."""
+def show_memory(scope: str | None = None) -> str:
+    """The actor's chat context block for the session's ``scope``, as ``agentmem context chat
+    --scope`` prints it (never an expired entry)."""
     repo = open_repo()
-    return render_chat(build_chat(repo, repo.actor().id), "text")
+    return render_chat(build_chat(repo, repo.actor().id, scope), "text")
 
 
 def search_text(query: str, areas: str | None, limit: int) -> str:
@@ -174,10 +175,11 @@ def propose_rule_transition(
         return propose(repo, repo.actor(), draft)
 
 
-def memory_context() -> Any:
-    """The actor's :class:`agentmem.delivery.context.ChatContext`."""
+def memory_context(scope: str | None = None) -> Any:
+    """The actor's :class:`agentmem.delivery.context.ChatContext` for the session's ``scope``
+    (never an expired entry)."""
     repo = open_repo()
-    return build_chat(repo, repo.actor().id)
+    return build_chat(repo, repo.actor().id, scope)
 
 
 def search_hits(query: str, areas: str | None, limit: int) -> list[Any]:
@@ -396,7 +398,7 @@ def build_server(scope: str | None = None) -> "MCPServer":
         description="The user's remembered preferences as agentmem gives them to a chat.",
     )
     def show_memory_tool() -> MemoryResult:
-        ctx = _tool_call(memory_context)
+        ctx = _tool_call(lambda: memory_context(scope))
 
         return MemoryResult(
             person=ctx.person,

@@ -18,6 +18,8 @@ from agentmem.errors import ProposalError
 ACTIONS = ("add", "modify", "remove")
 ROUTES = ("memory", "doctrine")
 BASES = ("declared", "inferred")
+#: What a model may say of a proposal's scope: the session's (default) or everywhere.
+SCOPE_CHOICES = ("session", "everywhere")
 
 # The JSON schema sent to the model as structured output (docs/design.md §Harvest). Every object has
 # ``additionalProperties: false``; optional values are nullable rather than omitted, because
@@ -40,6 +42,7 @@ PROPOSAL_JSON_SCHEMA: dict[str, Any] = {
                     "text",
                     "justification",
                     "basis",
+                    "scope",
                 ],
                 "properties": {
                     "action": {"type": "string", "enum": list(ACTIONS)},
@@ -49,6 +52,7 @@ PROPOSAL_JSON_SCHEMA: dict[str, Any] = {
                     "text": {"type": ["string", "null"]},
                     "justification": {"type": "string"},
                     "basis": {"type": "string", "enum": list(BASES)},
+                    "scope": {"type": "string", "enum": list(SCOPE_CHOICES)},
                 },
             },
         }
@@ -192,13 +196,17 @@ def parse_proposal(
     source: str,
     scope: str | None,
     where: str,
-    default_basis: str = "declared",
+    default_basis: str | None = None,
 ) -> Proposal:
     """Turn one untrusted dict (model answer, replay file) into a :class:`Proposal`.
 
     Shape checks only (types, enums, required fields per action); the section, target, guard and
     budget checks happen in :func:`agentmem.harvest.run.validate`. ``person``, ``session``, ``id`` and
-    ``created_at`` come from the caller, never from ``raw``. Raises :class:`ProposalError`.
+    ``created_at`` come from the caller, never from ``raw``. A proposal without a ``basis``
+    is refused (never defaulted to the stronger ``declared``) unless the caller names one
+    (``default_basis``: agentmem's own proposals). ``scope`` is the session's; ``raw`` may
+    only widen it to everywhere (``"scope": "everywhere"``, when the person said so).
+    Raises :class:`ProposalError`.
     """
     if not isinstance(raw, dict):
         raise ProposalError(f"{where}: a proposal must be an object, got {type(raw).__name__}")
@@ -207,7 +215,19 @@ def parse_proposal(
         raise ProposalError(f"{where}: unknown field(s) {', '.join(unknown)}")
     action = _enum(raw, "action", ACTIONS, where)
     route = _enum(raw, "route", ROUTES, where, default="memory")
+    if raw.get("basis") is None and default_basis is None:
+        raise ProposalError(
+            f"{where}: field 'basis' is missing; expected declared (the person said it) or "
+            "inferred (drawn from outcomes): a proposal without a basis is refused, never defaulted"
+        )
     basis = _enum(raw, "basis", BASES, where, default=default_basis)
+    wanted_scope = raw.get("scope")
+    if wanted_scope is not None and wanted_scope not in SCOPE_CHOICES:
+        raise ProposalError(
+            f"{where}: field 'scope' is {wanted_scope!r}; expected one of: {', '.join(SCOPE_CHOICES)}"
+        )
+    if wanted_scope == "everywhere":
+        scope = None
     section = _str_or_none(raw, "section", where)
     target = _str_or_none(raw, "target", where)
     text = raw.get("text")

@@ -7,6 +7,7 @@ from typing import Any
 
 from agentmem import trailers as tr
 from agentmem.memory.file import parse_memory
+from agentmem.memory.records import NO_RECORD, Record
 from agentmem.store import gitio
 from agentmem.store.paths import check_slug
 from agentmem.store.repo import DOCTRINE_DIR, INBOX_DIR, Repository
@@ -90,9 +91,20 @@ class BlameEntry:
     proposal: str | None
     justification: str | None
     author: str | None = None
+    #: the entry's record (``basis`` declared | inferred | unrecorded, ``scope``, ``since``,
+    #: ``review``, ``expires``) and the ``Agentmem-Basis`` of the commit that set the line.
+    record: Record = NO_RECORD
+    basis_trailer: str | None = None
+
+    @property
+    def basis(self) -> str:
+        """The record's basis; for an unrecorded entry ``unrecorded``."""
+        return self.record.basis_label
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data.pop("record")
+        return {**data, **self.record.to_dict()}
 
 
 def blame_memory(repo: Repository, person: str) -> list[BlameEntry]:
@@ -125,6 +137,8 @@ def blame_memory(repo: Repository, person: str) -> list[BlameEntry]:
                 t.get(tr.PROPOSAL),
                 t.get(tr.JUSTIFICATION),
                 f"{info.author_name} <{info.author_email}>" if info else None,
+                entry.record,
+                t.get(tr.BASIS),
             )
         )
     return result

@@ -85,6 +85,8 @@ memory file, copied character for character; null for add.
 - justification: one short sentence saying what in the session supports it, without quoting \
 personal data or secrets.
 - basis: "declared" when the person said or confirmed it; "inferred" when drawn from outcomes.
+- scope: "everywhere" only when the person said it holds in every context; otherwise \
+"session" (it then holds in this session's scope only).
 
 Propose at most {max_proposals} changes, the most useful first. When nothing qualifies, answer \
 with an empty "proposals" list.\
