@@ -33,12 +33,14 @@ def test_section_and_route_corrections_are_applied_and_recorded(
         [
             {
                 "action": "add",
+                "basis": "declared",
                 "section": "Recurring patterns",
                 "text": "Check the annexes first.",
                 "justification": "said",
             },
             {
                 "action": "add",
+                "basis": "declared",
                 "route": "memory",
                 "section": "Writing style",
                 "text": "The team never signs unlimited liability.",
@@ -73,6 +75,7 @@ def test_target_correction_and_bad_corrections(
         [
             {
                 "action": "add",
+                "basis": "declared",
                 "section": "Writing style",
                 "text": "Summaries in 3 bullets.",
                 "justification": "said",
@@ -87,6 +90,7 @@ def test_target_correction_and_bad_corrections(
                 "proposals": [
                     {
                         "action": "modify",
+                        "basis": "declared",
                         "section": "Writing style",
                         "target": "3 bullets",
                         "text": "Summaries in 5 bullets.",
@@ -127,6 +131,7 @@ def test_interactive_correction_of_route_and_section(
         [
             {
                 "action": "add",
+                "basis": "declared",
                 "section": "Recurring patterns",
                 "text": "Cite clause numbers.",
                 "justification": "said",
