@@ -290,6 +290,7 @@ def test_a_modify_targets_its_own_section_and_remove_plus_add_cancel(
         [
             {
                 "action": "add",
+                "basis": "declared",
                 "section": "Writing style",
                 "text": "Summaries in 3 bullets.",
                 "justification": "x",
@@ -304,6 +305,7 @@ def test_a_modify_targets_its_own_section_and_remove_plus_add_cancel(
         [
             {
                 "action": "modify",
+                "basis": "declared",
                 "section": "Priorities & scope",
                 "target": "3 bullets",
                 "text": "Summaries in 5 bullets.",
@@ -311,12 +313,14 @@ def test_a_modify_targets_its_own_section_and_remove_plus_add_cancel(
             },
             {
                 "action": "remove",
+                "basis": "declared",
                 "section": "Writing style",
                 "target": "Summaries in 3 bullets",
                 "justification": "x",
             },
             {
                 "action": "add",
+                "basis": "declared",
                 "section": "Writing style",
                 "text": "Summaries in 3 bullets, always.",
                 "justification": "x",

@@ -136,6 +136,7 @@ def session_start(stdin: str | None) -> Printed:
 def session_scope(value: str | None, where: str) -> str | None:
     """A session's scope as given (``--scope``, ``$AGENTMEM_SCOPE``), checked; None when not
     given. Raises :class:`UsageError` for a malformed scope."""
+    # lazy: hot path: loaded only when a scope is given
     from agentmem.errors import InvalidMemoryError, UsageError
     from agentmem.memory.records import check_scope
 

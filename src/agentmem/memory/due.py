@@ -46,6 +46,7 @@ class DueEntry:
 
 
 def _memory(repo: Repository, person: str) -> tuple[str | None, MemoryFile]:
+    # lazy: store.writer imports memory (cycle)
     from agentmem.store.writer import read_current
 
     relpath = repo.memory_relpath(person)
@@ -56,6 +57,7 @@ def _memory(repo: Repository, person: str) -> tuple[str | None, MemoryFile]:
 
 def _commit_facts(repo: Repository, person: str) -> dict[int, tuple[str | None, str | None]]:
     """Entry number → (basis trailer, date) of the audit commit that last set its line."""
+    # lazy: proposals.trail imports memory.file (cycle); git only when needed
     from agentmem.proposals.trail import blame_memory
 
     return {
@@ -108,6 +110,7 @@ def reconfirm(repo: Repository, actor: Person, numbers: list[int]) -> tuple[str 
     commit carries none: the owner's own edit). Raises :class:`UsageError` for an unknown entry
     number, :class:`GovernanceError` for anyone but the owner (``governance.require_owner``).
     """
+    # lazy: memory.planner and store.writer import memory (cycle)
     from agentmem.memory.planner import new_record
     from agentmem.store.writer import apply_changes
 
