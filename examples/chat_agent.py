@@ -42,7 +42,7 @@ def fake_model(system: str, messages: list[dict[str, str]]) -> str:
 
 def converse(mem: agentmem.api.Agentmem, prompts: list[str]) -> list[dict[str, str]]:
     """One conversation: memory injected, explicit "remember that …" filed at once."""
-    system = "You review contracts.\n\n" + mem.chat_context()
+    system = "You review contracts.\n\n" + mem.chat_context(scope="contracts/supply")
     messages: list[dict[str, str]] = []
     for prompt in prompts:
         messages.append({"role": "user", "content": prompt})

@@ -93,7 +93,7 @@ def test_twenty_parallel_accepts_make_twenty_clean_commits(
     assert seen == set(PEOPLE)
     for person in PEOPLE:
         text = (memrepo / "memories" / f"{person}.md").read_text(encoding="utf-8")
-        assert f"- Entry of {person}: keep it short.\n" in text
+        assert f"- Entry of {person}: keep it short. <!-- am: basis=declared" in text
     assert git(memrepo, "status", "--porcelain", "--untracked-files=all") == ""
     assert not journal.has_pending(memrepo)
     assert not (memrepo / ".git" / "index.lock").exists()

@@ -99,15 +99,19 @@ class Agentmem:
 
     # -- reading --------------------------------------------------------------------------------
 
-    def chat_context(self, person: str | None = None, fmt: str = "text") -> str:
+    def chat_context(
+        self, person: str | None = None, fmt: str = "text", scope: str | None = None
+    ) -> str:
         """The chat block of ``person`` (default: the actor; another person's only for an admin):
         numbered approved entries under their sections with the fill level, labelled as
-        remembered preferences — never doctrine. ``fmt``: ``text`` or ``markdown``. The same
-        text as ``agentmem context chat``. Raises GovernanceError, InvalidMemoryError."""
+        remembered preferences — never doctrine. ``scope``: the entries meant everywhere plus
+        those whose scope contains it (None: only those meant everywhere), as
+        ``agentmem context chat --scope``. ``fmt``: ``text`` or ``markdown``. Raises
+        GovernanceError, InvalidMemoryError."""
         if check_format(fmt) == "json":
             raise UsageError("chat_context returns text or markdown; use chat_entries for data")
         whose = chat_reader(self._repo, self.actor(), person)
-        return render_chat(build_chat(self._repo, whose), fmt)
+        return render_chat(build_chat(self._repo, whose, scope), fmt)
 
     def audit_context(self, scope: str, fmt: str = "text") -> str:
         """The audit block for ``scope``: the active rules of that scope and every ancestor, with
