@@ -56,7 +56,7 @@ METAVARS = {
     "last": "N",
     "version": "N",
     "max_chars": "N",
-    "provider": "anthropic|offline|replay|auto",
+    "provider": "anthropic|openai|offline|replay|auto",
     "status": "draft|active|suspended|deactivated|archived",
     "kind": "entry|rule|file",
     "section": "NAME",
