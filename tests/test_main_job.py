@@ -463,8 +463,8 @@ def test_interactive_review_records_accept_edit_and_reject(
 ) -> None:
     out = _harvest_json(runner)
     first, second, third = [p["id"] for p in out["proposals"] if p["route"] == "memory"][:3]
-    # After an edit's text: the route and the section, Enter keeps each as it is.
-    answers = "a\ne\nLeave confidentiality clauses aside; legal reviews them.\n\n\na\nr\nq\n"
+    # After an edit's text: the route, the section and the scope, Enter keeps each as it is.
+    answers = "a\ne\nLeave confidentiality clauses aside; legal reviews them.\n\n\n\na\nr\nq\n"
     result = invoke(runner, "review", "--interactive", input=answers)
     assert result.exit_code == 0, result.stderr
     assert "2 accepted, 1 rejected, 0 skipped" in result.stderr
@@ -489,7 +489,7 @@ def test_interactive_skip_after_an_edit_says_the_edit_is_not_kept(
 ) -> None:
     out = _harvest_json(runner)
     first = [p for p in out["proposals"] if p["route"] == "memory"][0]
-    result = invoke(runner, "review", "--interactive", input="e\nShorter text.\n\n\ns\nq\n")
+    result = invoke(runner, "review", "--interactive", input="e\nShorter text.\n\n\n\ns\nq\n")
     assert result.exit_code == 0, result.stderr
     assert (
         f"skipped {first['id']}: it stays in your inbox as it was; your edited text is not kept"

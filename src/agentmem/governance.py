@@ -185,7 +185,16 @@ def self_approval(
 
 # -- what only a person decides -----------------------------------------------------------------
 PERSON_ONLY: dict[tuple[str, ...], tuple[str, ...] | None] = {
-    ("review",): ("--accept", "-a", "--edit", "--interactive", "--route", "--section", "--target"),
+    ("review",): (
+        "--accept",
+        "-a",
+        "--edit",
+        "--interactive",
+        "--route",
+        "--section",
+        "--target",
+        "--scope",
+    ),
     ("doctrine", "approve"): None,
     ("doctrine", "resume"): None,
     ("doctrine", "reconfirm"): None,

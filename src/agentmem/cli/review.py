@@ -71,6 +71,15 @@ def review(
             show_default=False,
         ),
     ] = None,
+    scope: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--scope",
+            help="Accept ID with another scope: --scope ID=SCOPE (a path such as "
+            "contracts/supply, or 'everywhere'). Repeatable.",
+            show_default=False,
+        ),
+    ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Show what would change; write nothing.")
     ] = False,
@@ -93,8 +102,9 @@ def review(
 ) -> None:
     """Decide on your pending proposals, line by line.
 
-    Without flags, in a terminal: each proposal is shown as a diff of your memory file with the
-    fill level after it; answer accept / edit / reject / skip / quit. Each accepted proposal is
+    Without flags, in a terminal: each proposal is shown (with its basis and scope) as a diff of
+    your memory file with the fill level after it; answer accept / edit / reject / skip / quit
+    (edit also asks the route, section, scope and target, each pre-filled). Each accepted proposal is
     one commit; the rejections are one commit. Memory proposals are committed first; then each
     accepted doctrine proposal becomes a draft rule (one commit each, you are its proposer); a
     draft that fails is reported rule by rule and the memory commits stay.
@@ -108,11 +118,16 @@ def review(
     pending = list_pending(repo, actor.id)
     memory = [p for p in pending if p.route == "memory"]
     doctrine = [p for p in pending if p.route == "doctrine"]
-    fixes = {"route": route or [], "section": section or [], "target": target or []}
+    fixes = {
+        "route": route or [],
+        "section": section or [],
+        "target": target or [],
+        "scope": scope or [],
+    }
     scripted = bool(accept or reject or edit or any(fixes.values()))
     if not pending:
         output.info("no proposals to review")
-        if scripted and _names_ids(accept, reject, edit, route, section, target):
+        if scripted and _names_ids(accept, reject, edit, route, section, target, scope):
             raise UsageError("nothing pending matches the given ids")
         return
     if scripted:
@@ -140,24 +155,33 @@ def _names_ids(*lists: list[str] | None) -> bool:
 def _corrections(
     pending: list[Proposal], fixes: dict[str, list[str]]
 ) -> tuple[dict[str, Proposal], dict[str, Proposal]]:
-    """``(corrected, originals)`` by proposal id from ``--route/--section/--target ID=VALUE``.
-    Raises :class:`UsageError` for a malformed flag or an unknown id, :class:`ProposalError`
+    """``(corrected, originals)`` by proposal id from ``--route/--section/--target/--scope
+    ID=VALUE``. Raises :class:`UsageError` for a malformed flag, an unknown id or an invalid
+    scope (the one validation, :func:`agentmem.proposals.ids.check_scope`), :class:`ProposalError`
     for a correction that leaves a proposal malformed."""
     from agentmem.errors import UsageError
+    from agentmem.proposals.ids import check_scope
+    from agentmem.proposals.model import EVERYWHERE
 
     wanted: dict[str, dict[str, str]] = {}
     for name, items in fixes.items():
         for item in items:
             pid, sep, value = item.partition("=")
             if not sep or not value.strip():
-                raise UsageError(f"--{name} takes ID=VALUE, got {item!r}")
+                shown = item if name != "scope" else f"{pid}=…"  # a scope is not echoed
+                raise UsageError(f"--{name} takes ID=VALUE, got {shown!r}")
+            if name == "scope" and value.strip().lower() != EVERYWHERE:
+                check_scope(value, f"--scope {pid}")
             wanted.setdefault(pid, {})[name] = value.strip()
     corrected: dict[str, Proposal] = {}
     originals: dict[str, Proposal] = {}
-    for proposal in _resolve(list(wanted), pending, "--route/--section/--target"):
+    for proposal in _resolve(list(wanted), pending, "--route/--section/--target/--scope"):
         fix = wanted[proposal.id]
         corrected[proposal.id] = proposal.corrected(
-            route=fix.get("route"), section=fix.get("section"), target=fix.get("target")
+            route=fix.get("route"),
+            section=fix.get("section"),
+            target=fix.get("target"),
+            scope=fix.get("scope"),
         )
         originals[proposal.id] = proposal
     return corrected, originals
@@ -224,7 +248,8 @@ def _show(proposal: Proposal, plan: MemoryPlan | str, console: Console | None = 
     console = console or output.stderr()
     console.print(f"[bold]{proposal.id}[/]  {output.esc(proposal.summary())}")
     console.print(
-        f"  basis: {proposal.basis} · session: {output.esc(proposal.session)} · source: {proposal.source}"
+        f"  basis: {proposal.basis} · scope: {output.esc(proposal.scope or 'everywhere')} · "
+        f"session: {output.esc(proposal.session)} · source: {proposal.source}"
     )
     console.print(f"  why: {output.esc(proposal.justification)}")
     if proposal.action == "modify" and proposal.target and proposal.text:
@@ -528,16 +553,18 @@ def _ask_text(console: Console, label: str, current: str) -> str:
 
 
 def _ask_corrections(repo: Repository, console: Console, proposal: Proposal) -> Proposal:
-    """Ask the route, the section (memory) and the target (modify, remove), each pre-filled
-    with the current value; returns the corrected proposal."""
+    """Ask the route, the section (memory), the scope and the target (modify, remove), each
+    pre-filled with the current value; returns the corrected proposal."""
     from rich.prompt import Prompt
+
+    from agentmem.proposals.model import EVERYWHERE
 
     route = proposal.route
     if proposal.action == "add":
         route = Prompt.ask(
             "route", choices=["memory", "doctrine"], default=proposal.route, console=console
         )
-    if route == "doctrine":
+    if route == "doctrine":  # the draft's scope is shown; agentmem doctrine assign changes it
         return proposal.corrected(route="doctrine")
     sections = list(repo.config.memory.sections)
     section = Prompt.ask(
@@ -546,7 +573,8 @@ def _ask_corrections(repo: Repository, console: Console, proposal: Proposal) -> 
         default=proposal.section if proposal.section in sections else sections[0],
         console=console,
     )
+    scope = _ask_text(console, "scope (a path, or everywhere)", proposal.scope or EVERYWHERE)
     target = proposal.target
     if proposal.action in ("modify", "remove"):
         target = _ask_text(console, "target (a part of the entry)", proposal.target or "")
-    return proposal.corrected(route="memory", section=section, target=target)
+    return proposal.corrected(route="memory", section=section, target=target, scope=scope)

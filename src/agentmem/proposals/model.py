@@ -20,6 +20,8 @@ ROUTES = ("memory", "doctrine")
 BASES = ("declared", "inferred")
 #: What a model may say of a proposal's scope: the session's (default) or everywhere.
 SCOPE_CHOICES = ("session", "everywhere")
+#: The word for "no scope" (an entry meant everywhere) where a person chooses a scope at review.
+EVERYWHERE = "everywhere"
 
 # The JSON schema sent to the model as structured output (docs/design.md §Harvest). Every object has
 # ``additionalProperties: false``; optional values are nullable rather than omitted, because
@@ -93,36 +95,54 @@ class Proposal:
         return replace(self, text=text)
 
     def corrected(
-        self, *, route: str | None = None, section: str | None = None, target: str | None = None
+        self,
+        *,
+        route: str | None = None,
+        section: str | None = None,
+        target: str | None = None,
+        scope: str | None = None,
     ) -> Proposal:
-        """A copy with the reviewer's corrections (review ``--route``/``--section``/``--target``).
+        """A copy with the reviewer's corrections (review ``--route``/``--section``/``--target``/
+        ``--scope``).
 
         ``route`` is ``memory`` or ``doctrine``; a doctrine proposal has no section or target
-        (only an ``add`` can become one). Raises :class:`ProposalError` for a correction that
-        leaves the proposal malformed (docs/design.md §Proposals)."""
+        (only an ``add`` can become one). ``scope`` is a scope path, or :data:`EVERYWHERE` for
+        none; it passes the one validation of scopes (:func:`agentmem.proposals.ids.check_scope`).
+        Raises :class:`ProposalError` for a correction that leaves the proposal malformed
+        (docs/design.md §Proposals)."""
         new_route = route or self.route
         if new_route not in ROUTES:
             raise ProposalError(f"{self.id}: route {new_route!r}; expected memory or doctrine")
+        new_scope = self.scope if scope is None else _chosen_scope(scope, f"{self.id}: scope")
         if new_route == "doctrine":
             if self.action != "add":
                 raise ProposalError(f"{self.id}: only an 'add' can become a doctrine proposal")
-            return replace(self, route="doctrine", section=None, target=None)
+            return replace(self, route="doctrine", section=None, target=None, scope=new_scope)
         new_section = section or self.section
         if self.action == "add" and not new_section:
             raise ProposalError(
                 f"{self.id}: a memory 'add' needs a section",
                 hint=f"add --section {self.id}=NAME",
             )
-        return replace(self, route="memory", section=new_section, target=target or self.target)
+        return replace(
+            self,
+            route="memory",
+            section=new_section,
+            target=target or self.target,
+            scope=new_scope,
+        )
 
     def corrections(self, original: Proposal) -> list[str]:
-        """``field: old -> new`` for each of route, section, target that differs from
-        ``original`` (a target is said ``changed``: it may be long)."""
+        """``field: old -> new`` for each of route, section, scope, target that differs from
+        ``original`` (a target is said ``changed``: it may be long; no scope is
+        ``everywhere``)."""
         out = []
         for name in ("route", "section"):
             old, new = getattr(original, name), getattr(self, name)
             if old != new:
                 out.append(f"{name}: {old or 'none'} -> {new or 'none'}")
+        if original.scope != self.scope:
+            out.append(f"scope: {original.scope or EVERYWHERE} -> {self.scope or EVERYWHERE}")
         if original.target != self.target and self.target is not None:
             out.append("target: changed")
         return out
@@ -137,6 +157,20 @@ class Proposal:
         if self.action == "modify":
             return f"modify in{where} [{self.target}] -> {self.text}"
         return f"remove from{where} [{self.target}]"
+
+
+def _chosen_scope(value: str, where: str) -> str | None:
+    """A scope chosen at review: :data:`EVERYWHERE` is None, anything else passes
+    :func:`agentmem.proposals.ids.check_scope`. Raises :class:`ProposalError`."""
+    if value.strip().lower() == EVERYWHERE:
+        return None
+    # lazy: the guard (through agentmem.proposals.ids) loads only when a scope is checked
+    from agentmem.proposals.ids import check_scope
+
+    chosen = check_scope(value, where, ProposalError)
+    if chosen is None:
+        raise ProposalError(f"{where}: empty scope (give a scope path or {EVERYWHERE})")
+    return chosen
 
 
 _last_stamp: list[datetime] = []
