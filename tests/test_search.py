@@ -317,3 +317,40 @@ def test_two_updates_at_once_index_each_commit_once(team: Path, runner: CliRunne
             c for (c,) in conn.execute("SELECT commit_id FROM docs WHERE key LIKE 'commit:%'")
         ]
     assert sorted(indexed) == sorted(decisions)
+
+
+def test_expired_entries_are_left_out_on_the_day_of_the_search(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = "<!-- am: basis=inferred since=2026-09-01 review=2026-10-01 expires=2026-11-30 -->"
+    fresh = "<!-- am: basis=declared since=2026-11-02 review=2027-11-02 -->"
+    later = "<!-- am: basis=inferred since=2026-11-20 expires=2027-02-18 -->"
+    text = "".join(
+        [
+            "# Memory: alice\n\n## Writing style\n",
+            f"- Summaries in five bullets. {old}\n",
+            f"- Summaries go first. {fresh}\n",
+            f"- Summaries stay under a page. {later}\n",
+            "\n## Priorities & scope\n\n## Recurring patterns\n\n## Rule dependencies\n",
+        ]
+    )
+    (memrepo / "memories" / "alice.md").write_text(text, encoding="utf-8")
+    git(memrepo, "add", "memories")
+    git(memrepo, "commit", "-qm", "memory(alice): by hand")
+    monkeypatch.setenv("AGENTMEM_TODAY", "2026-12-01")
+    result = ok(runner, "search", "summaries", "--format", "json")
+    found = json.loads(result.stdout)
+    assert [(h["where"], h["snippet"], h["date"]) for h in found] == [
+        ("memories/alice.md:5", "**Summaries** go first.", None),
+        ("memories/alice.md:6", "**Summaries** stay under a page.", None),
+    ]
+    assert "1 expired memory entry matched and is left out (agentmem memory due" in result.stderr
+    text_out = ok(runner, "search", "summaries")
+    assert "five bullets" not in text_out.stdout
+    # The same index, another day: the filter is the search's, not the index's.
+    monkeypatch.setenv("AGENTMEM_TODAY", "2026-11-29")
+    assert len(hits(runner, "summaries")) == 3
+    monkeypatch.setenv("AGENTMEM_TODAY", "2027-02-18")
+    earlier = ok(runner, "search", "summaries", "--format", "json")
+    assert [h["line"] for h in json.loads(earlier.stdout)] == [5]
+    assert "2 expired memory entries matched and are left out" in earlier.stderr

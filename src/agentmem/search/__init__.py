@@ -12,6 +12,10 @@ what — the same rules for the CLI and the MCP tool:
   a memory file or an inbox is read only by its owner(s) and the admins — and every older
   version of each rule.
 
+A memory entry whose record has expired (``expires=`` on or before today, ``AGENTMEM_TODAY``
+as everywhere) is left out of the hits — it reaches no context block, and search is a way into
+one (the MCP tool) — and a note says how many matched (``agentmem memory due`` lists them).
+
 The query is FTS5 syntax (words, ``"phrases"``, ``AND``/``OR``/``NOT``, ``prefix*``); a syntax
 error is a :class:`~agentmem.errors.UsageError` (exit 2) naming the character position. The
 query is never written to any log, file or commit.
@@ -26,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentmem import governance
 from agentmem.errors import GovernanceError, UsageError
+from agentmem.memory.records import today_iso
 from agentmem.search.index import open_index
 
 if TYPE_CHECKING:
@@ -163,6 +168,7 @@ def search(
     if not 1 <= limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, got {limit}")
     owner = reader_scope(repo, actor, person)
+    today = today_iso()
     opened = open_index(repo.root)
     conn = opened.conn
     try:
@@ -174,8 +180,16 @@ def search(
             raise syntax_error(query, exc) from None
     finally:
         conn.close()
-    hits = [hit for row in rows for hit in _hits(row)]
-    return SearchResult(hits[:limit], opened.notes)
+    expired: list[Hit] = []
+    hits = [hit for row in rows for hit in _hits(row, today, expired)]
+    notes = list(opened.notes)
+    if expired:
+        count = len(expired)
+        notes.append(
+            f"{count} expired memory entr{'y' if count == 1 else 'ies'} matched and "
+            f"{'is' if count == 1 else 'are'} left out (agentmem memory due lists them)"
+        )
+    return SearchResult(hits[:limit], notes)
 
 
 SELECT = (
@@ -216,27 +230,32 @@ def _sql(
     return " ".join(where), args
 
 
-def _hits(row: tuple[Any, ...]) -> list[Hit]:
+def _hits(row: tuple[Any, ...], today: str, expired: list[Hit]) -> list[Hit]:
     """The hits of one matching document: one per matching entry of a memory file, else one
-    (at the document's first matching line)."""
+    (at the document's first matching line). A memory entry expired on ``today`` goes to
+    ``expired`` instead."""
     kind, path, lines, person, rule, version, status, scope, commit, date, label, marked, rank = row
+    expiries = date.split("\x1f") if kind == "memory" else []
+    if kind == "memory":
+        date = ""
     body_lines = marked.split("\n")
     numbers = [int(n) for n in lines.split(",")] if lines else []
     marked_at = [i for i, b in enumerate(body_lines) if _OPEN in b] or [0]
     if kind != "memory":
         marked_at = marked_at[:1]
     labels = label.split("\x1f") if kind == "memory" else []
-    hits = []
+    hits: list[Hit] = []
     for index in marked_at:
         line = numbers[index] if index < len(numbers) else None
         text = body_lines[index]
+        expires = expiries[index] if index < len(expiries) else ""
         if path and kind == "history":
             where = f"{path}@{commit[:10]}:{line}" if line else f"{path}@{commit[:10]}"
         elif path:
             where = f"{path}:{line}" if line else path
         else:
             where = f"commit {commit[:10]}"
-        hits.append(
+        (expired if expires and expires <= today else hits).append(
             Hit(
                 kind=kind,
                 where=where,

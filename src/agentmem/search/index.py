@@ -9,7 +9,8 @@ added to the history.
 Documents (one FTS5 row each; ``body`` is the only indexed column):
 
 - ``memory``: the entries of ``memories/<person>.md`` (``lines``: their lines; each matching
-  entry becomes a hit of its own);
+  entry becomes a hit of its own; ``date``: each entry's record ``expires`` date or ``''``, so
+  that a search leaves out the entries expired on the day it runs);
 - ``doctrine``: one rule of ``doctrine/<id>.yaml`` at its current version (title, instruction,
   limits and justification, one body line each; ``lines``: their file lines);
 - ``inbox``: one pending proposal ``inbox/<person>/<id>.yaml`` (text, target, justification);
@@ -41,13 +42,13 @@ from agentmem import trailers
 from agentmem.doctrine.model import DoctrineError
 from agentmem.doctrine.parse import parse_rule_text
 from agentmem.errors import AgentmemError, GitError, ProposalError
-from agentmem.memory.records import strip_markers
+from agentmem.memory.records import split_marker
 from agentmem.proposals.model import proposal_from_stored
 from agentmem.store import gitio, regular
 from agentmem.store.yamlio import load_yaml_text
 
 INDEX_FILE = "search.sqlite"
-SCHEMA = "2"
+SCHEMA = "3"
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 COLUMNS = (
     "body",
@@ -223,23 +224,31 @@ def _objects(root: Path, specs: list[str]) -> list[str | None]:
 
 
 # -- documents from files ---------------------------------------------------------------------
+_EXPIRES = re.compile(r"(?:^|\s)expires=(\d{4}-\d{2}-\d{2})(?:\s|$)")
+
+
 def memory_docs(person: str, relpath: str, text: str) -> Iterator[Doc]:
     """One doc per memory file: its entry lines (``- …`` under a ``## `` section), read
     leniently (a file ``check`` would refuse still has its entries found); ``lines`` holds each
-    entry's line and ``label`` its section, ``\x1f``-separated. The query side shows each
-    matching entry as a hit of its own."""
-    text = strip_markers(text)  # a record marker is metadata, not words of the entry
+    entry's line, ``label`` its section and ``date`` its record's ``expires`` date (``''``
+    when none), ``\x1f``-separated. The record marker is metadata, not words of the entry: it
+    is not indexed. The query side shows each matching entry as a hit of its own, and leaves
+    out those expired on the day of the search (docs/design.md §Recall)."""
     section = ""
     bodies: list[str] = []
     numbers: list[str] = []
     sections: list[str] = []
+    expiries: list[str] = []
     for number, line in enumerate(text.split("\n"), start=1):
         if line.startswith("## "):
             section = line[3:].strip()
         elif line.startswith("- ") and section:
-            bodies.append(line[2:])
+            body, marker = split_marker(line[2:])
+            found = _EXPIRES.search(marker) if marker else None
+            bodies.append(body)
             numbers.append(str(number))
             sections.append(section)
+            expiries.append(found.group(1) if found else "")
     if bodies:
         yield Doc(
             "\n".join(bodies),
@@ -248,6 +257,7 @@ def memory_docs(person: str, relpath: str, text: str) -> Iterator[Doc]:
             relpath,
             ",".join(numbers),
             f" {person} ",
+            date="\x1f".join(expiries),
             label="\x1f".join(sections),
         )
 
