@@ -105,6 +105,10 @@ class Config:
     #: ``scopes:`` — project folder (absolute, ``~/…`` or relative to the repository) → scope,
     #: in the order written; the hooks take the scope of the longest folder holding the session.
     scopes: tuple[tuple[str, str], ...] = ()
+    #: ``retired_scopes:`` — scope → the day it was retired (``YYYY-MM-DD``), written by
+    #: ``agentmem scope retire``: what was confirmed in it before that day is due for review
+    #: (docs/decisions.md, 2026-12-01 — a retired scope).
+    retired_scopes: tuple[tuple[str, str], ...] = ()
 
 
 _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
@@ -190,6 +194,33 @@ def _scopes(where: str, value: Any) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def _retired(where: str, value: Any) -> tuple[tuple[str, str], ...]:
+    """``retired_scopes:`` → ``((scope, YYYY-MM-DD), …)``, widest scope first."""
+    # lazy: only a repository with retired scopes needs the date parser
+    from datetime import date
+
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: 'retired_scopes' must map scopes to the day they were retired")
+    pairs = []
+    for scope, day in value.items():
+        text = day.isoformat() if isinstance(day, date) else day
+        try:
+            if not isinstance(scope, str) or not isinstance(text, str):
+                raise ValueError
+            date.fromisoformat(text)
+            if len(text) != 10:
+                raise ValueError
+            pairs.append((check_scope(scope, f"retired_scopes.{scope}"), text))
+        except (ValueError, InvalidMemoryError):
+            raise ConfigError(
+                f"{where}: retired_scopes: {scope!r}: expected a scope such as contracts/supply "
+                "mapped to a day (YYYY-MM-DD)"
+            ) from None
+    return tuple(sorted(pairs, key=lambda p: (p[0].count("/"), p[0])))
+
+
 def _check_value(where: str, group: str, key: str, value: Any) -> Any:
     expected = _SCHEMA[group][key]
     if expected is dict and value is None:
@@ -249,11 +280,12 @@ def parse_config(data: Any, where: str) -> Config:
         raise ConfigError(f"{where}: expected a mapping of settings groups")
     groups: dict[str, dict[str, Any]] = {}
     scopes = _scopes(where, data.get("scopes"))
+    retired = _retired(where, data.get("retired_scopes"))
     for group, values in data.items():
-        if group == "scopes":
+        if group in ("scopes", "retired_scopes"):
             continue
         if group not in _SCHEMA:
-            known = ", ".join([*_SCHEMA, "scopes"])
+            known = ", ".join([*_SCHEMA, "scopes", "retired_scopes"])
             raise ConfigError(f"{where}: unknown key '{group}' (known: {known})")
         if values is None:
             values = {}
@@ -276,6 +308,7 @@ def parse_config(data: Any, where: str) -> Config:
         doctrine=DoctrineConfig(**groups.get("doctrine", {})),
         context=ContextConfig(**groups.get("context", {})),
         scopes=scopes,
+        retired_scopes=retired,
     )
 
 
@@ -291,7 +324,7 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
             "AGENTMEM_PROVIDER", "harvest", "provider", env["AGENTMEM_PROVIDER"]
         )
         harvest = replace(harvest, provider=provider)
-    return Config(config.memory, harvest, config.doctrine, config.context, config.scopes)
+    return replace(config, harvest=harvest)
 
 
 DEFAULT_CONFIG_TEXT = """\

@@ -56,6 +56,8 @@ HAVE_MEMORY = "have-memory"
 """Have a personal memory: remember, accept into it, edit it, harvest into it."""
 READ_OTHERS = "read-others"
 """Read another person's memory, inbox or chat context."""
+RETIRE_SCOPE = "retire-scope"
+"""Retire a scope (``agentmem scope retire``): what was confirmed in it goes back to review."""
 
 ALLOWED: dict[str, tuple[str, ...]] = {
     PROPOSE: (MEMBER, ADMIN),
@@ -75,6 +77,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     ERASE: (ADMIN,),
     HAVE_MEMORY: (MEMBER, ADMIN),
     READ_OTHERS: (ADMIN,),
+    RETIRE_SCOPE: (ADMIN,),
 }
 """The one table: action → roles allowed. A personal memory or inbox is moreover written only
 by its owner (:func:`owns`); approvals are moreover bound by :func:`self_approval`."""

@@ -28,6 +28,7 @@ from agentmem.doctrine import (
     is_overdue,
     missing_for_activation,
     parse_rule_text,
+    retired_rule_on,
 )
 from agentmem.doctrine.fastread import fast_canonical_text, fast_parse
 from agentmem.doctrine.model import APPROVED_STATUSES, FIELD_MAX_CHARS, lifecycle_problems
@@ -202,7 +203,10 @@ def _governance(
         findings.append(
             Finding(rel, _line(lines, "approval.by"), WARNING, "doctrine-approver-role", message)
         )
-    if is_overdue(rule, today):
+    config = state.config
+    retired, days = config.retired_scopes, config.doctrine.review_days
+    if is_overdue(rule, today, retired, days):
+        gone = retired_rule_on(rule, today, retired, days) if retired else None
         if state.config.doctrine.on_review_due == "alert":
             severity, how = (
                 WARNING,
@@ -213,7 +217,12 @@ def _governance(
                 ERROR,
                 "no longer applied under on_review_due: suspend; reconfirm or deactivate it",
             )
-        message = f"rule '{rule.id}' is past its review date {rule.review_due} ({how})"
+        past = (
+            f"in a scope retired on {gone}"
+            if gone and (rule.review_due or "") >= today.isoformat()
+            else f"past its review date {rule.review_due}"
+        )
+        message = f"rule '{rule.id}' is {past} ({how})"
         findings.append(
             Finding(rel, lines.get("review_due"), severity, "doctrine-review-overdue", message)
         )

@@ -90,6 +90,7 @@ SHORT_HELP = {
     "doctrine": "Team rules: propose, approve, suspend, restore, list.",
     "context": "Prompt blocks: chat (your memory), audit (the doctrine).",
     "hook": "Claude Code hooks (session-start, session-end, pre-compact).",
+    "scope": "Retire a scope: what was learnt in it goes back to review.",
 }
 
 
@@ -250,6 +251,7 @@ def _register() -> None:
         memory,
         remember,
         review,
+        scope,
         search,
         sync,
         tidy,
@@ -283,6 +285,7 @@ def _register() -> None:
     app.add_typer(doctrine.app, name="doctrine")
     app.add_typer(context.app, name="context")
     app.add_typer(hook.app, name="hook")
+    app.add_typer(scope.app, name="scope")
 
 
 _register()

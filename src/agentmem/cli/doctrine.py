@@ -365,8 +365,8 @@ def history(rule_id: Id, fmt: FormatOption = Format.text) -> None:
 
 @app.command()
 def due(fmt: FormatOption = Format.text) -> None:
-    """Active rules past their review date (admin). Under on_review_due: alert they stay applied;
-    under suspend they stop applying until reconfirmed."""
+    """Active rules past their review date or in a retired scope (admin). Under on_review_due:
+    alert they stay applied; under suspend they stop applying until reconfirmed."""
     from agentmem.doctrine import due as find_due
 
     repo = repository()
@@ -380,8 +380,9 @@ def due(fmt: FormatOption = Format.text) -> None:
     policy = repo.config.doctrine.on_review_due
     for d in items:
         state = "still applied" if d.applied else "not applied"
+        when = f"scope retired {d.retired}" if d.retired else f"due {d.rule.review_due}"
         output.data(
-            f"{d.rule.id:<40} due {d.rule.review_due} ({d.days_overdue} day(s) overdue)  "
+            f"{d.rule.id:<40} {when} ({d.days_overdue} day(s) overdue)  "
             f"{state} (on_review_due: {policy})"
         )
     output.info("review each with: agentmem doctrine reconfirm ID (or edit, suspend, deactivate)")

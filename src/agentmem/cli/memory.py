@@ -55,7 +55,7 @@ def show(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     output.data(memory.render().rstrip("\n"))
     output.data("")
     output.data(f"[{status.describe()}]")
-    _record_summary(memory.entries(), repo.config.memory.on_review_due)
+    _record_summary(memory.entries(), repo.config.memory.on_review_due, repo.config.retired_scopes)
     if status.level == "over":
         output.warn(
             f"{relpath} is over its budget ({status.describe()}): nothing can be added until "
@@ -65,7 +65,9 @@ def show(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
         output.warn(f"{relpath} is at {status.describe()}: remove or merge entries soon")
 
 
-def _record_summary(entries: list[Entry], on_review_due: str) -> None:
+def _record_summary(
+    entries: list[Entry], on_review_due: str, retired: tuple[tuple[str, str], ...] = ()
+) -> None:
     """One line on the records: how many entries are inferred, unrecorded, past review,
     expired (what the chat block leaves out), with the command that lists them."""
     from agentmem.memory.records import today_iso
@@ -73,7 +75,7 @@ def _record_summary(entries: list[Entry], on_review_due: str) -> None:
     today = today_iso()
     inferred = [f"#{e.number}" for e in entries if e.record.basis == "inferred"]
     unrecorded = [f"#{e.number}" for e in entries if not e.record.marked]
-    states = [(e.number, e.record.state(today)) for e in entries if e.record.marked]
+    states = [(e.number, e.record.state(today, retired)) for e in entries if e.record.marked]
     due = [f"#{n}" for n, state in states if state == "review due"]
     expired = [f"#{n}" for n, state in states if state == "expired"]
     parts = []
@@ -191,8 +193,8 @@ def _record_line(record: Record, basis_trailer: str | None) -> str:
 
 @app.command()
 def due(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
-    """Entries that need you: expired (never given to any context block), past review (given
-    or not by memory.on_review_due), and unrecorded (no basis or dates: files from before).
+    """Entries that need you: expired (never given to any context block), past review or in a
+    retired scope (given or not by memory.on_review_due), and unrecorded (no basis or dates: files from before).
     Exit 0 even when some are listed."""
     from agentmem.memory.due import due_entries
 
@@ -208,7 +210,9 @@ def due(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     for d in found:
         when = {
             "expired": f"expired {d.expires}",
-            "review due": f"review due {d.review}",
+            "review due": f"scope {d.scope} retired {d.retired}"
+            if d.retired
+            else f"review due {d.review}",
             "unrecorded": f"set {d.date or '?'} by a commit saying {d.basis or 'no basis'}",
         }[d.state]
         given = "given" if d.applied else "not given"

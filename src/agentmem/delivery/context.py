@@ -133,12 +133,13 @@ def build_chat(
     memory = parse_memory(text, person, config, relpath)
     day = today or today_iso()
     suspend = config.on_review_due == "suspend"
+    retired = repo.config.retired_scopes
     given: list[Entry] = []
     left_out: list[tuple[int, str]] = []
     due: list[int] = []
     for entry in memory.entries():
         record = entry.record
-        state = record.state(day) if record.marked else "ok"
+        state = record.state(day, retired) if record.marked else "ok"
         if state == "expired":
             left_out.append((entry.number, "expired"))
         elif not scope_contains(record.scope, scope):
@@ -323,21 +324,28 @@ class AuditContext:
 
 
 def decide(
-    rule: Rule, scope: str, today: date, on_review_due: str, given: bool
+    rule: Rule,
+    scope: str,
+    today: date,
+    on_review_due: str,
+    given: bool,
+    retired: Sequence[tuple[str, str]] = (),
+    review_days: int = 90,
 ) -> tuple[bool, str | None, bool]:
     """``(applied, reason, overdue)`` for one rule and one audit scope (docs/design.md §Context).
 
     Order of reasons: the role (``context.doctrine_for_roles``), the status (``draft``,
-    ``suspended``, ``deactivated``, ``archived``), ``out of scope``, then ``review overdue`` —
-    which stops a rule only under ``on_review_due: suspend``.
+    ``suspended``, ``deactivated``, ``archived``), ``out of scope``, then ``review overdue`` or
+    ``scope retired`` (``agentmem scope retire``) — which stop a rule only under
+    ``on_review_due: suspend``.
     """
     # lazy: hot path: a hook's chat block reads no rule and writes no usage
     from agentmem.doctrine import is_overdue, not_applied_reason
 
-    overdue = is_overdue(rule, today)
+    overdue = is_overdue(rule, today, retired, review_days)
     if not given:
         return False, ROLE_NOT_GIVEN, overdue
-    reason = not_applied_reason(rule, scope, today, on_review_due)
+    reason = not_applied_reason(rule, scope, today, on_review_due, retired, review_days)
     return reason is None, reason, overdue
 
 
@@ -358,7 +366,15 @@ def build_audit(
     decisions: list[RuleUsage] = []
     overdue: set[str] = set()
     for rule in sorted(rules, key=lambda r: r.id):
-        ok, reason, late = decide(rule, scope, today, config.doctrine.on_review_due, given)
+        ok, reason, late = decide(
+            rule,
+            scope,
+            today,
+            config.doctrine.on_review_due,
+            given,
+            config.retired_scopes,
+            config.doctrine.review_days,
+        )
         decisions.append(
             RuleUsage(rule.id, rule.version, rule.status, rule.scope, ok, reason, late)
         )

@@ -25,6 +25,7 @@ from agentmem.doctrine.model import (
     is_overdue,
     missing_for_activation,
     now_stamp,
+    retired_rule_on,
     today,
 )
 from agentmem.doctrine.parse import load_rule, load_rules
@@ -322,20 +323,33 @@ class DueRule:
     rule: Rule
     days_overdue: int
     applied: bool
+    #: the day ``agentmem scope retire`` sent it to review (its scope retired), or None.
+    retired: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.rule.to_dict(), "days_overdue": self.days_overdue, "applied": self.applied}
+        return {
+            **self.rule.to_dict(),
+            "days_overdue": self.days_overdue,
+            "applied": self.applied,
+            "retired": self.retired,
+        }
 
 
 def due(repo: Repository, actor: Person, on: date | None = None) -> list[DueRule]:
-    """Active rules whose ``review_due`` is before ``on`` (default :func:`today`), most overdue
+    """Active rules whose ``review_due`` is before ``on`` (default :func:`today`), or whose
+    scope was retired since they were last confirmed (``agentmem scope retire``), most overdue
     first (admin: the review queue is theirs)."""
     gov.require(actor, gov.REVIEW_QUEUE, "the doctrine review queue")
     on = on or today()
-    applied = repo.config.doctrine.on_review_due == "alert"
-    found = [
-        DueRule(rule, (on - date.fromisoformat(rule.review_due or "")).days, applied)
-        for rule in load_rules(repo.root)
-        if is_overdue(rule, on)
-    ]
+    config = repo.config
+    applied = config.doctrine.on_review_due == "alert"
+    retired, days = config.retired_scopes, config.doctrine.review_days
+    found = []
+    for rule in load_rules(repo.root):
+        if not is_overdue(rule, on, retired, days):
+            continue
+        gone = retired_rule_on(rule, on, retired, days) if retired else None
+        since = min(d for d in (rule.review_due, gone) if d)
+        overdue = (on - date.fromisoformat(since)).days
+        found.append(DueRule(rule, overdue, applied, gone))
     return sorted(found, key=lambda d: (-d.days_overdue, d.rule.id))

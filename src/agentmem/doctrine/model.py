@@ -12,10 +12,11 @@ import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass, replace
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from agentmem.errors import DoctrineError as DoctrineError
+from agentmem.memory.records import Retired, retired_on
 
 STATUSES = ("draft", "active", "suspended", "deactivated", "archived")
 #: Statuses compared by the duplicate guard (docs/design.md §Rule file: draft, active, suspended).
@@ -177,22 +178,53 @@ def scopes_overlap(a: str | None, b: str | None) -> bool:
     return applies_to(a, b) or applies_to(b, a)
 
 
-def is_overdue(rule: Rule, today: date) -> bool:
-    """An active rule whose ``review_due`` is before ``today`` (``doctrine due``,
-    docs/design.md §Lifecycle)."""
+def is_overdue(rule: Rule, today: date, retired: Retired = (), review_days: int = 90) -> bool:
+    """An active rule whose ``review_due`` is before ``today``, or in a scope retired since it
+    was last confirmed (:func:`retired_rule_on`) — ``doctrine due``, docs/design.md §Lifecycle."""
     if rule.status != "active" or not rule.review_due:
         return False
-    return date.fromisoformat(rule.review_due) < today
+    if date.fromisoformat(rule.review_due) < today:
+        return True
+    return bool(retired) and retired_rule_on(rule, today, retired, review_days) is not None
 
 
-def not_applied_reason(rule: Rule, scope: str, today: date, on_review_due: str) -> str | None:
+def confirmed_on(rule: Rule, review_days: int) -> str | None:
+    """The day an approved rule was last confirmed (``YYYY-MM-DD``): its approval, or a later
+    reconfirmation, read from ``review_due`` less ``doctrine.review_days``."""
+    if rule.approval is None:
+        return None
+    day = rule.approval.at[:10]
+    if rule.review_due:
+        try:
+            moved = (date.fromisoformat(rule.review_due) - timedelta(days=review_days)).isoformat()
+        except ValueError:
+            return day
+        day = max(day, moved)
+    return day
+
+
+def retired_rule_on(rule: Rule, today: date, retired: Retired, review_days: int) -> str | None:
+    """The day ``agentmem scope retire`` sent this rule to review (its scope, or one above it,
+    retired after the rule was last confirmed: :func:`confirmed_on`), or None."""
+    return retired_on(rule.scope, confirmed_on(rule, review_days), retired, today.isoformat())
+
+
+def not_applied_reason(
+    rule: Rule,
+    scope: str,
+    today: date,
+    on_review_due: str,
+    retired: Retired = (),
+    review_days: int = 90,
+) -> str | None:
     """Why ``rule`` does not apply to an audit of ``scope`` (None when it applies;
     docs/design.md §Context).
 
     Reasons: the status (``draft``, ``suspended`` …), ``changed after approval`` (an active rule
     without an approval, or whose content no longer matches ``approval.content_sha256``: a hand
     edit that ``check`` also fails on), ``out of scope``, ``review overdue`` (only under
-    ``on_review_due: suspend``; under ``alert`` an overdue rule stays applied).
+    ``on_review_due: suspend``; under ``alert`` an overdue rule stays applied), ``scope
+    retired`` (likewise, for a rule sent to review by ``agentmem scope retire``).
     """
     if rule.status != "active":
         return rule.status
@@ -202,6 +234,9 @@ def not_applied_reason(rule: Rule, scope: str, today: date, on_review_due: str) 
         return "out of scope"
     if on_review_due == "suspend" and is_overdue(rule, today):
         return "review overdue"
+    retired_now = bool(retired) and retired_rule_on(rule, today, retired, review_days) is not None
+    if on_review_due == "suspend" and retired_now:
+        return "scope retired"
     return None
 
 

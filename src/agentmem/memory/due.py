@@ -2,7 +2,9 @@
 owner's reconfirmation of entries: ``agentmem memory due`` and ``agentmem memory reconfirm``.
 
 - **expired**: ``expires`` is today or earlier; never given to any context block.
-- **review due**: ``review`` is today or earlier; given or not by ``memory.on_review_due``.
+- **review due**: ``review`` is today or earlier, or a scope holding the entry was retired
+  after it was confirmed (``agentmem scope retire``; ``retired`` names that day); given or not
+  by ``memory.on_review_due``.
 - **unrecorded**: no record marker (a file from before records); the basis and date shown are
   those of the audit commit that last set the line (``Agentmem-Basis``), when there is one.
 
@@ -19,7 +21,7 @@ from agentmem import trailers as tr
 from agentmem.errors import UsageError
 from agentmem.governance import require_memory_role, require_owner
 from agentmem.memory.file import MemoryFile, modify_entry_at, new_memory_text, parse_memory
-from agentmem.memory.records import Record, today_iso
+from agentmem.memory.records import Record, retired_on, today_iso
 from agentmem.store.change import FileChange
 from agentmem.store.repo import Person, Repository
 
@@ -40,6 +42,8 @@ class DueEntry:
     review: str | None
     expires: str | None
     applied: bool
+    #: the day a retired scope sent the entry to review (``agentmem scope retire``), or None.
+    retired: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -70,12 +74,16 @@ def due_entries(repo: Repository, person: str, today: str | None = None) -> list
     day = today or today_iso()
     _text, memory = _memory(repo, person)
     suspend = repo.config.memory.on_review_due == "suspend"
+    retired = repo.config.retired_scopes
     found: list[DueEntry] = []
     facts: dict[int, tuple[str | None, str | None]] | None = None
     for entry in memory.entries():
         record = entry.record
+        gone = None
         if record.marked:
-            state = record.state(day)
+            state = record.state(day, retired)
+            if state == "review due" and not (record.review and record.review <= day):
+                gone = retired_on(record.scope, record.since, retired, day)
             if state == "ok":
                 continue
             basis, date = record.basis, record.since
@@ -97,6 +105,7 @@ def due_entries(repo: Repository, person: str, today: str | None = None) -> list
                 record.review,
                 record.expires,
                 applied,
+                gone,
             )
         )
     return found

@@ -28,10 +28,14 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 
 from agentmem.errors import InvalidMemoryError
+
+Retired = Sequence[tuple[str, str]]
+"""``agentmem.yaml``'s ``retired_scopes``: ``(scope, YYYY-MM-DD)`` pairs."""
 
 BASES = ("declared", "inferred")
 KEYS = ("basis", "scope", "since", "review", "expires")
@@ -72,11 +76,15 @@ class Record:
                 parts.append(f"{key}={value}")
         return f"{MARKER_OPEN} {' '.join(parts)} {MARKER_CLOSE}"
 
-    def state(self, today: str) -> str:
-        """``expired`` (from ``expires`` on), ``review due`` (from ``review`` on), else ``ok``."""
+    def state(self, today: str, retired: Retired = ()) -> str:
+        """``expired`` (from ``expires`` on), ``review due`` (from ``review`` on, or from the
+        day a scope holding the entry was retired when it was confirmed before:
+        :func:`retired_on`), else ``ok``."""
         if self.expires and self.expires <= today:
             return "expired"
         if self.review and self.review <= today:
+            return "review due"
+        if retired and retired_on(self.scope, self.since, retired, today):
             return "review due"
         return "ok"
 
@@ -198,6 +206,25 @@ def scope_contains(entry_scope: str | None, scope: str | None) -> bool:
     if scope is None:
         return False
     return scope == entry_scope or scope.startswith(entry_scope + "/")
+
+
+def retired_on(
+    scope: str | None, confirmed: str | None, retired: Retired, today: str
+) -> str | None:
+    """The day a retirement (``agentmem scope retire``) sent an entry or a rule of ``scope`` to
+    review, or None: a retired scope that is ``scope`` or above it, retired on or before
+    ``today``, after ``confirmed`` (the day the item was accepted, approved or last confirmed;
+    None: unknown, so before). Something meant everywhere (``scope`` None) is never retired;
+    the earliest such day wins (docs/decisions.md, 2026-12-01 — a retired scope)."""
+    if scope is None:
+        return None
+    found: str | None = None
+    for gone, day in retired:
+        if day > today or (confirmed is not None and confirmed >= day):
+            continue
+        if (scope == gone or scope.startswith(gone + "/")) and (found is None or day < found):
+            found = day
+    return found
 
 
 def with_dates(record: Record, since: str, review_days: int, expire_days: int | None) -> Record:

@@ -1,0 +1,58 @@
+"""``agentmem scope retire S`` (docs/design.md §Lifecycle): an event invalidates a scope."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from agentmem.cli import output
+from agentmem.cli.common import FormatOption, repository
+from agentmem.cli.output import Format
+
+app = typer.Typer(help="Scopes: retire one when an event invalidates it.", no_args_is_help=True)
+
+
+@app.command()
+def retire(
+    scope: Annotated[str, typer.Argument(help="The scope, e.g. contracts/supply.")],
+    reason: Annotated[
+        str | None,
+        typer.Option("--reason", help="Why (the commit's justification).", show_default=False),
+    ] = None,
+    fmt: FormatOption = Format.text,
+) -> None:
+    """Retire a scope (admin): every entry and rule scoped to it or below, confirmed before
+    today, goes back to review (memory due, doctrine due) and stops applying where
+    on_review_due is suspend. One audited commit of agentmem.yaml (retired_scopes)."""
+    from agentmem.tidy.retire import retire_scope
+
+    repo = repository()
+    actor = repo.actor()
+    with repo.locked():
+        done = retire_scope(repo, actor, scope, reason)
+    if fmt is Format.json:
+        output.as_json(done.to_dict())
+        return
+    count = sum(len(n) for n in done.entries.values())
+    again = f" (it was retired on {done.previous})" if done.previous else ""
+    output.data(f"scope {done.scope} retired on {done.day}{again}")
+    for person, numbers in done.entries.items():
+        output.data(f"  {person}: entries {', '.join(f'#{n}' for n in numbers)} to review")
+    if done.rules:
+        output.data(f"  doctrine: {', '.join(done.rules)} to review")
+    output.data(
+        f"{count} entr{'y' if count == 1 else 'ies'} and {len(done.rules)} rule(s) to review"
+    )
+    if done.applied:
+        output.info(
+            "they stay applied until reconfirmed (on_review_due: alert); their owners see them "
+            "in agentmem memory due, admins the rules in agentmem doctrine due"
+        )
+    else:
+        output.info(
+            "they are no longer given (on_review_due: suspend) until reconfirmed: agentmem "
+            "memory reconfirm N… (each owner), agentmem doctrine reconfirm ID (an admin)"
+        )
+    if done.commit:
+        output.info(f"committed {done.commit[:12]}")

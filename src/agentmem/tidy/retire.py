@@ -1,0 +1,176 @@
+"""``agentmem scope retire S`` (docs/design.md §Lifecycle; docs/decisions.md, 2026-12-01 — a
+retired scope): an event (a contract ended, a client left) invalidates what was learnt in a
+scope, so every personal entry and every doctrine rule scoped to S or below goes back to the
+review lists.
+
+The retirement is ONE line in ``agentmem.yaml`` — ``retired_scopes: {S: YYYY-MM-DD}`` — written
+by an admin in one audited commit (``governance.RETIRE_SCOPE``; ``check --history`` judges it as
+any settings change). Nothing else is rewritten: a memory file is written by its owner only.
+From that day, an entry confirmed before it (its record's ``since``) and a rule confirmed before
+it (approval or reconfirmation) are *review due* — listed by ``agentmem memory due`` and
+``agentmem doctrine due``, and no longer given where ``on_review_due: suspend``. Reconfirming
+(``memory reconfirm``, ``doctrine reconfirm``) dates the item after the retirement and ends it.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentmem import governance as gov
+from agentmem import guard
+from agentmem import trailers as tr
+from agentmem.config import CONFIG_FILE, parse_config
+from agentmem.doctrine import load_rules, retired_rule_on, today
+from agentmem.doctrine.lifecycle import signing_wanted
+from agentmem.errors import ConfigError, UsageError
+from agentmem.memory.file import parse_memory
+from agentmem.memory.records import retired_on, today_iso
+from agentmem.proposals.ids import check_scope
+from agentmem.store import gitio, regular
+from agentmem.store.change import FileChange
+from agentmem.store.repo import Person, Repository
+from agentmem.store.writer import apply_changes, read_current
+from agentmem.store.yamlio import load_yaml_text
+
+RETIRED_KEY = "retired_scopes"
+
+
+@dataclass(frozen=True)
+class Retirement:
+    """What ``scope retire`` did: the scope, the day, the commit, and what it sent to review
+    (``entries``: person → entry numbers; ``rules``: rule ids)."""
+
+    scope: str
+    day: str
+    commit: str | None
+    entries: dict[str, list[int]] = field(default_factory=dict)
+    rules: list[str] = field(default_factory=list)
+    applied: bool = True
+    previous: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scope": self.scope,
+            "retired": self.day,
+            "commit": self.commit,
+            "previous": self.previous,
+            "entries": self.entries,
+            "rules": self.rules,
+            "still_applied": self.applied,
+        }
+
+
+def with_retirement(text: str, scope: str, day: str) -> str:
+    """``agentmem.yaml``'s text with ``retired_scopes.<scope>: <day>`` set (round trip: the
+    person's comments and order survive)."""
+    # lazy: ruamel.yaml loads only to write the settings
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap
+
+    yaml = YAML()
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.width = 4096
+    data = yaml.load(text) if text.strip() else None
+    if data is None:
+        data = CommentedMap()
+    if not isinstance(data, dict):
+        raise ConfigError(f"{CONFIG_FILE}: expected a mapping of settings groups")
+    retired = data.get(RETIRED_KEY)
+    if retired is None:
+        data[RETIRED_KEY] = retired = CommentedMap()
+    if not isinstance(retired, dict):
+        raise ConfigError(f"{CONFIG_FILE}: '{RETIRED_KEY}' must map scopes to days")
+    retired[scope] = day
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+def affected(repo: Repository, scope: str, day: str) -> tuple[dict[str, list[int]], list[str]]:
+    """Entries (person → numbers) and active or suspended rules that a retirement of ``scope``
+    on ``day`` sends to review (what is confirmed on or after ``day`` is not)."""
+    retired = ((scope, day),)
+    entries: dict[str, list[int]] = {}
+    config = repo.config
+    for person in sorted(repo.people()):
+        relpath = repo.memory_relpath(person)
+        text = regular.read_text(repo.root, relpath, universal_newlines=True)
+        if text is None:
+            continue
+        memory = parse_memory(text, person, config.memory, relpath)
+        numbers = [
+            e.number
+            for e in memory.entries()
+            if e.record.marked and retired_on(e.record.scope, e.record.since, retired, day)
+        ]
+        if numbers:
+            entries[person] = numbers
+    on = today()
+    rules = [
+        r.id
+        for r in load_rules(repo.root)
+        if r.status in ("active", "suspended")
+        and retired_rule_on(r, on, retired, config.doctrine.review_days) is not None
+    ]
+    return entries, rules
+
+
+def retire_scope(
+    repo: Repository, actor: Person, scope: str, reason: str | None = None
+) -> Retirement:
+    """Retire ``scope`` today (``AGENTMEM_TODAY`` drives the clock): ONE audited commit of
+    ``agentmem.yaml`` (action ``retire-scope``). Caller holds the lock.
+
+    Raises :class:`GovernanceError` for anyone but an admin, :class:`UsageError` for an
+    invalid scope or one already retired today, :class:`GuardError` for a reason the guard
+    refuses, :class:`ConfigError` when the settings cannot be read or would not read back."""
+    gov.require(actor, gov.RETIRE_SCOPE, "retiring a scope")
+    clean = check_scope(scope, "scope")
+    if clean is None:
+        raise UsageError("scope retire needs a scope such as contracts/supply")
+    if reason is not None:
+        reason = " ".join(reason.split())
+        guard.check(reason, where="--reason", kind="entry")
+    day = today_iso()
+    previous = dict(repo.config.retired_scopes).get(clean)
+    if previous == day:
+        raise UsageError(
+            f"scope {clean} was already retired today ({day})",
+            hint="agentmem memory due and agentmem doctrine due list what it sent to review",
+        )
+    old = read_current(repo.root, CONFIG_FILE) or ""
+    if old != (gitio.show_file(repo.root, "HEAD", CONFIG_FILE) or ""):
+        raise UsageError(
+            f"{CONFIG_FILE} has changes that are not committed: the retirement would commit "
+            "them unseen",
+            hint=f"commit or drop your edit of {CONFIG_FILE} first (git diff {CONFIG_FILE})",
+        )
+    new = with_retirement(old, clean, day)
+    parse_config(load_yaml_text(new, CONFIG_FILE), CONFIG_FILE)  # reads back, or refuses
+    entries, rules = affected(repo, clean, day)
+    count = sum(len(n) for n in entries.values())
+    trailers = [
+        (tr.ACTION, gov.RETIRE_SCOPE),
+        *tr.audit(actor),
+        (tr.SCOPE, clean),
+        (
+            tr.JUSTIFICATION,
+            reason
+            or f"scope {clean} retired on {day}: {count} entries and {len(rules)} rules to review",
+        ),
+    ]
+    message = tr.message(f"scope({clean}): retire on {day}", trailers)
+    sign = signing_wanted(repo)
+    change = FileChange(CONFIG_FILE, old or None, new)
+    commit = apply_changes(repo.root, [change], message, sign=sign)
+    return Retirement(
+        clean,
+        day,
+        commit,
+        entries,
+        rules,
+        repo.config.memory.on_review_due == "alert",
+        previous,
+    )
