@@ -95,7 +95,9 @@ def test_a_folder_named_like_a_memory_or_a_proposal_fails_check_and_its_reader(
     chat = run(runner, "context", "chat", code=1)
     assert f"error: memories/alice.md: {FOLDER}" in chat.stderr
     assert f"memories/alice.md: {FOLDER}" in run(runner, "memory", "show", code=1).stderr
-    assert f"inbox/alice/p-20261129-aaaaaa.yaml: {FOLDER}" in run(runner, "inbox", code=1).stderr
+    # A broken inbox entry is skipped with a warning naming it: it blocks no other proposal.
+    listed = run(runner, "inbox", code=0)
+    assert f"skipped inbox/alice/p-20261129-aaaaaa.yaml: {FOLDER}" in listed.stderr
 
 
 # -- symlinks ---------------------------------------------------------------------------------
@@ -202,7 +204,9 @@ def test_symlinks_in_the_inbox_and_at_the_top_fail_check_and_the_inbox_refuses_t
     assert f"inbox/bob:1: error: {SYMLINK}" in check.stdout
     assert f"roles.yaml:1: error: {SYMLINK}" in check.stdout
     assert check.stdout.count("[path-symlink]") == 3
-    assert f"inbox/alice/{pending.name}: {SYMLINK}" in run(runner, "inbox", code=1).stderr
+    listed = run(runner, "inbox", code=0)
+    assert f"skipped inbox/alice/{pending.name}: {SYMLINK}" in listed.stderr
+    assert pending.stem not in listed.stdout  # never read through the link
 
 
 def test_a_symlinked_inbox_folder_is_refused(memrepo: Path, runner: CliRunner, tmp_path: Path):

@@ -42,7 +42,7 @@ from agentmem.harvest.providers import Outcome
 from agentmem.harvest.queue import committed_session_ids, harvested_ids, record_harvested
 from agentmem.harvest.run import choose_provider, harvest_session
 from agentmem.harvest.transcripts import read_transcript
-from agentmem.proposals.inbox import list_pending, write_to_inbox
+from agentmem.proposals.inbox import Inbox, list_pending, read_inbox, write_to_inbox
 from agentmem.proposals.model import parse_proposal
 from agentmem.proposals.review import remember as do_remember
 from agentmem.proposals.validate import validate
@@ -128,6 +128,11 @@ class Agentmem:
         admin), oldest first."""
         whose = chat_reader(self._repo, self.actor(), person)
         return list_pending(self._repo, whose)
+
+    def inbox(self, person: str | None = None) -> Inbox:
+        """:meth:`pending` with the inbox entries skipped as broken (each names its file)."""
+        whose = chat_reader(self._repo, self.actor(), person)
+        return read_inbox(self._repo, whose)
 
     # -- proposing ------------------------------------------------------------------------------
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from agentmem.cli import output
 from agentmem.cli.common import FormatOption, PersonOption, actor_and_person, repository
 from agentmem.cli.output import Format
+
+if TYPE_CHECKING:
+    from agentmem.proposals.inbox import Broken
 
 app = typer.Typer()
 
@@ -17,14 +21,18 @@ app = typer.Typer()
 def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     """List pending proposals (yours by default; --person for someone else's)."""
     from agentmem.api import Agentmem
+    from agentmem.proposals.inbox import foreign
 
     repo = repository()
     _actor, who = actor_and_person(repo, person)
-    pending = Agentmem(repo).pending(who)
+    box = Agentmem(repo).inbox(who)
+    pending = box.proposals
+    warn_broken(box.broken)
     if person is None:  # the queue is this clone's: sessions wait for whoever runs here
         _waiting_sessions_note(repo.root)
+    strange = foreign(repo, pending)
     if fmt is Format.json:
-        output.as_json(p.to_dict() for p in pending)
+        output.as_json({**p.to_dict(), "not_from_owner": strange.get(p.id)} for p in pending)
         return
     if not pending:
         output.data(f"no pending proposals for {who}")
@@ -34,10 +42,26 @@ def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     output.data(f"{len(pending)} pending proposal{'s' if len(pending) != 1 else ''} for {who}:")
     for p in memory + doctrine:
         output.data(f"  {p.id}  {p.summary()}  [{p.basis}, session {p.session[:12]}]")
+        if p.id in strange:
+            output.data(f"      NOT FROM {who.upper()}: {strange[p.id]}")
+    if strange:
+        output.warn(
+            f"{len(strange)} proposal(s) were not put in {who}'s inbox by {who}: review shows "
+            "them, and accepts one only with --allow-foreign"
+        )
     if doctrine:
         output.info(
             f"{len(doctrine)} doctrine proposal(s): accepting one in 'agentmem review' makes a "
             "draft rule (it applies nowhere until an admin approves it)"
+        )
+
+
+def warn_broken(broken: list[Broken]) -> None:
+    """One warning per inbox entry skipped as broken, naming it (on stderr)."""
+    for item in broken:
+        output.warn(
+            f"skipped {output.esc(item.describe())} — the other proposals stay reviewable "
+            "('agentmem check --history' names who committed it)"
         )
 
 

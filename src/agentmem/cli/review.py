@@ -99,6 +99,14 @@ def review(
             "(the override is recorded).",
         ),
     ] = False,
+    allow_foreign: Annotated[
+        bool,
+        typer.Option(
+            "--allow-foreign",
+            help="Accept proposals someone else committed to your inbox (each is named; "
+            "without this flag they can only be rejected or skipped).",
+        ),
+    ] = False,
 ) -> None:
     """Decide on your pending proposals, line by line.
 
@@ -108,14 +116,24 @@ def review(
     one commit; the rejections are one commit. Memory proposals are committed first; then each
     accepted doctrine proposal becomes a draft rule (one commit each, you are its proposer); a
     draft that fails is reported rule by rule and the memory commits stay.
+
+    A proposal that you did not commit to your inbox yourself (through harvest, remember,
+    import, tidy or an agent's MCP tool under your git identity) is named with who committed
+    it, and accepted only with --allow-foreign. An unreadable inbox file is skipped with a
+    warning naming it.
     """
     from agentmem.cli.common import repository
+    from agentmem.cli.inbox import warn_broken
     from agentmem.errors import UsageError
-    from agentmem.proposals.inbox import list_pending
+    from agentmem.proposals.inbox import foreign, read_inbox
 
     repo = repository()
     actor = repo.actor()
-    pending = list_pending(repo, actor.id)
+    box = read_inbox(repo, actor.id)
+    warn_broken(box.broken)
+    pending = box.proposals
+    strange = foreign(repo, pending)
+    trust = _Trust(strange, allow_foreign)
     memory = [p for p in pending if p.route == "memory"]
     doctrine = [p for p in pending if p.route == "doctrine"]
     fixes = {
@@ -132,12 +150,14 @@ def review(
         return
     if scripted:
         flags = (accept or [], reject or [], edit or [])
-        _scripted(repo, actor, memory + doctrine, *flags, dry_run, distinct, fixes)
+        _scripted(repo, actor, memory + doctrine, *flags, dry_run, distinct, fixes, trust)
     elif dry_run:
         preview, shown = _previewer(repo), output.stdout()  # a preview is data: stdout
         for proposal in memory:
+            trust.show(proposal, shown)
             _show(proposal, _plan_or_none(repo, proposal, plan=preview), shown)
         for proposal in doctrine:
+            trust.show(proposal, shown)
             _show_doctrine(repo, actor, proposal, console=shown)
     elif not interactive and not sys.stdin.isatty():
         raise UsageError(
@@ -145,7 +165,29 @@ def review(
             hint="use --accept ID|all, --reject ID|all or --edit ID=TEXT (add --dry-run to preview)",
         )
     else:
-        _interactive(repo, actor, memory, doctrine, distinct)
+        _interactive(repo, actor, memory, doctrine, distinct, trust)
+
+
+class _Trust:
+    """The proposals of the inbox its owner did not commit (``strange``: id → why) and whether
+    the reviewer allowed accepting them (``--allow-foreign``)."""
+
+    def __init__(self, strange: dict[str, str], allowed: bool) -> None:
+        self.strange = strange
+        self.allowed = allowed
+
+    def show(self, proposal: Proposal, console: Console) -> None:
+        why = self.strange.get(proposal.id)
+        if why is not None:
+            rule = "accepted with --allow-foreign" if self.allowed else "needs --allow-foreign"
+            console.print(f"[bold red]not from you:[/] {proposal.id} — {output.esc(why)} ({rule})")
+
+    def refusal(self, proposal: Proposal) -> str | None:
+        """Why ``proposal`` may not be accepted in this review, or None."""
+        why = self.strange.get(proposal.id)
+        if why is None or self.allowed:
+            return None
+        return f"{why}; accept it only if you checked it yourself: --allow-foreign (or reject it)"
 
 
 def _names_ids(*lists: list[str] | None) -> bool:
@@ -361,6 +403,7 @@ def _scripted(
     dry_run: bool,
     distinct: bool = False,
     fixes: dict[str, list[str]] | None = None,
+    trust: _Trust | None = None,
 ) -> None:
     from agentmem.errors import AgentmemError, UsageError
     from agentmem.proposals.inbox import split_pending
@@ -386,6 +429,13 @@ def _scripted(
         raise UsageError(f"both accepted and rejected: {', '.join(sorted(clash))}")
     failures = 0
     chosen = [corrected.get(p.id, p) for p in (*to_accept, *to_edit)]
+    trust = trust or _Trust({}, False)
+    for proposal in list(chosen):
+        why = trust.refusal(proposal)
+        if why is not None:
+            output.error(f"{proposal.id} not {'previewed' if dry_run else 'applied'}: {why}")
+            chosen.remove(proposal)
+            failures += 1
     preview, shown = _previewer(repo), output.stdout()
     for proposal in [p for p in chosen if p.route == "memory"]:
         try:
@@ -446,6 +496,7 @@ def _interactive(
     memory: list[Proposal],
     doctrine: list[Proposal] | None = None,
     distinct: bool = False,
+    trust: _Trust | None = None,
 ) -> None:
 
     from agentmem.errors import AgentmemError
@@ -455,6 +506,7 @@ def _interactive(
     rejected: list[Proposal] = []
     counts = {"accepted": 0, "rejected": 0, "skipped": 0}
     console = output.stderr()
+    trust = trust or _Trust({}, False)
     everything = [*memory, *(doctrine or [])]  # memory first
     try:
         for number, proposal in enumerate(everything, start=1):
@@ -463,6 +515,7 @@ def _interactive(
             text: str | None = None
             plan: MemoryPlan | str | None = None
             while True:
+                trust.show(proposal, console)
                 if proposal.route == "doctrine":
                     can_accept = _show_doctrine(repo, actor, proposal, text)
                 else:
@@ -470,6 +523,8 @@ def _interactive(
                     _show(plan.proposal if not isinstance(plan, str) else proposal, plan)
                     can_accept = not isinstance(plan, str)
                 choices = ["a", "e", "r", "s", "q"] if can_accept else ["e", "r", "s", "q"]
+                if trust.refusal(proposal) is not None:
+                    choices = ["r", "s", "q"]  # someone else's words: reject or leave them
                 answer = _ask(console, choices)
                 if answer == "e":
                     # A refused text holding terminal controls is not offered back as is.

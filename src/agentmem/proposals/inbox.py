@@ -7,12 +7,13 @@ stops before its review.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentmem import trailers as tr
 from agentmem.errors import ProposalError
 from agentmem.proposals.model import Proposal, proposal_from_stored
-from agentmem.store import regular
+from agentmem.store import gitio, regular
 from agentmem.store.change import FileChange
 from agentmem.store.paths import check_slug
 from agentmem.store.repo import INBOX_DIR, Person, Repository
@@ -30,27 +31,130 @@ def render_proposal(proposal: Proposal) -> str:
     return dump_yaml(proposal.to_dict())
 
 
-def list_pending(repo: Repository, person: str | None = None) -> list[Proposal]:
-    """Pending proposals, oldest first; of one person or of everyone. Raises ProposalError on a
-    malformed inbox file (naming it)."""
+@dataclass(frozen=True)
+class Broken:
+    """An inbox entry that is not a readable proposal: ``path`` and why (``reason``). It is
+    skipped, never a reason to block the owner's other proposals."""
+
+    path: str
+    reason: str
+
+    def describe(self) -> str:
+        return (
+            f"{self.path}: {self.reason}" if not self.reason.startswith(self.path) else self.reason
+        )
+
+
+@dataclass(frozen=True)
+class Inbox:
+    """What an inbox holds: readable ``proposals`` (oldest first) and the ``broken`` entries
+    skipped (docs/design.md §Inbox file)."""
+
+    proposals: list[Proposal]
+    broken: list[Broken] = field(default_factory=list)
+
+
+def read_inbox(repo: Repository, person: str | None = None) -> Inbox:
+    """Pending proposals, oldest first, of one person or of everyone, and the entries skipped: a
+    file that is not an agentmem proposal, is misplaced (folder or name ≠ person or id), or is
+    not a regular file is a :class:`Broken` entry naming it — the other proposals stay
+    reviewable. An ``inbox/`` or person folder that is a symlink is still refused
+    (:class:`ProposalError`): nothing under it is read."""
     people, refused = regular.subfolders(repo.root, INBOX_DIR)
     if person:  # a link elsewhere in inbox/ is not this person's: their listing checks inbox/
         people, refused = [check_slug(person, "person id")], []
+        found_folder = regular.problem(repo.root, f"{INBOX_DIR}/{people[0]}", folder=True)
+        if found_folder is not None:
+            raise regular.refusal(found_folder)
     if refused:
         raise regular.refusal(refused[0])
     found: list[Proposal] = []
+    broken: list[Broken] = []
     for owner in people:
         names, bad = regular.listing(repo.root, f"{INBOX_DIR}/{owner}", ".yaml")
-        if bad:
-            raise regular.refusal(bad[0])
+        broken += [Broken(rel, why) for rel, why in bad]
         for name in names:
             path = repo.root / INBOX_DIR / owner / name
             rel = f"{INBOX_DIR}/{owner}/{name}"
-            proposal = proposal_from_stored(load_yaml_file(path, rel, ProposalError), rel)
+            try:
+                proposal = proposal_from_stored(load_yaml_file(path, rel, ProposalError), rel)
+            except ProposalError as exc:
+                broken.append(Broken(rel, exc.message))
+                continue
             if proposal.person != owner or f"{proposal.id}.yaml" != path.name:
-                raise ProposalError(f"{rel}: the file's place does not match its person and id")
+                broken.append(Broken(rel, "the file's place does not match its person and id"))
+                continue
             found.append(proposal)
-    return sorted(found, key=lambda p: (p.created_at, p.id))
+    found.sort(key=lambda p: (p.created_at, p.id))
+    return Inbox(found, sorted(broken, key=lambda b: b.path))
+
+
+def list_pending(repo: Repository, person: str | None = None) -> list[Proposal]:
+    """The readable pending proposals of :func:`read_inbox` (broken entries left out)."""
+    return read_inbox(repo, person).proposals
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Who put a pending proposal where it is: ``committed_by`` (the person id of the author of
+    the newest commit that wrote the file, None when that author is not in ``roles.yaml`` or
+    no commit wrote it), ``commit`` (that commit's id) and ``as_committed`` (the file holds
+    exactly the bytes that commit wrote)."""
+
+    committed_by: str | None
+    commit: str | None
+    as_committed: bool
+
+    def problem(self, owner: str) -> str | None:
+        """Why the proposal is not known to come from ``owner`` (harvest, remember, import,
+        tidy or an MCP ``remember`` run under the owner's git identity), or None."""
+        if self.commit is None:
+            return f"no commit put it in {owner}'s inbox (it was never committed)"
+        if not self.as_committed:
+            return (
+                f"its file differs from what commit {self.commit[:10]} wrote "
+                "(changed after it was committed)"
+            )
+        if self.committed_by is None:
+            return f"committed in {self.commit[:10]} by an author who is not a person in roles.yaml"
+        if self.committed_by != owner:
+            return f"committed by {self.committed_by} in {self.commit[:10]}, not by {owner}"
+        return None
+
+
+def provenance(repo: Repository, proposals: list[Proposal]) -> dict[str, Provenance]:
+    """The :class:`Provenance` of each proposal, by id, from ONE ``git log`` over the inbox
+    folders involved (not one git process per file): a proposal is its owner's when the newest
+    commit that wrote its file was authored by the owner's e-mail in ``roles.yaml`` (agentmem
+    commits as the person who runs it) and the file still holds those bytes."""
+    if not proposals:
+        return {}
+    paths = {proposal_relpath(p): p for p in proposals}
+    folders = sorted({f"{INBOX_DIR}/{p.person}/" for p in proposals})
+    last = gitio.last_changes(repo.root, folders, set(paths))
+    emails = {person.email.lower(): pid for pid, person in repo.people().items()}
+    out: dict[str, Provenance] = {}
+    for rel, proposal in paths.items():
+        change = last.get(rel)
+        if change is None or change.blob is None:
+            out[proposal.id] = Provenance(None, None, False)
+            continue
+        data = regular.read_bytes(repo.root, rel)
+        same = data is not None and gitio.blob_id(data, change.blob) == change.blob
+        out[proposal.id] = Provenance(emails.get(change.author_email.lower()), change.sha, same)
+    return out
+
+
+def foreign(repo: Repository, proposals: list[Proposal]) -> dict[str, str]:
+    """``{proposal id: why it is not its owner's}`` for the proposals :func:`provenance` cannot
+    trace to their owner (docs/design.md §Inbox file)."""
+    found = provenance(repo, proposals)
+    out = {}
+    for proposal in proposals:
+        why = found[proposal.id].problem(proposal.person)
+        if why is not None:
+            out[proposal.id] = why
+    return out
 
 
 def find_pending(repo: Repository, person: str, proposal_id: str) -> Proposal:
