@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,7 @@ from agentmem.delivery.context import (
     render_chat,
     run_audit,
 )
+from agentmem.delivery.usage import log_chat
 from agentmem.doctrine import Draft, propose
 from agentmem.errors import AgentmemError, UsageError
 from agentmem.governance import require_memory_role, require_owner
@@ -110,8 +112,12 @@ class Agentmem:
         GovernanceError, InvalidMemoryError."""
         if check_format(fmt) == "json":
             raise UsageError("chat_context returns text or markdown; use chat_entries for data")
-        whose = chat_reader(self._repo, self.actor(), person)
-        return render_chat(build_chat(self._repo, whose, scope), fmt)
+        actor = self.actor()
+        ctx = build_chat(self._repo, chat_reader(self._repo, actor, person), scope)
+        failed = log_chat(self._repo.root, ctx, actor.id, "api")
+        if failed:
+            logging.getLogger("agentmem").warning(failed)
+        return render_chat(ctx, fmt)
 
     def audit_context(self, scope: str, fmt: str = "text") -> str:
         """The audit block for ``scope``: the active rules of that scope and every ancestor, with

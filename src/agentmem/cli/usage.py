@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -39,6 +40,14 @@ def usage(
         bool,
         typer.Option("--details", help="List every rule considered and why it was not applied."),
     ] = False,
+    chat: Annotated[
+        bool,
+        typer.Option(
+            "--chat",
+            help="The chat blocks given instead: whose memory, which entries (numbers and "
+            "content hashes, never text) and the memory file's git object id.",
+        ),
+    ] = False,
     fmt: FormatOption = Format.text,
 ) -> None:
     """Which doctrine each 'agentmem context audit' gave, and why the other rules were not.
@@ -49,6 +58,9 @@ def usage(
     from agentmem.delivery.usage import filter_usage, read_usage
 
     repo = repository()
+    if chat:
+        _chats(repo.root, scope, actor, last, fmt)
+        return
     log = read_usage(repo.root)
     if log.bad_lines:
         lines = ", ".join(str(n) for n in log.bad_lines[:10])
@@ -78,3 +90,31 @@ def usage(
                 output.data(
                     f"    {r.rule} v{r.version} [{r.status}, {r.scope or 'no scope'}]: {why}{late}"
                 )
+
+
+def _chats(root: Path, scope: str | None, actor: str | None, last: int | None, fmt: Format) -> None:
+    """``usage --chat``: the chat lines of the log (docs/design.md §Context)."""
+    from agentmem.delivery.usage import read_chats
+
+    chats = [
+        c
+        for c in read_chats(root)
+        if (scope is None or c.scope == scope) and (actor is None or c.actor == actor)
+    ]
+    if last is not None:
+        chats = chats[-last:]
+    if fmt is Format.json:
+        output.as_json(c.to_dict() for c in chats)
+        return
+    if not chats:
+        output.info("no chat block recorded" + (" for that filter" if scope or actor else " yet"))
+        return
+    for c in chats:
+        whose = "" if c.person == c.actor else f" (memory of {c.person})"
+        output.data(
+            f"{c.run_id}  {c.time}  {c.actor}{whose}  {c.via}  scope {c.scope or '-'}: "
+            f"{len(c.entries)} entries of {c.file}@{c.blob[:12] or 'none'}"
+        )
+        output.data("    " + " ".join(f"#{n}:{h}" for n, h in c.entries))
+        if c.left_out:
+            output.data("    left out: " + ", ".join(f"#{n} ({r})" for n, r in c.left_out))

@@ -19,6 +19,7 @@ it imports neither the guard nor the doctrine package at module level.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -96,6 +97,9 @@ class ChatContext:
     left_out: tuple[tuple[int, str], ...] = ()
     #: numbers of entries given although past their review date (``on_review_due: alert``).
     due: tuple[int, ...] = ()
+    #: the git object id of the memory file as read (``""`` when it does not exist): the usage
+    #: log names it so the block can be rebuilt from history.
+    blob: str = ""
 
 
 def chat_reader(repo: Repository, actor: Person, person: str | None) -> str:
@@ -165,7 +169,14 @@ def build_chat(
         scope,
         tuple(left_out),
         tuple(due),
+        blob_id(read) if read is not None else "",
     )
+
+
+def blob_id(text: str) -> str:
+    """The git object id (SHA-1) of ``text`` as a blob: ``git hash-object`` of the file."""
+    data = text.encode("utf-8")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def scope_for_folder(

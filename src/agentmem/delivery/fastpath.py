@@ -16,9 +16,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentmem.errors import AgentmemError
 from agentmem.store.root import locate
+
+if TYPE_CHECKING:
+    from agentmem.delivery.context import ChatContext
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,7 @@ def session_start(stdin: str | None) -> Printed:
         render_chat,
         scope_for_folder,
     )
+    from agentmem.delivery.usage import log_chat
     from agentmem.harvest.queue import parse_payload
     from agentmem.store.repo import Repository
 
@@ -130,7 +135,21 @@ def session_start(stdin: str | None) -> Printed:
         )
     if not ctx.entries:
         return Printed(notes=(*notes, _note(f"{ctx.person} has no memory entries yet")))
-    return Printed(render_chat(ctx, "text", max_chars=HOOK_MAX_CHARS - 1), tuple(notes))
+    block = render_chat(ctx, "text", max_chars=HOOK_MAX_CHARS - 1)
+    # the block may drop its last entries to fit: log what it carried
+    failed = log_chat(root, _carried(ctx, block), ctx.person, "session-start")
+    if failed:
+        notes.append(_note(failed))
+    return Printed(block, tuple(notes))
+
+
+def _carried(ctx: ChatContext, block: str) -> ChatContext:
+    """``ctx`` with only the entries whose line made it into ``block`` (the hook's cap)."""
+    # lazy: hot path: each hook or chat line loads only what it runs
+    from dataclasses import replace
+
+    kept = tuple(e for e in ctx.entries if f"\n{e.number}. " in block)
+    return replace(ctx, entries=kept) if len(kept) != len(ctx.entries) else ctx
 
 
 def session_scope(value: str | None, where: str) -> str | None:
@@ -162,6 +181,7 @@ def chat(person: str | None, fmt: str, scope: str | None = None) -> Printed:
         check_format,
         render_chat,
     )
+    from agentmem.delivery.usage import log_chat
     from agentmem.store.repo import open_repository
 
     check_format(fmt)
@@ -169,7 +189,8 @@ def chat(person: str | None, fmt: str, scope: str | None = None) -> Printed:
         os.environ.get("AGENTMEM_SCOPE"), "AGENTMEM_SCOPE"
     )
     repo = open_repository()
-    ctx = build_chat(repo, chat_reader(repo, repo.actor(), person), scope)
+    actor = repo.actor()
+    ctx = build_chat(repo, chat_reader(repo, actor, person), scope)
     if fmt == "json":
         text = json.dumps(chat_json(ctx), ensure_ascii=False, indent=2)
     else:
@@ -185,6 +206,9 @@ def chat(person: str | None, fmt: str, scope: str | None = None) -> Printed:
     if ctx.status.level != "ok":
         warnings.append(f"{ctx.path} is at {ctx.status.describe()}: remove or merge entries soon")
     warnings += left_out_warnings(ctx.path, ctx.left_out, ctx.due)
+    failed = log_chat(repo.root, ctx, actor.id, "context chat")
+    if failed:
+        warnings.append(failed)
     return Printed(text, notes, tuple(warnings))
 
 

@@ -21,6 +21,7 @@ server must not write to stdout: nothing here prints. ``mcp`` is imported only b
 """
 
 import inspect
+import logging
 import os
 import re
 from collections.abc import Callable
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 from agentmem import __version__
 from agentmem.config import DEFAULT_SECTIONS, load_config
 from agentmem.delivery.context import build_chat, render_chat
+from agentmem.delivery.usage import log_chat
 from agentmem.doctrine import Draft, normalise_scope, propose
 from agentmem.errors import AgentmemError, NotARepositoryError
 from agentmem.proposals.inbox import list_pending
@@ -96,7 +98,11 @@ def show_memory(scope: str | None = None) -> str:
     """The actor's chat context block for the session's ``scope``, as ``agentmem context chat
     --scope`` prints it (never an expired entry)."""
     repo = open_repo()
-    return render_chat(build_chat(repo, repo.actor().id, scope), "text")
+    ctx = build_chat(repo, repo.actor().id, scope)
+    failed = log_chat(repo.root, ctx, ctx.person, "mcp")
+    if failed:
+        logging.getLogger(__name__).warning(failed)
+    return render_chat(ctx, "text")
 
 
 def search_text(query: str, areas: str | None, limit: int) -> str:

@@ -13,19 +13,28 @@ the rest.
 ``reason`` says why a rule was not applied: ``draft``, ``suspended``, ``deactivated``,
 ``archived``, ``out of scope``, ``review overdue`` (under ``on_review_due: suspend``) or
 ``role not given doctrine`` (``context.doctrine_for_roles``). ``agentmem usage`` reads it back.
+
+Each chat block given to a session (``context chat``, the SessionStart hook, the API's
+``chat_context``, the MCP ``show_memory`` tool) appends a line with ``"kind": "chat"``
+(:class:`ChatUsage`): the entries' numbers and content hashes, never their text, and the git
+object id of the memory file read; ``agentmem usage --chat`` reads them back.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentmem.errors import AgentmemError
+
+if TYPE_CHECKING:
+    from agentmem.delivery.context import ChatContext
 
 USAGE_FILE = ".agentmem/usage.jsonl"
 
@@ -154,7 +163,10 @@ def read_usage(root: Path) -> UsageLog:
         if not line.strip():
             continue
         try:
-            record = _record(json.loads(line))
+            data = json.loads(line)
+            if isinstance(data, dict) and data.get("kind") == CHAT_KIND:
+                continue  # a chat line: read_chats
+            record = _record(data)
         except json.JSONDecodeError:
             record = None
         if record is None:
@@ -181,4 +193,149 @@ def filter_usage(
         if rule is not None and not any(r.rule == rule and r.applied for r in record.rules):
             continue
         found.append(record)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# chat lines: which entries each chat block carried (docs/design.md §Context)
+# ---------------------------------------------------------------------------------------------
+
+CHAT_KIND = "chat"
+
+
+@dataclass(frozen=True)
+class ChatUsage:
+    """One chat block given to a session: ``entries`` as ``(number, sha256 prefix)`` pairs —
+    never their text — and ``blob`` the git object id of the memory file as read, so that an
+    investigator can rebuild what the session saw from history (``git log --find-object``).
+    ``via``: ``context chat``, ``session-start``, ``api`` or ``mcp``."""
+
+    run_id: str
+    time: str
+    actor: str
+    person: str
+    scope: str | None
+    via: str
+    file: str
+    blob: str
+    entries: tuple[tuple[int, str], ...]
+    withheld: tuple[int, ...] = ()
+    left_out: tuple[tuple[int, str], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": CHAT_KIND,
+            "run_id": self.run_id,
+            "time": self.time,
+            "actor": self.actor,
+            "person": self.person,
+            "scope": self.scope,
+            "via": self.via,
+            "file": self.file,
+            "blob": self.blob,
+            "entries": [{"number": n, "sha256": h} for n, h in self.entries],
+            "withheld": list(self.withheld),
+            "left_out": [{"number": n, "reason": r} for n, r in self.left_out],
+        }
+
+
+def entry_hash(text: str) -> str:
+    """16 hex digits of the SHA-256 of an entry's text as given (marker stripped): enough to
+    tell entries apart, nothing to read back."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def chat_usage(ctx: ChatContext, actor: str, via: str) -> ChatUsage:
+    """The usage line of a chat block (``ctx`` from :func:`agentmem.delivery.context.build_chat`)."""
+    now = datetime.now(UTC)
+    return ChatUsage(
+        f"c-{now:%Y%m%dT%H%M%S}-{os.urandom(3).hex()}",
+        now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        actor,
+        ctx.person,
+        ctx.scope,
+        via,
+        ctx.path,
+        ctx.blob,
+        tuple((e.number, entry_hash(e.text)) for e in ctx.entries),
+        ctx.withheld,
+        ctx.left_out,
+    )
+
+
+def log_chat(root: Path, ctx: ChatContext, actor: str, via: str) -> str | None:
+    """Append the chat block's line to ``.agentmem/usage.jsonl`` (one ``write``, as an audit
+    line). Returns None, or the reason it could not be written: a chat block is still given
+    (a session never breaks on its log) and the caller says so on stderr."""
+    line = json.dumps(chat_usage(ctx, actor, via).to_dict(), separators=(",", ":")) + "\n"
+    path = root / USAGE_FILE
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        return f"{USAGE_FILE}: the chat block was not logged ({exc.strerror})"
+    return None
+
+
+def _pairs(items: Any, key: str) -> tuple[tuple[int, str], ...] | None:
+    if not isinstance(items, list):
+        return None
+    found = []
+    for item in items:
+        if not isinstance(item, dict):
+            return None
+        number, value = item.get("number"), item.get(key)
+        if not isinstance(number, int) or not isinstance(value, str):
+            return None
+        found.append((number, value))
+    return tuple(found)
+
+
+def _chat_record(data: dict[str, Any]) -> ChatUsage | None:
+    fields = ("run_id", "time", "actor", "person", "via", "file", "blob")
+    if not all(isinstance(data.get(k), str) for k in fields):
+        return None
+    entries = _pairs(data.get("entries"), "sha256")
+    left_out = _pairs(data.get("left_out", []), "reason")
+    withheld = data.get("withheld", [])
+    if entries is None or left_out is None or not isinstance(withheld, list):
+        return None
+    scope = data.get("scope")
+    return ChatUsage(
+        data["run_id"],
+        data["time"],
+        data["actor"],
+        data["person"],
+        scope if isinstance(scope, str) else None,
+        data["via"],
+        data["file"],
+        data["blob"],
+        entries,
+        tuple(n for n in withheld if isinstance(n, int)),
+        left_out,
+    )
+
+
+def read_chats(root: Path) -> list[ChatUsage]:
+    """Every chat line of ``.agentmem/usage.jsonl``, oldest first (other lines skipped)."""
+    try:
+        text = (root / USAGE_FILE).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    found = []
+    for line in text.splitlines():
+        if f'"kind":"{CHAT_KIND}"' not in line:
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict) and data.get("kind") == CHAT_KIND:
+            record = _chat_record(data)
+            if record is not None:
+                found.append(record)
     return found
