@@ -36,18 +36,9 @@ from agentmem.delivery.context import (
     run_audit,
 )
 from agentmem.delivery.usage import log_chat
-from agentmem.doctrine import Draft, propose
 from agentmem.errors import AgentmemError, UsageError
 from agentmem.governance import require_memory_role, require_owner
-from agentmem.harvest.exports import read_messages
-from agentmem.harvest.providers import Outcome
-from agentmem.harvest.queue import committed_session_ids, harvested_ids, record_harvested
-from agentmem.harvest.run import choose_provider, harvest_session
-from agentmem.harvest.transcripts import read_transcript
 from agentmem.proposals.inbox import Inbox, list_pending, read_inbox, write_to_inbox
-from agentmem.proposals.model import parse_proposal
-from agentmem.proposals.review import remember as do_remember
-from agentmem.proposals.validate import validate
 from agentmem.store.repo import open_repository as open_repo
 from agentmem.store.root import find_root
 from agentmem.store.writer import read_current
@@ -165,6 +156,9 @@ class Agentmem:
     ) -> Proposal:
         """:meth:`remember`, returning the whole :class:`~agentmem.proposals.model.Proposal`
         (its ``summary()``, section, creation time) instead of its id."""
+        # lazy: writes only (the guard and the planner); agentmem inbox reads through this module
+        from agentmem.proposals.review import remember as do_remember
+
         actor = self._owner(person, "remembering into")
         with self._repo.locked():
             proposal = do_remember(
@@ -194,6 +188,10 @@ class Agentmem:
         and committed to the inbox at once. ``source`` names who filed it (``api``,
         ``memory-tool``). Raises GovernanceError, GuardError, ProposalError,
         ApplyConflictError (the target matches no entry or several)."""
+        # lazy: writes only (the guard and the planner); agentmem inbox reads through this module
+        from agentmem.proposals.model import parse_proposal
+        from agentmem.proposals.validate import validate
+
         actor = self.actor()
         require_memory_role(actor, "a memory proposal")
         raw = {
@@ -236,6 +234,10 @@ class Agentmem:
         ``again``. Raises TranscriptError, ModelError, ConfigError (no API key) before anything
         is written.
         """
+        # lazy: harvest only (transcripts, providers, the guard)
+        from agentmem.harvest.queue import committed_session_ids, harvested_ids, record_harvested
+        from agentmem.harvest.run import choose_provider, harvest_session
+
         actor = self._owner(person, "harvesting into")
         name = choose_provider(provider, self._repo.config.harvest.provider)
         if name == "replay":
@@ -282,6 +284,9 @@ class Agentmem:
         It applies to no audit until an admin approves it (``agentmem doctrine approve``).
         Raises GovernanceError, GuardError, DuplicateRuleError (a similar live rule),
         DoctrineError (invalid scope or fields)."""
+        # lazy: doctrine writes only (the duplicate guard, the lifecycle)
+        from agentmem.doctrine import Draft, propose
+
         actor = self.actor()
         draft = Draft(title, instruction, tuple(limits), justification, scope, session)
         with self._repo.locked():
@@ -298,6 +303,10 @@ def open_repository(path: str | Path | None = None) -> Agentmem:
 def _transcript(messages: Sequence[Mapping[str, Any]] | str | Path) -> Transcript:
     """A :class:`Transcript` from a Messages list (session id: ``api-`` and 16 hex digits of
     its canonical JSON) or from a transcript file."""
+    # lazy: harvest only (transcript formats)
+    from agentmem.harvest.exports import read_messages
+    from agentmem.harvest.transcripts import read_transcript
+
     if isinstance(messages, (str, Path)):
         return read_transcript(Path(messages))
     if not isinstance(messages, Sequence) or not all(isinstance(m, Mapping) for m in messages):
@@ -310,6 +319,9 @@ def _transcript(messages: Sequence[Mapping[str, Any]] | str | Path) -> Transcrip
 
 
 def _outcomes(outcomes: Sequence[Mapping[str, Any]] | None) -> tuple[Any, ...]:
+    # lazy: harvest only
+    from agentmem.harvest.providers import Outcome
+
     found = []
     for index, item in enumerate(outcomes or (), start=1):
         decision = item.get("decision")

@@ -69,9 +69,6 @@ def _stdin() -> str | None:
 def plan(argv: list[str]) -> Callable[[], Printed] | None:
     """The hot command an argument list asks for, or None for typer to parse it. Nothing is
     changed (not even ``$AGENTMEM_REPO``) unless a plan is returned."""
-    # lazy: hot path: the console script never imports the CLI for a hook
-    from agentmem.delivery import fastpath
-
     args = list(argv)
     repo: str | None = None
     if args and args[0].startswith("--repo"):
@@ -81,6 +78,15 @@ def plan(argv: list[str]) -> Callable[[], Printed] | None:
             return None
         repo, args = given["repo"], args[width:]
     run: Callable[[], Printed] | None = None
+    hot = (len(args) == 2 and args[0] == "hook" and args[1] in _HOOKS) or args[:2] == [
+        "context",
+        "chat",
+    ]
+    if not hot:
+        return None
+    # lazy: hot lines only: every other command line goes to typer without loading it
+    from agentmem.delivery import fastpath
+
     if len(args) == 2 and args[0] == "hook" and args[1] in _HOOKS:
         event = _HOOKS[args[1]]
         if event == "SessionStart":

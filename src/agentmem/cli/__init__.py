@@ -8,6 +8,7 @@ traceback); 130 on Ctrl-C. Sub-apps import their heavy dependencies lazily so th
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import re
@@ -22,7 +23,7 @@ from typer.exceptions import TyperException
 
 from agentmem import __version__
 from agentmem import trailers as tr
-from agentmem.cli import output
+from agentmem.cli import output, params
 from agentmem.errors import AgentmemError
 
 
@@ -145,6 +146,7 @@ class AgentmemGroup(TyperGroup):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         name_metavars(self)
+        params.install(self)
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         ctx.meta[_ARGV_KEY] = list(args)
@@ -188,21 +190,34 @@ class AgentmemGroup(TyperGroup):
             raise typer.Exit(3) from None
 
 
-app = typer.Typer(
-    cls=AgentmemGroup,
-    name="agentmem",
-    help=(
-        "A memory for AI agents that people can read, approve, correct and undo.\n\n"
-        "Personal memory (memories/<person>.md) reaches only its owner's chat prompt; team "
-        "doctrine (doctrine/*.yaml) reaches only audit prompts. The model proposes, the owner "
-        f"reviews, agentmem applies and commits every decision with {tr.PREFIX}* trailers."
-    ),
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    pretty_exceptions_show_locals=False,
-    add_completion=False,
-    rich_markup_mode=None,
-)
+#: Every command: its name → the ``agentmem.cli`` module that defines it, and whether the module
+#: is a command group (``agentmem memory …``) or holds the one top-level command. The order is
+#: the order of ``agentmem --help``.
+COMMANDS: dict[str, tuple[str, bool]] = {
+    "init": ("init", False),
+    "harvest": ("harvest", False),
+    "import": ("importer", False),
+    "export": ("export", False),
+    "doctor": ("doctor", False),
+    "completion": ("completion", False),
+    "remember": ("remember", False),
+    "inbox": ("inbox", False),
+    "review": ("review", False),
+    "log": ("log", False),
+    "search": ("search", False),
+    "tidy": ("tidy", False),
+    "check": ("check", False),
+    "guard": ("guard", False),
+    "usage": ("usage", False),
+    "mcp": ("mcp", False),
+    "sync": ("sync", False),
+    "erase": ("erase", False),
+    "memory": ("memory", True),
+    "doctrine": ("doctrine", True),
+    "context": ("context", True),
+    "hook": ("hook", True),
+    "scope": ("scope", True),
+}
 
 
 def _version(value: bool) -> None:
@@ -211,7 +226,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def root(
     repo: Annotated[
         Path | None,
@@ -231,64 +245,65 @@ def root(
         os.environ["AGENTMEM_REPO"] = str(repo)
 
 
-def _register() -> None:
-    from agentmem.cli import (
-        check,
-        completion,
-        context,
-        doctor,
-        doctrine,
-        erase,
-        export,
-        guard,
-        harvest,
-        hook,
-        importer,
-        inbox,
-        init,
-        log,
-        mcp,
-        memory,
-        remember,
-        review,
-        scope,
-        search,
-        sync,
-        tidy,
-        usage,
+def build_app(only: str | None = None) -> typer.Typer:
+    """The root app with every command, or with only the command ``only`` (a key of
+    :data:`COMMANDS`): building the whole tree costs every command module's import and typer's
+    work on every parameter, which a command line naming one command does not need
+    (docs/decisions.md, 2026-12-01 — typer commands without pydantic)."""
+    typer_app = typer.Typer(
+        cls=AgentmemGroup,
+        name="agentmem",
+        help=(
+            "A memory for AI agents that people can read, approve, correct and undo.\n\n"
+            "Personal memory (memories/<person>.md) reaches only its owner's chat prompt; team "
+            "doctrine (doctrine/*.yaml) reaches only audit prompts. The model proposes, the "
+            f"owner reviews, agentmem applies and commits every decision with {tr.PREFIX}* "
+            "trailers."
+        ),
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        pretty_exceptions_show_locals=False,
+        add_completion=False,
+        rich_markup_mode=None,
     )
-
-    # Top-level commands: each module's Typer holds one or a few commands, merged here.
-    for module in (
-        init,
-        harvest,
-        importer,
-        export,
-        doctor,
-        completion,
-        remember,
-        inbox,
-        review,
-        log,
-        search,
-        tidy,
-        check,
-        guard,
-        usage,
-        mcp,
-        sync,
-        erase,
-    ):
-        app.add_typer(module.app)
-    # Command groups.
-    app.add_typer(memory.app, name="memory")
-    app.add_typer(doctrine.app, name="doctrine")
-    app.add_typer(context.app, name="context")
-    app.add_typer(hook.app, name="hook")
-    app.add_typer(scope.app, name="scope")
+    typer_app.callback()(root)
+    for name, (module_name, group) in COMMANDS.items():
+        if only is not None and name != only:
+            continue
+        module = importlib.import_module(f"agentmem.cli.{module_name}")
+        if group:
+            typer_app.add_typer(module.app, name=name)
+        else:
+            typer_app.add_typer(module.app)
+    return typer_app
 
 
-_register()
+def command_named(argv: list[str]) -> str | None:
+    """The command an argument list names when it names one of :data:`COMMANDS` right after
+    the root options (``--repo PATH``); None for anything else (``--help``, ``--version``, no
+    command, a typo), which the whole tree answers."""
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--repo":
+            i += 2
+        elif arg.startswith("--repo="):
+            i += 1
+        else:
+            return arg if arg in COMMANDS else None
+    return None
+
+
+_WHOLE: list[typer.Typer] = []
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``agentmem.cli.app``: the whole command tree, built on first use (tests, completion)."""
+    if name != "app":
+        raise AttributeError(name)
+    if not _WHOLE:
+        _WHOLE.append(build_app())
+    return _WHOLE[0]
 
 
 def _completion_classes() -> None:
@@ -321,5 +336,8 @@ _route_domain_logs()
 
 
 def main() -> None:
-    """Console-script entry point."""
-    sys.exit(app(standalone_mode=True))
+    """Console-script entry point: the tree of the one command the line names (the whole tree
+    for help, completion and anything else)."""
+    argv = sys.argv[1:]
+    only = None if "_AGENTMEM_COMPLETE" in os.environ else command_named(argv)
+    sys.exit(build_app(only)(standalone_mode=True))

@@ -309,8 +309,7 @@ def list_rules(
     elif not rules and not errors:
         output.info("no rules")
     else:
-        for rule in rules:
-            output.data(_line(rule))
+        output.data_lines(_line(rule) for rule in rules)
     for error in errors:
         output.error(str(error))
     if errors:

@@ -61,6 +61,12 @@ def data(text: str = "") -> None:
     sys.stdout.flush()
 
 
+def data_lines(lines: Iterable[str]) -> None:
+    """:func:`data` for many lines in one write (a listing of thousands of rules)."""
+    sys.stdout.write("".join(visible(line) + "\n" for line in lines))
+    sys.stdout.flush()
+
+
 def as_json(items: Iterable[dict[str, Any]] | dict[str, Any]) -> None:
     """A JSON document on stdout: listings are arrays of objects with the field names of
     docs/design.md §Proposals."""

@@ -27,6 +27,7 @@ from datetime import date
 import yaml
 
 from agentmem.doctrine.model import (
+    MAX_RULE_BYTES,
     STATUSES,
     Approval,
     DoctrineError,
@@ -34,7 +35,6 @@ from agentmem.doctrine.model import (
     normalise_scope,
     rule_relpath,
 )
-from agentmem.doctrine.parse import MAX_RULE_BYTES
 
 _STATUS_LINE = re.compile(r"(?m)^status:[ \t]*([a-z]+)[ \t]*$")
 _PROPOSER_LINE = re.compile(r"(?m)^proposed_by: ([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)$")

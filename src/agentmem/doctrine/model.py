@@ -19,6 +19,9 @@ from agentmem.errors import DoctrineError as DoctrineError
 from agentmem.memory.records import Retired, retired_on
 
 STATUSES = ("draft", "active", "suspended", "deactivated", "archived")
+#: The largest rule file read (a rule is a few hundred bytes; a bigger file is a mistake or an
+#: attack).
+MAX_RULE_BYTES = 64 * 1024
 #: Statuses compared by the duplicate guard (docs/design.md §Rule file: draft, active, suspended).
 LIVE_STATUSES = ("draft", "active", "suspended")
 #: Statuses that carry an approval (docs/design.md §Rule file: ``approval`` only while active or

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import yaml
 
+from agentmem.doctrine.fastread import fast_parse
 from agentmem.doctrine.model import (
     APPROVAL_KEYS,
     DOCTRINE_DIR,
@@ -29,9 +30,9 @@ from agentmem.doctrine.model import (
     normalise_scope,
     rule_relpath,
 )
+from agentmem.doctrine.model import MAX_RULE_BYTES as MAX_RULE_BYTES
 from agentmem.store import regular
 
-MAX_RULE_BYTES = 64 * 1024  # a rule is a few hundred bytes; a bigger file is a mistake or an attack
 REQUIRED = ("id", "title", "status", "instruction", "version", "proposed_by", "proposed_at")
 _SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
 _STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
@@ -324,7 +325,10 @@ def read_rule_file(root: Path, where: str) -> str:
     """The text of rule file ``root/where``, size-capped before reading; errors as
     :class:`DoctrineError`. Follows no symlink and reads only a regular file
     (:func:`agentmem.store.regular.read_capped`)."""
-    read = regular.read_capped(root, where, MAX_RULE_BYTES)
+    return _rule_text(regular.read_capped(root, where, MAX_RULE_BYTES), where)
+
+
+def _rule_text(read: regular.Read | None, where: str) -> str:
     if read is None:
         raise UnknownRuleError(
             f"{where}: no such rule", hint="agentmem doctrine list shows the rules"
@@ -340,17 +344,25 @@ def read_rule_file(root: Path, where: str) -> str:
         raise DoctrineError(f"{where}:1: (file): not UTF-8 text") from None
 
 
-def load_rule(root: Path, rule_id: str) -> Rule:
-    """Read ``doctrine/<rule_id>.yaml`` strictly; its ``id`` must match its file name."""
-    if not _SLUG.match(rule_id or ""):
-        raise DoctrineError(f"invalid rule id {rule_id!r}: use a lower-case kebab-case slug")
-    where = rule_relpath(rule_id)
-    rule = parse_rule_text(read_rule_file(root, where), where)
+def _named_rule(text: str, where: str, rule_id: str) -> Rule:
+    """The rule in ``text`` (file ``where``), which must carry the id of its file name. A
+    canonical file is read line by line (:func:`agentmem.doctrine.fastread.fast_parse`, which
+    returns what :func:`parse_rule_text` would, proven in tests/test_fastread.py); any other
+    file by the strict parser."""
+    rule = fast_parse(text) or parse_rule_text(text, where)
     if rule.id != rule_id:
         raise DoctrineError(
             f"{where}:1: id: is {rule.id!r}; it must match the file name ({rule_id!r})"
         )
     return rule
+
+
+def load_rule(root: Path, rule_id: str) -> Rule:
+    """Read ``doctrine/<rule_id>.yaml`` strictly; its ``id`` must match its file name."""
+    if not _SLUG.match(rule_id or ""):
+        raise DoctrineError(f"invalid rule id {rule_id!r}: use a lower-case kebab-case slug")
+    where = rule_relpath(rule_id)
+    return _named_rule(read_rule_file(root, where), where, rule_id)
 
 
 def load_rules(root: Path) -> list[Rule]:
@@ -380,8 +392,11 @@ def load_rules_and_errors(root: Path) -> tuple[list[Rule], list[DoctrineError]]:
                 DoctrineError(f"{DOCTRINE_DIR}/{name}:1: (file): the file name is not a rule id")
             )
             continue
+        where = f"{DOCTRINE_DIR}/{name}"
         try:
-            rules.append(load_rule(root, rule_id))
+            # the folder is known to be real (listing): only the file itself is checked
+            read = regular.read_listed(root / DOCTRINE_DIR / name, where, MAX_RULE_BYTES)
+            rules.append(_named_rule(_rule_text(read, where), where, rule_id))
         except DoctrineError as exc:
             errors.append(exc)
     return sorted(rules, key=lambda r: r.id), sorted(errors, key=lambda e: e.message)

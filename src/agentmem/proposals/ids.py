@@ -11,6 +11,7 @@ Light: imports the guard only when a value passes the shape rule.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from agentmem.errors import AgentmemError, UsageError
 
@@ -25,12 +26,17 @@ _SCOPE_SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 _RANDOM_CODES = frozenset({"secret:entropy", "encoded-blob"})
 
 
-def _guard_codes(value: str, ignore: frozenset[str] = frozenset()) -> list[str]:
+@lru_cache(maxsize=4096)
+def _guard_codes(value: str, ignore: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The guard's refusal codes for ``value``; cached: a listing of thousands of rules checks
+    the same few scopes over and over, and the guard depends on nothing but the text."""
     # lazy: the guard's patterns load only when an id is checked
     from agentmem import guard
 
     found = guard.scan(value, kind="rule")
-    return sorted({f.code for f in found if f.severity == guard.ERROR and f.code not in ignore})
+    return tuple(
+        sorted({f.code for f in found if f.severity == guard.ERROR and f.code not in ignore})
+    )
 
 
 def check_session(

@@ -15,8 +15,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from filelock import FileLock, Timeout
-
 from agentmem import trailers as tr
 from agentmem.config import CONFIG_FILE, DEFAULT_CONFIG_TEXT, Config, load_config
 from agentmem.errors import (
@@ -151,6 +149,9 @@ class Repository:
         ``$AGENTMEM_LOCK_TIMEOUT`` or 15. Raises
         :class:`BusyError` after it, :class:`GitError` for git's state.
         """
+        # lazy: only writers take the lock; reading commands never pay for filelock's import
+        from filelock import FileLock, Timeout
+
         # One instance per path (is_singleton): nested use in one thread re-enters instead of
         # waiting on itself; other threads and processes wait.
         lock = FileLock(str(self.local_dir / "lock"), is_singleton=True)

@@ -1,0 +1,123 @@
+"""Parameter values without pydantic (docs/decisions.md, 2026-12-01 — typer commands without pydantic).
+
+typer 0.29 converts every parameter value, even a plain ``str`` or an option left at ``None``,
+through a pydantic ``TypeAdapter`` it builds on first use (``typer._coercion.build_runtime_param``);
+importing pydantic for that costs about 0.1 s on every command. The annotations agentmem uses
+(``str``, ``int``, ``bool``, ``Path``, an ``Enum``, and lists of those) need no pydantic to be
+converted, so :func:`install` gives each such parameter a :class:`LightParam`: it converts the
+values it is sure about exactly as typer's adapter would (same result), and hands anything else
+— an unusual number, a bad choice, a path that fails a check — to typer's own adapter, which
+then imports pydantic and gives typer's own answer or error message. Nothing else of typer is
+changed. ``tests/test_cli_params.py`` fails if typer's internals this relies on move (the
+``_runtime_param`` slot, ``RuntimeParam``) or if a command loads pydantic again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any, get_args, get_origin
+
+from typer._click import Command, Context
+from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
+from typer._param_types import coerce_cli_choice, coerce_cli_path
+from typer.core import _TyperParameter
+
+_INT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
+_LEAVES = (str, int, bool, Path)
+
+
+class _Fallback(Exception):
+    """The light conversion is not sure: typer's adapter decides."""
+
+
+def _leaf(annotation: Any, descriptor: TypeDescriptor, value: Any, ctx: Context) -> Any:
+    """One value converted as typer's pydantic adapter converts it, or :class:`_Fallback`."""
+    info = descriptor.parameter_info
+    if annotation is bool:
+        if isinstance(value, bool):
+            return value
+        raise _Fallback
+    if not isinstance(value, str):
+        raise _Fallback
+    try:
+        value.encode("utf-8")  # pydantic refuses what is not valid text: let it say so
+    except UnicodeEncodeError:
+        raise _Fallback from None
+    if annotation is str:
+        return value
+    if annotation is int:
+        if not _INT.fullmatch(value):
+            raise _Fallback
+        number = int(value)
+        if (info.min is not None and number < info.min) or (
+            info.max is not None and number > info.max
+        ):
+            raise _Fallback
+        return number
+    try:
+        if annotation is Path:
+            return coerce_cli_path(Path(value), info, path_type=Path, ctx=ctx)
+        return coerce_cli_choice(
+            value, choices=list(annotation), case_sensitive=info.case_sensitive, ctx=ctx
+        )
+    except Exception:
+        raise _Fallback from None
+
+
+@dataclass(frozen=True)
+class LightParam(RuntimeParam):
+    """typer's runtime conversion for one parameter, pydantic only when typer must decide."""
+
+    descriptor: TypeDescriptor
+
+    def _coerce_value(self, value: Any, param: _TyperParameter, ctx: Context) -> Any:
+        annotation: Any = self.annotation
+        try:
+            if get_origin(annotation) is list:
+                (item,) = get_args(annotation)
+                items = value if isinstance(value, (list, tuple)) else [value]
+                return [_leaf(item, self.descriptor, v, ctx) for v in items]
+            return _leaf(annotation, self.descriptor, value, ctx)
+        except _Fallback:
+            typer_own = build_runtime_param(self.descriptor)
+            return typer_own._coerce_value(value, param=param, ctx=ctx)
+
+
+def _supported(annotation: Any, descriptor: TypeDescriptor) -> bool:
+    info = descriptor.parameter_info
+    if info.parser is not None or info.clamp or descriptor.file_annotation is not None:
+        return False
+    if get_origin(annotation) is list:
+        args = get_args(annotation)
+        return len(args) == 1 and _supported(args[0], descriptor)
+    if annotation is Path:
+        return info.path_type is None and not info.resolve_path and not info.allow_dash
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        return True
+    return annotation in _LEAVES
+
+
+def install(command: Command) -> int:
+    """Give every parameter under ``command`` whose annotation is supported a
+    :class:`LightParam`; the number of parameters given one."""
+    count = 0
+    # The ``--help`` option is made on first use; make it now (the object typer then keeps) so
+    # that it is converted here too.
+    helper = command.get_help_option(Context(command))
+    for param in [*command.params, *([helper] if helper is not None else [])]:
+        descriptor = getattr(param, "type_descriptor", None)
+        if not isinstance(param, _TyperParameter) or descriptor is None:
+            continue
+        if _supported(descriptor.annotation, descriptor):
+            param._runtime_param = LightParam(
+                parameter_info=descriptor.parameter_info,
+                annotation=descriptor.annotation,
+                descriptor=descriptor,
+            )
+            count += 1
+    for sub in getattr(command, "commands", {}).values():
+        count += install(sub)
+    return count

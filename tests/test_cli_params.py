@@ -1,0 +1,197 @@
+"""typer commands without pydantic, and one command's tree instead of the whole
+(docs/decisions.md, 2026-12-01 — typer commands without pydantic): what the command line does
+and prints stays what typer alone would do."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+import typer.main
+import typer.testing
+from typer._click.exceptions import BadParameter
+from typer._coercion import build_runtime_param, resolve_type_descriptor
+from typer.models import ArgumentInfo, OptionInfo
+from typer.testing import CliRunner
+
+from agentmem.cli import COMMANDS, app, build_app, command_named, params
+
+
+def _run_in_one_process(cwd: Path, *lines: list[str]) -> str:
+    """Run command lines through the console script's ``main`` in one interpreter; what it
+    printed last: which of typer's pydantic-bound modules were loaded."""
+    code = (
+        "import sys\n"
+        "from agentmem.entry import main\n"
+        f"for argv in {list(lines)!r}:\n"
+        "    sys.argv = ['agentmem', *argv]\n"
+        "    try:\n"
+        "        main()\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic' "
+        "or m == 'typer._adapters'))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=True
+    )
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def test_commands_run_without_pydantic(memrepo: Path) -> None:
+    """If this fails after a typer upgrade, typer moved what cli/params.py relies on (the
+    ``_runtime_param`` slot of its parameters, ``RuntimeParam``): see docs/decisions.md."""
+    loaded = _run_in_one_process(
+        memrepo,
+        ["memory", "show"],
+        ["inbox", "--format", "json"],
+        ["--repo", str(memrepo), "doctrine", "list", "--status", "active"],
+        ["log", "--last", "3"],
+        ["memory", "show", "--help"],
+        ["--help"],
+        ["memory", "shw"],
+    )
+    assert loaded == "[]"
+
+
+def test_the_mcp_command_is_the_one_that_may_load_pydantic(memrepo: Path) -> None:
+    """Only ``agentmem mcp`` (the SDK builds on pydantic) loads it; its help does not."""
+    assert _run_in_one_process(memrepo, ["mcp", "--help"]) == "[]"
+
+
+class Colour(Enum):
+    red = "red"
+    dark_blue = "dark-blue"
+
+
+def _both(annotation: Any, value: Any, info: Any = None) -> tuple[Any, Any]:
+    """``value`` converted by typer's own adapter and by :class:`params.LightParam`: each the
+    result, or the error message."""
+    descriptor = resolve_type_descriptor(annotation, info or OptionInfo())
+    light = params.LightParam(
+        parameter_info=descriptor.parameter_info, annotation=annotation, descriptor=descriptor
+    )
+    command = typer.main.get_command(_probe)
+    ctx = command.make_context("probe", [])
+    param = command.params[0]
+    found = []
+    for runtime in (build_runtime_param(descriptor), light):
+        try:
+            found.append(runtime.coerce(value, param=param, ctx=ctx))
+        except BadParameter as exc:
+            found.append(("error", exc.format_message()))
+    return found[0], found[1]
+
+
+_probe = typer.Typer()
+
+
+@_probe.command()
+def _probe_command(x: str = "") -> None:
+    """A command whose context the conversions run in."""
+
+
+@pytest.mark.parametrize(
+    ("annotation", "value", "info"),
+    [
+        (str, "plain", None),
+        (str, "", None),
+        (str, " spaced ", None),
+        (str, "a\udcff", None),  # undecodable argv byte
+        (str, None, None),
+        (int, "42", None),
+        (int, "-7", None),
+        (int, "0", None),
+        (int, " 5", None),
+        (int, "1_000", None),
+        (int, "007", None),
+        (int, "5.0", None),
+        (int, "five", None),
+        (int, "0", OptionInfo(min=1)),
+        (int, "3", OptionInfo(min=1)),
+        (bool, True, None),
+        (bool, "yes", None),
+        (Path, "notes/a.md", None),
+        (Path, "", None),
+        (Path, "-", None),
+        (Colour, "red", None),
+        (Colour, "dark-blue", None),
+        (Colour, "RED", None),
+        (Colour, "green", None),
+        (list[str], ("a", "b"), ArgumentInfo()),
+        (list[str], (), ArgumentInfo()),
+        (list[int], ("1", "x"), ArgumentInfo()),
+        (list[Path], ("a", "b/c"), ArgumentInfo()),
+    ],
+)
+def test_light_conversion_equals_typers(annotation: Any, value: Any, info: Any) -> None:
+    typer_own, light = _both(annotation, value, info)
+    assert light == typer_own
+    assert type(light) is type(typer_own)
+
+
+def test_every_parameter_of_the_cli_gets_the_light_conversion() -> None:
+    """A new parameter type typer would give pydantic shows up here first."""
+    root = typer.main.get_command(app)
+    missing: list[str] = []
+
+    def walk(command: Any, path: str) -> None:
+        for param in command.params:
+            if not isinstance(param._runtime_param, params.LightParam):
+                missing.append(f"{path} {param.name}")
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, f"{path} {name}")
+
+    walk(root, "agentmem")
+    assert missing == []
+
+
+def test_command_named() -> None:
+    assert command_named(["memory", "show"]) == "memory"
+    assert command_named(["--repo", "/x", "inbox"]) == "inbox"
+    assert command_named(["--repo=/x", "import", "a.md"]) == "import"
+    assert command_named(["--help"]) is None
+    assert command_named(["--version"]) is None
+    assert command_named(["--repo"]) is None
+    assert command_named(["memroy", "show"]) is None
+    assert command_named([]) is None
+
+
+def _paths(command: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = [prefix]
+    for name, sub in getattr(command, "commands", {}).items():
+        found += _paths(sub, (*prefix, name))
+    return found
+
+
+def test_one_commands_tree_answers_as_the_whole_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every command's help and usage errors are the same whether ``agentmem`` built the whole
+    tree or only the command the line names."""
+    built: dict[int, tuple[Any, Any]] = {}
+
+    def get_command(typer_app: typer.Typer) -> Any:  # the runner builds each app once here
+        if id(typer_app) not in built:
+            built[id(typer_app)] = (typer_app, typer.main.get_command(typer_app))
+        return built[id(typer_app)][1]
+
+    monkeypatch.setattr(typer.testing, "_get_command", get_command)
+    whole = get_command(app)
+    assert list(whole.commands) == list(COMMANDS)  # type: ignore[attr-defined]
+    runner = CliRunner()
+    for name in COMMANDS:
+        one = build_app(name)
+        assert list(typer.main.get_command(one).commands) == [name]  # type: ignore[attr-defined]
+        for path in _paths(whole.commands[name], (name,)):  # type: ignore[attr-defined]
+            for tail in (["--help"], ["--no-such-option"]):
+                expected = runner.invoke(app, [*path, *tail], prog_name="agentmem")
+                got = runner.invoke(one, [*path, *tail], prog_name="agentmem")
+                assert (got.exit_code, got.stdout, got.stderr) == (
+                    expected.exit_code,
+                    expected.stdout,
+                    expected.stderr,
+                ), path
