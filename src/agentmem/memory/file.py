@@ -56,6 +56,9 @@ class Line:
     kind: LineKind
     raw: str
     section: str | None = None  # the section an entry or heading belongs to
+    #: an entry's text and record as :func:`parse_memory` read them (None: read on demand),
+    #: so listing the entries never parses a marker twice.
+    parsed: tuple[str, Record] | None = field(default=None, compare=False, repr=False)
 
     @property
     def text(self) -> str:
@@ -122,9 +125,12 @@ class MemoryFile:
         found: list[Entry] = []
         for index, line in enumerate(self.lines, start=1):
             if line.kind is LineKind.ENTRY and line.section is not None:
-                body = line.raw.rstrip("\n")[len(ENTRY_PREFIX) :]
-                text, marker = split_marker(body)
-                record = NO_RECORD if marker is None else parse_record(marker, f"line {index}")
+                if line.parsed is not None:
+                    text, record = line.parsed
+                else:
+                    body = line.raw.rstrip("\n")[len(ENTRY_PREFIX) :]
+                    text, marker = split_marker(body)
+                    record = NO_RECORD if marker is None else parse_record(marker, f"line {index}")
                 found.append(Entry(len(found) + 1, line.section, text, index, record))
         return found
 
@@ -233,17 +239,15 @@ def parse_memory(text: str, person: str, config: MemoryConfig, where: str) -> Me
                 raise InvalidMemoryError(
                     f"{at}: entry outside any section (expected one of: {', '.join(expected)})"
                 )
-            line = Line(LineKind.ENTRY, raw, current)
             entry_text, marker = split_marker(body[len(ENTRY_PREFIX) :])
             if MARKER_OPEN in entry_text:
                 raise InvalidMemoryError(
                     f"{at}: broken entry metadata: a marker '<!-- am: … -->' must end the line, "
                     "once, after a space"
                 )
-            if marker is not None:
-                parse_record(marker, at)
+            record = NO_RECORD if marker is None else parse_record(marker, at)
             validate_entry_text(entry_text, config, at)
-            lines.append(line)
+            lines.append(Line(LineKind.ENTRY, raw, current, (entry_text, record)))
         else:
             raise InvalidMemoryError(
                 f"{at}: unexpected text {body[:40]!r} (expected an entry '- …', a blank line "
