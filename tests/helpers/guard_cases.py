@@ -30,6 +30,7 @@ def _b64url(obj: dict[str, Any]) -> str:
 _PEM = "PRIVATE" + " KEY"
 SECRETS: dict[str, str] = {
     "anthropic": "sk-" + "ant-api03-" + _rand(93, _ALNUM + "-_", seed=1) + "AA",
+    "anthropic-zwj": "sk-\u200d" + "ant-api03-" + _rand(93, _ALNUM + "-_", seed=1) + "AA",
     "openai": "sk-" + "proj-" + _rand(74, _ALNUM + "-_", seed=2),
     "openai-legacy": "sk-" + _rand(20, seed=3) + "T3Blbk" + "FJ" + _rand(20, seed=4),
     "aws-id": "AK" + "IA" + _rand(16, string.ascii_uppercase + string.digits, seed=5),

@@ -45,18 +45,21 @@ positive"): England/Scotland/Wales flags (tag characters), "you are now …" wha
 
 from __future__ import annotations
 
+import re
+
 from agentmem.errors import GuardError
 from agentmem.guard.base import ERROR, KINDS, PLACEHOLDERS, PROMPT_DELIMITERS, WARNING, Finding
 from agentmem.guard.injection import _instruction_hits
 from agentmem.guard.personal import _PII_RANK, _pii_findings, person_findings
-from agentmem.guard.secrets import _blob_findings, _secret_findings
-from agentmem.guard.structure import _URL, _exfiltration_hits, _structure_hits
+from agentmem.guard.secrets import _blob_findings, _braille_findings, _secret_findings
+from agentmem.guard.structure import _URL, _exfiltration_hits, _link_data_hits, _structure_hits
 from agentmem.guard.unicode import (
     _detection_copy,
     _invisible_findings,
     _line_break_findings,
     _Raw,
     _raw_span,
+    _visible_positions,
 )
 
 __all__ = [
@@ -145,10 +148,54 @@ def scan(text: str, *, max_chars: int | None = None, kind: str = "entry") -> lis
     url_spans = (
         [_raw_span(index, m.start(), m.end()) for m in _URL.finditer(det)] if "://" in det else []
     )
+    for s, e, message in _link_data_hits(text, url_spans):
+        findings.append(Finding("exfiltration", message, s, e))
+    if "rot" in det:
+        findings += _rot13_findings(det, index)
     findings += _secret_findings(text, raw)
     findings += _pii_findings(text, raw)
     findings += _blob_findings(text, url_spans, raw)
+    findings += _cleaned_copy_findings(text, raw)
+    if raw.latin1 is None:
+        findings += _braille_findings(text)
     return _dedupe(findings)
+
+
+_ROT13_MARKER = re.compile(r"\brot[- ]?13\b")
+_ROT13 = str.maketrans(
+    "abcdefghijklmnopqrstuvwxyz", "nopqrstuvwxyzabcdefghijklm"
+)  # the detection copy is lower case
+
+
+def _rot13_findings(det: str, index: list[int] | None) -> list[Finding]:
+    """A ROT13 marker ("ROT13:", "(rot-13)") announces text to decode: refused, and the decoded
+    text is read for instructions too (docs/design.md §Guard)."""
+    out: list[Finding] = []
+    for m in _ROT13_MARKER.finditer(det):
+        message = "ROT13 marker: text meant to be decoded"
+        out.append(Finding("encoded-blob", message, *_raw_span(index, m.start(), m.end())))
+    if out:
+        for s, e, message in _instruction_hits(det.translate(_ROT13)):
+            out.append(Finding("instruction", f"{message} (in ROT13)", *_raw_span(index, s, e)))
+    return out
+
+
+def _cleaned_copy_findings(text: str, raw: _Raw) -> list[Finding]:
+    """Personal data, encoded blobs and Braille runs read again on the text without its invisible characters
+    (secrets do this themselves): an invisible character inside a value must not hide it from a
+    rule. Spans point into ``text``."""
+    keep = _visible_positions(text, raw)
+    if keep is None:
+        return []
+    copy = "".join(text[i] for i in keep)
+    copy_raw = _Raw(copy)
+    spans = [m.span() for m in _URL.finditer(copy)] if "://" in copy else []
+    out = []
+    found = _pii_findings(copy, copy_raw) + _blob_findings(copy, spans, copy_raw)
+    for f in found + _braille_findings(copy):
+        start, end = keep[f.start], keep[f.end - 1] + 1 if f.end > f.start else keep[f.start]
+        out.append(Finding(f.code, f.message, start, end, f.severity))
+    return out
 
 
 def check(
@@ -212,6 +259,7 @@ def mask(text: str) -> str:
         _secret_findings(text, raw)
         + _pii_findings(text, raw)
         + _blob_findings(text, url_spans, raw)
+        + _cleaned_copy_findings(text, raw)
         + person_findings(text)
     )
     spans = sorted(

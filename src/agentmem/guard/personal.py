@@ -16,10 +16,14 @@ from agentmem.guard.unicode import _Raw
 # Personal data (raw text)
 # ----------------------------------------------------------------------------------------------
 
+# The host is taken whole ("(?!…)": no shorter host inside git@gitlab.example.com), and neither
+# an SSH remote (git@host:org/repo, a colon then no space) nor the user of a link
+# (ssh://git@host/…) is an address.
 _EMAIL = re.compile(
-    r"(?<![\w.+-])[\w.+-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}\b(?!:)"
-)  # "(?!:)": git@github.com:org/repo is an SSH remote, not an address
+    r"(?<![\w.+-])(?<!://)[\w.+-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}"
+    r"(?![\w-]|\.[A-Za-z0-9]|:\S)"
+)
 # At least eight digits after "+", nine otherwise: "2024-01-15" is no phone number.
 _PHONE_HINT = re.compile(
     r"\+\(?\d(?:[ .\-()/\u00a0\u202f]{0,2}\d){7,}|\(?\d(?:[ .\-()/\u00a0\u202f]{0,2}\d){8,}"
@@ -31,15 +35,18 @@ _NINE_DIGITS = re.compile(r"\d(?:[ .\-()/\u00a0\u202f]{0,2}[\dAB]){8,}")  # AB: 
 _CF_HINT = re.compile(r"\d\d[A-EHLMPR-T]\d\d[A-Z]")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ \u00a0]?[A-Z0-9]{4}){2,7}(?:[ \u00a0]?[A-Z0-9]{1,4})?\b")
 _CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
+# Sex digit 1-4 or 7-8 (temporary numbers), groups apart by a space, a no-break space, a dot or
+# a hyphen, the key maybe set further apart ("… 084 - 91", "… 084/91").
+_NIR_SEP = "[ .\\-\u00a0\u202f]?"
 _NIR = re.compile(
-    r"(?<![\dA-Za-z])[12][ .]?\d{2}[ .]?\d{2}[ .]?(?:\d{2}|2[AB])[ .]?\d{3}[ .]?\d{3}[ .]?\d{2}"
-    r"(?![\dA-Za-z])"
+    rf"(?<![\dA-Za-z])[1-478]{_NIR_SEP}\d{{2}}{_NIR_SEP}\d{{2}}{_NIR_SEP}(?:\d{{2}}|2[AB])"
+    rf"{_NIR_SEP}\d{{3}}{_NIR_SEP}\d{{3}}[ .\-/\u00a0\u202f]{{0,3}}\d{{2}}(?![\dA-Za-z])"
 )
 _SSN = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
 _SSN_KEYWORD = re.compile(r"(?i)\bssn\b\W{0,3}(\d{9})\b")
 _DNI = re.compile(r"(?<![\dA-Za-z])(?:\d{8}-?[A-Za-z]|[XYZxyz]-?\d{7}-?[A-Za-z])(?![\dA-Za-z])")
 _CODICE_FISCALE = re.compile(r"\b[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z]\b")
-_NUMBER_SEPARATORS = re.compile(r"[\s.\-]")
+_NUMBER_SEPARATORS = re.compile(r"[\s./\-]")
 _PII_RANK = {"pii:national-id": 0, "pii:card": 1, "pii:iban": 2, "pii:email": 3, "pii:phone": 4}
 
 

@@ -20,7 +20,7 @@ import re
 from collections import Counter
 
 from agentmem.guard.base import Finding
-from agentmem.guard.unicode import _is_invisible_cp, _Raw, _solid
+from agentmem.guard.unicode import _Raw, _solid, _visible_positions
 
 # ----------------------------------------------------------------------------------------------
 # Secrets and encoded blobs (raw text)
@@ -482,10 +482,8 @@ def _secret_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
     zero-width joiner inside ``sk-ant-…`` must not hide the key); spans point into ``text``."""
     raw = raw or _Raw(text)
     out = _plain_secret_findings(text, raw)
-    if raw.latin1 is not None and raw.foldable:
-        return out  # Latin-1 without controls: nothing invisible to take out
-    keep = [i for i, ch in enumerate(text) if ch in "\n\t" or not _is_invisible_cp(ch)]
-    if len(keep) == len(text):
+    keep = _visible_positions(text, raw)
+    if keep is None:
         return out
     copy = "".join(text[i] for i in keep)
     for f in _plain_secret_findings(copy, _Raw(copy)):
@@ -549,6 +547,18 @@ def _detect_secrets_findings(text: str, raw: _Raw) -> list[Finding]:
             message = f"{label}: remove it (and revoke it if it is real)"
             out.append(Finding(f"secret:{name}", message, m.start(g), m.end(g)))
     return out
+
+
+_BRAILLE = re.compile(r"[\u2800-\u28ff](?:[ \u00a0]?[\u2800-\u28ff]){5,}")
+
+
+def _braille_findings(text: str) -> list[Finding]:
+    """A run of six or more Braille patterns (spaces between words allowed): Braille ASCII
+    spells any text, which the other rules cannot read (docs/design.md §Guard)."""
+    return [
+        Finding("encoded-blob", f"run of {len(m.group())} Braille patterns", m.start(), m.end())
+        for m in _BRAILLE.finditer(text)
+    ]
 
 
 def _blob_findings(

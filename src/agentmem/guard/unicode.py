@@ -30,7 +30,7 @@ class _Raw:
       detection copy is a byte translation, and the tokens' translation holds its tokens).
     """
 
-    __slots__ = ("_tokens", "foldable", "latin1", "longest", "text")
+    __slots__ = ("_tokens", "foldable", "latin1", "longest", "text", "visible", "visible_known")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -43,6 +43,8 @@ class _Raw:
         ) == len(self.latin1)
         self._tokens: tuple[str, str] | None = None
         self.longest = -1
+        self.visible: list[int] | None = None  # _visible_positions, once computed
+        self.visible_known = False
 
     def _split(self) -> tuple[str, str]:
         if self._tokens is None:
@@ -117,6 +119,8 @@ def _is_emoji(ch: str) -> bool:
     o = ord(ch)
     if 0x1F000 <= o <= 0x1FAFF or ch in _EMOJI_EXTRA:
         return True
+    if 0x2800 <= o <= 0x28FF:
+        return False  # Braille patterns are symbols, not emoji: no joiner between them
     return o >= 0x2000 and unicodedata.category(ch) in ("So", "Sm")
 
 
@@ -163,7 +167,21 @@ def _may_hold_invisible(raw: _Raw) -> bool:
     return raw.latin1 is None and _PRINTABLE_INVISIBLE.search(raw.text) is not None
 
 
+def _runs(positions: list[int]) -> list[tuple[int, int]]:
+    """Maximal runs of consecutive positions, as (start, end) spans."""
+    runs: list[tuple[int, int]] = []
+    for i in positions:
+        if runs and runs[-1][1] == i:
+            runs[-1] = (runs[-1][0], i + 1)
+        else:
+            runs.append((i, i + 1))
+    return runs
+
+
 def _invisible_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
+    """One finding per distinct invisible code point (``U+200B ×3 (ZERO WIDTH SPACE)``), except
+    that a run of several distinct ones (tag characters spelling a hidden text, variation
+    selectors carrying bytes) is one finding that counts the whole run: ``×32 in a row``."""
     if not _may_hold_invisible(raw or _Raw(text)):
         return []
     positions = [
@@ -173,7 +191,43 @@ def _invisible_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
         and _is_invisible_cp(m.group())
         and not _excused(text, m.start())
     ]
-    return _per_codepoint(text, positions, "invisible-char", "invisible character")
+    single: list[int] = []
+    out: list[Finding] = []
+    for start, end in _runs(positions):
+        run = text[start:end]
+        distinct = set(run)
+        if len(distinct) == 1:
+            single.extend(range(start, end))
+            continue
+        lo, hi = min(map(ord, distinct)), max(map(ord, distinct))
+        tags = " (Unicode tag characters: hidden text)" if lo >= 0xE0000 and hi <= 0xE007F else ""
+        message = (
+            f"invisible characters ×{end - start} in a row, {len(distinct)} distinct, "
+            f"U+{lo:04X}..U+{hi:04X}{tags}"
+        )
+        out.append(Finding("invisible-char", message, start, end))
+    out += _per_codepoint(text, single, "invisible-char", "invisible character")
+    return sorted(out, key=lambda f: f.start)
+
+
+def _visible_positions(text: str, raw: _Raw | None = None) -> list[int] | None:
+    """Positions of the characters that are not invisible (line feeds and tabs kept; so is a
+    joiner or variation selector inside an emoji sequence), or None when every character is:
+    the *cleaned copy* that secrets, personal data and blobs are read
+    on again, so that an invisible character inside a value cannot hide it. Cached on ``raw``."""
+    if raw is not None and raw.visible_known:
+        return raw.visible
+    drop = set()
+    if raw is None or not raw.foldable:
+        drop = {
+            m.start()
+            for m in _SPECIAL.finditer(text)
+            if _is_invisible_cp(m.group()) and not _excused(text, m.start())
+        }
+    keep = [i for i in range(len(text)) if i not in drop] if drop else None
+    if raw is not None:
+        raw.visible, raw.visible_known = keep, True
+    return keep
 
 
 def _line_break_findings(text: str, kind: str) -> list[Finding]:

@@ -261,10 +261,17 @@ def parse_memory(text: str, person: str, config: MemoryConfig, where: str) -> Me
     return MemoryFile(person, lines)
 
 
+def nfc(text: str) -> str:
+    """``text`` in Unicode NFC: entries are stored composed (docs/design.md §Memory file), so a
+    composed target finds them; a canonical equivalent, never another text."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
 def find_entries(memory: MemoryFile, target: str) -> list[Entry]:
-    """The entries whose text contains ``target`` as an exact substring
-    (docs/design.md §Memory file)."""
-    return [e for e in memory.entries() if target in e.text]
+    """The entries whose text contains ``target`` as an exact substring, both compared in NFC
+    (docs/design.md §Memory file): an entry written decomposed before is still found."""
+    target = nfc(target)
+    return [e for e in memory.entries() if target in nfc(e.text)]
 
 
 def _unique_target(memory: MemoryFile, target: str, where: str) -> Entry:
@@ -286,7 +293,7 @@ def _unique_target(memory: MemoryFile, target: str, where: str) -> Entry:
 
 def _entry_raw(text: str, record: Record | None = None) -> str:
     marker = f" {record.render()}" if record is not None and record.marked else ""
-    return f"{ENTRY_PREFIX}{text}{marker}\n"
+    return f"{ENTRY_PREFIX}{nfc(text)}{marker}\n"
 
 
 def add_entry(
@@ -329,7 +336,7 @@ def modify_entry(
     else:
         marker = f" {record.render()}" if record.marked else ""
     lines[entry.line - 1] = Line(
-        LineKind.ENTRY, f"{ENTRY_PREFIX}{text}{marker}{ending}", old.section
+        LineKind.ENTRY, f"{ENTRY_PREFIX}{nfc(text)}{marker}{ending}", old.section
     )
     return MemoryFile(memory.person, lines)
 

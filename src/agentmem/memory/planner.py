@@ -6,11 +6,12 @@ writer is called, so a failure leaves every file as it was.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentmem.config import MemoryConfig
-from agentmem.errors import ProposalError
+from agentmem.errors import InvalidMemoryError, ProposalError
 from agentmem.memory.file import (
     BudgetStatus,
     add_entry,
@@ -44,9 +45,24 @@ class MemoryPlan:
     base: str
 
 
+# "… rest unchanged …", "[existing content]", "reste inchangé": a model (or a person) that
+# abbreviates the entry it rewrites. The entry is stored as written, so the rest would be lost.
+_ELISION = re.compile(
+    r"\b(?:the )?(?:rest|remainder)(?: of (?:the )?(?:entry|text|line|file|content|section))?"
+    r" (?:is |stays |remains )?(?:unchanged|as before|as is|omitted|elided|the same)\b"
+    r"|\[ *(?:existing|unchanged|previous|original|current|same|rest of(?: the)?) "
+    r"(?:content|text|entry|entries|rules?|lines?|code) *\]"
+    r"|(?:…|\.\.\.) *(?:existing|unchanged|previous|original) (?:content|text|entry|code)\b"
+    r"|\b(?:le )?(?:reste|suite)(?: (?:du texte|de l'entrée|du contenu))? (?:est |reste )?"
+    r"(?:inchangée?s?|sans changement|identiques?)\b"
+    r"|\[ *(?:contenu|texte|entrée) (?:existante?|inchangée?|précédente?|actuelle?) *\]",
+    re.IGNORECASE,
+)
+
+
 def check_entry(text: str, config: MemoryConfig, where: str) -> list[Finding]:
-    """An entry's shape (docs/design.md §Memory file) then the guard (§Guard); returns guard
-    warnings.
+    """An entry's shape (docs/design.md §Memory file), no elision marker, then the guard
+    (§Guard); returns guard warnings.
 
     Raises :class:`InvalidMemoryError` or :class:`GuardError`.
     """
@@ -54,6 +70,14 @@ def check_entry(text: str, config: MemoryConfig, where: str) -> list[Finding]:
     from agentmem import guard
 
     validate_entry_text(text, config, where)
+    elided = _ELISION.search(text)
+    if elided is not None:
+        raise InvalidMemoryError(
+            f"{where}: the text holds an elision marker at {elided.start()} (such as "
+            "'… rest unchanged …' or '[existing content]'): an entry is stored exactly as "
+            "written, so the elided part would be lost",
+            hint="write the whole entry as it should read",
+        )
     return guard.check(text, where=where, max_chars=config.entry_max_chars, kind="entry")
 
 

@@ -9,6 +9,7 @@ from the model's answer.
 from __future__ import annotations
 
 import secrets
+import unicodedata
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -91,8 +92,8 @@ class Proposal:
         return asdict(self)
 
     def with_text(self, text: str) -> Proposal:
-        """A copy with a person's edited text (review ``--edit``)."""
-        return replace(self, text=text)
+        """A copy with a person's edited text (review ``--edit``), in NFC."""
+        return replace(self, text=unicodedata.normalize("NFC", text))
 
     def corrected(
         self,
@@ -267,8 +268,10 @@ def parse_proposal(
     text = raw.get("text")
     if text is not None and not isinstance(text, str):
         raise ProposalError(f"{where}: field 'text' must be a string")
-    text = text.strip(" \t") if isinstance(text, str) else None
-    justification = _str_or_none(raw, "justification", where) or ""
+    # Stored in NFC (docs/design.md §Proposals): a text typed or sent decomposed is the same text.
+    text = unicodedata.normalize("NFC", text.strip(" \t")) if isinstance(text, str) else None
+    target = unicodedata.normalize("NFC", target) if target is not None else None
+    justification = unicodedata.normalize("NFC", _str_or_none(raw, "justification", where) or "")
     if action in ("add", "modify") and not text:
         raise ProposalError(f"{where}: '{action}' needs a 'text'")
     if action in ("modify", "remove") and not target:

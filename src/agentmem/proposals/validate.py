@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from agentmem import guard
 from agentmem.doctrine.similar import similarity
 from agentmem.errors import ProposalError
-from agentmem.memory.file import new_memory_text, parse_memory
+from agentmem.memory.file import new_memory_text, nfc, parse_memory
 from agentmem.memory.planner import plan_memory
 from agentmem.proposals.model import Proposal
 from agentmem.store.repo import Repository
@@ -49,7 +49,7 @@ def validate(
         holders = [
             e
             for e in parse_memory(base, proposal.person, config, relpath).entries()
-            if proposal.target in e.text
+            if nfc(proposal.target) in nfc(e.text)
         ]
         if holders and all(e.section != proposal.section for e in holders):
             raise ProposalError(
@@ -62,7 +62,11 @@ def validate(
         base = memory_text if memory_text is not None else new_memory_text(proposal.person, config)
         existing = parse_memory(base, proposal.person, config, relpath).entries()
         for entry in existing:
-            if proposal.action == "modify" and proposal.target and proposal.target in entry.text:
+            if (
+                proposal.action == "modify"
+                and proposal.target
+                and nfc(proposal.target) in nfc(entry.text)
+            ):
                 continue
             score = similarity(proposal.text, entry.text)
             if score >= DUPLICATE_ENTRY_SCORE:

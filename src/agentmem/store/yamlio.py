@@ -5,6 +5,7 @@ Round-trip editing of doctrine files (comments kept) belongs to ruamel.yaml, not
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,8 +40,26 @@ def _construct_mapping(loader: Any, node: Any, deep: bool = False) -> dict[Any, 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+# Raw characters YAML reads as a line break and folds into a space inside a scalar: loading would
+# change the text (NEXT LINE, a carriage return not followed by a line feed). agentmem's own
+# files write them as escapes ("\\N", "\\r"). U+2028/U+2029 are kept as they are: not refused.
+_FOLDED_BREAK = re.compile(r"\x85|\r(?!\n)")
+
+
 def load_yaml_text(text: str, where: str, error: type[Exception] = ConfigError) -> Any:
-    """Parse YAML text safely. Raises ``error`` with ``where:line: reason`` on any YAML fault."""
+    """Parse YAML text safely. Raises ``error`` with ``where:line: reason`` on any YAML fault,
+    and on a raw U+0085 or lone carriage return, which the loader would fold into a space
+    (refused, never rewritten: docs/design.md §Guard)."""
+    if "\x85" in text or "\r" in text:
+        folded = _FOLDED_BREAK.search(text)
+        if folded is not None:
+            row = text.count("\n", 0, folded.start()) + 1
+            what = "U+0085 (NEXT LINE)" if folded.group() == "\x85" else "carriage return"
+            raise error(
+                f"{where}:{row}: a raw {what} character, which YAML would read as a line break "
+                "and fold into a space: refused, never rewritten (remove it, or write it as an "
+                "escape in a double-quoted string)"
+            )
     try:
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a safe loader subclass
     except yaml.YAMLError as exc:
