@@ -2,7 +2,7 @@
 
 Not a test (the tests pin each case; this counts them all). Run from the repository root::
 
-    PYTHONPATH=src python benchmarks/bad_inputs.py [--no-faults]
+    PYTHONPATH=src python benchmarks/bad_inputs.py [--no-faults] [--no-erase]
 
 Builds a fresh memory repository in a temporary folder (identity Alice Martin, admin), then:
 
@@ -13,7 +13,10 @@ Builds a fresh memory repository in a temporary folder (identity Alice Martin, a
   ``remember``; secrets given as command-line arguments, session ids and scopes;
 - a hand edit left uncommitted under an accept; an entry committed with plain git, which every
   context block must withhold;
-- faults: a process killed at each step of a write (``AGENTMEM_TEST_CRASH_AT``), then any command.
+- faults: a process killed at each step of a write (``AGENTMEM_TEST_CRASH_AT``), then any command;
+- erase (each case in a repository of its own, with a bare remote): a stale clone that merges the
+  rewritten history back (pull, ``-s ours``, then ``sync``), a text given in another letter
+  case, a text at the start of an inbox YAML value, a name in a rule's title and id.
 
 Prints, per family and in total: **tried**; **refused correctly** (exit 1 or 2, no "unexpected
 error", nothing committed; for a fault: the write is fully committed or not at all);
@@ -222,6 +225,140 @@ def faults(bench: Bench) -> None:
         bench.record("faults (killed mid-write)", point, [], run)
 
 
+# -- erase: erased stays erased, every form (each case in its own repository) ------------------
+ERASED_EMAIL = "bob.stone@example.org"
+ERASED_NAME = "Dave Chen"
+
+
+def _erase_repo(base: Path, name: str) -> Path:
+    """A fresh repository ``base/name`` (alice admin, bob member) with a bare remote."""
+    from agentmem.store.repo import init_repository
+
+    root = base / name
+    init_repository(root)
+    roles = root / "roles.yaml"
+    roles.write_text(
+        roles.read_text(encoding="utf-8") + "bob:\n  email: bob@example.com\n  role: member\n",
+        encoding="utf-8",
+    )
+    git(root, "commit", "-qm", "add bob", "--", "roles.yaml")
+    git(base, "init", "-q", "--bare", "-b", "main", f"{name}.git")
+    git(root, "remote", "add", "origin", str(base / f"{name}.git"))
+    git(root, "push", "-q", "-u", "origin", "main")
+    return root
+
+
+def _all_objects(root: Path) -> str:
+    return subprocess.run(
+        ["git", "-C", str(root), "cat-file", "--batch-all-objects", "--batch"],
+        capture_output=True, check=True,
+    ).stdout.decode("utf-8", "replace")  # fmt: skip
+
+
+def erase_cases(bench: Bench) -> None:
+    base = Path(tempfile.mkdtemp(prefix="agentmem-erase-", dir=bench.root.parent))
+    here = Path.cwd()
+
+    def in_repo(
+        name: str, case: Callable[[Path], tuple[bool, str]]
+    ) -> Callable[[], tuple[bool, str]]:
+        def run() -> tuple[bool, str]:
+            root = _erase_repo(base, name)
+            os.chdir(root)
+            try:
+                return case(root)
+            finally:
+                os.chdir(here)
+
+        return run
+
+    def stale(root: Path, how: str) -> tuple[bool, str]:
+        (root / "notes.md").write_text(f"Supplier contact: {ERASED_EMAIL}\n", encoding="utf-8")
+        git(root, "add", "notes.md")
+        git(root, "commit", "-qm", "notes")
+        git(root, "rm", "-q", "notes.md")
+        git(root, "commit", "-qm", "drop the notes")
+        git(root, "push", "-q")
+        clone = root.parent / f"{root.name}-stale"
+        git(root.parent, "clone", "-q", f"{root.name}.git", clone.name)
+        code, out = bench.invoke("erase", "--text", ERASED_EMAIL, "--yes")
+        git(root, "push", "-q", "--force", "origin", "refs/heads/*:refs/heads/*")
+        remote = root.parent / f"{root.name}.git"
+        git(remote, "reflog", "expire", "--expire=now", "--all")
+        git(remote, "gc", "-q", "--prune=now")
+        if how == "sync":
+            git(clone, "pull", "-q", "--no-rebase")
+            before = git(remote, "rev-parse", "main")
+            os.chdir(clone)
+            code, said = bench.invoke("sync")
+            ok = code == 1 and "history-erased-commit" in said
+            return ok and git(remote, "rev-parse", "main") == before, out + said
+        if how == "pull":
+            git(clone, "pull", "-q", "--no-rebase")
+            git(clone, "push", "-q")
+            git(root, "pull", "-q", "--no-rebase")
+        else:
+            git(root, "fetch", "-q", str(clone), "main:stale")
+            git(root, "merge", "-q", "-s", "ours", "--no-edit", "stale")
+        code, said = bench.invoke("check", "--history")
+        return code == 1 and "history-erased-commit" in said, out + said
+
+    def lower_case(root: Path) -> tuple[bool, str]:
+        (root / "notes.md").write_text(f"Ask {ERASED_NAME} (dave-chen).\n", encoding="utf-8")
+        git(root, "add", "notes.md")
+        git(root, "commit", "-qm", f"ask {ERASED_NAME}")
+        code, out = bench.invoke("erase", "--text", ERASED_NAME.lower(), "--yes")
+        objects = _all_objects(root).lower()
+        return code == 0 and "dave" not in objects and "chen" not in objects, out
+
+    def inbox_value(root: Path) -> tuple[bool, str]:
+        bench.invoke("remember", "Quote clause numbers.")
+        (path,) = (root / "inbox" / "alice").glob("*.yaml")
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace("text: Quote", f"text: {ERASED_NAME} wants"), encoding="utf-8")
+        git(root, "commit", "-qam", "hand edit")
+        code, out = bench.invoke("erase", "--text", ERASED_NAME, "--yes")
+        listed, said = bench.invoke("inbox")
+        return code == 0 and listed == 0 and ERASED_NAME not in _all_objects(root), out + said
+
+    def rule_name(root: Path) -> tuple[bool, str]:
+        git(root, "config", "user.email", "bob@example.com")
+        bench.invoke(
+            "doctrine", "propose", "--id", "escalate-to-dave-chen",
+            "--title", f"Escalate to {ERASED_NAME}", "--instruction",
+            f"Escalate supplier disputes to {ERASED_NAME}.", "--scope", "contracts",
+            "--limit", "Not for software licences.",
+        )  # fmt: skip
+        git(root, "config", "user.email", "alice@example.com")
+        bench.invoke("doctrine", "approve", "escalate-to-dave-chen")
+        code, out = bench.invoke("erase", "--text", ERASED_NAME, "--yes")
+        audited, said = bench.invoke("context", "audit", "--scope", "contracts")
+        checked, report = bench.invoke("check", "--history")
+        objects = _all_objects(root).lower()
+        ok = code == 0 and audited == 0 and "1 active rule" in said and checked == 0
+        return ok and "dave" not in objects, out + said + report
+
+    cases: dict[str, tuple[Callable[[Path], tuple[bool, str]], list[str]]] = {
+        "stale clone: pull --no-rebase and push": (lambda r: stale(r, "pull"), [ERASED_EMAIL]),
+        "stale clone: merge -s ours": (lambda r: stale(r, "ours"), [ERASED_EMAIL]),
+        "stale clone: merge then agentmem sync": (lambda r: stale(r, "sync"), [ERASED_EMAIL]),
+        "text in another letter case": (lower_case, [ERASED_NAME, "dave-chen"]),
+        "text at the start of an inbox value": (inbox_value, [ERASED_NAME]),
+        "name in a rule title and id": (rule_name, [ERASED_NAME, "dave-chen"]),
+    }
+    for n, (name, (case, values)) in enumerate(cases.items()):
+        tally = bench.tallies.setdefault("erase (own repositories)", Tally())
+        tally.tried += 1
+        ok, said = in_repo(f"e{n}", case)()
+        if ok:
+            tally.refused += 1
+        else:
+            tally.failures.append(f"erase: {name}: not handled correctly")
+        if any(v.lower() in said.lower() for v in values):
+            tally.echoed += 1
+            tally.failures.append(f"erase: {name}: value echoed")
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="agentmem-bad-inputs-") as tmp:
         home = Path(tmp) / "home"
@@ -250,6 +387,8 @@ def main() -> int:
         trust(bench)
         if "--no-faults" not in sys.argv:
             faults(bench)
+        if "--no-erase" not in sys.argv:
+            erase_cases(bench)
         total = Tally()
         print(f"{'family':32} {'tried':>6} {'refused':>8} {'echoed':>7} {'lost':>5}")
         for family, t in bench.tallies.items():

@@ -21,6 +21,7 @@ from agentmem.memory.file import MemoryFile, budget_status, char_count, find_ent
 from agentmem.memory.records import strip_markers
 from agentmem.proposals.model import proposal_from_stored
 from agentmem.store import gitio, regular
+from agentmem.store.erasures import ERASURES_FILE, parse_record
 from agentmem.store.repo import INBOX_DIR, MEMORY_DIR, ROLES_FILE, Person, parse_roles
 from agentmem.store.yamlio import load_yaml_file
 
@@ -400,7 +401,24 @@ def check_top_files(root: Path) -> list[Finding]:
         found = regular.problem(root, rel)
         if found is not None:
             findings.append(refusal_finding(found))
-    return findings + _case_twins(root)
+    return findings + _erasure_record(root) + _case_twins(root)
+
+
+def _erasure_record(root: Path) -> list[Finding]:
+    """``erasures.yaml``, when there is one, reads (``check --history`` and sync rely on it)."""
+    if not (root / ERASURES_FILE).exists() and not (root / ERASURES_FILE).is_symlink():
+        return []
+    found = regular.problem(root, ERASURES_FILE)
+    if found is not None:
+        return [refusal_finding(found)]
+    try:
+        parse_record(regular.read_text(root, ERASURES_FILE) or "")
+    except UnicodeDecodeError:
+        return [Finding(ERASURES_FILE, 1, ERROR, "erasures-invalid", "not UTF-8 text")]
+    except AgentmemError as exc:
+        what = f"{exc.message}: restore it from history (git log -p -- {ERASURES_FILE})"
+        return [Finding(ERASURES_FILE, 1, ERROR, "erasures-invalid", what)]
+    return []
 
 
 #: The names agentmem reads at the top of a repository; another spelling of one of them

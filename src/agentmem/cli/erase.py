@@ -28,7 +28,7 @@ def erase(
         str | None,
         typer.Option(
             "--text",
-            help="Erase this exact text (e.g. an e-mail address); '-' reads one line from stdin.",
+            help="Erase this text in any letter case and as a slug (dave-chen), e.g. a name or an e-mail address; '-' reads one line from stdin.",
             show_default=False,
         ),
     ] = None,
@@ -36,10 +36,12 @@ def erase(
 ) -> None:
     """Erase personal data from the work tree, every commit, the inbox and local logs (admin only).
 
-    Rewrites the history of this clone with git-filter-repo (on a fresh mirror), verifies that
-    git log --all -S, the reflog and every git object no longer hold it, and records who erased
-    what class of data in an audit commit — never the data itself. Prints the steps left for the
-    remote host and the other clones.
+    Rewrites the history of this clone with git-filter-repo (on a fresh mirror): agentmem's own
+    files through their own serialisers, paths and rule ids renamed. Verifies that no blob, path,
+    commit message or reflog entry holds any form of it and that the rewritten files still
+    parse, and records who erased what class of data in an audit commit — never the data itself
+    — with the hashes and first rewritten commits in erasures.yaml, which check --history and
+    sync consult. Prints the steps left for the remote host and the other clones.
     """
     from agentmem.cli.common import repository
     from agentmem.errors import UsageError

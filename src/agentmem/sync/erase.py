@@ -2,29 +2,37 @@
 
 Admin only. The caller holds :meth:`Repository.locked`. In order:
 
-1. the work tree: ``--person P`` deletes ``memories/P.md`` and ``inbox/P/``; ``--text T`` replaces
-   T by ``***REMOVED***`` in every tracked file — in ONE audit commit whose trailers say who
-   erased what class of data (``Agentmem-Action: erase``), never the data (an empty commit
-   when only the history held it);
+1. the work tree: ``--person P`` deletes ``memories/P.md`` and ``inbox/P/``; ``--text T`` removes
+   every form of T (any letter case, any white space between its words, its slug form
+   ``dave-chen``: :mod:`agentmem.sync.scrub`) from every tracked file, agentmem's own files
+   rewritten through their own serialisers, and renames the paths (and rule ids) that hold it.
+   In ONE audit commit whose trailers say who erased what class of data (``Agentmem-Action:
+   erase``), never the data, and which adds an entry to the erasure record ``erasures.yaml``
+   (:mod:`agentmem.store.erasures`: hashes, never the values);
 2. agentmem's local files (``.agentmem/*.jsonl``: queue, harvested, usage log; other caches):
    lines holding the data are dropped, other files holding it deleted; the search index
    (``.agentmem/search.sqlite``, derived: the next search rebuilds it) is always deleted;
-3. every commit: ``git filter-repo --sensitive-data-removal`` on a fresh ``--mirror`` clone in
-   ``.git/agentmem/``, then the rewritten branches and tags are fetched back, the
-   remote-tracking refs dropped (they describe the old remote), reflogs expired, ``gc --prune=now``;
-4. verification: ``git log --all -S``/``--grep``, the reflog and ``git cat-file
-   --batch-all-objects --batch`` no longer find it and the search index is gone, else
-   :class:`EraseError`;
+3. every commit: git-filter-repo (``--sensitive-data-removal``) on a fresh ``--mirror`` clone in
+   ``.git/agentmem/``, driven by the same scrubber (:mod:`agentmem.sync.erase_filter`) for
+   ``--text``; then the rewritten branches and tags are fetched back, the remote-tracking refs
+   dropped (they describe the old remote); the erase commit's record entry gets the ids of the
+   first rewritten commits (the old ids: any commit that descends from one holds the data);
+   reflogs expired, ``gc --prune=now``;
+4. verification: no form of the text in any blob, path or commit message (``git cat-file
+   --batch-all-objects``), nothing in the reflog, the rewritten agentmem files still parse, the
+   search index gone, else :class:`EraseError`;
 5. the steps left for the remote host and the other clones (:attr:`EraseResult.steps`).
 
 Commits keep their place (``--prune-empty never``): the audit trail of who decided what stays,
 only the data goes; with ``--person``, the ``Agentmem-Justification`` of that person's memory
-and inbox decisions goes too (a model-written reason may quote them). The text itself is never printed, logged or committed.
+and inbox decisions goes too (a model-written reason may quote them). Authors and committers
+are kept. The text itself is never printed, logged or committed.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -32,19 +40,26 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import agentmem
 from agentmem import governance, guard
 from agentmem import trailers as tr
+from agentmem.doctrine.model import today
+from agentmem.doctrine.parse import parse_rule_text
 from agentmem.errors import AgentmemError, GovernanceError, UsageError
+from agentmem.memory.file import parse_memory
+from agentmem.proposals.model import proposal_from_stored
 from agentmem.search import index as search_index
-from agentmem.store import gitio
+from agentmem.store import erasures, gitio
 from agentmem.store.atomic import atomic_delete, atomic_write
 from agentmem.store.change import FileChange
 from agentmem.store.paths import check_slug
 from agentmem.store.repo import INBOX_DIR, LOCAL_DIR, MEMORY_DIR, Person, Repository
 from agentmem.store.writer import apply_changes, read_current
+from agentmem.store.yamlio import load_yaml_text
 from agentmem.sync.replay import ERASE_MARKER
+from agentmem.sync.scrub import PLACEHOLDER, Scrubber, rename_map, rule_ids
 
-REMOVED = "***REMOVED***"
+REMOVED = PLACEHOLDER
 MIN_TEXT_CHARS = 4
 KEPT_REF_PREFIXES = ("refs/heads/", "refs/tags/")
 DROPPED_REF_PREFIXES = ("refs/remotes/",)
@@ -72,10 +87,11 @@ class EraseTarget:
 
 @dataclass
 class EraseResult:
-    """``commit``: the erase commit; ``files``: work-tree files changed; ``local``: agentmem
-    local files cleaned; ``first_changed``: first rewritten commits (filter-repo's report, for
-    the host); ``checks``: verifications passed; ``steps``: what is left to do elsewhere;
-    ``untracked``: untracked files still holding the text (not touched)."""
+    """``commit``: the erase commit; ``files``: work-tree files changed (their new names);
+    ``local``: agentmem local files cleaned; ``first_changed``: the first rewritten commits (old
+    ids, as the erasure record keeps them); ``checks``: verifications passed; ``steps``: what is
+    left to do elsewhere; ``untracked``: untracked files still holding the text (not touched;
+    their names shown scrubbed)."""
 
     target: EraseTarget
     commit: str
@@ -109,6 +125,8 @@ def make_target(
         raise UsageError(
             f"--text must be at least {MIN_TEXT_CHARS} characters (it would erase too much)"
         )
+    if not erasures.tokens(text):
+        raise UsageError("--text must hold at least one letter or digit")
     return EraseTarget(text=text, data_class=f"text ({_text_class(text)})")
 
 
@@ -117,6 +135,25 @@ def _text_class(text: str) -> str:
         {f.code for f in guard.scan(text, kind="file") if f.code.startswith(("pii", "secret"))}
     )
     return ", ".join(codes) or "free text"
+
+
+def scrubber_for(root: Path, text: str) -> Scrubber:
+    """The scrubber of ``text`` with the renames of every path history and the work tree ever
+    held (:func:`agentmem.sync.scrub.rename_map`). Refuses a text that names a person's memory
+    or inbox file (``erase --person`` erases those)."""
+    listed = gitio.run_git(
+        root, ["log", "--all", "--format=", "--name-only", "-z", "--no-renames"]
+    ).stdout.split("\0")
+    listed += gitio.run_git(root, ["ls-files", "-z"]).stdout.split("\0")
+    paths = {p.strip("\n") for p in listed if p.strip("\n")}
+    renames = rename_map(Scrubber(text), paths)
+    if any(p.startswith((f"{MEMORY_DIR}/", f"{INBOX_DIR}/")) for p in renames):
+        raise EraseError(
+            "the text is part of the name of a memory or inbox file (a person id or a proposal "
+            "id); erase --text does not rename a person's files",
+            hint="to remove a person's memory and inbox, run agentmem erase --person P",
+        )
+    return Scrubber(text, renames, rule_ids(renames))
 
 
 @dataclass(frozen=True)
@@ -134,29 +171,24 @@ class Survey:
         return not (self.files or self.commits or self.local or self.objects)
 
 
-def survey(repo: Repository, target: EraseTarget) -> Survey:
+def survey(repo: Repository, target: EraseTarget, scrubber: Scrubber | None = None) -> Survey:
     """Look, change nothing (for the confirmation and to refuse erasing what is not there)."""
     root = repo.root
-    files = [c.path for c in _work_tree_changes(root, target)]
     if target.text:
-        commits = set(
-            gitio.run_git(root, ["log", "--all", "--format=%H", "-S", target.text]).stdout.split()
-        )
-        commits |= set(
-            gitio.run_git(
-                root, ["log", "--all", "--format=%H", "-F", f"--grep={target.text}"]
-            ).stdout.split()
-        )
-        blobs = gitio.run_git_bytes(root, ["cat-file", "--batch-all-objects", "--batch"])
-        objects = target.text.encode("utf-8") in blobs
+        scrubber = scrubber or scrubber_for(root, target.text)
+        files = [c.path for c in _work_tree_changes(root, target, scrubber) if c.old is not None]
+        hits = _object_hits(root, scrubber)
+        commits = _commits_holding(root, scrubber, hits)
+        objects = bool(hits.blobs or hits.trees or hits.messages)
     else:
+        files = [c.path for c in _work_tree_changes(root, target, None)]
         commits = set(
             gitio.run_git(
                 root, ["log", "--all", "--format=%H", "--", *target.paths()]
             ).stdout.split()
         )
         objects = False
-    local = [p.relative_to(root).as_posix() for p, _ in _local_edits(root, repo, target)]
+    local = [p.relative_to(root).as_posix() for p, _ in _local_edits(root, repo, target, scrubber)]
     return Survey(files, len(commits), local, objects)
 
 
@@ -165,31 +197,37 @@ def erase(repo: Repository, actor: Person, target: EraseTarget) -> EraseResult:
     change, or a verification that failed) or :class:`GitError`."""
     root = repo.root
     _preflight(root)
-    if survey(repo, target).empty:
+    scrubber = scrubber_for(root, target.text) if target.text else None
+    if survey(repo, target, scrubber).empty:
         raise EraseError(
             f"nothing to erase: no {target.data_class} in the work tree, the history, the git "
             "objects or agentmem's local files",
-            hint="check the person id or the exact text (it is matched byte for byte)",
+            hint="check the person id or the text (matched in any letter case, and as a slug)",
         )
-    changes = _work_tree_changes(root, target)
+    changes = _work_tree_changes(root, target, scrubber)
+    _refuse_broken(repo, changes)
+    record = _record_change(root, actor, target)
     trailers = [
         (tr.ACTION, "erase"),
         (tr.ERASED, target.data_class),
         *tr.audit(actor),
     ]
     message = tr.message(f"erase: {target.data_class}", trailers)
-    commit = apply_changes(root, changes, message) or gitio.commit_paths(root, [], message)
-    result = EraseResult(target, commit, [c.path for c in changes])
+    commit = apply_changes(root, [*changes, record], message) or gitio.commit_paths(
+        root, [], message
+    )
+    result = EraseResult(target, commit, [c.path for c in changes if c.new is not None])
     folder = root / INBOX_DIR / (target.person or "")
     if target.person and folder.is_dir() and not any(folder.iterdir()):
         folder.rmdir()
-    result.local = _clean_local(root, repo, target)
+    result.local = _clean_local(root, repo, target, scrubber)
     result.local += [p for p in search_index.purge(root) if p not in result.local]
-    result.first_changed = _rewrite_history(root, target)
+    result.first_changed = _rewrite_history(root, target, scrubber)
+    _amend_record(root, result.first_changed)
     result.commit = gitio.head(root) or commit  # the erase commit, rewritten like the others
     _purge(root)
-    result.checks = _verify(root, target)
-    result.untracked = _untracked_holding(root, target)
+    result.checks = _verify(repo, target, scrubber, result.files)
+    result.untracked = _untracked_holding(root, target, scrubber)
     result.steps = _steps(root, target, result.first_changed)
     return result
 
@@ -216,7 +254,9 @@ def _preflight(root: Path) -> None:
         raise EraseError("git-filter-repo is not installed", hint="pip install git-filter-repo")
 
 
-def _work_tree_changes(root: Path, target: EraseTarget) -> list[FileChange]:
+def _work_tree_changes(
+    root: Path, target: EraseTarget, scrubber: Scrubber | None
+) -> list[FileChange]:
     if target.person:
         rels = [f"{MEMORY_DIR}/{target.person}.md"]
         rels += gitio.run_git(
@@ -225,25 +265,89 @@ def _work_tree_changes(root: Path, target: EraseTarget) -> list[FileChange]:
         return [
             FileChange(r, read_current(root, r), None) for r in rels if r and (root / r).is_file()
         ]
-    assert target.text is not None
-    proc = gitio.run_git(root, ["grep", "-l", "-z", "-F", "-e", target.text], check=False)
-    changes = []
-    for rel in (r for r in proc.stdout.split("\0") if r):
+    assert scrubber is not None
+    changes: list[FileChange] = []
+    for rel in gitio.run_git(root, ["ls-files", "-z"]).stdout.split("\0"):
+        path = root / rel
+        if not rel or rel == erasures.ERASURES_FILE or path.is_symlink() or not path.is_file():
+            continue
         try:
             old = read_current(root, rel)
         except UnicodeDecodeError:
-            raise EraseError(
-                f"{rel}: a binary file holds the text; erase edits text files only",
-                hint="remove that file by hand, commit, then retry",
-            ) from None
-        if old is not None:
-            changes.append(FileChange(rel, old, old.replace(target.text, REMOVED)))
+            if scrubber.found_bytes(path.read_bytes()):
+                raise EraseError(
+                    f"{scrubber.path(rel)}: a binary file holds the text; erase edits text files only",
+                    hint="remove that file by hand, commit, then retry",
+                ) from None
+            continue
+        if old is None:
+            continue
+        new_rel = scrubber.path(rel)
+        new = scrubber.file(rel, old)
+        if new_rel != rel:
+            changes += [FileChange(rel, old, None), FileChange(new_rel, None, new)]
+        elif new != old:
+            changes.append(FileChange(rel, old, new))
     return changes
+
+
+def _parse_problem(repo: Repository, path: str, text: str) -> bool:
+    """True when ``text`` does not read as the agentmem file ``path`` is (other files: False)."""
+    parts = path.split("/")
+    try:
+        if parts[0] == MEMORY_DIR and len(parts) == 2 and path.endswith(".md"):
+            parse_memory(text, parts[1][:-3], repo.config.memory, path)
+        elif parts[0] == INBOX_DIR and len(parts) == 3 and path.endswith(".yaml"):
+            proposal_from_stored(load_yaml_text(text, path, AgentmemError), path)
+        elif parts[0] == "doctrine" and len(parts) == 2 and path.endswith(".yaml"):
+            rule = parse_rule_text(text, path)
+            if rule.path != path:
+                return True
+        elif path == erasures.ERASURES_FILE:
+            erasures.parse_record(text)
+    except AgentmemError:
+        return True
+    return False
+
+
+def _refuse_broken(repo: Repository, changes: list[FileChange]) -> None:
+    """Refuse, before anything is written, a rewrite that would leave an agentmem file that read
+    before unreadable (the name shown is the new one: the old may hold the text)."""
+    pairs: list[tuple[str, str, str, str]] = []  # old path, old text, new path, new text
+    for i, change in enumerate(changes):
+        if change.old is None or change.new is not None and change.new == change.old:
+            continue
+        if change.new is not None:
+            pairs.append((change.path, change.old, change.path, change.new))
+        elif i + 1 < len(changes) and changes[i + 1].old is None:  # a rename: delete, create
+            after = changes[i + 1]
+            pairs.append((change.path, change.old, after.path, after.new or ""))
+    for old_path, old, new_path, new in pairs:
+        if not _parse_problem(repo, old_path, old) and _parse_problem(repo, new_path, new):
+            raise EraseError(
+                f"{new_path}: would no longer be readable after the erase; nothing was changed",
+                hint="edit that file by hand to remove the text, commit, then run erase again",
+            )
+
+
+def _record_change(root: Path, actor: Person, target: EraseTarget) -> FileChange:
+    """The erasure record with one more entry: the hash of the text (none for ``--person``:
+    a person's entries are ordinary sentences others may write too), the commits come after the
+    rewrite (:func:`_amend_record`)."""
+    old = read_current(root, erasures.ERASURES_FILE)
+    record = erasures.parse_record(old) if old is not None else erasures.new_record()
+    value = record.value(target.text) if target.text else None
+    record.erasures.append(
+        erasures.Erasure(
+            today().isoformat(), actor.id, target.data_class, (value,) if value else (), ()
+        )
+    )
+    return FileChange(erasures.ERASURES_FILE, old, erasures.render_record(record))
 
 
 # -- local files ------------------------------------------------------------------------------
 def _local_edits(
-    root: Path, repo: Repository, target: EraseTarget
+    root: Path, repo: Repository, target: EraseTarget, scrubber: Scrubber | None
 ) -> list[tuple[Path, str | None]]:
     """Files of ``.agentmem/`` (never the lock) holding the data, with their new text (None:
     delete): JSON-lines files lose the lines holding it, other files (caches) go."""
@@ -258,18 +362,28 @@ def _local_edits(
         except (UnicodeDecodeError, OSError):
             continue
         if path.suffix == ".jsonl":
-            kept = [ln for ln in text.splitlines(keepends=True) if not _holds(ln, needles, target)]
+            kept = [
+                ln
+                for ln in text.splitlines(keepends=True)
+                if not _holds(ln, needles, target, scrubber)
+            ]
             if len(kept) != len(text.splitlines()):
                 edits.append((path, "".join(kept)))
-        elif any(n in text for n in needles) or (target.person and target.person in path.parts):
+        elif (
+            any(n in text for n in needles)
+            or (scrubber is not None and scrubber.found(text))
+            or (target.person and target.person in path.parts)
+        ):
             edits.append((path, None))
     return edits
 
 
-def _clean_local(root: Path, repo: Repository, target: EraseTarget) -> list[str]:
+def _clean_local(
+    root: Path, repo: Repository, target: EraseTarget, scrubber: Scrubber | None
+) -> list[str]:
     """Apply :func:`_local_edits`; returns the files changed, relative to the root."""
     changed = []
-    for path, text in _local_edits(root, repo, target):
+    for path, text in _local_edits(root, repo, target, scrubber):
         if text is None:
             atomic_delete(path)
         else:
@@ -287,16 +401,19 @@ def _needles(repo: Repository, target: EraseTarget) -> list[str]:
     return [f"{target.person} <"] + ([person.email] if person else [])
 
 
-def _holds(line: str, needles: list[str], target: EraseTarget) -> bool:
+def _holds(line: str, needles: list[str], target: EraseTarget, scrubber: Scrubber | None) -> bool:
     if any(n in line for n in needles):
         return True
-    if not target.person:
-        return False
+    if scrubber is not None and scrubber.found(line):
+        return True
     try:
         record = json.loads(line)
     except ValueError:
         return False
-    return target.person in _strings(record)
+    strings = _strings(record)
+    if scrubber is not None:
+        return any(scrubber.found(s) for s in strings)
+    return bool(target.person) and target.person in strings
 
 
 def _strings(value: object) -> set[str]:
@@ -310,9 +427,9 @@ def _strings(value: object) -> set[str]:
 
 
 # -- history ----------------------------------------------------------------------------------
-def _rewrite_history(root: Path, target: EraseTarget) -> list[str]:
+def _rewrite_history(root: Path, target: EraseTarget, scrubber: Scrubber | None) -> list[str]:
     """filter-repo on a fresh mirror, then its branches and tags back here. Returns the first
-    changed commits filter-repo reports."""
+    rewritten commits (old ids, oldest first): every other rewritten commit descends from one."""
     gdir = gitio.git_dir(root)
     (gdir / "agentmem").mkdir(exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="erase-", dir=gdir / "agentmem"))
@@ -322,29 +439,49 @@ def _rewrite_history(root: Path, target: EraseTarget) -> list[str]:
         for ref in gitio.run_git(mirror, ["for-each-ref", "--format=%(refname)"]).stdout.split():
             if not ref.startswith(KEPT_REF_PREFIXES):
                 gitio.run_git(mirror, ["update-ref", "-d", ref])
-        args = ["--sensitive-data-removal", "--no-fetch", "--prune-empty", "never", "--quiet"]
-        if target.text:
-            texts = work / "texts"
-            texts.write_text(f"literal:{target.text}==>{REMOVED}\n", encoding="utf-8")
-            args += ["--replace-text", str(texts), "--replace-message", str(texts)]
+        order = gitio.run_git(
+            mirror, ["rev-list", "--all", "--parents", "--topo-order", "--reverse"]
+        ).stdout.splitlines()
+        parents = {ln.split()[0]: ln.split()[1:] for ln in order if ln.strip()}
+        env = dict(os.environ)
+        package_root = str(Path(agentmem.__file__).resolve().parents[1])
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (package_root, env.get("PYTHONPATH", "")) if p
+        )
+        if scrubber is not None:
+            spec = work / "spec.json"
+            spec.write_text(
+                json.dumps({"text": scrubber.text, "renames": scrubber.renames}), encoding="utf-8"
+            )
+            command = [sys.executable, "-m", "agentmem.sync.erase_filter", str(spec)]
         else:
+            args = ["--sensitive-data-removal", "--no-fetch", "--prune-empty", "never", "--quiet"]
             args += ["--invert-paths", *[x for p in target.paths() for x in ("--path", p)]]
             args += ["--message-callback", _justification_scrubber(target.person or "")]
-        proc = subprocess.run(
-            [sys.executable, "-m", "git_filter_repo", *args],
-            cwd=mirror,
-            capture_output=True,
-            text=True,
-        )
+            command = [sys.executable, "-m", "git_filter_repo", *args]
+        proc = subprocess.run(command, cwd=mirror, capture_output=True, text=True, env=env)
         if proc.returncode != 0:
+            said = (proc.stderr.strip().splitlines() or ["?"])[-1]
             raise EraseError(
-                f"git filter-repo failed: {(proc.stderr.strip().splitlines() or ['?'])[-1]}",
+                f"git filter-repo failed: {scrubber.string(said) if scrubber else said}",
                 hint="nothing in history was changed yet; fix the cause and run agentmem erase again",
             )
         _take_back(root, mirror)
-        return _first_changed(proc.stdout + proc.stderr)
+        return _roots(mirror, parents)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _roots(mirror: Path, parents: dict[str, list[str]]) -> list[str]:
+    """The rewritten commits none of whose parents was rewritten, oldest first (from
+    filter-repo's ``commit-map``: old id, new id)."""
+    lines = (mirror / "filter-repo" / "commit-map").read_text(encoding="utf-8").splitlines()
+    changed = {
+        pair[0]
+        for pair in (ln.split() for ln in lines[1:])
+        if len(pair) == 2 and pair[0] != pair[1]
+    }
+    return [c for c in parents if c in changed and not any(p in changed for p in parents[c])]
 
 
 def _justification_scrubber(person: str) -> str:
@@ -384,12 +521,56 @@ def _take_back(root: Path, mirror: Path) -> None:
     gitio.run_git(root, ["reset", "-q"])
 
 
-def _first_changed(report: str) -> list[str]:
-    lines = report.splitlines()
-    for i, line in enumerate(lines):
-        if "First Changed Commit(s)" in line:
-            return [ln.strip() for ln in lines[i + 1 :] if len(ln.strip()) == 40][:20]
-    return []
+def _amend_record(root: Path, first_changed: list[str]) -> None:
+    """Give the erase commit's (HEAD's) record entry the first rewritten commits: the same
+    commit, author and message, its ``erasures.yaml`` completed (HEAD is local and was just
+    rewritten anyway)."""
+    text = read_current(root, erasures.ERASURES_FILE)
+    if text is None or not first_changed:
+        return
+    record = erasures.parse_record(text)
+    last = record.erasures[-1]
+    record.erasures[-1] = erasures.Erasure(
+        last.at, last.by, last.erased, last.values, tuple(first_changed)
+    )
+    new_text = erasures.render_record(record)
+    old = gitio.head(root)
+    assert old is not None
+    raw = gitio.run_git(root, ["cat-file", "commit", old]).stdout
+    header, _sep, message = raw.partition("\n\n")
+    lines = header.splitlines()
+    parents = [ln.split()[1] for ln in lines if ln.startswith("parent ")]
+    author = next(ln for ln in lines if ln.startswith("author "))[len("author ") :]
+    name, _lt, rest = author.partition(" <")
+    email, _gt, when = rest.partition("> ")
+    blob = (
+        gitio.run_git_bytes(
+            root, ["hash-object", "-w", "--stdin"], input_bytes=new_text.encode("utf-8")
+        )
+        .decode()
+        .strip()
+    )
+    fd, index = tempfile.mkstemp(prefix="agentmem-index-", dir=gitio.git_dir(root))
+    os.close(fd)
+    os.unlink(index)
+    env = {"GIT_INDEX_FILE": index}
+    try:
+        gitio.run_git(root, ["read-tree", old], env=env)
+        gitio.run_git(
+            root,
+            ["update-index", "--add", "--cacheinfo", f"100644,{blob},{erasures.ERASURES_FILE}"],
+            env=env,
+        )
+        tree = gitio.run_git(root, ["write-tree"], env=env).stdout.strip()
+    finally:
+        if os.path.exists(index):
+            os.unlink(index)
+    env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_AUTHOR_DATE": when}
+    args = ["commit-tree", tree, *[x for p in parents for x in ("-p", p)], "-F", "-"]
+    new = gitio.run_git(root, args, input_text=message, env=env).stdout.strip()
+    atomic_write(root / erasures.ERASURES_FILE, new_text)
+    gitio.run_git(root, ["update-ref", "-m", "agentmem: erase record", "HEAD", new, old])
+    gitio.run_git(root, ["reset", "-q"])
 
 
 def _purge(root: Path) -> None:
@@ -401,39 +582,106 @@ def _purge(root: Path) -> None:
     gitio.run_git(root, ["gc", "--quiet", "--prune=now"])
 
 
+# -- looking for the text in git objects ------------------------------------------------------
+@dataclass
+class _Hits:
+    """Objects holding a form of the text: blob ids, tree ids (a path), commits or tags (their
+    message; authorship is not looked at: it is kept)."""
+
+    blobs: set[str] = field(default_factory=set)
+    trees: set[str] = field(default_factory=set)
+    messages: set[str] = field(default_factory=set)
+
+
+def _object_hits(root: Path, scrubber: Scrubber) -> _Hits:
+    """Every object of the repository (reachable or not), read once."""
+    data = gitio.run_git_bytes(root, ["cat-file", "--batch-all-objects", "--batch"])
+    hits = _Hits()
+    pos, size_all = 0, len(data)
+    header_of_record = erasures.HEADER.encode("utf-8")
+    while pos < size_all:
+        end = data.index(b"\n", pos)
+        oid, kind, size = data[pos:end].decode().split()
+        body = data[end + 1 : end + 1 + int(size)]
+        pos = end + 2 + int(size)
+        if kind == "blob":
+            if not body.startswith(header_of_record) and scrubber.found_bytes(body):
+                hits.blobs.add(oid)
+        elif kind == "tree":
+            if scrubber.found_bytes(_tree_names(body)):
+                hits.trees.add(oid)
+        elif kind in ("commit", "tag") and scrubber.found_bytes(body.partition(b"\n\n")[2]):
+            hits.messages.add(oid)
+    return hits
+
+
+def _tree_names(body: bytes) -> bytes:
+    names, pos = [], 0
+    while pos < len(body):
+        space = body.index(b" ", pos)
+        nul = body.index(b"\0", space)
+        names.append(body[space + 1 : nul])
+        pos = nul + 21
+    return b"\n".join(names)
+
+
+def _commits_holding(root: Path, scrubber: Scrubber, hits: _Hits) -> set[str]:
+    """Commits (any ref) whose message holds the text, or that commit a blob or a path holding
+    it."""
+    out = gitio.run_git_bytes(
+        root,
+        ["log", "--all", "-z", "--raw", "--no-abbrev", "--no-renames", "--root",
+         "--format=%x01%H"],
+    )  # fmt: skip
+    found = set(hits.messages)
+    current = ""
+    tokens = out.split(b"\0")
+    i = 0
+    while i < len(tokens):
+        token = tokens[i].lstrip(b"\n")
+        if token.startswith(b"\x01"):
+            current = token[1:].decode().strip()
+            i += 1
+            continue
+        if token.startswith(b":") and i + 1 < len(tokens):
+            fields = token.decode().split()
+            path = tokens[i + 1].decode("utf-8", "surrogateescape")
+            if len(fields) >= 4 and (fields[3] in hits.blobs or scrubber.found(path)):
+                found.add(current)
+            i += 2
+            continue
+        i += 1
+    return found
+
+
 # -- after ------------------------------------------------------------------------------------
-def _verify(root: Path, target: EraseTarget) -> list[str]:
+def _verify(
+    repo: Repository, target: EraseTarget, scrubber: Scrubber | None, files: list[str]
+) -> list[str]:
     """Each check that passed; raises :class:`EraseError` naming one that did not."""
+    root = repo.root
     failed: list[str] = []
     checks: list[str] = []
-    if target.text:
-        needles = [target.text.encode("utf-8")]
-        hits = gitio.run_git(
-            root, ["log", "--all", "--format=%h", "-S", target.text]
-        ).stdout.split()
-        hits += gitio.run_git(
-            root, ["log", "--all", "--format=%h", "-F", f"--grep={target.text}"]
-        ).stdout.split()
-        (failed if hits else checks).append("git log --all -S / --grep")
+    reflog = set(
+        gitio.run_git(root, ["reflog", "show", "--all", "--format=%H"], check=False).stdout.split()
+    )
+    if scrubber is not None:
+        hits = _object_hits(root, scrubber)
+        (failed if hits.messages else checks).append("every commit message")
+        (failed if hits.trees else checks).append("every path")
+        (failed if hits.blobs else checks).append("every file of every commit")
+        (failed if reflog & _commits_holding(root, scrubber, hits) else checks).append("reflog")
+        (failed if _unreadable(repo, files) else checks).append("the rewritten files parse")
     else:
-        needles = []
-        hits = gitio.run_git(
+        hits_log = gitio.run_git(
             root, ["log", "--all", "--format=%h", "--", *target.paths()]
         ).stdout.split()
-        (failed if hits else checks).append(f"git log --all -- {' '.join(target.paths())}")
-    reflog = gitio.run_git(
-        root, ["reflog", "show", "--all", "--format=%H"], check=False
-    ).stdout.split()
-    (failed if any(_commit_holds(root, sha, target) for sha in set(reflog)) else checks).append(
-        "reflog"
-    )
-    objects = gitio.run_git_bytes(root, ["cat-file", "--batch-all-objects", "--batch"])
-    found = any(n in objects for n in needles)
-    if target.person:
+        (failed if hits_log else checks).append(f"git log --all -- {' '.join(target.paths())}")
         listed = gitio.run_git(root, ["rev-list", "--all", "--objects"]).stdout
         prefixes = (f" {target.paths()[0]}", f" {target.paths()[1]}")
-        found = found or any(ln[40:].startswith(prefixes) for ln in listed.splitlines())
-    (failed if found else checks).append("git cat-file --batch-all-objects --batch")
+        found = any(ln[40:].startswith(prefixes) for ln in listed.splitlines())
+        found = found or any(_person_files_at(root, sha, target) for sha in reflog)
+        (failed if found else checks).append("git rev-list --all --objects; reflog")
     index = search_index.index_path(root)
     (failed if index.exists() else checks).append("search index")
     if failed:
@@ -445,35 +693,48 @@ def _verify(root: Path, target: EraseTarget) -> list[str]:
     return checks
 
 
-def _commit_holds(root: Path, sha: str, target: EraseTarget) -> bool:
-    if target.text:
-        in_tree = (
-            gitio.run_git(
-                root, ["grep", "-q", "-F", "-e", target.text, sha], check=False
-            ).returncode
-            == 0
-        )
-        message = gitio.run_git(root, ["log", "-1", "--format=%B", sha]).stdout
-        return in_tree or target.text in message
+def _unreadable(repo: Repository, files: list[str]) -> list[str]:
+    bad = []
+    for rel in [*files, erasures.ERASURES_FILE]:
+        text = gitio.show_file(repo.root, "HEAD", rel)
+        if text is not None and _parse_problem(repo, rel, text):
+            bad.append(rel)
+    return bad
+
+
+def _person_files_at(root: Path, sha: str, target: EraseTarget) -> bool:
     return bool(
         gitio.run_git(
-            root, ["ls-tree", "-r", "--name-only", sha, "--", *target.paths()]
+            root, ["ls-tree", "-r", "--name-only", sha, "--", *target.paths()], check=False
         ).stdout.strip()
     )
 
 
-def _untracked_holding(root: Path, target: EraseTarget) -> list[str]:
-    if not target.text:
+def _untracked_holding(root: Path, target: EraseTarget, scrubber: Scrubber | None) -> list[str]:
+    if scrubber is None:
         return []
-    proc = gitio.run_git(
-        root, ["grep", "-l", "-z", "-F", "--untracked", "-e", target.text], check=False
+    listed = gitio.run_git(root, ["ls-files", "-z", "--others", "--exclude-standard"]).stdout.split(
+        "\0"
     )
-    return [p for p in proc.stdout.split("\0") if p]
+    found = []
+    for rel in (r for r in listed if r):
+        path = root / rel
+        try:
+            holds = scrubber.found(rel) or (
+                path.is_file() and scrubber.found_bytes(path.read_bytes())
+            )
+        except OSError:
+            continue
+        if holds:
+            found.append(scrubber.string(rel, slug=True))
+    return found
 
 
 def _steps(root: Path, target: EraseTarget, first_changed: list[str]) -> list[str]:
     remotes = gitio.run_git(root, ["remote"]).stdout.split()
-    commits = ", ".join(c[:12] for c in first_changed) or "see git log"
+    shown = ", ".join(c[:12] for c in first_changed[:5])
+    more = f" and {len(first_changed) - 5} more" if len(first_changed) > 5 else ""
+    commits = f"{shown}{more} (also in {erasures.ERASURES_FILE})" if shown else "see git log"
     steps = []
     for remote in remotes:
         steps.append(
@@ -488,13 +749,18 @@ def _steps(root: Path, target: EraseTarget, first_changed: list[str]) -> list[st
         "repository you host yourself, run there: git reflog expire --expire=now --all && "
         "git gc --prune=now",
         "every other clone must be deleted and cloned again: a pull or merge would bring the data "
-        "back (agentmem sync refuses to replay the old history)",
+        f"back, and check --history and agentmem sync refuse it ({erasures.ERASURES_FILE})",
         "backups, CI caches and transcripts outside the repository are not touched by agentmem",
     ]
     if target.person:
         steps.append(
             f"if {target.person} leaves the team, remove them from roles.yaml (their name "
             "and e-mail stay in the authorship of their commits)"
+        )
+    elif target.text:
+        steps.append(
+            "the authors and committers of commits are kept: if the text is someone's name or "
+            "e-mail in them, it stays there"
         )
     return steps
 

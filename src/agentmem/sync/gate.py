@@ -7,7 +7,8 @@ checked with the rules the team's CI applies:
 
 - every commit of ``base..head`` with :func:`agentmem.check.history.walk.check_history` (roles at
   each commit's new parent; ``doctrine.require_signed``/``distinct_approver`` as configured at
-  ``head``);
+  ``head``; the erasure record ``erasures.yaml`` as ``head`` and the walk hold it: a commit of a
+  history ``agentmem erase`` rewrote, or one holding a value it erased, is refused);
 - every memory file that differs between ``base`` and ``head`` with the working-tree check's
   memory-file code (:func:`agentmem.check.tree.check_memory_text`: budget, structure, entry
   sizes, guard), with ``agentmem.yaml`` and ``roles.yaml`` as they are at ``head``.
@@ -27,6 +28,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from agentmem.check.findings import ERROR, Finding
+from agentmem.check.history.erasures import CODE_COMMIT as ERASED_COMMIT
+from agentmem.check.history.erasures import CODE_VALUE as ERASED_VALUE
 from agentmem.check.history.walk import check_history
 from agentmem.check.tree import TreeState, check_memory_text
 from agentmem.config import CONFIG_FILE, Config, parse_config
@@ -181,6 +184,13 @@ def refusal(root: Path, where: str, head: str, errors: list[Finding]) -> tuple[s
         f"(agentmem check); nothing was pushed and this branch is as it was:{lines}"
     )
     hints: list[str] = []
+    if any(f.code == ERASED_COMMIT for f in errors):
+        hints.append(
+            "this clone holds history that agentmem erase rewrote (see erasures.yaml): set aside "
+            "what you have not pushed, delete this clone, clone the repository again and redo "
+            "your work there"
+        )
+        errors = [f for f in errors if f.code != ERASED_COMMIT and f.code != ERASED_VALUE]
     commits = list(dict.fromkeys(f.commit[:10] for f in errors if f.commit))
     if commits:
         drop = " && ".join(f"git rebase --onto {c}^ {c}" for c in reversed(commits))

@@ -16,7 +16,9 @@ from agentmem import trailers
 from agentmem.errors import GitError
 from agentmem.store.gitio import head, run_git
 
-WATCHED = ("doctrine", "memories", "inbox", "roles.yaml", "agentmem.yaml", ".agentmem")
+WATCHED = (
+    "doctrine", "memories", "inbox", "roles.yaml", "agentmem.yaml", ".agentmem", "erasures.yaml"
+)  # fmt: skip
 """Prefixes of the paths the walk keeps (the folders themselves too: a symlink named ``doctrine``),
 plus any ``.gitattributes`` (:func:`watched`); :mod:`.history` sorts out the exact paths."""
 SYMLINK = "120000"
@@ -143,7 +145,7 @@ def watched(path: str) -> bool:
     return path[:1] in _FIRST_LETTERS and path.lower().startswith(WATCHED)
 
 
-_FIRST_LETTERS = frozenset("dDmMiIrRaA.")  # the first letters of WATCHED, both cases
+_FIRST_LETTERS = frozenset("dDmMiIrRaAeE.")  # the first letters of WATCHED, both cases
 
 
 def case_problem(path: str) -> str | None:

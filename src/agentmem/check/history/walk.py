@@ -18,6 +18,9 @@ A commit fails when it
   admin's erasure, ``Agentmem-Action: erase``, that only removes);
 - makes a watched path a symlink or a submodule, commits a ``.agentmem/`` file, or starts a
   history unrelated to the main line;
+- changes ``erasures.yaml`` otherwise than an admin's ``agentmem erase`` adding to it
+  (``history-erasure-record``), or brings back what an erase removed: a commit of the history
+  it rewrote, or a value it recorded (:mod:`agentmem.check.history.erasures`);
 - commits a path that a case-insensitive checkout turns into a watched one (``Doctrine/x.yaml``,
   ``ROLES.yaml``, ``a/.GitAttributes``), or puts two paths that only letter case tells apart
   under a watched folder (:mod:`agentmem.check.casefold`): ``history-path-case``;
@@ -43,7 +46,7 @@ from agentmem import governance as gov
 from agentmem import trailers as tr
 from agentmem.check import casefold
 from agentmem.check.findings import ERROR, WARNING, Finding
-from agentmem.check.history import gitread, lineage, merges, signing
+from agentmem.check.history import erasures, gitread, lineage, merges, signing
 from agentmem.check.history.gitread import Change, CommitRecord
 from agentmem.check.history.lineage import (
     Blobs,
@@ -56,6 +59,8 @@ from agentmem.check.history.lineage import (
 )
 from agentmem.config import CONFIG_FILE
 from agentmem.doctrine import Rule, content_sha256, missing_for_activation
+from agentmem.errors import AgentmemError
+from agentmem.store.erasures import ERASURES_FILE, lost, parse_record
 from agentmem.store.repo import ROLES_FILE
 
 __all__ = ["HistoryResult", "Roles", "check_history", "parse_roles_text"]
@@ -82,7 +87,11 @@ def _wanted(commits: list[CommitRecord], ids: dict[str, str | None]) -> set[str]
         erase = commit.trailer(tr.ACTION) == "erase"
         for change in commit.changes:
             path = change.path
-            if _RULE_PATH.match(path) or path == ROLES_FILE or (erase and _OWNED_PATH.match(path)):
+            if (
+                _RULE_PATH.match(path)
+                or path in (ROLES_FILE, ERASURES_FILE)
+                or (erase and _OWNED_PATH.match(path))
+            ):
                 wanted.update(o for o in (*change.olds, change.new) if o)
     return wanted
 
@@ -121,6 +130,7 @@ def check_history(
             "on a case-insensitive checkout (macOS, Windows) they become one file"
         )
         findings.append(Finding(path, 1, ERROR, "history-path-case", message, commit.sha))
+    findings += erasures.check_erasures(root, commits, blobs.texts, since)
     return HistoryResult(findings, len(commits))
 
 
@@ -241,6 +251,9 @@ class _Judge:
             self.need_sign(path, what)
             self.require(path, gov.SETTINGS, what)
             return
+        if path == ERASURES_FILE:
+            self.record_change(change)
+            return
         if not (path in LINK_FREE or path.startswith(SHAPED_PREFIXES)
                 or path in (ROLES_FILE, CONFIG_FILE)):  # fmt: skip
             return
@@ -283,6 +296,31 @@ class _Judge:
             what = f"changes the {kind} of '{person}' (no such person at the parent commit)"
         self.fail(change.path, "history-memory-owner" if memory else "history-inbox-owner",
                   f"{what}; only its owner writes it (an admin may only erase it)")  # fmt: skip
+
+    def record_change(self, change: Change) -> None:
+        """``erasures.yaml``: only an admin's erase writes it, and it only grows."""
+        path = change.path
+        if self.commit.trailer(tr.ACTION) != "erase":
+            self.fail(path, "history-erasure-record",
+                      f"changes {path}, which only agentmem erase writes (the record of what was "
+                      "erased, consulted by check --history and sync)")  # fmt: skip
+            return
+        if not self.require(path, gov.ERASE, f"changes {path} (an erasure)"):
+            return
+        if change.new is None or change.linked:
+            self.fail(path, "history-erasure-record",
+                      f"removes {path}: the record of what was erased must stay")  # fmt: skip
+            return
+        try:
+            after = parse_record(self.blobs.texts.get(change.new, ""), path)
+            before = parse_record(self.blobs.texts[change.old], path) if change.old else None
+        except (KeyError, AgentmemError):
+            self.fail(path, "history-erasure-record", f"commits a {path} that cannot be read")
+            return
+        missing = lost(before, after) if before else []
+        if missing:
+            self.fail(path, "history-erasure-record",
+                      f"drops {', '.join(missing)} from {path} (the record only grows)")  # fmt: skip
 
     def settings_change(self, change: Change) -> None:
         if change.old is None and self.standing.first_settings:
