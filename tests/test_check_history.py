@@ -241,7 +241,11 @@ def test_with_the_real_doctrine_and_memory_commands_history_is_clean(team: Path,
     assert result.exit_code == 0, result.stderr
     assert invoke(runner, "review", "--accept", "all").exit_code == 0
     set_identity(team, "Alice", "alice@example.com")
-    for args in (("approve", "net-60"), ("suspend", "net-60"), ("resume", "net-60")):
+    for args in (
+        ("approve", "net-60", "--version", "1"),
+        ("suspend", "net-60"),
+        ("resume", "net-60"),
+    ):
         result = invoke(runner, "doctrine", *args)
         assert result.exit_code == 0, result.stderr
     result = invoke(runner, "check", "--history")

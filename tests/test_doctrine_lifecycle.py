@@ -158,7 +158,7 @@ def test_who_may_approve_and_what_approval_needs(team: Path, runner: CliRunner) 
     assert rule(team, "no-limit")["status"] == rule(team, "no-scope")["status"] == "draft"
 
     before = count(team)
-    result = ok(runner, "doctrine", "approve", "warranty-floor")
+    result = ok(runner, "doctrine", "approve", "warranty-floor", "--version", "1")
     assert "approved warranty-floor: draft → active, version 1" in result.stdout
     assert count(team) == before + 1
     assert git(team, "show", "--name-only", "--format=", "HEAD").split() == [
@@ -226,7 +226,7 @@ def test_restoring_version_1_of_an_active_version_3_gives_a_draft_version_4(
         "Not for software licences.",
     )
     act(team, "alice")
-    ok(runner, "doctrine", "approve", "warranty-floor")
+    ok(runner, "doctrine", "approve", "warranty-floor", "--version", "1")
     act(team, "bob")
     # Editing an active rule says so and asks; "no" changes nothing.
     head = git(team, "rev-parse", "HEAD")
@@ -268,7 +268,7 @@ def test_restoring_version_1_of_an_active_version_3_gives_a_draft_version_4(
     )
     act(team, "carol")
     write_roles(team, {"alice": "admin", "bob": "member", "carol": "admin", "dave": "user"})
-    ok(runner, "doctrine", "approve", "warranty-floor")
+    ok(runner, "doctrine", "approve", "warranty-floor", "--version", "3")
     v3 = rule(team, "warranty-floor")
     assert (v3["version"], v3["status"], v3["approval"]["by"]) == (3, "active", "carol")
 
@@ -592,7 +592,7 @@ def test_a_rule_approved_91_days_ago_is_due_and_still_applied_under_alert(
     )
     act(team, "alice")
     monkeypatch.setenv("AGENTMEM_TODAY", "2026-08-30")
-    ok(runner, "doctrine", "approve", "warranty-floor")
+    ok(runner, "doctrine", "approve", "warranty-floor", "--version", "1")
     data = rule(team, "warranty-floor")
     assert (
         str(data["approval"]["at"]).startswith("2026-08-30")
@@ -642,7 +642,7 @@ def test_under_suspend_a_due_rule_is_listed_as_not_applied(
     )
     act(team, "alice")
     monkeypatch.setenv("AGENTMEM_TODAY", "2026-08-30")
-    ok(runner, "doctrine", "approve", "warranty-floor")
+    ok(runner, "doctrine", "approve", "warranty-floor", "--version", "1")
     monkeypatch.setenv("AGENTMEM_TODAY", "2026-12-01")
     due = json.loads(ok(runner, "doctrine", "due", "--format", "json").stdout)
     assert [(d["id"], d["applied"]) for d in due] == [("warranty-floor", False)]
@@ -659,7 +659,7 @@ def test_suspend_resume_deactivate_archive_each_one_commit(team: Path, runner: C
     )
     assert "admin required" in refused(runner, "doctrine", "suspend", "warranty-floor")
     act(team, "alice")
-    ok(runner, "doctrine", "approve", "warranty-floor")
+    ok(runner, "doctrine", "approve", "warranty-floor", "--version", "1")
     steps = [
         ("suspend", "active", "suspended"),
         ("resume", "suspended", "active"),
@@ -701,7 +701,7 @@ def test_resume_refuses_a_rule_changed_by_hand_after_approval(
         runner, "warranty-floor", "--scope", "contracts", "--limit", "Not for software licences."
     )
     act(team, "alice")
-    ok(runner, "doctrine", "approve", "warranty-floor")
+    ok(runner, "doctrine", "approve", "warranty-floor", "--version", "1")
     ok(runner, "doctrine", "suspend", "warranty-floor")
     path = team / "doctrine" / "warranty-floor.yaml"
     path.write_text(path.read_text().replace(WARRANTY, "Accept any warranty."), encoding="utf-8")
@@ -737,7 +737,7 @@ def test_several_ids_each_get_their_commit_and_failures_are_reported(
     )
     act(team, "alice")
     before = count(team)
-    result = invoke(runner, "doctrine", "approve", "warranty-floor", "liability")
+    result = invoke(runner, "doctrine", "approve", "warranty-floor@1", "liability@1")
     assert result.exit_code == 1
     assert "approved warranty-floor" in result.stdout
     assert (
@@ -818,7 +818,7 @@ def test_assign_gives_a_scope_as_a_new_version(team: Path, runner: CliRunner) ->
     assert (data["scope"], data["version"], data["status"]) == ("hr/hiring", 2, "draft")
     assert trailers(team)["Agentmem-Action"] == "assign"
     act(team, "alice")
-    ok(runner, "doctrine", "approve", "hr-rule")
+    ok(runner, "doctrine", "approve", "hr-rule", "--version", "2")
 
 
 def test_a_comment_in_a_rule_survives_an_edit(team: Path, runner: CliRunner) -> None:
@@ -886,7 +886,7 @@ def test_require_signed_without_a_key_refuses_and_a_key_signs(
     )
     git(team, "config", "gpg.format", "ssh")
     git(team, "config", "user.signingkey", str(key) + ".pub")
-    result = ok(runner, "doctrine", "approve", "warranty-floor")
+    result = ok(runner, "doctrine", "approve", "warranty-floor", "--version", "1")
     assert "signed" in result.stdout
     assert "gpgsig" in git(team, "cat-file", "-p", "HEAD")
 
@@ -952,5 +952,5 @@ def test_an_approval_is_never_dated_in_the_future(
     assert "an approval is never dated in the future" in err
     assert git(team, "rev-parse", "HEAD") == head
     monkeypatch.delenv("AGENTMEM_TODAY")
-    ok(runner, "doctrine", "approve", "warranty-floor")
+    ok(runner, "doctrine", "approve", "warranty-floor", "--version", "1")
     assert rule(team, "warranty-floor")["status"] == "active"

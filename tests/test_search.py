@@ -74,7 +74,7 @@ def _build_team(root: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch) 
     )
     act(root, "alice")
     remember(runner, "Summaries in three bullet points, deadline first.")
-    ok(runner, "doctrine", "approve", "warranty-floor")
+    ok(runner, "doctrine", "approve", "warranty-floor", "--version", "1")
 
 
 @pytest.fixture

@@ -116,7 +116,7 @@ def test_an_approval_replayed_after_the_approver_was_demoted_is_refused(
     _ok(runner, "sync")
     d = _clone(tmp_path, remote, "d", "Dan Reed", "dan@example.com")
     monkeypatch.chdir(d)
-    _ok(runner, "doctrine", "approve", RULE)
+    _ok(runner, "doctrine", "approve", RULE, "--version", "1")
     approval = git(d, "rev-parse", "HEAD").strip()
     _accept(runner, "Dan reads the annex first.")  # a later local commit, still allowed
     _demote_dan(runner, a, monkeypatch)
@@ -178,7 +178,7 @@ def test_a_demotion_pushed_during_the_sync_refuses_the_retry_and_the_branch_is_u
     _ok(runner, "sync")
     d = _clone(tmp_path, remote, "d", "Dan Reed", "dan@example.com")
     monkeypatch.chdir(d)
-    _ok(runner, "doctrine", "approve", RULE)
+    _ok(runner, "doctrine", "approve", RULE, "--version", "1")
     approval = git(d, "rev-parse", "HEAD").strip()
     monkeypatch.chdir(a)
     _ok(runner, "sync")

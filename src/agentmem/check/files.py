@@ -1,6 +1,6 @@
 """Checking many memory and rule files, in parallel on a large repository.
 
-Files are independent (duplicate rule ids aside, found afterwards), so a repository of
+Files are independent (duplicate rule ids and conflicting rules aside, found afterwards), so a repository of
 thousands of files is split into chunks checked by forked worker processes, one per CPU. Small
 repositories, platforms without ``fork``, and ``AGENTMEM_CHECK_JOBS=1`` stay in one process.
 """
@@ -14,6 +14,7 @@ from pathlib import Path
 
 from agentmem.check import rules, tree
 from agentmem.check.findings import Finding
+from agentmem.doctrine.conflicts import Profile
 from agentmem.store.repo import MEMORY_DIR
 
 PARALLEL_FROM_FILES = 1500  # below this, starting workers costs more than it saves
@@ -34,10 +35,10 @@ def jobs() -> int:
 
 def _chunk(
     memory: list[Path], doctrine: list[Path], state: tree.TreeState, today: date
-) -> tuple[list[Finding], list[tuple[str, str]]]:
+) -> tuple[list[Finding], list[tuple[str, str]], list[tuple[str, Profile]]]:
     found = tree.check_memory_files(memory, state)
-    rule_findings, ids = rules.check_rule_files(doctrine, state, today)
-    return found + rule_findings, ids
+    rule_findings, ids, profiles = rules.check_rule_files(doctrine, state, today)
+    return found + rule_findings, ids, profiles
 
 
 def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Finding], list[str]]:
@@ -51,8 +52,9 @@ def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Fi
     total = len(checked)
     workers = jobs()
     if workers == 1 or total < PARALLEL_FROM_FILES or not hasattr(os, "fork"):
-        serial, serial_ids = _chunk(memory, doctrine, state, today)
-        return refused + serial + rules.duplicate_ids(serial_ids), checked
+        serial, serial_ids, serial_profiles = _chunk(memory, doctrine, state, today)
+        across = rules.duplicate_ids(serial_ids) + rules.conflict_findings(serial_profiles)
+        return refused + serial + across, checked
     parts = workers * _CHUNKS_PER_WORKER
     tree.file_scan_sees_line_ends()  # computed once, inherited by the workers
     # lazy: forks workers only for a check over many files
@@ -61,13 +63,16 @@ def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Fi
     context = multiprocessing.get_context("fork")
     findings: list[Finding] = []
     ids: list[tuple[str, str]] = []
+    profiles: list[tuple[str, Profile]] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         futures = [
             pool.submit(_chunk, memory[i::parts], doctrine[i::parts], state, today)
             for i in range(parts)
         ]
         for future in futures:
-            part_findings, part_ids = future.result()
+            part_findings, part_ids, part_profiles = future.result()
             findings += part_findings
             ids += part_ids
-    return refused + findings + rules.duplicate_ids(ids), checked
+            profiles += part_profiles
+    across = rules.duplicate_ids(ids) + rules.conflict_findings(profiles)
+    return refused + findings + across, checked

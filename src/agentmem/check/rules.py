@@ -30,6 +30,7 @@ from agentmem.doctrine import (
     parse_rule_text,
     retired_rule_on,
 )
+from agentmem.doctrine.conflicts import Profile, conflicts_among, profile
 from agentmem.doctrine.fastread import fast_canonical_text, fast_parse
 from agentmem.doctrine.model import APPROVED_STATUSES, FIELD_MAX_CHARS, lifecycle_problems
 from agentmem.errors import AgentmemError
@@ -56,11 +57,14 @@ def rule_paths(root: Path) -> tuple[list[Path], list[Finding]]:
 
 def check_rule_files(
     paths: list[Path], state: TreeState, today: date
-) -> tuple[list[Finding], list[tuple[str, str]]]:
-    """Check rule files; returns the findings and ``(rule id, path)`` of each readable rule
-    (duplicate ids are found across all files by :func:`duplicate_ids`)."""
+) -> tuple[list[Finding], list[tuple[str, str]], list[tuple[str, Profile]]]:
+    """Check rule files; returns the findings, ``(rule id, path)`` of each readable rule
+    (duplicate ids are found across all files by :func:`duplicate_ids`) and ``(path,
+    profile)`` of each live one (conflicts are found across all files by
+    :func:`conflict_findings`)."""
     findings: list[Finding] = []
     ids: list[tuple[str, str]] = []
+    profiles: list[tuple[str, Profile]] = []
     to_guard: list[tuple[str, Rule, KeyLines]] = []
     for path in paths:
         rel = f"{DOCTRINE_DIR}/{path.name}"
@@ -79,9 +83,37 @@ def check_rule_files(
         findings += check_rule(rel, text, rule, lines, state, today, canonical=canonical)
         to_guard.append((rel, rule, lines))
         ids.append((rule.id, rel))
+        live = profile(rule, text)
+        if live is not None:
+            profiles.append((rel, live))
     for start in range(0, len(to_guard), GUARD_BATCH):
         findings += guard_batch(to_guard[start : start + GUARD_BATCH])
-    return findings, ids
+    return findings, ids, profiles
+
+
+def conflict_findings(profiles: list[tuple[str, Profile]]) -> list[Finding]:
+    """A ``doctrine-conflict`` warning on each live rule that says the opposite of, or sets
+    another value than, a live rule of an overlapping scope (:mod:`agentmem.doctrine.conflicts`:
+    a heuristic, so never an error). Rules whose id two files share are left out."""
+    where: dict[str, str] = {}
+    unique: list[Profile] = []
+    seen: set[str] = set()
+    for rel, live in sorted(profiles, key=lambda item: item[0]):
+        if live.rule_id in seen:
+            continue
+        seen.add(live.rule_id)
+        where[live.rule_id] = rel
+        unique.append(live)
+    findings = []
+    for rule_id, (mine, other) in sorted(conflicts_among(unique).items()):
+        what = "says the opposite of" if other.kind == "opposite" else "sets another value than"
+        message = (
+            f"rule '{rule_id}' ({mine.status}) {what} rule '{other.rule_id}' ({other.status}, "
+            f"{where[other.rule_id]}) in an overlapping scope: keep the one that holds "
+            "(edit, deactivate or archive the other)"
+        )
+        findings.append(Finding(where[rule_id], mine.line, WARNING, "doctrine-conflict", message))
+    return findings
 
 
 def duplicate_ids(ids: list[tuple[str, str]]) -> list[Finding]:

@@ -3,6 +3,7 @@ rules."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
@@ -13,7 +14,7 @@ from agentmem.cli.common import FormatOption, repository
 from agentmem.cli.output import Format
 
 if TYPE_CHECKING:
-    from agentmem.doctrine import Rule, Transition
+    from agentmem.doctrine import ApprovalPreview, Rule, Transition
     from agentmem.store.repo import Person, Repository
 
 app = typer.Typer(
@@ -39,6 +40,29 @@ Limits = Annotated[
         "--limit", "-l", help="An explicit limit of the rule. Repeatable.", show_default=False
     ),
 ]
+EditLimits = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--limit",
+        "-l",
+        help="A limit to ADD to the rule's limits (see --replace-limits). Repeatable.",
+        show_default=False,
+    ),
+]
+
+
+def _changes(before: Rule | None, after: Rule) -> None:
+    """What a content change did to a rule: the limits in one sentence, then each changed
+    field (text from a rule file: shown through output)."""
+    from agentmem.doctrine.compare import diff_lines, limits_change
+
+    if before is None:
+        return
+    said = limits_change(before.limits, after.limits)
+    if said:
+        output.info(output.esc(f"{after.id}: {said}"))
+    for line in diff_lines(before, after):
+        output.data(line)
 
 
 def _report(verb: str, t: Transition) -> None:
@@ -84,6 +108,8 @@ def _confirmed(run: Callable[[bool], Transition]) -> Transition:
     try:
         return run(False)
     except ConfirmationNeeded as exc:
+        if exc.after is not None:
+            _changes(exc.before, exc.after)
         output.warn(output.esc(exc.message))
         try:
             answer = typer.confirm("Go on?", default=False, err=True)
@@ -155,7 +181,14 @@ def edit(
     instruction: Annotated[
         str | None, typer.Option("--instruction", "-i", help="New instruction.", show_default=False)
     ] = None,
-    limit: Limits = None,
+    limit: EditLimits = None,
+    replace_limits: Annotated[
+        bool,
+        typer.Option(
+            "--replace-limits",
+            help="The --limit options replace ALL the rule's limits instead of being added.",
+        ),
+    ] = False,
     justification: Annotated[
         str | None,
         typer.Option("--justification", "-j", help="New justification.", show_default=False),
@@ -164,20 +197,28 @@ def edit(
     distinct: Distinct = False,
 ) -> None:
     """Change a rule's content (member, admin): a new version. An active rule drops to draft and
-    its approval is cleared — you are told and asked first (--yes for scripts). --limit replaces
-    all limits."""
+    its approval is cleared — you are told and asked first (--yes for scripts). --limit ADDS a
+    limit; with --replace-limits the given limits replace them all. Shows what changed."""
     from agentmem.doctrine import Changes
     from agentmem.doctrine import edit as do_edit
 
     repo = repository()
     actor = repo.actor()
-    changes = Changes(title, instruction, tuple(limit) if limit else None, justification)
+    changes = Changes(
+        title,
+        instruction,
+        tuple(limit) if limit else None,
+        justification,
+        replace_limits=replace_limits,
+    )
 
     def run(confirmed: bool) -> Transition:
         with repo.locked():
             return do_edit(repo, actor, rule_id, changes, yes=confirmed or yes, distinct=distinct)
 
-    _report("edited", _confirmed(run))
+    transition = _confirmed(run)
+    _report("edited", transition)
+    _changes(transition.before, transition.rule)
 
 
 @app.command()
@@ -225,12 +266,186 @@ def restore(
     _report(f"restored version {version} of", _confirmed(run))
 
 
-@app.command()
-def approve(rule_ids: Ids) -> None:
-    """Activate draft rules (admin, never the proposer; needs scope, instruction, ≥1 limit)."""
-    from agentmem.doctrine import approve as do
+def _interactive() -> bool:
+    """Someone at a terminal can be asked (stdin and stderr are terminals)."""
+    return sys.stdin.isatty() and sys.stderr.isatty()
 
-    _each(rule_ids, "approved", do)
+
+def _pins(rule_ids: list[str], version: int | None) -> list[tuple[str, int | None]]:
+    """``ID`` or ``ID@N`` arguments with ``--version`` → ``(id, version)`` pairs."""
+    from agentmem.errors import UsageError
+
+    pairs: list[tuple[str, int | None]] = []
+    for arg in dict.fromkeys(rule_ids):
+        rule_id, at, pinned = arg.partition("@")
+        if at and not (pinned.isdigit() and int(pinned) >= 1):
+            raise UsageError(
+                f"{rule_id}@…: expected ID@N with N a version number",
+                hint="agentmem doctrine history ID lists the versions",
+            )
+        pairs.append((rule_id, int(pinned) if at else None))
+    if version is not None:
+        if len(pairs) != 1 or pairs[0][1] not in (None, version):
+            raise UsageError(
+                "--version pins ONE rule; to approve several, pin each as ID@N",
+                hint="e.g. agentmem doctrine approve r7@2 r9@1",
+            )
+        pairs = [(pairs[0][0], version)]
+    return pairs
+
+
+def _show_preview(preview: ApprovalPreview) -> None:
+    """What an approval activates: the changes since the last active version (or the whole
+    rule), then any rule it conflicts with (a warning: docs/decisions.md)."""
+    rule, base = preview.rule, preview.base
+    if base is None:
+        output.data(f"{rule.id} version {rule.version} (never active before):")
+    elif preview.changes:
+        output.data(
+            f"{rule.id} version {rule.version}: changes since version {base.version}, the last "
+            "active one:"
+        )
+    else:
+        output.data(
+            f"{rule.id} version {rule.version}: same content as version {base.version}, the "
+            "last active one"
+        )
+    for line in preview.changes:
+        output.data(line)
+    for conflict in preview.conflicts:
+        output.warn(output.esc(f"{rule.id} may contradict {conflict.describe()}"))
+    if preview.conflicts:
+        output.info(
+            "a conflict is a heuristic: approving does not resolve it; edit or deactivate one of "
+            "the rules if they cannot both hold"
+        )
+
+
+def _approve_one(repo: Repository, actor: Person, rule_id: str, version: int | None) -> Transition:
+    from agentmem.doctrine import DoctrineError, VersionMovedError, content_sha256, preview_approval
+    from agentmem.doctrine import approve as do_approve
+    from agentmem.errors import UsageError
+
+    preview = preview_approval(repo, actor, rule_id)
+    rule = preview.rule
+    content: str | None = None
+    if version is None or version == rule.version:
+        _show_preview(preview)
+    if version is None:
+        if not _interactive():
+            raise UsageError(
+                f"{rule_id}: not approved: say which version you approve (it is at version "
+                f"{rule.version}; what it activates is shown above)",
+                hint=(
+                    f"read it (agentmem doctrine diff {rule_id}), then "
+                    f"agentmem doctrine approve {rule_id} --version {rule.version}"
+                ),
+            )
+        try:
+            answer = typer.confirm(
+                f"Approve {rule_id} version {rule.version}?", default=False, err=True
+            )
+        except typer.Abort:  # no answer (end of input)
+            raise UsageError(
+                f"{rule_id}: not approved: no answer to the question",
+                hint=f"agentmem doctrine approve {rule_id} --version {rule.version}",
+            ) from None
+        if not answer:
+            raise DoctrineError(f"{rule_id}: not approved")
+        version, content = rule.version, content_sha256(rule)
+    try:
+        with repo.locked():
+            return do_approve(repo, actor, rule_id, version=version, content=content)
+    except VersionMovedError as exc:
+        for line in exc.changes:
+            output.data(line)
+        raise
+
+
+@app.command()
+def approve(
+    rule_ids: Annotated[
+        list[str],
+        typer.Argument(
+            help="Rule id(s); ID@N pins version N of each when approving several.",
+            show_default=False,
+        ),
+    ],
+    version: Annotated[
+        int | None,
+        typer.Option(
+            "--version",
+            "-v",
+            help="The version you read and approve; refused, with what changed, when the rule "
+            "has moved on. Required unless you answer at a terminal.",
+            min=1,
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Activate draft rules (admin, never the proposer; needs scope, instruction, ≥1 limit).
+
+    Shows what changed since the rule's last active version (the whole rule if it never was)
+    and any live rule of an overlapping scope it contradicts, then approves exactly the version
+    you name (--version N, or ID@N); at a terminal without it, asks."""
+    from agentmem.errors import AgentmemError
+
+    pins = _pins(rule_ids, version)
+    repo = repository()
+    actor = repo.actor()
+    failed = 0
+    for rule_id, pinned in pins:
+        try:
+            transition = _approve_one(repo, actor, rule_id, pinned)
+        except AgentmemError as exc:
+            if len(pins) == 1:
+                raise
+            output.error(f"{rule_id}: {exc}")
+            failed += 1
+            continue
+        _report("approved", transition)
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command("diff")
+def diff_rule(
+    rule_id: Id,
+    since: Annotated[
+        int | None,
+        typer.Option(
+            "--from",
+            help="Compare with this version (default: the last active one).",
+            min=1,
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """What a rule's current version changes: since its last active version (the whole rule when
+    it never was active), or since version --from N. What doctrine approve shows."""
+    from agentmem.doctrine import changes_since_active, load_rule, version_content
+    from agentmem.doctrine.compare import diff_lines
+
+    repo = repository()
+    root = repo.root
+    rule = load_rule(root, rule_id)
+    base: Rule | None
+    if since is not None:
+        base = version_content(root, rule_id, since) if since != rule.version else rule
+        changes = diff_lines(base, rule)
+        what = f"version {since}"
+    else:
+        found, lines = changes_since_active(repo, rule)
+        base, changes = found, list(lines)
+        what = f"version {found.version}, the last active one" if found else ""
+    if base is None:
+        output.data(f"{rule.id} version {rule.version} (never active before):")
+    elif not changes:
+        output.data(f"{rule.id} version {rule.version}: same content as {what}")
+    else:
+        output.data(f"{rule.id} version {rule.version} ({rule.status}): changes since {what}:")
+    for line in changes:
+        output.data(line)
 
 
 @app.command()

@@ -52,7 +52,14 @@ _ID_MAX = 48
 
 
 class ConfirmationNeeded(DoctrineError):
-    """The change would drop an active or suspended rule to draft; ask, then pass ``yes``."""
+    """The change would drop an active or suspended rule to draft; ask, then pass ``yes``.
+    ``before`` and ``after`` are the rule now and as the change would make it (to show the
+    difference before asking)."""
+
+    def __init__(self, message: str, before: Rule | None = None, after: Rule | None = None) -> None:
+        super().__init__(message)
+        self.before = before
+        self.after = after
 
 
 def slug_for(title: str) -> str:
@@ -287,13 +294,16 @@ _UNSET = object()
 
 @dataclass(frozen=True)
 class Changes:
-    """The fields ``doctrine edit`` changes; None leaves a field as it is."""
+    """The fields ``doctrine edit`` changes; None leaves a field as it is. ``limits`` are added
+    to the rule's limits (one already there is not added twice), or replace them all with
+    ``replace_limits`` (docs/decisions.md)."""
 
     title: str | None = None
     instruction: str | None = None
     limits: tuple[str, ...] | None = None
     justification: str | None = None
     scope: str | None | object = _UNSET
+    replace_limits: bool = False
 
 
 def _content_change(
@@ -323,7 +333,9 @@ def _content_change(
         if rule.status in APPROVED_STATUSES and not yes:
             raise ConfirmationNeeded(
                 f"{rule.id} is {rule.status}: this change makes version {after.version} a draft, "
-                "clears its approval, and it stops applying until an admin approves it again"
+                "clears its approval, and it stops applying until an admin approves it again",
+                rule,
+                after,
             )
     warnings = guard_rule(after)
     if content_changed:
@@ -331,7 +343,7 @@ def _content_change(
         after = _duplicates(repo, after, distinct, similar, editing=True)
     extra = extra + _distinct_trailer(rule, after)
     commit = commit_rule(repo, actor, rule, after, action, text, extra=extra)
-    return Transition(after, rule.status, commit, False, warnings)
+    return Transition(after, rule.status, commit, False, warnings, rule)
 
 
 def edit(
@@ -344,7 +356,8 @@ def edit(
     distinct: bool = False,
 ) -> Transition:
     """A content edit (member, admin): a new version; an active or suspended rule drops to draft
-    and its approval is cleared (raises :class:`ConfirmationNeeded` unless ``yes``)."""
+    and its approval is cleared (raises :class:`ConfirmationNeeded` unless ``yes``). Limits are
+    added, or replaced with ``changes.replace_limits``."""
     gov.require(actor, gov.EDIT, "editing doctrine")
     rule, text = current(repo, rule_id)
     fields: dict[str, object] = {}
@@ -354,8 +367,18 @@ def edit(
             raise DoctrineError("the title cannot be empty")
     if changes.instruction is not None:
         fields["instruction"] = changes.instruction.strip()
-    if changes.limits is not None:
-        fields["limits"] = tuple(limit.strip() for limit in changes.limits if limit.strip())
+    given = tuple(limit.strip() for limit in changes.limits or () if limit.strip())
+    if changes.replace_limits:
+        if not given:
+            raise DoctrineError(
+                "--replace-limits needs the new limits: give each with --limit",
+                hint="an approved rule needs at least one limit",
+            )
+        fields["limits"] = tuple(dict.fromkeys(given))
+    elif given:
+        fields["limits"] = rule.limits + tuple(
+            limit for limit in dict.fromkeys(given) if limit not in rule.limits
+        )
     if changes.justification is not None:
         fields["justification"] = changes.justification.strip()
     if changes.scope is not _UNSET:
@@ -420,7 +443,9 @@ def restore(
         raise ConfirmationNeeded(
             f"{rule.id} is {rule.status}: restoring version {version} makes version "
             f"{rule.version + 1} a draft, clears its approval, and it stops applying until an "
-            "admin approves it again"
+            "admin approves it again",
+            rule,
+            after,
         )
     return _content_change(
         repo, actor, rule, text, after, "restore", yes=True, distinct=distinct, extra=extra

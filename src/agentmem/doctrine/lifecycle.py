@@ -15,6 +15,8 @@ from typing import Any
 
 from agentmem import governance as gov
 from agentmem import trailers as tr
+from agentmem.doctrine.compare import diff_lines, whole
+from agentmem.doctrine.conflicts import Conflict, find_conflicts
 from agentmem.doctrine.model import (
     APPROVED_STATUSES,
     FIELD_MAX_CHARS,
@@ -28,9 +30,9 @@ from agentmem.doctrine.model import (
     retired_rule_on,
     today,
 )
-from agentmem.doctrine.parse import load_rule, load_rules
+from agentmem.doctrine.parse import load_rule, load_rules, load_rules_and_errors
 from agentmem.doctrine.render import canonical_text, updated_text
-from agentmem.doctrine.versions import version_author
+from agentmem.doctrine.versions import last_active, version_author, version_content
 from agentmem.errors import GovernanceError
 from agentmem.store import gitio
 from agentmem.store.change import FileChange
@@ -47,6 +49,7 @@ class Transition:
     commit: str | None
     signed: bool = False
     warnings: tuple[str, ...] = ()
+    before: Rule | None = None
 
 
 def current(repo: Repository, rule_id: str) -> tuple[Rule, str]:
@@ -205,13 +208,32 @@ def _review_due(repo: Repository, start: date) -> str:
     return (start + timedelta(days=repo.config.doctrine.review_days)).isoformat()
 
 
-def approve(repo: Repository, actor: Person, rule_id: str) -> Transition:
-    """draft → active (admin, not the proposer; scope, instruction and ≥1 limit present).
+class VersionMovedError(DoctrineError):
+    """``approve --version N`` when the rule is no longer at version N: ``changes`` are the
+    lines of :func:`~agentmem.doctrine.compare.diff_lines` from version N to the current one."""
 
-    Sets ``approval`` (by, at, version, content hash) and ``review_due`` = today +
-    ``review_days``; the commit is signed when a key is configured. Raises
-    :class:`GovernanceError` or :class:`DoctrineError` (naming what is missing).
-    """
+    def __init__(self, message: str, changes: list[str], *, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.changes = changes
+
+
+@dataclass(frozen=True)
+class ApprovalPreview:
+    """What an admin is shown before approving (docs/design.md §Lifecycle): the rule, the last
+    version that was active (None when it never was), the lines that changed since it (the whole
+    rule when it never was active) and the live rules of an overlapping scope it conflicts
+    with."""
+
+    rule: Rule
+    base: Rule | None
+    changes: tuple[str, ...]
+    conflicts: tuple[Conflict, ...]
+
+
+def _approvable(repo: Repository, actor: Person, rule_id: str) -> tuple[Rule, str, bool]:
+    """Every condition of an approval but the version pin: role, committed state, status,
+    distinct approver, completeness, signing, the clock. Returns the rule, its file text and
+    whether the commit is signed."""
     gov.require(actor, gov.APPROVE, "approving doctrine")
     rule, text = current(repo, rule_id)
     _from(rule, ("draft",), "approve", "a suspended rule is resumed (doctrine resume)")
@@ -227,7 +249,6 @@ def approve(repo: Repository, actor: Person, rule_id: str) -> Transition:
             f"{rule.path}: cannot approve {rule.id}: missing {', '.join(missing)}",
             hint="add it first: " + "; ".join(f"agentmem {how[m]}" for m in missing),
         )
-    warnings = guard_rule(rule)
     sign = signing_wanted(repo)
     clock = datetime.now(UTC).date()
     if today() > clock + timedelta(days=1):
@@ -236,12 +257,84 @@ def approve(repo: Repository, actor: Person, rule_id: str) -> Transition:
             "the future",
             hint="unset AGENTMEM_TODAY (it is for rehearsals of due dates)",
         )
+    return rule, text, sign
+
+
+def rule_conflicts(repo: Repository, rule: Rule) -> tuple[Conflict, ...]:
+    """The live rules of an overlapping scope that say the opposite of ``rule`` or set another
+    value (:mod:`agentmem.doctrine.conflicts`); unreadable rule files are left out."""
+    rules, _errors = load_rules_and_errors(repo.root)
+    return tuple(find_conflicts(rule, rules))
+
+
+def changes_since_active(repo: Repository, rule: Rule) -> tuple[Rule | None, tuple[str, ...]]:
+    """The last active version of ``rule`` and the lines that changed since (the whole rule
+    when it was never active)."""
+    base = last_active(repo.root, rule.id)
+    return base, tuple(whole(rule) if base is None else diff_lines(base, rule))
+
+
+def preview_approval(repo: Repository, actor: Person, rule_id: str) -> ApprovalPreview:
+    """Check that ``actor`` may approve ``rule_id`` now (raises as :func:`approve` does) and
+    return what they must read first."""
+    rule, _text, _sign = _approvable(repo, actor, rule_id)
+    base, changes = changes_since_active(repo, rule)
+    return ApprovalPreview(rule, base, changes, rule_conflicts(repo, rule))
+
+
+def _pinned(repo: Repository, rule: Rule, version: int, content: str | None) -> None:
+    if version == rule.version:
+        if content is not None and content != content_sha256(rule):
+            raise DoctrineError(
+                f"{rule.path}: version {version} is no longer what you were shown (its content "
+                "changed without a new version: a commit made by hand)",
+                hint=f"read it again: agentmem doctrine show {rule.id}",
+            )
+        return
+    if version > rule.version or version < 1:
+        raise DoctrineError(
+            f"{rule.path}: cannot approve version {version}: {rule.id} is at version "
+            f"{rule.version}",
+            hint=f"agentmem doctrine diff {rule.id} shows what it says now",
+        )
+    read = version_content(repo.root, rule.id, version)
+    raise VersionMovedError(
+        f"{rule.path}: not approved: you approve version {version} but {rule.id} is now at "
+        f"version {rule.version}; what changed since version {version}:",
+        diff_lines(read, rule),
+        hint=(
+            f"read it (agentmem doctrine diff {rule.id} --from {version}); to approve what it "
+            f"says now: agentmem doctrine approve {rule.id} --version {rule.version}"
+        ),
+    )
+
+
+def approve(
+    repo: Repository,
+    actor: Person,
+    rule_id: str,
+    *,
+    version: int,
+    content: str | None = None,
+) -> Transition:
+    """draft → active (admin, not the proposer; scope, instruction and ≥1 limit present), for
+    ``version`` only: the version the admin read (docs/design.md §Lifecycle). When the rule is
+    at another version, :class:`VersionMovedError` carries what changed since ``version``;
+    ``content`` (a ``content_sha256``) pins the exact content shown as well.
+
+    Sets ``approval`` (by, at, version, content hash) and ``review_due`` = today +
+    ``review_days``; the commit is signed when a key is configured. Raises
+    :class:`GovernanceError` or :class:`DoctrineError` (naming what is missing).
+    """
+    rule, text, sign = _approvable(repo, actor, rule_id)
+    _pinned(repo, rule, version, content)
+    warnings = guard_rule(rule)
     approval = Approval(actor.id, now_stamp(), rule.version, content_sha256(rule))
     after = rule.with_changes(
         status="active", approval=approval, review_due=_review_due(repo, today())
     )
     commit = commit_rule(repo, actor, rule, after, "approve", text, sign=sign)
-    return Transition(after, rule.status, commit, sign, warnings)
+    return Transition(after, rule.status, commit, sign, warnings, rule)
 
 
 def _simple(

@@ -103,6 +103,18 @@ def version_content(root: Path, rule_id: str, version: int) -> Rule:
     )
 
 
+def last_active(root: Path, rule_id: str) -> Rule | None:
+    """The rule as it was the last time it was active in git history (the newest commit whose
+    file reads as ``status: active``): what an approval is compared with. None when the rule was
+    never active."""
+    path = rule_relpath(rule_id)
+    for info in gitio.log(root, [path]):
+        state = _at(root, info.sha, path)
+        if state is not None and state.status == "active":
+            return state
+    return None
+
+
 def version_author(root: Path, rule: Rule) -> str | None:
     """The person id of whoever wrote the content of ``rule.version`` (from ``Agentmem-Actor``),
     or None when that commit carries no trailers."""

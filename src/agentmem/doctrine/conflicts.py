@@ -1,0 +1,395 @@
+"""Rules that contradict each other (docs/design.md §Lifecycle, §Check): ``doctrine approve``
+warns, ``check`` gives a ``doctrine-conflict`` warning. A heuristic: it never refuses and never
+fails a build.
+
+Two live rules (draft, active, suspended) whose scopes overlap (equal, or one below the other)
+conflict when their instructions (the title when a rule has none), compared word by word
+(:func:`_tokens`: case and accents folded, plurals singular, stop words out, negations — never,
+do not, don't, ne … pas — as ``not``, comparisons — under, shorter than, at least, up to… — as
+one token each, ``%``, ``€``, ``$`` and ``£`` as words, and verbs that negate — reject, refuse,
+forbid, exclude, avoid, refuser, interdire… — as ``not`` and their positive twin):
+
+- **opposite**: the same words and figures, one with a negation the other lacks ("Never accept
+  a warranty under 24 months" / "Accept warranties under 24 months");
+- **value**: the same words (at least three) with other figures ("Cap penalties at 10 %" /
+  "Cap penalties at 20 %"), unless one sets a floor (at least, minimum…) and the other a
+  ceiling (at most, up to, cap…).
+
+"The same words" is rapidfuzz's ``token_sort_ratio`` at or above :data:`SAME_WORDS_SCORE` on the
+forms without negations, modal words and figures: every word counts ("accept" is not "check"),
+their order does not. Deterministic and cheap on 10,000 rules: each text is read once
+(:func:`profile`, in check's workers), rules are grouped by their form without figures, forms
+are paired only when they share one of their two rarest words, the scorer runs in rapidfuzz's C
+loop, each group is split by polarity, and each rule reports one partner (the smallest id).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from agentmem.doctrine.model import LIVE_STATUSES, Rule, scopes_overlap
+
+SAME_WORDS_SCORE = 90.0
+_SCAN_CAP = 400  # rules tried per group of equal forms before giving up on a partner there
+_UNITS = (("%", " percent "), ("‰", " permille "), ("€", " eur "), ("$", " usd "), ("£", " gbp "))
+#: Verbs that say "not <verb>" (as :func:`_tokens` gives them), and positive synonyms.
+_VERBS = {
+    "reject": "not accept",
+    "refuse": "not accept",
+    "decline": "not accept",
+    "deny": "not allow",
+    "forbid": "not allow",
+    "prohibit": "not allow",
+    "disallow": "not allow",
+    "ban": "not allow",
+    "permit": "allow",
+    "authorise": "allow",
+    "authorize": "allow",
+    "exclude": "not include",
+    "omit": "not include",
+    "disable": "not enable",
+    "avoid": "not use",
+    "refuser": "not accepter",
+    "rejeter": "not accepter",
+    "interdire": "not autoriser",
+    "exclure": "not inclure",
+    "eviter": "not utiliser",
+}
+#: Words that mark an instruction without changing what it is about.
+_MARKERS = frozenset(
+    "not alway must should shall please do doe toujour il faut devez doit".split()  # noqa: SIM905
+)
+_FLOOR = re.compile(
+    r"\b(?:at least|minimum|min|no less than|not less than|floor|au moins|au minimum|plancher)\b"
+)
+_CEILING = re.compile(
+    r"\b(?:at most|up to|maximum|max|no more than|not more than|caps?|capped|ceiling|au plus"
+    r"|au maximum|plafonn\w*|plafond)\b"
+)
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A live rule in the form conflicts are judged on (picklable: check's workers build it).
+
+    ``negative``: an odd number of negations; ``numbers``: the figures, sorted; ``subject``: the
+    words without negations, modal words and figures; ``bound``: ``floor``, ``ceiling`` or
+    empty; ``line``: where the compared text is in the rule file."""
+
+    rule_id: str
+    status: str
+    scope: str | None
+    text: str
+    negative: bool
+    numbers: tuple[str, ...]
+    subject: str
+    bound: str = ""
+    line: int = 1
+
+    @property
+    def bare(self) -> str:
+        return f"{self.subject} {' '.join(self.numbers)}".strip()
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """``rule_id`` (of the other rule) conflicts with the rule in question: ``kind`` is
+    ``opposite`` or ``value``; ``text`` is the other rule's compared text."""
+
+    rule_id: str
+    status: str
+    scope: str | None
+    kind: str
+    text: str
+
+    def describe(self) -> str:
+        what = "says the opposite" if self.kind == "opposite" else "sets another value"
+        scope = self.scope or "(no scope)"
+        return f"{self.rule_id} ({self.status}, scope {scope}) {what}: {self.text}"
+
+
+def _compared(rule: Rule) -> tuple[str, str]:
+    if rule.instruction.strip():
+        return "instruction", rule.instruction
+    return "title", rule.title
+
+
+def _bound(text: str) -> str:
+    folded = text.casefold()
+    floor, ceiling = bool(_FLOOR.search(folded)), bool(_CEILING.search(folded))
+    return "floor" if floor and not ceiling else "ceiling" if ceiling and not floor else ""
+
+
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_NEGATIONS = frozenset("not never no cannot nunca nie nicht kein".split())
+_FRENCH_CLOSERS = frozenset(("pas", "jamais", "aucun", "aucune"))
+_CONTRACTIONS = frozenset(
+    "don't doesn't didn't mustn't shouldn't won't can't isn't aren't wasn't couldn't "
+    "wouldn't".split()
+)
+#: Comparison phrases, longest first (word tuples → one token; "no less than" is a floor).
+_PHRASES: tuple[tuple[tuple[str, ...], str], ...] = tuple(
+    (tuple(phrase.split()), token)
+    for token, phrases in (
+        ("_ge", "no less than|not less than|no fewer than|no shorter than|at least|minimum of"
+         "|a minimum of|minimum|au moins"),
+        ("_le", "no more than|not more than|no longer than|no greater than|at most|maximum of"
+         "|a maximum of|maximum|up to|au plus|au maximum"),
+        ("_lt", "less than|fewer than|shorter than|lower than|smaller than|under|below|beneath"
+         "|moins de|en dessous de|inferieur a|inferieure a|inferieur de|sous"),
+        ("_gt", "more than|greater than|longer than|higher than|larger than|over|above"
+         "|exceeding|beyond|plus de|superieur a|superieure a|au dela de"),
+    )
+    for phrase in phrases.split("|")
+)  # fmt: skip
+_BY_FIRST: dict[str, list[tuple[tuple[str, ...], str]]] = defaultdict(list)
+for _words, _token in sorted(_PHRASES, key=lambda item: -len(item[0])):
+    _BY_FIRST[_words[0]].append((_words, _token))
+_STOP = frozenset(
+    "a an the of for on in to with by at as is are be been any all this that these those it its "
+    "our we us you your from than which who when where le la les l de des du d un une et en au "
+    "aux pour par sur dans avec ce cette ces nous vous qui que".split()
+)
+
+
+def _singular(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _tokens(text: str) -> list[str]:
+    """The words of ``text`` as conflicts compare them: case and accents folded, negations as
+    ``not``, comparisons as ``_lt``/``_le``/``_gt``/``_ge``, stop words out, plurals singular.
+    Word by word (a few microseconds a rule: ``check`` profiles every live rule)."""
+    for sign, word in _UNITS:
+        text = text.replace(sign, word)
+    folded = text.casefold().replace("\u2019", "'")
+    if not folded.isascii():
+        folded = _COMBINING.sub("", unicodedata.normalize("NFKD", folded))
+    raw: list[str] = []
+    for word in _TOKEN.findall(folded):
+        if "'" in word:
+            if word in _CONTRACTIONS:
+                raw.append("not")
+                continue
+            head, _, tail = word.partition("'")
+            if head == "n":  # French n'accepte
+                raw += ["ne", tail]
+            elif head in ("l", "d", "qu", "j", "s", "c"):
+                raw.append(tail)
+            else:
+                raw.append(head)
+            continue
+        raw.append(word)
+    out: list[str] = []
+    french = -9  # where the last "ne" was: "ne … pas" is one negation
+    i = 0
+    while i < len(raw):
+        word = raw[i]
+        if word in _BY_FIRST:
+            for phrase, token in _BY_FIRST[word]:
+                if tuple(raw[i : i + len(phrase)]) == phrase:
+                    out.append(token)
+                    i += len(phrase)
+                    break
+            else:
+                out.append(_singular(word))
+                i += 1
+            continue
+        i += 1
+        if word == "ne":
+            french = i
+            out.append("not")
+        elif word in _FRENCH_CLOSERS and i - french <= 4:
+            french = -9
+        elif word in _NEGATIONS or word in _FRENCH_CLOSERS:
+            if not out or out[-1] != "not":
+                out.append("not")
+        elif word not in _STOP:
+            out.append(_singular(word.rstrip("stndrh") if word[:1].isdigit() else word))
+    return out
+
+
+def form(text: str) -> tuple[bool, tuple[str, ...], str]:
+    """``(negative, numbers, subject)`` of ``text`` (see :class:`Profile`)."""
+    words: list[str] = []
+    for word in _tokens(text):
+        words += _VERBS.get(word, word).split()
+    negative = words.count("not") % 2 == 1
+    numbers = tuple(sorted({w for w in words if w.isdigit()}))
+    subject = " ".join(w for w in words if w not in _MARKERS and not w.isdigit())
+    return negative, numbers, subject
+
+
+def profile(rule: Rule, file_text: str = "") -> Profile | None:
+    """The rule's :class:`Profile`, or None when it is not live or has nothing to compare.
+    ``file_text`` (the rule file) gives the line of the compared field."""
+    if rule.status not in LIVE_STATUSES:
+        return None
+    key, text = _compared(rule)
+    negative, numbers, subject = form(text)
+    if not subject:
+        return None
+    bound = _bound(text) if numbers else ""
+    at = file_text.find(f"\n{key}:")
+    line = file_text.count("\n", 0, at) + 2 if at >= 0 else 1
+    return Profile(rule.id, rule.status, rule.scope, text, negative, numbers, subject, bound, line)
+
+
+def _words_match(a: str, b: str) -> tuple[bool, bool]:
+    """Whether two subjects are the same words for an opposite (two words at least) and for a
+    value (three at least)."""
+    # lazy: rapidfuzz loads only to compare texts
+    from rapidfuzz import fuzz
+
+    shortest = min(len(a.split()), len(b.split()))
+    if shortest < 2 or fuzz.token_sort_ratio(a, b) < SAME_WORDS_SCORE:
+        return False, False
+    return True, shortest >= 3
+
+
+def _kind(a: Profile, b: Profile, opposite: bool, value: bool) -> str | None:
+    """The conflict between two profiles whose subjects match as ``opposite``/``value`` say."""
+    if a.negative != b.negative:
+        return "opposite" if opposite and a.numbers == b.numbers else None
+    if not value or not a.numbers or not b.numbers or a.numbers == b.numbers:
+        return None
+    if {a.bound, b.bound} == {"floor", "ceiling"}:
+        return None  # a floor and a ceiling of the same thing hold together
+    return "value"
+
+
+def judge(a: Profile, b: Profile) -> str | None:
+    """``opposite``, ``value`` or None for two profiles (scopes are the caller's business)."""
+    return _kind(a, b, *_words_match(a.subject, b.subject))
+
+
+def _conflict(other: Profile, kind: str) -> Conflict:
+    return Conflict(other.rule_id, other.status, other.scope, kind, other.text)
+
+
+def find_conflicts(rule: Rule, rules: Iterable[Rule]) -> list[Conflict]:
+    """The live rules of an overlapping scope that conflict with ``rule`` (``doctrine
+    approve``), by id. Rules sharing fewer than two words with ``rule`` are never profiled."""
+    mine = profile(rule.with_changes(status="draft"))
+    if mine is None:
+        return []
+    words = set(_WORD.findall(_compared(rule)[1].casefold()))
+    found: list[Conflict] = []
+    for other in rules:
+        if other.id == rule.id or other.status not in LIVE_STATUSES:
+            continue
+        if not scopes_overlap(rule.scope, other.scope):
+            continue
+        if len(words & set(_WORD.findall(_compared(other)[1].casefold()))) < 2:
+            continue
+        theirs = profile(other)
+        kind = judge(mine, theirs) if theirs is not None else None
+        if kind is not None and theirs is not None:
+            found.append(_conflict(theirs, kind))
+    return sorted(found, key=lambda c: c.rule_id)
+
+
+def _neighbours(subjects: list[str]) -> list[list[tuple[int, bool, bool]]]:
+    """For each subject, the subjects (itself included) that match it as an opposite or as a
+    value (:func:`_words_match`), with those two flags. Candidates share one of its two rarest
+    words and reach :data:`SAME_WORDS_SCORE` with rapidfuzz's ``token_set_ratio`` (in its C loop;
+    never below ``token_sort_ratio``)."""
+    # lazy: rapidfuzz loads only to compare texts
+    from rapidfuzz import fuzz, process
+
+    postings: dict[str, list[int]] = defaultdict(list)
+    split = [sorted(set(s.split())) for s in subjects]
+    for index, words in enumerate(split):
+        for word in words:
+            postings[word].append(index)
+    near: list[dict[int, tuple[bool, bool]]] = [
+        {i: _words_match(s, s)} for i, s in enumerate(subjects)
+    ]
+    for index, words in enumerate(split):
+        rarest = sorted(words, key=lambda w: (len(postings[w]), w))[:2]
+        candidates = sorted({j for w in rarest for j in postings[w] if j > index})
+        if not candidates:
+            continue
+        choices = [subjects[j] for j in candidates]
+        for _choice, _score, k in process.extract(
+            subjects[index],
+            choices,
+            scorer=fuzz.token_set_ratio,
+            score_cutoff=SAME_WORDS_SCORE,
+            limit=None,
+        ):
+            other = candidates[k]
+            flags = _words_match(subjects[index], subjects[other])
+            if any(flags):
+                near[index][other] = near[other][index] = flags
+    return [[(j, *flags) for j, flags in sorted(n.items()) if any(flags)] for n in near]
+
+
+def _overlapping(scopes: set[str | None]) -> dict[str | None, list[str | None]]:
+    """For each scope, the scopes among ``scopes`` it overlaps (itself, those above it, those
+    below it: :func:`~agentmem.doctrine.model.scopes_overlap`), without comparing every pair."""
+    named = sorted(s for s in scopes if s is not None)
+    out: dict[str | None, list[str | None]] = {None: [None]} if None in scopes else {}
+    for scope in named:
+        parts = scope.split("/")
+        above = ["/".join(parts[:n]) for n in range(1, len(parts))]
+        start = bisect.bisect_left(named, scope + "/")
+        end = bisect.bisect_left(named, scope + "0")  # "0" sorts right after "/"
+        found: list[str | None] = [s for s in above if s in scopes]
+        out[scope] = [*found, scope, *named[start:end]]
+    return out
+
+
+def conflicts_among(profiles: list[Profile]) -> dict[str, tuple[Profile, Conflict]]:
+    """Every rule (by id) that conflicts with another of an overlapping scope: its profile and
+    the conflict with the smallest other id (``check``)."""
+    ordered = sorted(profiles, key=lambda p: p.rule_id)
+    groups: dict[tuple[str, bool, str | None], list[Profile]] = defaultdict(list)
+    for p in ordered:
+        groups[(p.subject, p.negative, p.scope)].append(p)
+    subjects = sorted({subject for subject, _negative, _scope in groups})
+    index = {s: i for i, s in enumerate(subjects)}
+    near = _neighbours(subjects)
+    overlapping = _overlapping({p.scope for p in ordered})
+    found: dict[str, tuple[Profile, Conflict]] = {}
+    for p in ordered:
+        best: Conflict | None = None
+        for j, opposite, value in near[index[p.subject]]:
+            for negative, wanted in ((not p.negative, opposite), (p.negative, value)):
+                if not wanted:
+                    continue
+                for scope in overlapping[p.scope]:
+                    group = groups.get((subjects[j], negative, scope))
+                    if group:
+                        best = _first(p, group, best, opposite, value)
+        if best is not None:
+            found[p.rule_id] = (p, best)
+    return found
+
+
+def _first(
+    p: Profile, group: list[Profile], best: Conflict | None, opposite: bool, value: bool
+) -> Conflict | None:
+    """The conflict of ``p`` with the smallest id in ``group`` (same subject, polarity and
+    scope; sorted by id) if it is smaller than ``best``; else ``best``. At most
+    :data:`_SCAN_CAP` rules are tried."""
+    for other in group[:_SCAN_CAP]:
+        if best is not None and other.rule_id >= best.rule_id:
+            break
+        if other.rule_id == p.rule_id:
+            continue
+        kind = _kind(p, other, opposite, value)
+        if kind is not None:
+            return _conflict(other, kind)
+    return best
