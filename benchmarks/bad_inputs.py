@@ -330,7 +330,7 @@ def erase_cases(bench: Bench) -> None:
             "--limit", "Not for software licences.",
         )  # fmt: skip
         git(root, "config", "user.email", "alice@example.com")
-        bench.invoke("doctrine", "approve", "escalate-to-dave-chen")
+        bench.invoke("doctrine", "approve", "escalate-to-dave-chen", "--version", "1")
         code, out = bench.invoke("erase", "--text", ERASED_NAME, "--yes")
         audited, said = bench.invoke("context", "audit", "--scope", "contracts")
         checked, report = bench.invoke("check", "--history")

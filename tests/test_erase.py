@@ -378,7 +378,8 @@ def _escalation_rule(root: Path, runner: CliRunner) -> None:
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     _as(root, "alice")
-    assert invoke(runner, "doctrine", "approve", "escalate-to-dave-chen").exit_code == 0
+    approved = invoke(runner, "doctrine", "approve", "escalate-to-dave-chen", "--version", "1")
+    assert approved.exit_code == 0, approved.stderr
 
 
 @pytest.mark.slow
