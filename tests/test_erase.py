@@ -366,6 +366,35 @@ def test_the_record_survives_later_erases_and_refuses_the_value_typed_again(
     assert [f["code"] for f in findings] == ["history-erasure-record"]
 
 
+@pytest.mark.slow
+def test_a_person_erasure_is_recorded_and_a_stale_merge_of_it_refused(
+    shared: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = shared
+    _as(root, "bob")
+    assert invoke(runner, "remember", "Bob prefers bullet points.").exit_code == 0
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    _as(root, "alice")
+    git(root, "push", "-q")
+    stale = tmp_path / "stale"
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(stale))
+    set_identity(stale, "Alice Martin", "alice@example.com")
+    assert invoke(runner, "erase", "--person", "bob", "--yes").exit_code == 0
+    record = yaml.safe_load((root / "erasures.yaml").read_text(encoding="utf-8"))
+    (entry,) = record["erasures"]
+    assert entry["erased"] == "memory and inbox of bob" and entry["values"] == []
+    assert len(entry["commits"]) == 1
+    git(root, "push", "-q", "--force", "origin", "refs/heads/*:refs/heads/*")
+    git(stale, "pull", "-q", "--no-rebase")
+    git(stale, "push", "-q")
+    git(root, "pull", "-q", "--no-rebase")
+    code, findings, _shown = _history_codes(runner)
+    assert code == 1
+    assert {f["commit"] for f in findings if f["code"] == "history-erased-commit"} >= set(
+        entry["commits"]
+    )
+
+
 # -- every form, through agentmem's own serialisers ---------------------------------------------
 def _escalation_rule(root: Path, runner: CliRunner) -> None:
     """bob (member) proposes a rule naming Dave Chen; alice (admin) approves it."""
@@ -468,3 +497,24 @@ def test_an_unreadable_erasure_record_is_a_check_error(shared: Path, runner: Cli
     assert [(f["path"], f["code"]) for f in json.loads(result.stdout)] == [
         ("erasures.yaml", "erasures-invalid")
     ]
+
+
+@pytest.mark.slow
+def test_a_memory_entry_keeps_its_record_and_the_file_its_shape(
+    shared: Path, runner: CliRunner
+) -> None:
+    root = shared
+    assert (
+        invoke(runner, "remember", "Project Falcon reports go to the board first.").exit_code == 0
+    )
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    result = invoke(runner, "erase", "--text", "PROJECT FALCON", "--yes")
+    assert result.exit_code == 0, result.stderr
+    lines = (root / "memories" / "alice.md").read_text(encoding="utf-8").splitlines()
+    (entry,) = [ln for ln in lines if "reports go to the board" in ln]
+    assert entry.startswith(
+        "- ***REMOVED*** reports go to the board first. <!-- am: basis=declared"
+    )
+    shown = invoke(runner, "memory", "show")
+    assert shown.exit_code == 0 and "***REMOVED*** reports go to the board first." in shown.stdout
+    assert invoke(runner, "check", "--history").exit_code == 0

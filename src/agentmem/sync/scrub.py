@@ -21,7 +21,7 @@ as text reads back as exactly that it is kept (comments and layout stay), else i
 again with the inbox writer's YAML; rule files are parsed strictly, scrubbed field by field, re-rendered (their
 comments kept), renamed with their id, and an approval that matched the old content is sealed
 again for the new one (the erase is itself the audited decision: docs/decisions.md); memory
-files are line-based Markdown, scrubbed in place. A file that did not parse before is scrubbed
+files are line-based Markdown, scrubbed line by line (a form never joins two lines). A file that did not parse before is scrubbed
 as text. ``erasures.yaml`` holds hashes only and is never touched.
 """
 
@@ -43,6 +43,7 @@ SLUG_PLACEHOLDER = "removed"
 _WORD = re.compile(r"[^\W_]+")
 _RULE = re.compile(r"^doctrine/([^/]+)\.yaml$")
 _INBOX = re.compile(r"^inbox/[^/]+/[^/]+\.yaml$")
+_MEMORY = re.compile(r"^memories/[^/]+\.md$")
 _SLUG_KEYS = frozenset({"id", "person", "scope", "session", "route", "action", "basis"})
 
 
@@ -114,6 +115,8 @@ class Scrubber:
             return self._rule(path, text)
         if _INBOX.match(path):
             return self._inbox(text)
+        if _MEMORY.match(path):  # one entry a line: a form never joins two lines
+            return "".join(self.string(line) for line in text.splitlines(keepends=True))
         return self.string(text)
 
     def _inbox(self, text: str) -> str:

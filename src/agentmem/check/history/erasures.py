@@ -10,7 +10,8 @@ version the walk sees, so deleting it does not help):
 - ``history-erased-value``: a commit that is not an ancestor of the erase that recorded a value
   holds that value (its tokens, in any case or form) in a file it commits, a path or its
   message. Ancestors of that erase were rewritten by it, so only what came after, or from
-  elsewhere, is read: two git processes, only when the record holds a value.
+  elsewhere, is read: two git processes, only when the record holds a value; none at all when
+  a whole walk never touched the record.
 
 No message quotes the value; a value found in a file name is reported on ``erasures.yaml``.
 """
@@ -30,11 +31,16 @@ CODE_COMMIT = "history-erased-commit"
 CODE_VALUE = "history-erased-value"
 
 
-def records(root: Path, commits: list[CommitRecord], texts: dict[str, str]) -> list[Record]:
-    """Every readable version of the record: HEAD's and each one a walked commit wrote."""
-    found = [gitio.show_file(root, "HEAD", ERASURES_FILE)]
+def records(
+    root: Path, commits: list[CommitRecord], texts: dict[str, str], since: str | None
+) -> list[Record]:
+    """Every readable version of the record: HEAD's and each one a walked commit wrote. A whole
+    walk (``since`` None) that never touched it needs no git process: HEAD cannot hold it."""
+    found: list[str | None] = []
     for commit in commits:
         found += [texts.get(c.new or "") for c in commit.changes if c.path == ERASURES_FILE]
+    if found or since is not None:
+        found.append(gitio.show_file(root, "HEAD", ERASURES_FILE))
     parsed: list[Record] = []
     for text in dict.fromkeys(t for t in found if t):
         try:
@@ -49,7 +55,7 @@ def check_erasures(
 ) -> list[Finding]:
     """The findings of the module docstring for the walked ``commits`` (parents first);
     ``texts``: the blobs the walk read (the record's versions among them)."""
-    recs = records(root, commits, texts)
+    recs = records(root, commits, texts, since)
     if not recs:
         return []
     return _old_history(commits, recs) + _values(root, commits, recs, texts, since)
