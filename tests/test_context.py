@@ -202,14 +202,14 @@ def test_audit_gives_the_active_rules_of_the_scope_and_its_ancestors(
     assert line["scope"] == "contracts/supply" and line["applied"] == 2
     assert line["time"].endswith("Z")
     reasons = {r["rule"]: (r["applied"], r["reason"]) for r in line["rules"]}
-    assert reasons == {
+    assert reasons == {  # the rules in scope, each with its verdict
         "contracts-plain-language": (True, None),
         "supply-warranty-12-months": (True, None),
-        "lease-deposit-three-months": (False, "out of scope"),
         "supply-penalty-cap-draft": (False, "draft"),
         "supply-incoterms-suspended": (False, "suspended"),
         "contracts-old-archived": (False, "archived"),
     }
+    assert line["others"] == {"out of scope": 1}  # the rest: one count per reason
     assert "usage logged as run r-" in result.stderr
 
 
@@ -229,7 +229,7 @@ def test_every_call_appends_one_line_and_usage_reads_them_back(
         ("contracts/lease", 2),
         ("contracts", 1),
     ]
-    assert len(listed[0]["rules"]) == len(RULES)
+    assert len(listed[0]["rules"]) + sum(listed[0]["others"].values()) == len(RULES)
     by_rule = json.loads(
         invoke(runner, "usage", "--rule", "lease-deposit-three-months", "--format", "json").stdout
     )
@@ -238,13 +238,10 @@ def test_every_call_appends_one_line_and_usage_reads_them_back(
     assert text.exit_code == 0
     assert "alice  contracts: 1 of 6 rules applied (contracts-plain-language)" in text.stdout
     assert (
-        "    supply-penalty-cap-draft v1 [draft, contracts/supply]: not applied: draft"
-        in text.stdout
+        "    contracts-old-archived v1 [archived, contracts]: not applied: archived" in text.stdout
     )
-    assert (
-        "    supply-warranty-12-months v1 [active, contracts/supply]: not applied: out of scope"
-        in text.stdout
-    )
+    assert "supply-warranty-12-months" not in text.stdout  # below the scope: counted
+    assert "    outside the scope, not applied: 1 draft, 2 out of scope, 1 suspended" in text.stdout
 
 
 def test_usage_with_no_log_and_with_a_torn_line(memrepo: Path, runner: CliRunner) -> None:
@@ -334,7 +331,8 @@ def test_audit_markdown_json_and_a_bad_scope(both: Path, runner: CliRunner) -> N
     assert data["rules"][1]["limits"] == [
         "Not when the supplier has traded with us for less than two years."
     ]
-    assert len(data["considered"]) == len(RULES)
+    assert len(data["considered"]) + sum(data["others"].values()) == len(RULES)
+    assert data["others"] == {"out of scope": 1}
     bad = invoke(runner, "context", "audit", "--scope", "../etc")
     assert bad.exit_code == 1 and "invalid scope" in bad.stderr
     assert len(_usage_lines(both)) == 2  # the refused call logged nothing

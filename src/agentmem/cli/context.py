@@ -73,8 +73,8 @@ def audit(
     """Print the active doctrine rules that apply to a scope (its own and every ancestor), with
     their limits, numbered. Never any personal memory.
 
-    Each call appends one line to .agentmem/usage.jsonl: every rule considered, applied or why
-    not (read it with 'agentmem usage').
+    Each call appends one line to .agentmem/usage.jsonl: every rule in scope, applied or why
+    not, and how many others were left out for each reason (read it with 'agentmem usage').
     """
     from agentmem.delivery.context import audit_json, render_audit, run_audit
 
@@ -95,7 +95,7 @@ def audit(
         output.warn(
             f"applied although past review: {', '.join(sorted(ctx.overdue))} (agentmem doctrine due)"
         )
-    _warn_unknown_scope(ctx.scope, [d.scope for d in ctx.decisions if d.scope])
+    _warn_unknown_scope(ctx.scope, list(ctx.scopes))
     output.info(f"usage logged as run {ctx.run_id} in .agentmem/usage.jsonl")
 
 

@@ -38,7 +38,10 @@ def usage(
     ] = None,
     details: Annotated[
         bool,
-        typer.Option("--details", help="List every rule considered and why it was not applied."),
+        typer.Option(
+            "--details",
+            help="List every rule in scope and why it was not applied, and the others by reason.",
+        ),
     ] = False,
     chat: Annotated[
         bool,
@@ -52,8 +55,9 @@ def usage(
 ) -> None:
     """Which doctrine each 'agentmem context audit' gave, and why the other rules were not.
 
-    Reads .agentmem/usage.jsonl (local to this clone): one record per audit with its run id,
-    time, actor, scope and every rule considered. --format json gives the records in full.
+    Reads .agentmem/usage.jsonl and the rotated usage.1.jsonl (local to this clone): one record
+    per audit with its run id, time, actor, scope, every rule in scope and how many others were
+    left out for each reason. --format json gives the records in full.
     """
     from agentmem.delivery.usage import filter_usage, read_usage
 
@@ -80,7 +84,7 @@ def usage(
         applied = [r.rule for r in record.rules if r.applied]
         output.data(
             f"{record.run_id}  {record.time}  {record.actor}  {record.scope}: "
-            f"{len(applied)} of {len(record.rules)} rules applied"
+            f"{len(applied)} of {record.considered} rules applied"
             + (f" ({', '.join(applied)})" if applied else "")
         )
         if details:
@@ -90,6 +94,9 @@ def usage(
                 output.data(
                     f"    {r.rule} v{r.version} [{r.status}, {r.scope or 'no scope'}]: {why}{late}"
                 )
+            if record.others:
+                counts = ", ".join(f"{n:,} {reason}" for reason, n in record.others)
+                output.data(f"    outside the scope, not applied: {counts}")
 
 
 def _chats(root: Path, scope: str | None, actor: str | None, last: int | None, fmt: Format) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -320,7 +320,9 @@ ROLE_NOT_GIVEN = "role not given doctrine"
 @dataclass(frozen=True)
 class AuditContext:
     """The doctrine an audit of ``scope`` is given: ``applied`` rules in order, ``decisions``
-    for every rule considered (the usage line), ``overdue`` ids applied although past review."""
+    for every rule in scope (its scope is ``scope`` or above it: the usage line lists each),
+    ``others`` one ``(reason, count)`` per reason for the rules outside it, ``overdue`` ids
+    applied although past review, ``scopes`` every rule's scope (to name a mistyped one)."""
 
     scope: str
     run_id: str
@@ -332,6 +334,8 @@ class AuditContext:
     overdue: frozenset[str] = field(default_factory=frozenset)
     withheld: frozenset[str] = field(default_factory=frozenset)
     why: tuple[tuple[str, str], ...] = ()
+    others: tuple[tuple[str, int], ...] = ()
+    scopes: tuple[str, ...] = ()
 
 
 def decide(
@@ -370,13 +374,87 @@ def build_audit(
     """Decide every rule for ``scope`` (pure). Applied rules are ordered from the widest scope to
     the narrowest, then by id, so the same repository gives every person the same audit."""
     # lazy: hot path: a hook's chat block reads no rule and writes no usage
+    from agentmem.doctrine import applies_to
+
+    given = actor.role in config.context.doctrine_for_roles
+    others: dict[str, int] = {}
+    inside: list[Rule] = []
+    for rule in rules:
+        if applies_to(rule.scope, scope):
+            inside.append(rule)
+            continue
+        _ok, reason, _late = decide(
+            rule,
+            scope,
+            today,
+            config.doctrine.on_review_due,
+            given,
+            config.retired_scopes,
+            config.doctrine.review_days,
+        )
+        others[reason or ""] = others.get(reason or "", 0) + 1
+    scopes = {r.scope for r in rules if r.scope}
+    return _audit(inside, others, scopes, scope, actor, config, today, run_id)
+
+
+def audit_from_index(
+    root: Path, scope: str, actor: Person, config: Config, today: date, run_id: str
+) -> AuditContext:
+    """:func:`build_audit` over the rule index (docs/design.md §Rule index): only the rules whose
+    scope applies to ``scope`` are read from their files; the others are decided from the
+    index. Raises the first :class:`DoctrineError` of a bad rule file, as ``load_rules`` does."""
+    # lazy: hot path: a hook's chat block reads no rule and writes no usage
+    from agentmem.doctrine import applies_to
+    from agentmem.doctrine.index import read_briefs, rules_of
+    from agentmem.doctrine.model import reason_before_scope
+
+    briefs = read_briefs(root)
+    briefs.raise_first()
+    given = actor.role in config.context.doctrine_for_roles
+    applies: dict[str | None, bool] = {}
+    # Outside the scope the reason is the status, an approval that no longer matches, or "out of
+    # scope" (not_applied_reason's order): dates play no part, so the reason is memoised.
+    reasons: dict[tuple[str, bool], str] = {}
+    others: dict[str, int] = {}
+    inside: list[str] = []
+    for brief in briefs.briefs:
+        rule_scope = brief.scope
+        inner = applies.get(rule_scope)
+        if inner is None:
+            inner = applies[rule_scope] = applies_to(rule_scope, scope)
+        if inner:
+            inside.append(brief.id)
+            continue
+        memo = (brief.status, brief.approved)
+        reason = reasons.get(memo)
+        if reason is None:
+            early = reason_before_scope(*memo) if given else ROLE_NOT_GIVEN
+            reason = reasons[memo] = early or "out of scope"
+        others[reason] = others.get(reason, 0) + 1
+    scopes = {b.scope for b in briefs.briefs if b.scope}
+    rules = rules_of(root, briefs, inside)
+    return _audit(rules, others, scopes, scope, actor, config, today, run_id)
+
+
+def _audit(
+    inside: list[Rule],
+    others: dict[str, int],
+    scopes: Iterable[str | None],
+    scope: str,
+    actor: Person,
+    config: Config,
+    today: date,
+    run_id: str,
+) -> AuditContext:
+    """Decide the rules in scope (``inside``); ``others`` counts the rest by reason."""
+    # lazy: hot path: a hook's chat block reads no rule and writes no usage
     from agentmem.delivery.usage import RuleUsage
 
     given = actor.role in config.context.doctrine_for_roles
     applied: list[Rule] = []
     decisions: list[RuleUsage] = []
     overdue: set[str] = set()
-    for rule in sorted(rules, key=lambda r: r.id):
+    for rule in sorted(inside, key=lambda r: r.id):
         ok, reason, late = decide(
             rule,
             scope,
@@ -410,6 +488,8 @@ def build_audit(
         frozenset(overdue),
         frozenset(withheld),
         why,
+        tuple(sorted(others.items())),
+        tuple(sorted(s for s in scopes if s)),
     )
 
 
@@ -497,25 +577,28 @@ def audit_json(ctx: AuditContext) -> dict[str, Any]:
             }
             for d in ctx.decisions
         ],
+        "others": dict(ctx.others),
         "text": render_audit(ctx, "text"),
     }
 
 
 def run_audit(repo: Repository, actor: Person, scope: str) -> AuditContext:
-    """``context audit --scope S``: load the rules, decide, append the usage line
-    (docs/design.md §Context).
+    """``context audit --scope S``: decide every rule (through the rule index: only the rules
+    whose scope applies to S are read), append the usage line (docs/design.md §Context).
 
     Raises :class:`DoctrineError` on an invalid scope or rule file, :class:`AgentmemError` when
     the usage line cannot be written (an untraced audit is refused).
     """
     # lazy: hot path: a hook's chat block reads no rule and writes no usage
     from agentmem.delivery.usage import UsageRecord, append_usage, new_run_id, now_stamp
-    from agentmem.doctrine import load_rules, normalise_scope, today
+    from agentmem.doctrine import normalise_scope, today
 
     clean = normalise_scope(scope, "--scope")
     if clean is None:
         raise UsageError("--scope is empty; give a scope such as contracts/supply")
-    ctx = build_audit(load_rules(repo.root), clean, actor, repo.config, today(), new_run_id())
-    record = UsageRecord(ctx.run_id, now_stamp(), actor.id, actor.role, clean, ctx.decisions)
+    ctx = audit_from_index(repo.root, clean, actor, repo.config, today(), new_run_id())
+    record = UsageRecord(
+        ctx.run_id, now_stamp(), actor.id, actor.role, clean, ctx.decisions, ctx.others
+    )
     append_usage(repo.root, record)
     return ctx

@@ -2,26 +2,34 @@
 the rest.
 
 ``agentmem context audit --scope S`` appends ONE JSON line per call to ``.agentmem/usage.jsonl``
-(local, git-ignored)::
+(local, git-ignored). The line is bounded: the rules in scope (S or above it) each with their
+verdict, the others as one count per reason::
 
     {"run_id": "r-20261129T101500-3fa2c1", "time": "2026-11-29T10:15:00Z", "actor": "alice",
      "role": "member", "scope": "contracts/supply", "applied": 2,
      "rules": [{"rule": "supply-warranty-12-months", "version": 3, "status": "active",
                 "scope": "contracts/supply", "applied": true, "reason": null,
-                "review_overdue": false}, ...]}
+                "review_overdue": false}, ...],
+     "others": {"draft": 412, "out of scope": 9530}}
 
 ``reason`` says why a rule was not applied: ``draft``, ``suspended``, ``deactivated``,
-``archived``, ``out of scope``, ``review overdue`` (under ``on_review_due: suspend``) or
-``role not given doctrine`` (``context.doctrine_for_roles``). ``agentmem usage`` reads it back.
+``archived``, ``changed after approval``, ``out of scope``, ``review overdue`` or ``scope
+retired`` (under ``on_review_due: suspend``) or ``role not given doctrine``
+(``context.doctrine_for_roles``). ``agentmem usage`` reads it back.
 
 Each chat block given to a session (``context chat``, the SessionStart hook, the API's
 ``chat_context``, the MCP ``show_memory`` tool) appends a line with ``"kind": "chat"``
 (:class:`ChatUsage`): the entries' numbers and content hashes, never their text, and the git
 object id of the memory file read; ``agentmem usage --chat`` reads them back.
+
+The log rotates by size: a line that would take ``usage.jsonl`` past :data:`USAGE_MAX_BYTES`
+first renames it to ``usage.1.jsonl`` (replacing the previous one), so the two files hold at
+most twice that; both kinds of line are read from both files, oldest first.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -37,6 +45,10 @@ if TYPE_CHECKING:
     from agentmem.delivery.context import ChatContext
 
 USAGE_FILE = ".agentmem/usage.jsonl"
+ROTATED_FILE = ".agentmem/usage.1.jsonl"
+#: The size past which the log rotates (4 MiB: thousands of audits and chat blocks; the two
+#: files stay under 8 MiB).
+USAGE_MAX_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -54,7 +66,8 @@ class RuleUsage:
 
 @dataclass(frozen=True)
 class UsageRecord:
-    """One audit call: ``time`` ISO 8601 UTC, ``applied`` = how many rules were given."""
+    """One audit call: ``time`` ISO 8601 UTC, ``rules`` the rules in scope, ``others``
+    ``(reason, count)`` for the rest; ``applied`` = how many rules were given."""
 
     run_id: str
     time: str
@@ -62,18 +75,27 @@ class UsageRecord:
     role: str
     scope: str
     rules: tuple[RuleUsage, ...]
+    others: tuple[tuple[str, int], ...] = ()
 
     @property
     def applied(self) -> int:
         return sum(1 for r in self.rules if r.applied)
 
+    @property
+    def considered(self) -> int:
+        """Every rule the audit decided: those in scope and the others."""
+        return len(self.rules) + sum(n for _, n in self.others)
+
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["rules"] = [asdict(r) for r in self.rules]
         return {
-            **{k: data[k] for k in ("run_id", "time", "actor", "role", "scope")},
+            "run_id": self.run_id,
+            "time": self.time,
+            "actor": self.actor,
+            "role": self.role,
+            "scope": self.scope,
             "applied": self.applied,
-            "rules": data["rules"],
+            "rules": [asdict(r) for r in self.rules],
+            "others": dict(self.others),
         }
 
 
@@ -87,24 +109,57 @@ def now_stamp() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def append_usage(root: Path, record: UsageRecord) -> None:
-    """Append ``record`` as one line, in a single ``write`` on an ``O_APPEND`` descriptor (two
-    audits at once never interleave their lines). Raises :class:`AgentmemError` when the log
-    cannot be written: an audit that cannot be traced is refused, not run silently."""
+def append_line(root: Path, data: bytes, *, limit: int = USAGE_MAX_BYTES) -> None:
+    """Append one line (``data``, newline included) to the usage log in a single ``write`` on an
+    ``O_APPEND`` descriptor held under ``flock`` (two writers never interleave their lines nor
+    both rotate); when the line would take the log past ``limit`` bytes, the log first becomes
+    ``usage.1.jsonl``. Raises OSError."""
     path = root / USAGE_FILE
-    line = json.dumps(record.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for _attempt in range(10):
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(fd, line.encode("utf-8"))
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            try:
+                current = os.stat(path)
+            except FileNotFoundError:
+                continue  # rotated while this one waited for the lock: open the new log
+            if (current.st_ino, current.st_dev) != (held.st_ino, held.st_dev):
+                continue
+            if held.st_size and held.st_size + len(data) > limit:
+                os.replace(path, root / ROTATED_FILE)
+                continue
+            os.write(fd, data)
+            return
         finally:
             os.close(fd)
+    raise OSError(0, "the log kept moving")
+
+
+def append_usage(root: Path, record: UsageRecord, *, limit: int = USAGE_MAX_BYTES) -> None:
+    """Append ``record`` as one line (:func:`append_line`). Raises :class:`AgentmemError` when
+    the log cannot be written: an audit that cannot be traced is refused, not run silently."""
+    line = json.dumps(record.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        append_line(root, line.encode("utf-8"), limit=limit)
     except OSError as exc:
         raise AgentmemError(
             f"{USAGE_FILE}: cannot append the usage line ({exc.strerror})",
             hint="check that .agentmem/ is writable",
         ) from None
+
+
+def log_text(root: Path) -> str:
+    """The text of ``usage.1.jsonl`` then ``usage.jsonl`` (empty when neither exists)."""
+    text = ""
+    for name in (ROTATED_FILE, USAGE_FILE):
+        try:
+            part = (root / name).read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            continue
+        text += part if not part or part.endswith("\n") else part + "\n"
+    return text
 
 
 def _rule_usage(data: Any) -> RuleUsage | None:
@@ -133,6 +188,16 @@ def _record(data: Any) -> UsageRecord | None:
     rules = [_rule_usage(r) for r in data["rules"]]
     if any(r is None for r in rules):
         return None
+    others = data.get("others")
+    counts = (
+        tuple(
+            (k, v)
+            for k, v in sorted(others.items())
+            if isinstance(k, str) and type(v) is int and v >= 0
+        )
+        if isinstance(others, dict)
+        else ()
+    )
     return UsageRecord(
         data["run_id"],
         data["time"],
@@ -140,6 +205,7 @@ def _record(data: Any) -> UsageRecord | None:
         str(data.get("role") or ""),
         data["scope"],
         tuple(r for r in rules if r is not None),
+        counts,
     )
 
 
@@ -152,11 +218,9 @@ class UsageLog:
 
 
 def read_usage(root: Path) -> UsageLog:
-    """Every record of ``.agentmem/usage.jsonl`` (none when it does not exist)."""
-    try:
-        text = (root / USAGE_FILE).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return UsageLog([], [])
+    """Every audit record of ``.agentmem/usage.1.jsonl`` then ``.agentmem/usage.jsonl`` (none
+    when neither exists); unreadable lines are numbered across the two files in that order."""
+    text = log_text(root)
     records: list[UsageRecord] = []
     bad: list[int] = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -264,18 +328,12 @@ def chat_usage(ctx: ChatContext, actor: str, via: str) -> ChatUsage:
 
 
 def log_chat(root: Path, ctx: ChatContext, actor: str, via: str) -> str | None:
-    """Append the chat block's line to ``.agentmem/usage.jsonl`` (one ``write``, as an audit
-    line). Returns None, or the reason it could not be written: a chat block is still given
+    """Append the chat block's line to ``.agentmem/usage.jsonl`` (:func:`append_line`, as an
+    audit line). Returns None, or the reason it could not be written: a chat block is still given
     (a session never breaks on its log) and the caller says so on stderr."""
     line = json.dumps(chat_usage(ctx, actor, via).to_dict(), separators=(",", ":")) + "\n"
-    path = root / USAGE_FILE
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, line.encode("utf-8"))
-        finally:
-            os.close(fd)
+        append_line(root, line.encode("utf-8"))
     except OSError as exc:
         return f"{USAGE_FILE}: the chat block was not logged ({exc.strerror})"
     return None
@@ -321,11 +379,9 @@ def _chat_record(data: dict[str, Any]) -> ChatUsage | None:
 
 
 def read_chats(root: Path) -> list[ChatUsage]:
-    """Every chat line of ``.agentmem/usage.jsonl``, oldest first (other lines skipped)."""
-    try:
-        text = (root / USAGE_FILE).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return []
+    """Every chat line of ``.agentmem/usage.1.jsonl`` then ``.agentmem/usage.jsonl``, oldest
+    first (other lines skipped)."""
+    text = log_text(root)
     found = []
     for line in text.splitlines():
         if f'"kind":"{CHAT_KIND}"' not in line:

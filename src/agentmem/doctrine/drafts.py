@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentmem import governance as gov
 from agentmem import trailers as tr
+from agentmem.doctrine.index import read_briefs, rules_of
 from agentmem.doctrine.lifecycle import (
     Transition,
     commit_rule,
@@ -27,15 +29,16 @@ from agentmem.doctrine.lifecycle import (
 from agentmem.doctrine.model import (
     APPROVED_STATUSES,
     CONTENT_KEYS,
+    LIVE_STATUSES,
     DoctrineError,
     DuplicateRuleError,
     Rule,
     normalise_scope,
     now_stamp,
     rule_relpath,
+    scopes_overlap,
 )
-from agentmem.doctrine.parse import load_rules
-from agentmem.doctrine.similar import find_similar
+from agentmem.doctrine.similar import Similar, best_match, candidate_forms, form
 from agentmem.doctrine.versions import session_scope, version_content
 from agentmem.errors import GovernanceError, ProposalError
 from agentmem.proposals.inbox import list_pending, proposal_relpath
@@ -44,7 +47,6 @@ from agentmem.store.repo import Person, Repository
 from agentmem.store.writer import read_current
 
 if TYPE_CHECKING:
-    from agentmem.doctrine.similar import Similar
     from agentmem.proposals.model import Proposal
 
 TITLE_MAX_CHARS = 80
@@ -95,20 +97,47 @@ def _free_id(repo: Repository, base: str) -> str:
     return candidate
 
 
-def _similar(repo: Repository, rule: Rule, exclude: tuple[str, ...]) -> list[Similar]:
+def similar_rules(repo: Repository, rule: Rule, exclude: tuple[str, ...]) -> list[Similar]:
     """Live rules close to ``rule``, leaving out ``rule`` itself, ``exclude`` and the rules that
     declared themselves distinct from ``rule`` (a declaration holds both ways: the rule that
-    was there first can still be edited without repeating it)."""
-    rules = load_rules(repo.root)
-    declared = tuple(r.id for r in rules if rule.id in r.distinct_from)
-    return find_similar(
-        rule.title,
-        rule.instruction,
-        rule.scope,
-        rules,
-        repo.config.doctrine.duplicate_threshold,
-        exclude=(rule.id, *exclude, *declared),
-    )
+    was there first can still be edited without repeating it): :func:`similar_in_index` at
+    ``doctrine.duplicate_threshold``."""
+    return similar_in_index(repo.root, rule, exclude, repo.config.doctrine.duplicate_threshold)
+
+
+def similar_in_index(
+    root: Path, rule: Rule, exclude: tuple[str, ...], threshold: float
+) -> list[Similar]:
+    """What :func:`agentmem.doctrine.similar.find_similar` gives over every rule of ``root``
+    (with the declared-distinct rules excluded), from the rule index
+    (docs/design.md §Rule index): each rule's normalised texts are stored once per file version, the pairs that
+    cannot reach ``threshold`` are not scored, and only the rules found similar are read again
+    (for the text that matched). Raises the first :class:`DoctrineError` of a bad rule file, as
+    ``load_rules`` does."""
+    briefs = read_briefs(root)
+    briefs.raise_first()
+    skip = {rule.id, *exclude}
+    skip.update(b.id for b in briefs.briefs if rule.id in b.distinct_from)
+    mine = candidate_forms(rule.title, rule.instruction)
+    found: list[Similar] = []
+    meets: dict[str | None, bool] = {}
+    for brief in briefs.briefs:
+        if brief.id in skip or brief.status not in LIVE_STATUSES:
+            continue
+        met = meets.get(brief.scope)
+        if met is None:
+            met = meets[brief.scope] = scopes_overlap(rule.scope, brief.scope)
+        if not met:
+            continue
+        theirs = (form(brief.title), form(brief.instruction))
+        best, at = best_match(mine, theirs, threshold)
+        if best >= threshold:
+            text = ""
+            if at >= 0:
+                (read,) = rules_of(root, briefs, [brief.id])
+                text = (read.title, read.instruction)[at]
+            found.append(Similar(brief.id, brief.status, brief.scope, round(best, 1), text))
+    return sorted(found, key=lambda s: (-s.score, s.rule_id))
 
 
 def _duplicates(
@@ -209,7 +238,7 @@ def plan_draft(
         path=rule_relpath(new_id),
     )
     warnings = guard_rule(rule)
-    return DraftPlan(rule, _similar(repo, rule, ()), warnings)
+    return DraftPlan(rule, similar_rules(repo, rule, ()), warnings)
 
 
 def propose(
@@ -339,7 +368,7 @@ def _content_change(
             )
     warnings = guard_rule(after)
     if content_changed:
-        similar = _similar(repo, after, rule.distinct_from)
+        similar = similar_rules(repo, after, rule.distinct_from)
         after = _duplicates(repo, after, distinct, similar, editing=True)
     extra = extra + _distinct_trailer(rule, after)
     commit = commit_rule(repo, actor, rule, after, action, text, extra=extra)

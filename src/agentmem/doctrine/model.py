@@ -231,8 +231,10 @@ def not_applied_reason(
     """
     if rule.status != "active":
         return rule.status
-    if rule.approval is None or rule.approval.content_sha256 != content_sha256(rule):
-        return "changed after approval"
+    approved = rule.approval is not None and rule.approval.content_sha256 == content_sha256(rule)
+    early = reason_before_scope(rule.status, approved)
+    if early is not None:
+        return early
     if not applies_to(rule.scope, scope):
         return "out of scope"
     if on_review_due == "suspend" and is_overdue(rule, today):
@@ -240,6 +242,18 @@ def not_applied_reason(
     retired_now = bool(retired) and retired_rule_on(rule, today, retired, review_days) is not None
     if on_review_due == "suspend" and retired_now:
         return "scope retired"
+    return None
+
+
+def reason_before_scope(status: str, approved: bool) -> str | None:
+    """The reasons of :func:`not_applied_reason` that come before the scope: the status, then
+    ``changed after approval`` (``approved``: an approval whose ``content_sha256`` matches the
+    content). For a rule outside the audited scope, this or ``out of scope`` is the whole
+    answer: the rule index decides those rules from its fields alone."""
+    if status != "active":
+        return status
+    if not approved:
+        return "changed after approval"
     return None
 
 

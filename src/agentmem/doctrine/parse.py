@@ -357,6 +357,11 @@ def _named_rule(text: str, where: str, rule_id: str) -> Rule:
     return rule
 
 
+def is_rule_name(rule_id: str) -> bool:
+    """True when ``rule_id`` (a file name without ``.yaml``) is a rule id."""
+    return bool(_SLUG.match(rule_id or ""))
+
+
 def load_rule(root: Path, rule_id: str) -> Rule:
     """Read ``doctrine/<rule_id>.yaml`` strictly; its ``id`` must match its file name."""
     if not _SLUG.match(rule_id or ""):

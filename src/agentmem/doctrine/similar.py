@@ -184,6 +184,63 @@ def _texts(title: str, instruction: str) -> list[str]:
     return [t for t in (title, instruction) if t.strip()]
 
 
+@dataclass(frozen=True)
+class Form:
+    """A normalised text and what the prefilter needs of it: its word count and its figures."""
+
+    text: str
+    words: int
+    figures: frozenset[str]
+
+
+def form(normalised: str) -> Form:
+    """The :class:`Form` of a text already through :func:`normalise`."""
+    words = normalised.split()
+    return Form(normalised, len(words), frozenset(w for w in words if w.isdigit()))
+
+
+def _may_reach(a: Form, b: Form, threshold: float) -> bool:
+    """False only when the pair provably scores below ``threshold`` (then it could change no
+    verdict): an empty text scores 0; the score is at most 100 × √(shorter/longer); texts with
+    other figures are capped at :data:`NUMBER_MISMATCH_CAP`."""
+    if not a.words or not b.words:
+        return False
+    shorter, longer = (a.words, b.words) if a.words <= b.words else (b.words, a.words)
+    if 100.0 * math.sqrt(shorter / longer) < threshold:
+        return False
+    return not (threshold > NUMBER_MISMATCH_CAP and a.figures != b.figures)
+
+
+def best_match(mine: list[Form], theirs: tuple[Form, Form], threshold: float) -> tuple[float, int]:
+    """The best score of a rule's (title, instruction) ``theirs`` against the candidate's texts
+    ``mine``, and which of the two gave it (0 title, 1 instruction; -1 none above 0): the pair
+    loop of :func:`find_similar` — their texts outer, mine inner, the first strictly better
+    score wins — leaving out the pairs that provably score below ``threshold`` (they cannot be
+    the best of a rule that is reported, so every verdict, score and text stays the same)."""
+    best, at = 0.0, -1
+    for number, other in enumerate(theirs):
+        for candidate in mine:
+            if threshold > 0 and not _may_reach(candidate, other, threshold):
+                continue
+            score = score_normalised(candidate.text, other.text)
+            if score > best:
+                best, at = score, number
+    return best, at
+
+
+def candidate_forms(title: str, instruction: str) -> list[Form]:
+    """The candidate rule's texts (the non-blank ones), normalised once."""
+    return [form(normalise(t)) for t in _texts(title, instruction)]
+
+
+def rule_forms(title: str, instruction: str) -> tuple[Form, Form]:
+    """A rule's (title, instruction) normalised (a blank text as ``""``: it scores 0)."""
+    return (
+        form(normalise(title) if title.strip() else ""),
+        form(normalise(instruction) if instruction.strip() else ""),
+    )
+
+
 def find_similar(
     title: str,
     instruction: str,
@@ -196,21 +253,18 @@ def find_similar(
     """Live rules (draft, active, suspended) whose scope meets ``scope`` (equal, above or below;
     ``None`` meets ``None``) and whose title or instruction scores ≥ ``threshold`` against the
     candidate's title or instruction. Best first; ``exclude`` holds ids to skip (the rule itself,
-    rules already declared distinct)."""
+    rules already declared distinct). Each text is normalised once; the rule index's
+    :func:`agentmem.doctrine.drafts.similar_rules` gives the same answer from stored forms."""
     skip = set(exclude)
-    mine = _texts(title, instruction)
+    mine = candidate_forms(title, instruction)
     found: list[Similar] = []
     for rule in rules:
         if rule.id in skip or rule.status not in LIVE_STATUSES:
             continue
         if not scopes_overlap(scope, rule.scope):
             continue
-        best, text = 0.0, ""
-        for theirs in _texts(rule.title, rule.instruction):
-            for candidate in mine:
-                score = similarity(candidate, theirs)
-                if score > best:
-                    best, text = score, theirs
+        best, at = best_match(mine, rule_forms(rule.title, rule.instruction), threshold)
         if best >= threshold:
+            text = (rule.title, rule.instruction)[at] if at >= 0 else ""
             found.append(Similar(rule.id, rule.status, rule.scope, round(best, 1), text))
     return sorted(found, key=lambda s: (-s.score, s.rule_id))

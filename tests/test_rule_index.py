@@ -1,0 +1,282 @@
+"""The rule index (docs/design.md §Rule index), the bounded usage line and its rotation
+(docs/design.md §Context), and the duplicate guard from stored forms
+(docs/design.md §Rule file): same answers as the rules read from their files, only what
+changed read again."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from tests.helpers import invoke
+from tests.helpers.context import rule_text, write_rules
+from typer.testing import CliRunner
+
+from agentmem.delivery.usage import (
+    ROTATED_FILE,
+    USAGE_FILE,
+    RuleUsage,
+    UsageRecord,
+    append_usage,
+    read_usage,
+)
+from agentmem.doctrine import Rule, canonical_text
+from agentmem.doctrine import index as rule_index
+from agentmem.doctrine.drafts import similar_in_index
+from agentmem.doctrine.model import LIVE_STATUSES, DoctrineError, scopes_overlap
+from agentmem.doctrine.parse import load_rules
+from agentmem.doctrine.similar import Similar, find_similar, similarity
+
+
+@pytest.fixture
+def stored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files just written count as settled (the racy window is for real clocks)."""
+    monkeypatch.setattr(rule_index, "RACY_NS", -(10**12))
+
+
+def _write(root: Path, rule_id: str, status: str, scope: str | None, text: str) -> None:
+    (root / "doctrine" / f"{rule_id}.yaml").write_text(
+        rule_text(rule_id, status, scope, text, "Not for public bodies.", None), encoding="utf-8"
+    )
+
+
+def _rows(root: Path) -> dict[str, list[object]]:
+    body = (root / rule_index.INDEX_FILE).read_bytes().partition(b"\n")[2]
+    rows: dict[str, list[object]] = json.loads(body)
+    return rows
+
+
+# -- the index ---------------------------------------------------------------------------------
+
+
+def test_the_index_reads_again_only_the_files_that_changed(memrepo: Path, stored: None) -> None:
+    for n in range(5):
+        _write(memrepo, f"rule-{n}", "draft", "contracts", f"Check clause {n}.")
+    first = rule_index.read_briefs(memrepo)
+    assert sorted(first.parsed) == [f"rule-{n}" for n in range(5)]
+    assert sorted(_rows(memrepo)) == [f"rule-{n}.yaml" for n in range(5)]
+    again = rule_index.read_briefs(memrepo)
+    assert again.parsed == {} and again.briefs == first.briefs
+    # a rule edited (a longer scope: another size, another ctime) is read again, alone
+    _write(memrepo, "rule-2", "draft", "contracts/supply/food", "Check clause 2.")
+    edited = rule_index.read_briefs(memrepo)
+    assert list(edited.parsed) == ["rule-2"]
+    assert [b.scope for b in edited.briefs if b.id == "rule-2"] == ["contracts/supply/food"]
+    assert rule_index.read_briefs(memrepo).parsed == {}
+    # a rule removed leaves the index; a new one enters it
+    (memrepo / "doctrine" / "rule-4.yaml").unlink()
+    _write(memrepo, "rule-9", "active", "hr", "Check clause 9.")
+    moved = rule_index.read_briefs(memrepo)
+    assert list(moved.parsed) == ["rule-9"]
+    assert [b.id for b in moved.briefs] == ["rule-0", "rule-1", "rule-2", "rule-3", "rule-9"]
+    assert sorted(_rows(memrepo)) == [f"rule-{n}.yaml" for n in (0, 1, 2, 3, 9)]
+
+
+def test_a_file_changed_within_the_racy_window_is_not_stored(memrepo: Path) -> None:
+    _write(memrepo, "fresh", "draft", "contracts", "Check clause 1.")
+    _write(memrepo, "other", "draft", "contracts", "Check clause 2.")
+    briefs = rule_index.read_briefs(memrepo)
+    assert [b.id for b in briefs.briefs] == ["fresh", "other"]
+    # ctime cannot be set back: with the real window both are too recent to be stored (a second
+    # change within the same clock tick could keep their key), so both are read again
+    assert not (memrepo / rule_index.INDEX_FILE).exists()
+    assert sorted(rule_index.read_briefs(memrepo).parsed) == ["fresh", "other"]
+
+
+def test_a_damaged_or_foreign_index_is_rebuilt(memrepo: Path, stored: None) -> None:
+    _write(memrepo, "rule-a", "draft", "contracts", "Check clause 1.")
+    good = rule_index.read_briefs(memrepo).briefs
+    path = memrepo / rule_index.INDEX_FILE
+    for damage in (b"not json", b'{"format": 99}\n{}', path.read_bytes().replace(b"rule-a", b"x")):
+        path.write_bytes(damage)
+        again = rule_index.read_briefs(memrepo)
+        assert again.briefs == good and list(again.parsed) == ["rule-a"]
+    assert rule_index.purge(memrepo) == [rule_index.INDEX_FILE] and not path.exists()
+
+
+def test_a_broken_rule_fails_as_the_strict_reader_does(memrepo: Path, stored: None) -> None:
+    _write(memrepo, "good", "draft", "contracts", "Check clause 1.")
+    rule_index.read_briefs(memrepo)
+    (memrepo / "doctrine" / "broken.yaml").write_text("id: broken\nstatus: on\n", encoding="utf-8")
+    (memrepo / "doctrine" / "Bad_Name.yaml").write_text("x", encoding="utf-8")
+    (memrepo / "doctrine" / "link.yaml").symlink_to("good.yaml")
+    briefs = rule_index.read_briefs(memrepo)
+    assert [b.id for b in briefs.briefs] == ["good"]
+    with pytest.raises(DoctrineError) as strict:
+        load_rules(memrepo)
+    with pytest.raises(DoctrineError) as indexed:
+        briefs.raise_first()
+    assert indexed.value.message == strict.value.message
+    assert sorted(_rows(memrepo)) == ["good.yaml"]  # nothing broken is ever stored
+
+
+def test_the_audit_reads_only_the_rules_in_scope(
+    memrepo: Path, runner: CliRunner, stored: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write(memrepo, "in-scope", "draft", "contracts", "Check clause 1.")
+    for n in range(20):
+        _write(memrepo, f"elsewhere-{n}", "draft", "hr/policies", f"Check clause {n}.")
+    assert invoke(runner, "context", "audit", "--scope", "contracts/supply").exit_code == 0
+    read: list[str] = []
+    real = rule_index.read_rule
+
+    def counting(root: Path, rule_id: str) -> Rule:
+        read.append(rule_id)
+        return real(root, rule_id)
+
+    monkeypatch.setattr(rule_index, "read_rule", counting)
+    assert invoke(runner, "context", "audit", "--scope", "contracts/supply").exit_code == 0
+    assert read == ["in-scope"]
+
+
+# -- the usage line ----------------------------------------------------------------------------
+
+
+def _usage(root: Path) -> list[dict[str, object]]:
+    lines = (root / USAGE_FILE).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def test_the_usage_line_does_not_grow_with_the_rules_outside_the_scope(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    write_rules(memrepo)  # 6 rules, 5 of them in scope of contracts/supply
+    assert invoke(runner, "context", "audit", "--scope", "contracts/supply").exit_code == 0
+    for n in range(40):
+        _write(memrepo, f"lease-{n}", "draft" if n % 2 else "archived", "contracts/lease", "x.")
+    assert invoke(runner, "context", "audit", "--scope", "contracts/supply").exit_code == 0
+    few, many = _usage(memrepo)
+    assert few["rules"] == many["rules"] and len(few["rules"]) == 5  # type: ignore[arg-type]
+    assert few["others"] == {"out of scope": 1}
+    assert many["others"] == {"archived": 20, "draft": 20, "out of scope": 1}
+    listed = invoke(runner, "usage", "--last", "1", "--details")
+    assert "2 of 46 rules applied" in listed.stdout
+    assert "    outside the scope, not applied: 20 archived, 20 draft, 1 out of scope" in (
+        listed.stdout
+    )
+
+
+def _record(n: int) -> UsageRecord:
+    rule = RuleUsage("r", 1, "active", "contracts", True, None, False)
+    return UsageRecord(f"r-{n:04d}", "2026-12-01T10:00:00Z", "alice", "admin", "c", (rule,))
+
+
+def test_the_usage_log_rotates_by_size(memrepo: Path) -> None:
+    size = len(json.dumps(_record(0).to_dict(), separators=(",", ":")).encode()) + 1
+    limit = size * 3  # three lines per file
+    for n in range(3):
+        append_usage(memrepo, _record(n), limit=limit)
+    assert not (memrepo / ROTATED_FILE).exists()
+    append_usage(memrepo, _record(3), limit=limit)  # a fourth line would pass the limit
+    assert [r["run_id"] for r in _usage(memrepo)] == ["r-0003"]
+    rotated = (memrepo / ROTATED_FILE).read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["run_id"] for line in rotated] == ["r-0000", "r-0001", "r-0002"]
+    for n in range(4, 8):
+        append_usage(memrepo, _record(n), limit=limit)
+    # the second rotation replaced the first: at most two files of `limit` bytes
+    assert [r.run_id for r in read_usage(memrepo).records] == [f"r-{n:04d}" for n in range(3, 8)]
+    assert all(os.path.getsize(memrepo / f) <= limit for f in (USAGE_FILE, ROTATED_FILE))
+
+
+def test_old_usage_lines_without_counts_still_read(memrepo: Path) -> None:
+    line = _record(1).to_dict()
+    del line["others"]
+    (memrepo / ".agentmem").mkdir(exist_ok=True)
+    (memrepo / USAGE_FILE).write_text(json.dumps(line) + "\n", encoding="utf-8")
+    (record,) = read_usage(memrepo).records
+    assert record.others == () and record.considered == 1
+
+
+# -- the duplicate guard -----------------------------------------------------------------------
+
+TEXTS = [
+    "Never accept a warranty under 24 months",
+    "Do not accept warranties shorter than 24 months",
+    "Never accept a warranty under 12 months",
+    "Twelve-month warranty is acceptable on supply contracts",
+    "A 12-month warranty is acceptable on supply contracts",
+    "Always cc the account manager on supplier escalations",
+    "Always copy the account manager on escalations to suppliers",
+    "Ne jamais accepter une garantie inférieure à 24 mois",
+    "Ne pas accepter de garanties de moins de 24 mois",
+    "use uv",
+    "use uv never pip",
+    "Cap liability at the contract value",
+    "Liability is capped at twice the annual fees",
+    "Never force-push to the main branch",
+    "never force push to main",
+    "Payment terms of 60 days are acceptable for public buyers",
+    "Payment terms of 90 days are acceptable for public buyers",
+    "The the the",
+]
+SCOPES = [None, "contracts", "contracts/supply", "contracts/supply/eu", "hr"]
+STATUSES = ["draft", "active", "suspended", "archived"]
+
+
+def _fixture_rules() -> list[Rule]:
+    rules = []
+    for n, text in enumerate(TEXTS):
+        title = TEXTS[(n * 7 + 3) % len(TEXTS)] if n % 3 else text.split(" ", 2)[-1]
+        rules.append(
+            Rule(
+                f"rule-{n:02d}",
+                title,
+                STATUSES[n % 4],
+                SCOPES[n % 5],
+                text,
+                ("Not for public bodies.",),
+                "",
+                1,
+                "bob",
+                "2026-11-29T10:00:00Z",
+                None,
+                (),
+                None,
+                None,
+                f"doctrine/rule-{n:02d}.yaml",
+            )  # fmt: skip
+        )
+    return rules
+
+
+def _before(
+    title: str, instruction: str, scope: str | None, rules: list[Rule], threshold: float
+) -> list[Similar]:
+    """The duplicate guard as it was: every pair normalised and scored."""
+    mine = [t for t in (title, instruction) if t.strip()]
+    found = []
+    for rule in rules:
+        if rule.status not in LIVE_STATUSES or not scopes_overlap(scope, rule.scope):
+            continue
+        best, text = 0.0, ""
+        for theirs in [t for t in (rule.title, rule.instruction) if t.strip()]:
+            for candidate in mine:
+                score = similarity(candidate, theirs)
+                if score > best:
+                    best, text = score, theirs
+        if best >= threshold:
+            found.append(Similar(rule.id, rule.status, rule.scope, round(best, 1), text))
+    return sorted(found, key=lambda s: (-s.score, s.rule_id))
+
+
+@pytest.mark.parametrize("threshold", [0, 30, 50, 51, 70, 85, 100])
+def test_the_duplicate_guard_gives_the_same_candidates_as_before(
+    memrepo: Path, threshold: int, stored: None
+) -> None:
+    rules = _fixture_rules()
+    for rule in rules:
+        (memrepo / rule.path).write_text(canonical_text(rule), encoding="utf-8")
+    rule_index.read_briefs(memrepo)  # the forms come from the index from now on
+    checked = 0
+    for n, text in enumerate(TEXTS):
+        for scope in SCOPES:
+            title = TEXTS[(n + 5) % len(TEXTS)]
+            candidate = rules[n].with_changes(id="candidate", title=title, instruction=text)
+            candidate = candidate.with_changes(scope=scope)
+            before = _before(title, text, scope, rules, threshold)
+            assert find_similar(title, text, scope, rules, threshold) == before
+            assert similar_in_index(memrepo, candidate, (), threshold) == before
+            checked += len(before)
+    assert checked > (0 if threshold == 100 else 10)  # the fixture set does find duplicates
