@@ -194,6 +194,20 @@ def test_editing_an_active_rule_shows_the_change_before_asking(
 # -- conflicts --------------------------------------------------------------------------------
 
 
+def test_approve_names_five_conflicts_and_counts_the_rest(team: Path, runner: CliRunner) -> None:
+    act(team, "bob")
+    cap = "Cap late-delivery penalties at {} % of the order value."
+    for n in range(1, 9):
+        propose(runner, f"penalty-{n}", cap.format(n * 5), "contracts")
+    act(team, "carol")
+    result = ok(runner, "doctrine", "approve", "penalty-1", "--version", "1")
+    named = [ln for ln in result.stderr.splitlines() if "penalty-1 may contradict" in ln]
+    assert [ln.split("contradict ")[1].split(" ")[0] for ln in named] == [
+        "penalty-2", "penalty-3", "penalty-4", "penalty-5", "penalty-6"
+    ]  # fmt: skip
+    assert "… and 2 more rule(s): agentmem check lists them (doctrine-conflict)" in result.stderr
+
+
 def test_approve_and_check_name_a_rule_that_sets_another_value_or_says_the_opposite(
     team: Path, runner: CliRunner
 ) -> None:

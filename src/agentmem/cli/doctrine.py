@@ -294,6 +294,9 @@ def _pins(rule_ids: list[str], version: int | None) -> list[tuple[str, int | Non
     return pairs
 
 
+_SHOWN_CONFLICTS = 5  # conflicts named before approving; check lists every rule
+
+
 def _show_preview(preview: ApprovalPreview) -> None:
     """What an approval activates: the changes since the last active version (or the whole
     rule), then any rule it conflicts with (a warning: docs/decisions.md)."""
@@ -312,8 +315,11 @@ def _show_preview(preview: ApprovalPreview) -> None:
         )
     for line in preview.changes:
         output.data(line)
-    for conflict in preview.conflicts:
+    for conflict in preview.conflicts[:_SHOWN_CONFLICTS]:
         output.warn(output.esc(f"{rule.id} may contradict {conflict.describe()}"))
+    more = len(preview.conflicts) - _SHOWN_CONFLICTS
+    if more > 0:
+        output.warn(f"… and {more} more rule(s): agentmem check lists them (doctrine-conflict)")
     if preview.conflicts:
         output.info(
             "a conflict is a heuristic: approving does not resolve it; edit or deactivate one of "
