@@ -12,7 +12,7 @@ Roles are ordered ``user < member < admin`` (:data:`RANK`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Literal, Protocol
 
 from agentmem.errors import GovernanceError
@@ -160,6 +160,76 @@ def may_read(actor: Actor, person: str) -> bool:
     return actor.id == person or may(actor.role, READ_OTHERS)
 
 
+# -- governance settings that can be relaxed ----------------------------------------------------
+def _turned_off(old: object, new: object) -> bool:
+    return old is True and new is False
+
+
+def _to_alert(old: object, new: object) -> bool:
+    return old == "suspend" and new == "alert"
+
+
+def _longer(old: object, new: object) -> bool:
+    """More days (None: never) is looser."""
+    if old is None or not isinstance(old, int):
+        return False
+    return new is None or (isinstance(new, int) and new > old)
+
+
+def _higher(old: object, new: object) -> bool:
+    return isinstance(old, int) and isinstance(new, int) and new > old
+
+
+def _fewer(old: object, new: object) -> bool:
+    """A collection that lost a member (roles given doctrine, retired scopes) or a retired
+    scope whose day moved later."""
+    before = (
+        dict(old) if isinstance(old, tuple) and all(isinstance(i, tuple) for i in old) else None
+    )
+    if before is not None and isinstance(new, tuple):
+        after = dict(new)
+        return any(k not in after or str(after[k]) > str(v) for k, v in before.items())
+    return isinstance(old, tuple) and isinstance(new, tuple) and not set(old) <= set(new)
+
+
+RELAXABLE: dict[str, Callable[[object, object], bool]] = {
+    "doctrine.distinct_approver": _turned_off,
+    "doctrine.require_signed": _turned_off,
+    "doctrine.on_review_due": _to_alert,
+    "doctrine.review_days": _longer,
+    "doctrine.duplicate_threshold": _higher,
+    "context.doctrine_for_roles": _fewer,
+    "memory.on_review_due": _to_alert,
+    "memory.retention.declared.review_days": _longer,
+    "memory.retention.declared.expire_days": _longer,
+    "memory.retention.inferred.review_days": _longer,
+    "memory.retention.inferred.expire_days": _longer,
+    "retired_scopes": _fewer,
+}
+"""The governance settings of ``agentmem.yaml`` and when a change relaxes one (``old, new`` →
+True): the distinct-approver rule or required signatures turned off, ``suspend`` turned to
+``alert``, a longer review or expiry period (``null``: never expires), a higher duplicate
+threshold (fewer rules blocked), fewer roles given doctrine, a retired scope dropped or its
+day moved later. ``check --history`` calls such a change a finding unless a second admin
+approved it (:func:`relaxations`; docs/design.md §Check)."""
+
+
+def relaxations(old: Mapping[str, object], new: Mapping[str, object]) -> list[str]:
+    """The :data:`RELAXABLE` settings that ``new`` relaxes compared with ``old`` (both mapping a
+    dotted setting name to its value, defaults filled in), in table order."""
+    return [name for name, looser in RELAXABLE.items() if looser(old.get(name), new.get(name))]
+
+
+APPROVE_SETTINGS = "approve-settings"
+"""The action trailer's value on a second admin's approval of a settings relaxation."""
+
+
+def may_approve_settings(approver: Actor | None, author: str | None) -> bool:
+    """True when ``approver`` may approve a settings change ``author`` made: an admin (the
+    :data:`SETTINGS` action) who is not its author — a relaxation needs two admins."""
+    return approver is not None and may(approver.role, SETTINGS) and approver.id != author
+
+
 SelfApproval = Literal["proposed", "created", "wrote"]
 
 
@@ -204,6 +274,7 @@ PERSON_ONLY: dict[tuple[str, ...], tuple[str, ...] | None] = {
     ("memory", "edit"): None,
     ("memory", "reconfirm"): None,
     ("scope", "retire"): None,
+    ("settings", "approve"): None,
     ("erase",): None,
 }
 """The agentmem commands that decide for the person holding the git identity, which an agent

@@ -69,11 +69,14 @@ REVIEW_DUE = PREFIX + "Review-Due"
 """``old → new`` review date of a reconfirmation."""
 ERASED = PREFIX + "Erased"
 """The class of data an ``agentmem erase`` removed (never the data)."""
+APPROVES = PREFIX + "Approves"
+"""The full id of a commit relaxing a governance setting that a second admin approves
+(``Agentmem-Action: approve-settings``, ``agentmem settings approve``)."""
 
 ALL = (
     ACTION, ACTOR, ROLE, ROUTE, DECISION, PROPOSAL, SESSION, SOURCE, SCOPE, BASIS, SECTION,
     EDITED, JUSTIFICATION, RULE, VERSION, STATUS_FROM, STATUS_TO, DISTINCT_FROM, RESTORED_FROM,
-    REVIEW_DUE, ERASED,
+    REVIEW_DUE, ERASED, APPROVES,
 )  # fmt: skip
 """Every trailer name agentmem writes."""
 

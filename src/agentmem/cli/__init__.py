@@ -92,6 +92,7 @@ SHORT_HELP = {
     "context": "Prompt blocks: chat (your memory), audit (the doctrine).",
     "hook": "Claude Code hooks (session-start, session-end, pre-compact).",
     "scope": "Retire a scope: what was learnt in it goes back to review.",
+    "settings": "Governance settings: a second admin approves relaxing one.",
 }
 
 
@@ -217,6 +218,7 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "context": ("context", True),
     "hook": ("hook", True),
     "scope": ("scope", True),
+    "settings": ("settings", True),
 }
 
 

@@ -113,17 +113,26 @@ def restrict(a: Roles, b: Roles) -> Roles:
 
 @dataclass(frozen=True)
 class Settings:
-    """The ``doctrine`` settings a commit is judged with (read at its parent)."""
+    """The ``doctrine`` settings a commit is judged with (read at its parent). ``notes`` says,
+    per setting name, why it holds its value when a relaxation in the walk decided it: kept
+    strict (``held``: the relaxing commit had no second admin's approval) or relaxed with one
+    (``check.history.walk._relaxations``)."""
 
     require_signed: bool = False
     distinct_approver: bool = True
+    notes: tuple[tuple[str, str], ...] = ()
 
     def join(self, other: Settings) -> Settings:
-        """The stricter of both, setting by setting."""
+        """The stricter of both, setting by setting (the notes of both kept)."""
         return Settings(
             self.require_signed or other.require_signed,
             self.distinct_approver or other.distinct_approver,
+            tuple(dict.fromkeys((*self.notes, *other.notes))),
         )
+
+    def note(self, name: str) -> str | None:
+        """Why setting ``name`` holds its value (see the class), or None."""
+        return next((why for key, why in self.notes if key == name), None)
 
 
 def parse_settings_text(text: str | None) -> Settings:

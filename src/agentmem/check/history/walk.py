@@ -59,15 +59,19 @@ from agentmem.check.history.lineage import (
 )
 from agentmem.config import CONFIG_FILE
 from agentmem.doctrine import Rule, content_sha256, missing_for_activation
+from agentmem.doctrine.settings import governance_values
 from agentmem.errors import AgentmemError
 from agentmem.store.erasures import ERASURES_FILE, lost, parse_record
-from agentmem.store.repo import ROLES_FILE
+from agentmem.store.repo import ROLES_FILE, Person
 
 __all__ = ["HistoryResult", "Roles", "check_history", "parse_roles_text"]
 
 _RULE_PATH = re.compile(r"^doctrine/([^/]+)\.yaml$")
 _OWNED_PATH = re.compile(r"^(?:memories/([^/]+)\.md|inbox/([^/]+)/.+)$")
 APPROVED = ("active", "suspended")
+APPROVE_SETTINGS = gov.APPROVE_SETTINGS
+DISTINCT = "doctrine.distinct_approver"
+SIGNED = "doctrine.require_signed"
 SHAPED_PREFIXES = ("doctrine/", "memories/", "inbox/")
 LINK_FREE = ("doctrine", "memories", "inbox")
 BASE_TRAILERS = tr.REQUIRED
@@ -89,7 +93,7 @@ def _wanted(commits: list[CommitRecord], ids: dict[str, str | None]) -> set[str]
             path = change.path
             if (
                 _RULE_PATH.match(path)
-                or path in (ROLES_FILE, ERASURES_FILE)
+                or path in (ROLES_FILE, ERASURES_FILE, CONFIG_FILE)
                 or (erase and _OWNED_PATH.match(path))
             ):
                 wanted.update(o for o in (*change.olds, change.new) if o)
@@ -113,12 +117,13 @@ def check_history(
     ids = gitread.ids_at_commits(root, commits, (ROLES_FILE, CONFIG_FILE), [since] if since else [])
     blobs = Blobs(gitread.blobs(root, _wanted(commits, ids)))
     walk = Walk(commits, ids, blobs, Settings(require_signed, distinct_approver), since)
+    relaxed = _relaxations(commits, walk, blobs)
     origins = Origins(blobs)
     findings: list[Finding] = []
     to_sign: dict[str, tuple[CommitRecord, Standing, tuple[str, str]]] = {}
     for commit in commits:
         standing = walk.standing(commit)
-        judge = _Judge(commit, standing, blobs, origins)
+        judge = _Judge(commit, standing, blobs, origins, relaxed.get(commit.sha))
         findings += judge.run()
         if standing.settings.require_signed and judge.signed_reason:
             to_sign[commit.sha] = (commit, standing, judge.signed_reason)
@@ -132,6 +137,98 @@ def check_history(
         findings.append(Finding(path, 1, ERROR, "history-path-case", message, commit.sha))
     findings += erasures.check_erasures(root, commits, blobs.texts, since)
     return HistoryResult(findings, len(commits))
+
+
+@dataclass(frozen=True)
+class Relaxed:
+    """A commit that relaxes governance settings (``names``, :data:`governance.RELAXABLE`),
+    and the second admin's approval of it (``approved``: person and commit), if any."""
+
+    names: tuple[str, ...]
+    approved: tuple[str, str] | None
+
+
+def _approvals(
+    commits: list[CommitRecord], walk: Walk, blobs: Blobs
+) -> dict[str, list[tuple[Person, str]]]:
+    """Relaxing commit id → ``(approver, approval commit)`` for every commit carrying
+    ``Agentmem-Action: approve-settings`` and ``Agentmem-Approves: <commit id>``; the approver
+    is the author as a person in ``roles.yaml`` at the approval's parent."""
+    found: dict[str, list[tuple[Person, str]]] = {}
+    for commit in commits:
+        if commit.trailer(tr.ACTION) != APPROVE_SETTINGS:
+            continue
+        roles = blobs.roles_of(walk.at(commit.parents[0] if commit.parents else None)[0])
+        person = roles.by_email(commit.author_email)
+        if person is None or commit.sha in walk.tainted:
+            continue
+        for target in commit.trailers.get(tr.APPROVES, []):
+            found.setdefault(target.strip().lower(), []).append((person, commit.sha))
+    return found
+
+
+def _relaxations(commits: list[CommitRecord], walk: Walk, blobs: Blobs) -> dict[str, Relaxed]:
+    """Every commit of the walk that relaxes a governance setting of ``agentmem.yaml``
+    (compared with each parent's file), with its approval by a second admin if any; and, as
+    a side effect, the settings each such ``agentmem.yaml`` version is judged with: a
+    relaxation without approval does not count (the setting keeps its value from before), one
+    with approval does, and both leave a note naming the commits (:class:`Settings`)."""
+    approvals = _approvals(commits, walk, blobs)
+    values: dict[str | None, dict[str, object]] = {}
+    notes: dict[str | None, dict[str, tuple[bool, str]]] = {}
+
+    def parsed(oid: str | None) -> dict[str, object]:
+        if oid not in values:
+            values[oid] = governance_values(blobs.texts.get(oid) if oid else None)
+        return values[oid]
+
+    effective: dict[str | None, dict[str, object]] = {}
+    found: dict[str, Relaxed] = {}
+    for commit in commits:
+        for change in commit.changes:
+            if change.path != CONFIG_FILE or change.new is None:
+                continue
+            roles_id, _ = walk.at(commit.parents[0] if commit.parents else None)
+            roles = blobs.roles_of(roles_id)
+            if not roles.exists and change.old is None:
+                continue  # the repository's first settings: the trust root
+            new = parsed(change.new)
+            olds = list(change.olds or (change.old,))
+            names = [n for n in gov.relaxations(parsed(olds[0]), new)
+                     if all(n in gov.relaxations(parsed(o), new) for o in olds[1:])]  # fmt: skip
+            author = roles.by_email(commit.author_email)
+            approved = None
+            for person, sha in approvals.get(commit.sha, []):
+                if gov.may_approve_settings(person, author.id if author else None):
+                    approved = (person.id, sha)
+                    break
+            base = effective.get(change.old, parsed(change.old))
+            kept = dict(new)
+            kept_notes: dict[str, tuple[bool, str]] = {}
+            for name, (held, why) in notes.get(change.old, {}).items():
+                if new[name] == parsed(change.old)[name]:  # unchanged here: the note stays
+                    kept_notes[name] = (held, why)
+                    if held:
+                        kept[name] = base[name]
+            for name in names:
+                if approved:
+                    why = (f"relaxed by commit {commit.sha[:10]}, approved by {approved[0]} in "
+                           f"{approved[1][:10]}")  # fmt: skip
+                    kept_notes[name] = (False, why)
+                else:
+                    why = f"relaxed by commit {commit.sha[:10]} without a second admin's approval"
+                    kept_notes[name] = (True, why)
+                    kept[name] = base[name]
+            if names:
+                found[commit.sha] = Relaxed(tuple(names), approved)
+            effective[change.new] = kept
+            notes[change.new] = kept_notes
+            blobs.settings[change.new] = Settings(
+                bool(kept["doctrine.require_signed"]),
+                bool(kept["doctrine.distinct_approver"]),
+                tuple((name, why) for name, (_held, why) in kept_notes.items()),
+            )
+    return found
 
 
 def _signature_findings(
@@ -178,8 +275,9 @@ class _Judge:
     """The verdict on one commit."""
 
     def __init__(self, commit: CommitRecord, standing: Standing, blobs: Blobs,
-                 origins: Origins) -> None:  # fmt: skip
+                 origins: Origins, relaxed: Relaxed | None = None) -> None:  # fmt: skip
         self.commit = commit
+        self.relaxed = relaxed
         self.standing = standing
         self.roles = standing.roles
         self.blobs = blobs
@@ -327,7 +425,17 @@ class _Judge:
             return  # the repository's first settings: nobody to ask yet
         what = f"changes {change.path}"
         self.need_sign(change.path, what)
-        self.require(change.path, gov.SETTINGS, what)
+        if not self.require(change.path, gov.SETTINGS, what):
+            return
+        if change.path == CONFIG_FILE and self.relaxed and not self.relaxed.approved:
+            names = ", ".join(self.relaxed.names)
+            me = self.author.id if self.author else "its author"
+            self.fail(change.path, "history-settings-relaxed",
+                      f"relaxes the governance setting(s) {names} without a second admin's "
+                      f"approval (a commit by another admin than {me} carrying "
+                      f"{tr.ACTION}: {APPROVE_SETTINGS} and {tr.APPROVES}: {self.commit.sha}, "
+                      "e.g. agentmem settings approve); until then history judges with the "
+                      "stricter value")  # fmt: skip
 
     # -- rules ----------------------------------------------------------------------------------
     def rule_change(self, change: Change) -> None:
@@ -392,7 +500,10 @@ class _Judge:
     def excluded(self, change: Change, rule: Rule, creator: str | None) -> str | None:
         """Why the author may not approve ``rule`` (distinct_approver), or None."""
         me = self.author.id if self.author else None
-        if not self.distinct_approver or me is None or change.new is None:
+        if me is None or change.new is None:
+            return None
+        if not self.distinct_approver:
+            self.relaxed_approval(change, rule, creator)
             return None
         new = change.new
         why = gov.self_approval(
@@ -411,6 +522,23 @@ class _Judge:
         if why == "wrote":
             return f"{me} wrote its current content (an admin who did not write it must approve)"
         return None
+
+    def relaxed_approval(self, change: Change, rule: Rule, creator: str | None) -> None:
+        """Name an approval the distinct-approver rule would have refused, made while a
+        relaxation of it in the walk holds (a warning: the relaxation was approved)."""
+        note = self.standing.settings.note(DISTINCT)
+        me = self.author.id if self.author else None
+        if note is None or me is None or change.new is None:
+            return
+        new = change.new
+        why = gov.self_approval(me, proposed_by=rule.proposed_by, created_by=creator,
+                                wrote=lambda: self.origins.writer(change.path, new))  # fmt: skip
+        if why is None:
+            return
+        did = {"proposed": "proposed", "created": "created", "wrote": "wrote the content of"}[why]
+        self.fail(change.path, "history-relaxed-approval",
+                  f"approves rule '{rule.id}', which {me} {did}: allowed only because "
+                  f"{DISTINCT} is false ({note})", WARNING)  # fmt: skip
 
     def reconfirm(self, change: Change, creator: str | None) -> None:
         before = self.blobs.rule(change.old, change.path)
@@ -443,7 +571,15 @@ class _Judge:
         assert self.author is not None
         why = None if resume else self.excluded(change, rule, creator)
         if why:
-            self.fail(path, "history-self-approval", f"{what}, but {why}")
+            held = self.standing.settings.note(DISTINCT) or ""
+            held = f"; {DISTINCT}: false does not count, {held}" if "without" in held else ""
+            self.fail(path, "history-self-approval", f"{what}, but {why}{held}")
+        elif not self.standing.settings.require_signed:
+            note = self.standing.settings.note(SIGNED)
+            if note is not None:
+                self.fail(path, "history-relaxed-approval",
+                          f"{what} while {SIGNED} is false ({note}): no signature was asked for",
+                          WARNING)  # fmt: skip
         missing = missing_for_activation(rule)
         if missing:
             self.fail(path, "history-incomplete", f"{what}, but it has no {', no '.join(missing)}")
