@@ -27,7 +27,7 @@ from agentmem.harvest.queue import (
     read_queue,
     record_harvested,
 )
-from agentmem.harvest.run import HarvestResult, harvest_session
+from agentmem.harvest.run import HarvestResult, harvest_session, refusals
 from agentmem.harvest.transcripts import (
     DEFAULT_MAX_TRANSCRIPT_MB,
     Transcript,
@@ -122,8 +122,16 @@ def harvest_jobs(
                     on_failure(job, exc)
                 continue
             ids = [i for i in (job.queued, transcript.session_id) if i is not None]
+            refused, invalid = refusals(result.rejected)
             record_harvested(
-                repo.root, ids, str(job.path), actor.id, len(result.kept), result.commit
+                repo.root,
+                ids,
+                str(job.path),
+                actor.id,
+                len(result.kept),
+                result.commit,
+                refused,
+                invalid,
             )
             done.update(ids)
             batch.results.append(result)

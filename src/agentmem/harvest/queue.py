@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,6 +88,10 @@ class HarvestRecord:
     proposals: int
     commit: str | None
     forgotten: bool = False
+    #: proposals the guard refused, by the class of its finding (``secret``, ``injection`` …)
+    refused: dict[str, int] = field(default_factory=dict)
+    #: proposals refused for another reason (schema, section, target, repeats, budget).
+    invalid: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -246,11 +250,23 @@ def record_harvested(
     actor: str,
     proposals: int,
     commit: str | None,
+    refused: dict[str, int] | None = None,
+    invalid: int = 0,
 ) -> None:
-    """Mark sessions as harvested (a queued id and the transcript's own id may differ)."""
+    """Mark sessions as harvested (a queued id and the transcript's own id may differ), with
+    what was refused (``agentmem stats``), on the first id only (one session, one count)."""
     stamp = _now()
-    for sid in dict.fromkeys(session_ids):
-        record = HarvestRecord(sid, transcript_path, stamp, actor, proposals, commit)
+    for n, sid in enumerate(dict.fromkeys(session_ids)):
+        record = HarvestRecord(
+            sid,
+            transcript_path,
+            stamp,
+            actor,
+            proposals,
+            commit,
+            refused=dict(refused or {}) if n == 0 else {},
+            invalid=invalid if n == 0 else 0,
+        )
         _append_line(root / LOCAL_DIR / HARVESTED_FILE, record.to_dict())
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,30 @@ class Rejection:
     index: int
     label: str
     reason: str
+    #: the guard's codes when the guard refused it (``secret:github``, ``injection`` …).
+    codes: tuple[str, ...] = ()
+
+
+_GUARD_CODE = re.compile(r"refused: ([a-z][a-z0-9_.-]*)|; ([a-z][a-z0-9_.-]*)(?::\S+)? at \d+")
+
+
+def guard_codes(message: str) -> tuple[str, ...]:
+    """The classes of the findings a guard refusal names (``…: refused: <code> at <offset>: …;
+    <code> at …``; ``secret:github`` → ``secret``)."""
+    return tuple(dict.fromkeys(a or b for a, b in _GUARD_CODE.findall(message)))
+
+
+def refusals(rejected: list[Rejection]) -> tuple[dict[str, int], int]:
+    """``({guard code class: proposals}, other invalid proposals)`` of a harvest: what
+    ``harvested.jsonl`` keeps for ``agentmem stats``."""
+    by_reason: dict[str, int] = {}
+    invalid = 0
+    for item in rejected:
+        if not item.codes:
+            invalid += 1
+        for reason in item.codes:
+            by_reason[reason] = by_reason.get(reason, 0) + 1
+    return by_reason, invalid
 
 
 @dataclass
@@ -267,7 +292,10 @@ def _validate_and_write(
                     hint="write the preference in your own words",
                 )
         except GuardError as exc:
-            result.rejected.append(Rejection(index, _label(raw), str(exc)))
+            reason = str(exc)
+            result.rejected.append(
+                Rejection(index, _label(raw), reason, guard_codes(reason) or ("guard",))
+            )
             continue
         except AgentmemError as exc:
             reason = str(exc).removeprefix(f"proposal {index}: ")
