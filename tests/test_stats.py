@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from tests.helpers import DATA, git, invoke, set_identity
-from tests.helpers.context import add_person, write_rules
+from tests.helpers.context import add_person, rule_text, write_rules
 from typer.testing import CliRunner
 
 from agentmem import trailers as tr
@@ -128,7 +128,7 @@ def test_an_admin_sees_everyone_a_member_their_own_and_both_the_team(
     assert data["team"]["proposals"]["rejected"] == 2
     assert data["team"]["entries"]["total"] == 3
     assert data["team"]["fill"]["files"] == 2
-    assert data["team"]["conflicts"] == {"flagged": 0, "resolved": None}
+    assert data["team"]["conflicts"] == {"flagged": 0, "doctrine_rules": 0, "resolved": None}
     # this week's column holds everything done today
     assert data["weeks"][-1] <= date.today().isoformat()
     assert data["team"]["trend"]["accepted"][-1] == 4  # every accept, edited or not
@@ -177,7 +177,15 @@ def test_expired_entries_contradictions_and_erasures_are_counted(
         "\n## Priorities & scope\n\n## Recurring patterns\n\n## Rule dependencies\n",
         encoding="utf-8",
     )
-    git(memrepo, "add", "memories/alice.md")
+    for rule_id, instruction in (
+        ("warranty-short", "Accept warranties under 24 months."),
+        ("warranty-never-short", "Never accept warranties under 24 months."),
+    ):
+        (memrepo / "doctrine" / f"{rule_id}.yaml").write_text(
+            rule_text(rule_id, "draft", "contracts/supply", instruction, "Not for leases.", None),
+            encoding="utf-8",
+        )
+    git(memrepo, "add", "memories/alice.md", "doctrine")
     git(memrepo, "commit", "-qm", "by hand")
     monkeypatch.setenv("AGENTMEM_TODAY", "2026-12-01")
     data = _stats(runner)
@@ -192,6 +200,7 @@ def test_expired_entries_contradictions_and_erasures_are_counted(
         "undated": 1,
     }
     assert alice["conflicts"]["flagged"] == 1
+    assert data["team"]["conflicts"] == {"flagged": 1, "doctrine_rules": 2, "resolved": None}
     add_person(memrepo, "bob", "bob@example.com", "member")
     # what agentmem erase commits (the rewrite itself is tests/test_erase.py's)
     message = tr.message(

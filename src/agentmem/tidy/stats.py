@@ -16,8 +16,10 @@ Sources:
 - ``.agentmem/usage.jsonl`` (this clone): doctrine audits, rules applied, rules not applied by
   reason; chat blocks given.
 
-Conflicts are counted as they exist: contradicting pairs in the files now. No conflict is
-recorded when it is resolved, so "resolved" is reported as unknown (None) with a note.
+Conflicts are counted as they exist: contradicting pairs in the memory files now, and the live
+doctrine rules that conflict with another now (``check``'s ``doctrine-conflict``, team only).
+No conflict is recorded when it is resolved, so "resolved" is reported as unknown (None) with a
+note.
 
 Who sees what (``governance.may_read``): a person sees their own figures and the team's totals;
 an admin sees everyone's. Trends are counted per week (Monday first), oldest first.
@@ -34,6 +36,8 @@ from typing import Any
 from agentmem import governance
 from agentmem import trailers as tr
 from agentmem.delivery.usage import read_chats, read_usage
+from agentmem.doctrine.conflicts import conflicts_among, profile
+from agentmem.doctrine.parse import load_rules_and_errors
 from agentmem.errors import AgentmemError, GovernanceError
 from agentmem.harvest.queue import HARVESTED_FILE, LOCAL_DIR
 from agentmem.memory.file import budget_status, parse_memory
@@ -46,7 +50,8 @@ SERIES = ("accepted", "rejected", "refused", "audits", "chats")
 WEEKS = 8
 NO_RESOLUTION = (
     "conflicts: 'flagged' counts the contradicting pairs in the memory files now (tidy's "
-    "detector); a resolution is not recorded anywhere yet, so 'resolved' is unknown"
+    "detector) and 'doctrine_rules' the live rules in conflict now (check's doctrine-conflict); "
+    "a resolution is not recorded anywhere yet, so 'resolved' is unknown"
 )
 
 
@@ -66,6 +71,7 @@ class Figures:
     refused: Counter[str] = field(default_factory=Counter)
     invalid: int = 0
     conflicts: int = 0
+    rule_conflicts: int = 0
     reconfirmed: int = 0
     corrected: int = 0
     erasures: int = 0
@@ -101,7 +107,11 @@ class Figures:
                 "refused_by_guard": dict(sorted(self.refused.items())),
                 "invalid": self.invalid,
             },
-            "conflicts": {"flagged": self.conflicts, "resolved": None},
+            "conflicts": {
+                "flagged": self.conflicts,
+                "doctrine_rules": self.rule_conflicts,
+                "resolved": None,
+            },
             "entries_reconfirmed": self.reconfirmed,
             "entries_corrected": self.corrected,
             "erasures": self.erasures,
@@ -328,6 +338,9 @@ def collect(repo: Repository, actor: Person, person: str | None, today: date) ->
     _harvests(repo, all_figures, team, weeks)
     _usage(repo, all_figures, team, weeks)
     files = [f.fill for f in all_figures.values() if f.fill]
+    rules, _broken = load_rules_and_errors(repo.root)
+    profiles = [p for p in (profile(r) for r in rules) if p is not None]
+    team.rule_conflicts = len(conflicts_among(profiles))
     for figures in all_figures.values():
         team.entries += figures.entries
         team.basis.update(figures.basis)
