@@ -8,10 +8,10 @@ version the walk sees, so deleting it does not help):
 - ``history-erased-commit``: a commit the record lists (the first commits an erase rewrote) is
   in the walk — the old history is back; the merge that brought it back is named too;
 - ``history-erased-value``: a commit that is not an ancestor of the erase that recorded a value
-  holds that value (its tokens, in any case or form) in a file it commits, a path or its
-  message. Ancestors of that erase were rewritten by it, so only what came after, or from
-  elsewhere, is read: two git processes, only when the record holds a value; none at all when
-  a whole walk never touched the record.
+  adds that value (its tokens, in any case or form) in the lines it adds to a file, a path or
+  its message (a merge: what it brings in against its first parent). Ancestors of that erase were rewritten by it, so only what came after, or from
+  elsewhere, is read: one ``git log -p -U0`` over those commits, only when the record holds a
+  value; no git process at all when a whole walk never touched the record.
 
 No message quotes the value; a value found in a file name is reported on ``erasures.yaml``.
 """
@@ -152,11 +152,8 @@ def _values(
     by_sha = {c.sha: c for c in commits}
     findings: list[Finding] = []
     messages, changes = _read(root, suspects)
-    blob_text = _blobs(root, {oid for found in changes.values() for _p, oid in found})
     for sha in suspects:
-        hit = _first_hit(
-            matchers, clean, sha, messages.get(sha, ""), changes.get(sha, []), blob_text
-        )
+        hit = _first_hit(matchers, clean, sha, messages.get(sha, ""), changes.get(sha, []))
         if hit is None:
             continue
         where, erasure = hit
@@ -164,7 +161,7 @@ def _values(
         path = where if where not in ("", "\0name") else ERASURES_FILE
         place = {"": "in its message", "\0name": "in a file name"}.get(where, "")
         message = (
-            f"commit {sha[:10]} by {commit.who} holds a value that {_when(erasure)} removed"
+            f"commit {sha[:10]} by {commit.who} brings back a value that {_when(erasure)} removed"
             f"{' ' + place if place else ''}: remove it (or drop the commit) before it is "
             "published"
         )
@@ -177,13 +174,12 @@ def _first_hit(
     clean: dict[str, set[str]],
     sha: str,
     message: str,
-    found: list[tuple[str, str]],
-    blob_text: dict[str, str],
+    added: list[tuple[str, str]],
 ) -> tuple[str, Erasure] | None:
-    """(where, erasure): ``""`` the message, ``"\\0name"`` a path, else the file's path."""
+    """(where, erasure): ``""`` the message, NUL + ``name`` a path, else the file's path."""
     places: list[tuple[str, str]] = [("", message)]
-    places += [("\0name", path) for path, _oid in found]
-    places += [(path, blob_text.get(oid, "")) for path, oid in found]
+    places += [("\0name", path) for path, _text in added]
+    places += added
     for where, text in places:
         for matcher in matchers:
             for value, erasure in matcher.find_all(text):
@@ -193,56 +189,31 @@ def _first_hit(
 
 
 def _read(root: Path, shas: list[str]) -> tuple[dict[str, str], dict[str, list[tuple[str, str]]]]:
-    """Messages and ``(path, new blob id)`` of each commit (a merge against its first parent:
-    what it brings into the line)."""
+    """Each commit's message and, per file it changes, the path and the lines it ADDS (a merge
+    against its first parent: what it brings into the line). What a commit adds is what it
+    brings: a value already in its parent came from an earlier commit, judged on its own. One
+    ``git log -p -U0`` process; binary files are not read."""
     out = gitio.run_git_bytes(
         root,
-        ["log", "--no-walk=unsorted", "--stdin", "-z", "--raw", "--no-abbrev", "--no-renames",
-         "--root", "--diff-merges=first-parent", "--format=%x01%H%x00%B"],
+        ["-c", "core.quotePath=false", "log", "--no-walk=unsorted", "--stdin", "-p", "-U0",
+         "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--root",
+         "--diff-merges=first-parent", "--format=%x01%H%n%B%x02"],
         input_bytes="".join(f"{s}\n" for s in shas).encode(),
-    )  # fmt: skip
+    ).decode("utf-8", "replace")  # fmt: skip
     messages: dict[str, str] = {}
     changes: dict[str, list[tuple[str, str]]] = {}
-    tokens = out.split(b"\0")
-    current = ""
-    i = 0
-    while i < len(tokens):
-        token = tokens[i].lstrip(b"\n")
-        if token.startswith(b"\x01"):
-            current = token[1:].decode().strip()
-            messages[current] = (
-                tokens[i + 1].decode("utf-8", "replace") if i + 1 < len(tokens) else ""
-            )
-            changes.setdefault(current, [])
-            i += 2
-            continue
-        if token.startswith(b":") and i + 1 < len(tokens):
-            fields = token.decode().split()
-            path = tokens[i + 1].decode("utf-8", "surrogateescape")
-            new, mode = (fields[3], fields[1]) if len(fields) >= 5 else ("0", "")
-            if not set(new) <= {"0"} and mode != "160000" and path != ERASURES_FILE:
-                changes[current].append((path, new))
-            i += 2
-            continue
-        i += 1
+    for chunk in out.split("\x01")[1:]:
+        sha, _nl, rest = chunk.partition("\n")
+        message, _sep, patch = rest.partition("\x02")
+        messages[sha] = message
+        files: list[tuple[str, list[str]]] = []
+        for line in patch.split("\n"):
+            if line.startswith("+++ "):
+                path = line[4:].rstrip("\t").removeprefix("b/")
+                files.append((path, []) if path != "/dev/null" else ("", []))
+            elif line.startswith("+") and files:
+                files[-1][1].append(line[1:])
+        changes[sha] = [
+            (path, "\n".join(lines)) for path, lines in files if path and path != ERASURES_FILE
+        ]
     return messages, changes
-
-
-def _blobs(root: Path, oids: set[str]) -> dict[str, str]:
-    if not oids:
-        return {}
-    out = gitio.run_git_bytes(
-        root, ["cat-file", "--batch"], input_bytes="".join(f"{o}\n" for o in sorted(oids)).encode()
-    )
-    texts: dict[str, str] = {}
-    pos = 0
-    while pos < len(out):
-        end = out.index(b"\n", pos)
-        fields = out[pos:end].decode().split()
-        if len(fields) != 3:  # "<oid> missing"
-            pos = end + 1
-            continue
-        size = int(fields[2])
-        texts[fields[0]] = out[end + 1 : end + 1 + size].decode("utf-8", "replace")
-        pos = end + 2 + size
-    return texts
