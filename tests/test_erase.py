@@ -518,3 +518,24 @@ def test_a_memory_entry_keeps_its_record_and_the_file_its_shape(
     shown = invoke(runner, "memory", "show")
     assert shown.exit_code == 0 and "***REMOVED*** reports go to the board first." in shown.stdout
     assert invoke(runner, "check", "--history").exit_code == 0
+
+
+def test_a_renamed_path_never_takes_an_existing_name() -> None:
+    from agentmem.sync.scrub import Scrubber, rename_map, rule_ids
+
+    paths = {
+        "doctrine/escalate-to-dave-chen.yaml",
+        "doctrine/escalate-to-removed.yaml",
+        "notes/Dave Chen.md",
+        "README.md",
+    }
+    renames = rename_map(Scrubber("Dave Chen"), paths)
+    assert renames == {
+        "doctrine/escalate-to-dave-chen.yaml": "doctrine/escalate-to-removed-2.yaml",
+        "notes/Dave Chen.md": "notes/removed.md",
+    }
+    scrubber = Scrubber("Dave Chen", renames, rule_ids(renames))
+    assert (
+        scrubber.message("doctrine(escalate-to-dave-chen): approve v1\n\nAsk dave chen.\n")
+        == "doctrine(escalate-to-removed-2): approve v1\n\nAsk ***REMOVED***.\n"
+    )

@@ -137,6 +137,8 @@ class Scrubber:
 
     def _walk(self, value: Any, key: str = "") -> Any:
         if isinstance(value, str):
+            if value in self.ids:  # a rule id (a proposal's target): the renamed id
+                return self.ids[value]
             return self.string(value, slug=key in _SLUG_KEYS)
         if isinstance(value, dict):
             return {k: self._walk(v, str(k)) for k, v in value.items()}
