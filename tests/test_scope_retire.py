@@ -205,3 +205,21 @@ def test_retired_scopes_in_the_settings_are_checked(memrepo: Path, runner: CliRu
     result = invoke(runner, "memory", "show")
     assert result.exit_code == 1
     assert "retired_scopes: 'contracts/supply': expected a scope" in result.stderr
+
+
+def test_an_agent_may_not_retire_a_scope_but_may_read_stats() -> None:
+    from agentmem.delivery.toolgate import decide
+
+    payload = {
+        "session_id": "0b5b3c1e-1111-4222-8333-944455556666",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": "/tmp",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "agentmem scope retire contracts/supply"},
+    }
+    denied = json.loads(decide(json.dumps(payload)))["hookSpecificOutput"]
+    assert denied["permissionDecision"] == "deny"
+    assert "'agentmem scope retire' decides for the person" in denied["permissionDecisionReason"]
+    payload["tool_input"] = {"command": "agentmem stats --format json"}
+    assert decide(json.dumps(payload)) == ""

@@ -99,6 +99,7 @@ def _stats(runner: CliRunner, *args: str) -> dict:
     return json.loads(_ok(runner, "stats", "--format", "json", *args))
 
 
+@pytest.mark.slow  # about twenty commands and commits to set up
 def test_an_admin_sees_everyone_a_member_their_own_and_both_the_team(
     team: Path, runner: CliRunner
 ) -> None:
