@@ -20,6 +20,8 @@ Builds a fresh memory repository in a temporary folder (identity Alice Martin, a
 - a proposal Bob commits into Alice's inbox, one changed after its commit, a junk file he
   plants (Alice's own review must go on); ``review --interactive`` at end of input; a refused
   ``memory edit`` (no scratch copy left); ``doctrine approve`` under a future ``AGENTMEM_TODAY``;
+- approvals pinned to the version read: a rule edited after the admin read it, an approve that
+  names no version, ``doctrine edit --limit`` (adds, never silently replaces);
 - faults: a process killed at each step of a write (``AGENTMEM_TEST_CRASH_AT``), then any command;
 - erase (each case in a repository of its own, with a bare remote): a stale clone that merges the
   rewritten history back (pull, ``-s ours``, then ``sync``), a text given in another letter
@@ -84,6 +86,18 @@ def git(root: Path, *args: str) -> str:
     ).stdout.strip()
 
 
+def head_of(root: Path) -> str:
+    """HEAD's commit id read from ``.git`` (no git process: some 900 cases ask for it)."""
+    dot = root / ".git"
+    ref = (dot / "HEAD").read_text(encoding="utf-8").strip()
+    if not ref.startswith("ref: "):
+        return ref
+    loose = dot / ref[5:]
+    if loose.is_file():
+        return loose.read_text(encoding="utf-8").strip()
+    return git(root, "rev-parse", "HEAD")  # a packed ref
+
+
 def sensitive(text: str, generated: list[str]) -> list[str]:
     found = guard.scan(text, kind="file")
     spans = [text[f.start : f.end] for f in found if f.code.startswith(("secret:", "pii:"))]
@@ -104,6 +118,7 @@ class Bench:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.cases = 0  # numbers the files a case writes beside the repository
+        self.checked: tuple[str, bytes] | None = None  # the state intact() last found intact
         self.runner = CliRunner()
         self.tallies: dict[str, Tally] = {}
 
@@ -112,19 +127,28 @@ class Bench:
         return result.exit_code, result.stdout + result.stderr
 
     def intact(self) -> bool:
+        """The committed memory still holds KEPT and ``memory show`` reads it. Checked again
+        only when HEAD or the file moved since the last check that passed (same state, same
+        answer: it spares a git process to most cases)."""
+        memfile = self.root / "memories/alice.md"
+        state = (head_of(self.root), memfile.read_bytes() if memfile.is_file() else b"")
+        if state == self.checked:
+            return True
         try:
             shown = git(self.root, "show", "HEAD:memories/alice.md")
         except subprocess.CalledProcessError:
             return False
         code, out = self.invoke("memory", "show")
-        return KEPT in shown and code == 0 and KEPT in out
+        ok = KEPT in shown and code == 0 and KEPT in out
+        self.checked = state if ok else None
+        return ok
 
     def record(
         self, family: str, name: str, values: list[str], run: Callable[[], tuple[bool, str]]
     ) -> None:
         tally = self.tallies.setdefault(family, Tally())
         tally.tried += 1
-        head = git(self.root, "rev-parse", "HEAD")
+        head = head_of(self.root)
         ok, said = run()
         if ok:
             tally.refused += 1
@@ -137,15 +161,15 @@ class Bench:
         if not self.intact():
             tally.lost += 1
             tally.failures.append(f"{family}: {name}: data lost")
-        if git(self.root, "rev-parse", "HEAD") != head:
+        if head_of(self.root) != head:
             git(self.root, "reset", "-q", "--hard", head)  # keep cases independent
 
     def refused(self, *args: str, stdin: str | None = None) -> Callable[[], tuple[bool, str]]:
         def run() -> tuple[bool, str]:
-            head = git(self.root, "rev-parse", "HEAD")
+            head = head_of(self.root)
             code, out = self.invoke(*args, stdin=stdin)
             ok = code in (1, 2) and "unexpected error" not in out
-            return ok and git(self.root, "rev-parse", "HEAD") == head, out
+            return ok and head_of(self.root) == head, out
 
         return run
 
@@ -203,13 +227,13 @@ def replayed(bench: Bench) -> None:
             answer.write_text(proposals, encoding="utf-8")
             session = bench.root.parent / f"session-{bench.cases}.{'jsonl' if transcript else 'md'}"
             session.write_text(transcript or f"User: case {bench.cases}\n", encoding="utf-8")
-            head = git(bench.root, "rev-parse", "HEAD")
+            head = head_of(bench.root)
             inbox = bench.invoke("inbox", "--format", "json")[1]
             code, out = bench.invoke(
                 "harvest", str(session), "--provider", "replay", "--proposals", str(answer)
             )
             ok = code == 1 and expect in out and "unexpected error" not in out
-            unchanged = git(bench.root, "rev-parse", "HEAD") == head
+            unchanged = head_of(bench.root) == head
             return ok and unchanged and bench.invoke("inbox", "--format", "json")[1] == inbox, out
 
         return run
@@ -436,16 +460,64 @@ def smaller(bench: Bench) -> None:
             "--scope", "contracts/supply", "--limit", "Not for licences.",
         )  # fmt: skip
         act(bench, "alice")
-        head = git(bench.root, "rev-parse", "HEAD")
+        head = head_of(bench.root)
         os.environ["AGENTMEM_TODAY"] = "2099-01-01"
         try:
             code2, out2 = bench.invoke("doctrine", "approve", "warranty-floor", "--version", "1")
         finally:
             del os.environ["AGENTMEM_TODAY"]
         ok = code == 0 and code2 == 1 and "never dated in the future" in out2
-        return ok and git(bench.root, "rev-parse", "HEAD") == head, out + out2
+        return ok and head_of(bench.root) == head, out + out2
 
     bench.record("smaller refusals", "approval dated in the future", [], future_approval)
+
+
+def approvals(bench: Bench) -> None:
+    """Approval pinned to what the admin read: a rule that moved on after she read it, an
+    approve that names no version, an edit that would silently replace every limit."""
+    first, second = "Cap penalties at 10 % of the order.", "Cap penalties at 20 % of the order."
+
+    def bob_proposes(rule_id: str) -> None:
+        act(bench, "bob")
+        code, out = bench.invoke(
+            "doctrine", "propose", "--id", rule_id, "--title", "Penalty cap", "--instruction",
+            first, "--scope", "contracts/supply", "--limit", "Not for licences.",
+        )  # fmt: skip
+        assert code == 0, out
+        act(bench, "alice")
+
+    def moved_on() -> tuple[bool, str]:
+        bob_proposes("penalty-cap")
+        read = bench.invoke("doctrine", "diff", "penalty-cap")[1]  # what alice reads: version 1
+        act(bench, "bob")
+        edited = bench.invoke("doctrine", "edit", "penalty-cap", "--instruction", second)[0]
+        act(bench, "alice")
+        head = head_of(bench.root)
+        code, out = bench.invoke("doctrine", "approve", "penalty-cap", "--version", "1")
+        ok = edited == 0 and first in read and code == 1 and "is now at version 2" in out
+        return ok and head_of(bench.root) == head, out
+
+    bench.record("doctrine approval", "rule moved on after it was read", [], moved_on)
+
+    def no_version() -> tuple[bool, str]:
+        bob_proposes("penalty-cap")
+        head = head_of(bench.root)
+        code, out = bench.invoke("doctrine", "approve", "penalty-cap")
+        ok = code == 2 and "say which version you approve" in out
+        return ok and head_of(bench.root) == head, out
+
+    bench.record("doctrine approval", "approve without a version (no terminal)", [], no_version)
+
+    def limit_added() -> tuple[bool, str]:
+        bob_proposes("penalty-cap")
+        act(bench, "bob")
+        code, out = bench.invoke("doctrine", "edit", "penalty-cap", "--limit", "Not in the EU.")
+        act(bench, "alice")
+        rule = (bench.root / "doctrine" / "penalty-cap.yaml").read_text(encoding="utf-8")
+        ok = code == 0 and "Not for licences." in rule and "Not in the EU." in rule
+        return ok and "1 added (2 now, 1 before)" in out, out
+
+    bench.record("doctrine approval", "edit --limit adds, never replaces", [], limit_added)
 
 
 def faults(bench: Bench) -> None:
@@ -455,14 +527,14 @@ def faults(bench: Bench) -> None:
         text = f"Entry written while crashing {n}: keep it short."
 
         def run(point: str = point, text: str = text) -> tuple[bool, str]:
-            head = git(bench.root, "rev-parse", "HEAD")
+            head = head_of(bench.root)
             subprocess.run(
                 [sys.executable, "-m", "agentmem", "remember", text],
                 cwd=bench.root, env={**env, "AGENTMEM_TEST_CRASH_AT": point},
                 capture_output=True, text=True, check=False,
             )  # fmt: skip
             code, out = bench.invoke("inbox", "--format", "json")
-            committed = git(bench.root, "rev-parse", "HEAD") != head
+            committed = head_of(bench.root) != head
             in_inbox = code == 0 and text in out
             clean = git(bench.root, "status", "--porcelain", "--", "inbox", "memories") == ""
             return code == 0 and clean and committed == in_inbox, out
@@ -638,6 +710,7 @@ def main() -> int:
         trust(bench)
         provenance(bench)
         smaller(bench)
+        approvals(bench)
         if "--no-faults" not in sys.argv:
             faults(bench)
         if "--no-erase" not in sys.argv:
