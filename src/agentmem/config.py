@@ -11,13 +11,16 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentmem.errors import ConfigError, InvalidMemoryError
 from agentmem.governance import ROLES
 from agentmem.memory.records import check_scope
 from agentmem.store.root import CONFIG_FILE as CONFIG_FILE
 from agentmem.store.yamlio import load_yaml_file
+
+if TYPE_CHECKING:
+    from agentmem.store.hotcache import HotCache
 
 DEFAULT_SECTIONS = (
     "Writing style",
@@ -312,10 +315,15 @@ def parse_config(data: Any, where: str) -> Config:
     )
 
 
-def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
-    """Load ``root/agentmem.yaml`` and apply ``AGENTMEM_MODEL`` / ``AGENTMEM_PROVIDER``."""
+def load_config(
+    root: Path, env: Mapping[str, str] | None = None, cache: HotCache | None = None
+) -> Config:
+    """Load ``root/agentmem.yaml`` and apply ``AGENTMEM_MODEL`` / ``AGENTMEM_PROVIDER``.
+    ``cache``: the hot path's (:mod:`agentmem.store.hotcache`), which spares parsing a text
+    parsed before."""
     env = os.environ if env is None else env
-    config = parse_config(load_yaml_file(root / CONFIG_FILE, CONFIG_FILE), CONFIG_FILE)
+    data = load_yaml_file(root / CONFIG_FILE, CONFIG_FILE, cache=cache)
+    config = parse_config(data, CONFIG_FILE)
     harvest = config.harvest
     if env.get("AGENTMEM_MODEL"):
         harvest = replace(harvest, model=env["AGENTMEM_MODEL"])

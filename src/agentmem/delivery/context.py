@@ -32,11 +32,13 @@ from agentmem.errors import GovernanceError, UsageError
 from agentmem.memory.file import BudgetStatus, Entry, budget_status, new_memory_text, parse_memory
 from agentmem.memory.records import scope_contains, today_iso
 from agentmem.store import regular
+from agentmem.store.hotcache import digest, guard_fingerprint
 
 if TYPE_CHECKING:
     from agentmem.config import Config
     from agentmem.delivery.usage import RuleUsage
     from agentmem.doctrine import Rule
+    from agentmem.store.hotcache import HotCache
     from agentmem.store.repo import Person, Repository
 
 FORMATS = ("text", "markdown", "json")
@@ -50,6 +52,21 @@ _DELIMITER = re.compile(r"<\s*/?\s*agentmem-(?:memory|doctrine)", re.IGNORECASE)
 def holds_delimiter(text: str) -> bool:
     """True when ``text`` could open or close a context block."""
     return bool(_DELIMITER.search(text))
+
+
+def withhold_reason_cached(text: str, cache: HotCache | None) -> str | None:
+    """:func:`withhold_reason` of one text, looked up in ``cache`` first (by the text and the
+    guard's own code: :mod:`agentmem.store.hotcache`), so that a session start does not load the
+    guard to re-judge entries it judged before."""
+    if cache is None:
+        return withhold_reason(text)
+    key = digest(f"{guard_fingerprint()}\n{text}")
+    found, value = cache.get("withhold", key)
+    if found and (value is None or isinstance(value, str)):
+        return value
+    reason = withhold_reason(text)
+    cache.put("withhold", key, reason)
+    return reason
 
 
 def withhold_reason(*texts: str) -> str | None:
@@ -155,7 +172,9 @@ def build_chat(
             if state == "review due":
                 due.append(entry.number)
     why = tuple(
-        (e.number, reason) for e in given if (reason := withhold_reason(e.text)) is not None
+        (e.number, reason)
+        for e in given
+        if (reason := withhold_reason_cached(e.text, repo.cache)) is not None
     )
     return ChatContext(
         person,

@@ -103,7 +103,6 @@ def session_start(stdin: str | None) -> Printed:
     prints nothing but the note.
     """
     # lazy: hot path: each hook or chat line loads only what it runs
-    from agentmem.config import load_config
     from agentmem.delivery.context import (
         HOOK_MAX_CHARS,
         build_chat,
@@ -111,8 +110,8 @@ def session_start(stdin: str | None) -> Printed:
         scope_for_folder,
     )
     from agentmem.delivery.usage import log_chat
-    from agentmem.harvest.queue import parse_payload
-    from agentmem.store.repo import Repository
+    from agentmem.harvest.payload import parse_payload
+    from agentmem.store.repo import hot_repository
 
     notes: list[str] = []
     cwd = None
@@ -123,11 +122,13 @@ def session_start(stdin: str | None) -> Printed:
             notes.append(_note(f"{exc}; using the current folder"))
     try:
         root = hook_root(cwd)
-        repo = Repository(root, load_config(root))
+        repo = hot_repository(root)
         scope = session_scope(os.environ.get("AGENTMEM_SCOPE"), "AGENTMEM_SCOPE")
         if scope is None:
             scope = scope_for_folder(repo.config.scopes, cwd or os.getcwd(), root)
         ctx = build_chat(repo, repo.actor().id, scope)
+        if repo.cache is not None:
+            repo.cache.save()
     except AgentmemError as exc:
         return Printed(
             system_message("no memory was given to this session", exc),
@@ -188,9 +189,11 @@ def chat(person: str | None, fmt: str, scope: str | None = None) -> Printed:
     scope = session_scope(scope, "--scope") or session_scope(
         os.environ.get("AGENTMEM_SCOPE"), "AGENTMEM_SCOPE"
     )
-    repo = open_repository()
+    repo = open_repository(hot=True)
     actor = repo.actor()
     ctx = build_chat(repo, chat_reader(repo, actor, person), scope)
+    if repo.cache is not None:
+        repo.cache.save()
     if fmt == "json":
         text = json.dumps(chat_json(ctx), ensure_ascii=False, indent=2)
     else:

@@ -33,7 +33,6 @@ import fcntl
 import hashlib
 import json
 import os
-import secrets
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -101,6 +100,9 @@ class UsageRecord:
 
 def new_run_id(now: datetime | None = None) -> str:
     """``r-YYYYMMDDTHHMMSS-xxxxxx``: sortable by time, 24 random bits against collisions."""
+    # lazy: an audit's run id only; a chat block's usage line (the hot path) needs none
+    import secrets
+
     now = now or datetime.now(UTC)
     return f"r-{now:%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,6 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 from agentmem import trailers as tr
 from agentmem.errors import AgentmemError, UsageError
+from agentmem.harvest.payload import PAYLOAD_MAX_BYTES as PAYLOAD_MAX_BYTES
+from agentmem.harvest.payload import SESSION_ID
+from agentmem.harvest.payload import HookPayload as HookPayload
+from agentmem.harvest.payload import HookPayloadError as HookPayloadError
+from agentmem.harvest.payload import parse_payload as parse_payload
 
 if TYPE_CHECKING:
     pass
@@ -35,31 +39,8 @@ if TYPE_CHECKING:
 LOCAL_DIR = ".agentmem"
 QUEUE_FILE = "queue.jsonl"
 HARVESTED_FILE = "harvested.jsonl"
-#: A session id as Claude Code and Codex write it (a UUID); anything else is refused, because it
-#: ends up in commit trailers and file names.
-_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 #: Hook events whose payload is queued, and the field that says why the session stopped.
 QUEUED_EVENTS = {"SessionEnd": "reason", "PreCompact": "trigger"}
-PAYLOAD_MAX_BYTES = 1_000_000
-
-
-class HookPayloadError(AgentmemError):
-    """The JSON a hook received on stdin is not a Claude Code hook payload."""
-
-
-@dataclass(frozen=True)
-class HookPayload:
-    """The fields agentmem reads from a Claude Code hook payload.
-
-    ``reason`` is SessionEnd's ``reason`` or PreCompact's ``trigger`` (None when absent).
-    """
-
-    session_id: str
-    transcript_path: str
-    cwd: str | None
-    event: str | None
-    reason: str | None
-    source: str | None
 
 
 @dataclass(frozen=True)
@@ -95,39 +76,6 @@ class HarvestRecord:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def _str_field(data: dict[str, Any], key: str) -> str | None:
-    value = data.get(key)
-    return value if isinstance(value, str) and value.strip() else None
-
-
-def parse_payload(text: str) -> HookPayload:
-    """Parse a hook's stdin. Raises :class:`HookPayloadError` when it is not a JSON object with
-    a ``session_id`` (UUID-like) and a ``transcript_path`` string."""
-    if len(text) > PAYLOAD_MAX_BYTES:
-        raise HookPayloadError(
-            f"hook payload is {len(text)} characters; expected a small JSON object"
-        )
-    if not text.strip():
-        raise HookPayloadError("no hook payload on stdin (expected the JSON Claude Code sends)")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise HookPayloadError(f"hook payload is not JSON (line {exc.lineno}: {exc.msg})") from None
-    if not isinstance(data, dict):
-        raise HookPayloadError(f"hook payload is a JSON {type(data).__name__}; expected an object")
-    session_id = _str_field(data, "session_id")
-    if session_id is None or not _SESSION_ID.match(session_id):
-        raise HookPayloadError("hook payload has no valid 'session_id'")
-    transcript = _str_field(data, "transcript_path")
-    if transcript is None:
-        raise HookPayloadError(f"hook payload of session {session_id} has no 'transcript_path'")
-    event = _str_field(data, "hook_event_name")
-    reason = _str_field(data, "reason") or _str_field(data, "trigger")
-    return HookPayload(
-        session_id, transcript, _str_field(data, "cwd"), event, reason, _str_field(data, "source")
-    )
 
 
 def _now() -> str:
@@ -200,7 +148,7 @@ def read_queue(root: Path) -> QueueState:
     by_id: dict[str, QueuedSession] = {}
     for record in records:
         sid, path = record.get("session_id"), record.get("transcript_path")
-        if not isinstance(sid, str) or not _SESSION_ID.match(sid) or not isinstance(path, str):
+        if not isinstance(sid, str) or not SESSION_ID.match(sid) or not isinstance(path, str):
             continue
         by_id[sid] = QueuedSession(
             sid,

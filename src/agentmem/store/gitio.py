@@ -111,14 +111,20 @@ def head(root: Path) -> str | None:
 
 def identity(root: Path) -> tuple[str, str]:
     """``(name, email)`` of whoever runs the command (``user.name``/``user.email``)."""
+    email = user_email(root)
     name = run_git(root, ["config", "user.name"], check=False).stdout.strip()
+    return name or email.split("@")[0], email
+
+
+def user_email(root: Path) -> str:
+    """``user.email`` of whoever runs the command (one git process: what finds the actor)."""
     email = run_git(root, ["config", "user.email"], check=False).stdout.strip()
     if not email:
         raise GitError(
             "no git identity: user.email is not set",
             hint='git config user.email "you@example.com" (agentmem maps it to a person in roles.yaml)',
         )
-    return name or email.split("@")[0], email
+    return email
 
 
 INDEX_LOCK_WAIT_SECONDS = 2.0

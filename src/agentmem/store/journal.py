@@ -19,7 +19,6 @@ keeps whole texts (memory files are a few kilobytes) so a restore needs nothing 
 from __future__ import annotations
 
 import json
-import logging
 import os
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -39,8 +38,6 @@ from agentmem.store.paths import check_relpath
 JOURNAL_DIR = "agentmem"
 JOURNAL_NAME = "pending.json"
 FORMAT_VERSION = 1
-
-log = logging.getLogger("agentmem")
 
 
 class JournalError(AgentmemError):
@@ -181,7 +178,10 @@ def recover(root: Path) -> Recovery | None:
     else:
         result = _restore(root, pending)
     clear(root)
-    log.warning("%s", result.describe())
+    # lazy: logging loads only when a change was recovered (every command opens the journal)
+    import logging
+
+    logging.getLogger("agentmem").warning("%s", result.describe())
     return result
 
 

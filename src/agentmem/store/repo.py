@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentmem import trailers as tr
@@ -26,8 +26,9 @@ from agentmem.errors import (
     UsageError,
 )
 from agentmem.governance import ADMIN, ROLES
-from agentmem.store import gitio, journal
+from agentmem.store import gitio
 from agentmem.store.atomic import atomic_write
+from agentmem.store.hotcache import HotCache
 from agentmem.store.paths import SLUG, check_slug
 from agentmem.store.root import locate
 from agentmem.store.yamlio import dump_yaml, load_yaml_file
@@ -86,10 +87,12 @@ def parse_roles(data: object, where: str) -> dict[str, Person]:
 
 @dataclass(frozen=True)
 class Repository:
-    """An opened memory repository: ``root`` path and resolved ``config``."""
+    """An opened memory repository: ``root`` path and resolved ``config``; ``cache``, on the hot
+    path, spares re-parsing ``roles.yaml`` (:mod:`agentmem.store.hotcache`)."""
 
     root: Path
     config: Config
+    cache: HotCache | None = field(default=None, compare=False, repr=False)
 
     # -- layout -------------------------------------------------------------------------------
     def memory_path(self, person: str) -> Path:
@@ -112,12 +115,12 @@ class Repository:
         path = self.root / ROLES_FILE
         if not path.exists():
             return {}
-        return parse_roles(load_yaml_file(path, ROLES_FILE), ROLES_FILE)
+        return parse_roles(load_yaml_file(path, ROLES_FILE, cache=self.cache), ROLES_FILE)
 
     def actor(self) -> Person:
         """The person running the command, from the git identity (*actor*,
         docs/design.md §Vocabulary, §Roles)."""
-        _name, email = gitio.identity(self.root)
+        email = gitio.user_email(self.root)
         for person in self.people().values():
             if person.email.lower() == email.lower():
                 return person
@@ -164,6 +167,9 @@ class Repository:
             ) from None
         try:
             if lock.lock_counter == 1:
+                # lazy: the journal loads when something may be written (not on the hot path)
+                from agentmem.store import journal
+
                 gitio.check_state(self.root)
                 journal.recover(self.root)
             yield
@@ -181,17 +187,25 @@ def _lock_timeout(explicit: float | None) -> float:
         raise ConfigError(f"AGENTMEM_LOCK_TIMEOUT={raw!r}: expected a number of seconds") from None
 
 
-def open_repository(explicit: Path | None = None) -> Repository:
-    """Open the repository at ``explicit`` (``--repo``), ``$AGENTMEM_REPO``, or found from cwd."""
+def open_repository(explicit: Path | None = None, *, hot: bool = False) -> Repository:
+    """Open the repository at ``explicit`` (``--repo``), ``$AGENTMEM_REPO``, or found from cwd.
+    ``hot``: with the hot path's cache (:func:`hot_repository`)."""
     root = locate(explicit)
     if not any((folder / ".git").exists() for folder in (root, *root.parents)):
         raise NotARepositoryError(
             f"{root} has {CONFIG_FILE} but is not in a git work tree",
             hint=f"run 'agentmem init {root}' (it runs git init and keeps your files)",
         )
-    repo = Repository(root, load_config(root))
+    repo = hot_repository(root) if hot else Repository(root, load_config(root))
     _recover_if_pending(repo)
     return repo
+
+
+def hot_repository(root: Path) -> Repository:
+    """The repository at ``root`` with the hot path's cache (``.agentmem/hotcache.json``) for
+    its settings and roles; the caller saves the cache when done."""
+    cache = HotCache(root / LOCAL_DIR)
+    return Repository(root, load_config(root, cache=cache), cache)
 
 
 def _recover_if_pending(repo: Repository) -> None:
@@ -199,6 +213,9 @@ def _recover_if_pending(repo: Repository) -> None:
     pending; otherwise recovers under the lock if it is free now. Never blocks nor fails a read:
     when the lock is busy or git is mid-operation, the next mutating command recovers (or says
     why)."""
+
+    # lazy: the SessionStart hook opens the repository without it (hot_repository)
+    from agentmem.store import journal
 
     if not journal.has_pending(repo.root):
         return

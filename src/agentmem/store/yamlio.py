@@ -6,38 +6,43 @@ Round-trip editing of doctrine files (comments kept) belongs to ruamel.yaml, not
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import yaml
 
 from agentmem.errors import ConfigError
 
 if TYPE_CHECKING:
-    _BaseLoader = yaml.SafeLoader
-else:  # the C loader where libyaml is there, with the same behaviour
-    _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    from agentmem.store.hotcache import HotCache
 
 MAX_YAML_BYTES = 1_000_000  # a hand-written settings or proposal file is never this large
 
 
-class _StrictLoader(_BaseLoader):
-    """Safe loader that refuses duplicate keys instead of keeping the last one."""
+@cache
+def _strict_loader() -> Any:
+    """PyYAML's safe loader (the C one where libyaml is there, with the same behaviour) that
+    refuses duplicate keys instead of keeping the last one."""
+    # lazy: PyYAML loads on the first parse: the hot path reads its settings from the hot cache
+    import yaml
 
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-def _construct_mapping(loader: Any, node: Any, deep: bool = False) -> dict[Any, Any]:
-    seen: dict[Any, int] = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key '{key}'", key_node.start_mark
-            )
-        seen[key] = key_node.start_mark.line
-    return dict(loader.construct_pairs(node, deep=deep))
+    class StrictLoader(base):  # type: ignore[valid-type,misc]
+        pass
 
+    def construct_mapping(loader: Any, node: Any, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key '{key}'", key_node.start_mark
+                )
+            seen[key] = key_node.start_mark.line
+        return dict(loader.construct_pairs(node, deep=deep))
 
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    return StrictLoader
 
 
 # Raw characters YAML reads as a line break and folds into a space inside a scalar: loading would
@@ -60,8 +65,11 @@ def load_yaml_text(text: str, where: str, error: type[Exception] = ConfigError) 
                 "and fold into a space: refused, never rewritten (remove it, or write it as an "
                 "escape in a double-quoted string)"
             )
+    # lazy: PyYAML loads on the first parse (see _strict_loader)
+    import yaml
+
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a safe loader subclass
+        return yaml.load(text, Loader=_strict_loader())  # noqa: S506 - a safe loader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
@@ -70,9 +78,14 @@ def load_yaml_text(text: str, where: str, error: type[Exception] = ConfigError) 
 
 
 def load_yaml_file(
-    path: Path, where: str | None = None, error: type[Exception] = ConfigError
+    path: Path,
+    where: str | None = None,
+    error: type[Exception] = ConfigError,
+    cache: HotCache | None = None,
 ) -> Any:
-    """Read and parse a YAML file; size-capped at :data:`MAX_YAML_BYTES`; errors as ``error``."""
+    """Read and parse a YAML file; size-capped at :data:`MAX_YAML_BYTES`; errors as ``error``.
+    With ``cache``, a text parsed before is not parsed again: the value stored under its
+    SHA-256 is the value this function returned for it (:mod:`agentmem.store.hotcache`)."""
     where = where or str(path)
     try:
         size = path.stat().st_size
@@ -83,11 +96,26 @@ def load_yaml_file(
         raise error(f"{where}:1: not UTF-8 text") from None
     except FileNotFoundError:
         raise error(f"{where}: file not found") from None
-    return load_yaml_text(text, where, error)
+    if cache is None:
+        return load_yaml_text(text, where, error)
+    # lazy: the hot path only (the cache module is light; see agentmem.store.hotcache)
+    from agentmem.store.hotcache import digest, same_after_json
+
+    key = digest(text)
+    found, value = cache.get("yaml", key)
+    if found:
+        return value
+    value = load_yaml_text(text, where, error)
+    if same_after_json(value):
+        cache.put("yaml", key, value)
+    return value
 
 
 def dump_yaml(data: Any) -> str:
     """Canonical block-style YAML for files agentmem writes itself (keys in the given order)."""
+    # lazy: PyYAML loads on first use (see _strict_loader)
+    import yaml
+
     return yaml.dump(
         data,
         Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),

@@ -1,0 +1,72 @@
+"""A Claude Code hook's payload (docs/design.md §Harvest): what every hook reads from stdin.
+
+Apart from :mod:`agentmem.harvest.queue` so that the SessionStart hook, which only needs the
+payload's ``cwd``, does not load the queue (docs/design.md §Hot path). Standard library and
+``agentmem.errors`` only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from agentmem.errors import AgentmemError
+
+#: A session id as Claude Code and Codex write it (a UUID); anything else is refused, because it
+#: ends up in commit trailers and file names.
+SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+PAYLOAD_MAX_BYTES = 1_000_000
+
+
+class HookPayloadError(AgentmemError):
+    """The JSON a hook received on stdin is not a Claude Code hook payload."""
+
+
+@dataclass(frozen=True)
+class HookPayload:
+    """The fields agentmem reads from a Claude Code hook payload.
+
+    ``reason`` is SessionEnd's ``reason`` or PreCompact's ``trigger`` (None when absent).
+    """
+
+    session_id: str
+    transcript_path: str
+    cwd: str | None
+    event: str | None
+    reason: str | None
+    source: str | None
+
+
+def _str_field(data: dict[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def parse_payload(text: str) -> HookPayload:
+    """Parse a hook's stdin. Raises :class:`HookPayloadError` when it is not a JSON object with
+    a ``session_id`` (UUID-like) and a ``transcript_path`` string."""
+    if len(text) > PAYLOAD_MAX_BYTES:
+        raise HookPayloadError(
+            f"hook payload is {len(text)} characters; expected a small JSON object"
+        )
+    if not text.strip():
+        raise HookPayloadError("no hook payload on stdin (expected the JSON Claude Code sends)")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HookPayloadError(f"hook payload is not JSON (line {exc.lineno}: {exc.msg})") from None
+    if not isinstance(data, dict):
+        raise HookPayloadError(f"hook payload is a JSON {type(data).__name__}; expected an object")
+    session_id = _str_field(data, "session_id")
+    if session_id is None or not SESSION_ID.match(session_id):
+        raise HookPayloadError("hook payload has no valid 'session_id'")
+    transcript = _str_field(data, "transcript_path")
+    if transcript is None:
+        raise HookPayloadError(f"hook payload of session {session_id} has no 'transcript_path'")
+    event = _str_field(data, "hook_event_name")
+    reason = _str_field(data, "reason") or _str_field(data, "trigger")
+    return HookPayload(
+        session_id, transcript, _str_field(data, "cwd"), event, reason, _str_field(data, "source")
+    )

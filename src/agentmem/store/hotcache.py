@@ -1,0 +1,133 @@
+"""Results the hot path would otherwise recompute at every session start, kept by content in
+``.agentmem/hotcache.json`` (docs/design.md §Hot path; docs/decisions.md, 2026-12-01 — the hot
+path without YAML or the guard).
+
+A value is stored under the SHA-256 of the exact input it was computed from (and, for the
+guard, a fingerprint of the guard's own code), so a hit is the very value the authority gave for
+those bytes: nothing is ever "probably still valid". Two kinds:
+
+- ``yaml``: what :func:`agentmem.store.yamlio.load_yaml_text` returned for a settings or roles
+  text, kept only when it survives a JSON round trip unchanged (no dates, no non-string keys);
+- ``withhold``: what :func:`agentmem.delivery.context.withhold_reason` said of one entry text.
+
+The file is local (``.agentmem/`` is never committed) and optional: unreadable, broken or not
+writable, it is ignored and everything is computed as without it. Standard library only; no
+dataclasses (the hot path does not import them for this).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+CACHE_FILE = "hotcache.json"
+#: Entries kept per kind; the oldest go first.
+MAX_ENTRIES = 512
+_FORMAT = 1
+
+
+def digest(text: str) -> str:
+    """The key of ``text``: its SHA-256 in hex."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def same_after_json(value: Any) -> bool:
+    """True when ``value`` comes back from JSON exactly as it is (types included)."""
+    try:
+        back = json.loads(json.dumps(value, ensure_ascii=False))
+    except (TypeError, ValueError):
+        return False
+    return _same(value, back)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+class HotCache:
+    """The cache of one repository; :meth:`save` writes it back when something was added."""
+
+    def __init__(self, local_dir: Path) -> None:
+        self.path = local_dir / CACHE_FILE
+        self._kinds: dict[str, dict[str, Any]] | None = None
+        self._dirty = False
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        if self._kinds is None:
+            kinds: dict[str, dict[str, Any]] = {}
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+                if isinstance(data, dict) and data.get("format") == _FORMAT:
+                    kinds = {
+                        k: v
+                        for k, v in data.items()
+                        if k != "format" and isinstance(k, str) and isinstance(v, dict)
+                    }
+            except (OSError, ValueError):
+                pass
+            self._kinds = kinds
+        return self._kinds
+
+    def get(self, kind: str, key: str) -> tuple[bool, Any]:
+        """``(True, value)`` when ``key`` is cached under ``kind``, else ``(False, None)``."""
+        entries = self._load().get(kind, {})
+        if key in entries:
+            return True, entries[key]
+        return False, None
+
+    def put(self, kind: str, key: str, value: Any) -> None:
+        entries = self._load().setdefault(kind, {})
+        entries.pop(key, None)
+        entries[key] = value
+        while len(entries) > MAX_ENTRIES:
+            del entries[next(iter(entries))]
+        self._dirty = True
+
+    def save(self) -> None:
+        """Write the cache when it changed: a whole new file renamed over the old one; any
+        failure leaves the cache as it was (it is only a cache)."""
+        if not self._dirty or self._kinds is None:
+            return
+        temp = self.path.with_name(f"{CACHE_FILE}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(exist_ok=True)
+            temp.write_text(
+                json.dumps({"format": _FORMAT, **self._kinds}, ensure_ascii=False),
+                encoding="utf-8",
+            )
+            os.replace(temp, self.path)
+            self._dirty = False
+        except OSError:
+            with contextlib.suppress(OSError):
+                temp.unlink()
+
+
+def guard_fingerprint() -> str:
+    """Names, sizes and modification times of the guard's source files (``agentmem/guard/``):
+    a guard that changed makes every ``withhold`` entry a miss. Computed once per process."""
+    if not _FINGERPRINT:
+        folder = Path(__file__).resolve().parent.parent / "guard"
+        parts = []
+        try:
+            with os.scandir(folder) as found:
+                for entry in sorted(found, key=lambda e: e.name):
+                    if entry.name.endswith(".py"):
+                        info = entry.stat()
+                        parts.append(f"{entry.name}:{info.st_size}:{info.st_mtime_ns}")
+        except OSError:
+            parts.append("unreadable")
+        _FINGERPRINT.append(digest("\n".join(parts)))
+    return _FINGERPRINT[0]
+
+
+_FINGERPRINT: list[str] = []
