@@ -13,7 +13,9 @@ Builds a fresh memory repository in a temporary folder (identity Alice Martin, a
   ``remember``, and again (with a zero-width joiner inside ``sk-ant-``) in a replayed model
   answer (``harvest --proposals``); a replayed answer with a raw U+0085 (which YAML would fold
   into a space), a modify with an elision marker, transcripts whose session id holds escape
-  bytes or a token; secrets given as command-line arguments, session ids and scopes;
+  bytes or a token; the same secrets through ``import``, ``review --edit``, ``doctrine propose``
+  and the MCP tools ``remember`` and ``propose_rule``; secrets given as command-line arguments,
+  session ids and scopes;
 - an entry typed decomposed (stored in NFC, found by a composed target);
 - a hand edit left uncommitted under an accept; an entry committed with plain git, which
   ``context chat``, ``hook session-start`` and the MCP ``show_memory`` tool must withhold;
@@ -264,6 +266,65 @@ def replayed(bench: Bench) -> None:
         bench.record(
             "replayed answers", f"transcript session id with {name}", [TOKEN, "\x1b"],
             harvest(json.dumps({"proposals": []}), "invalid session id", json.dumps(line) + "\n"),
+        )  # fmt: skip
+
+
+def write_paths(bench: Bench) -> None:
+    """A secret through every other way in: ``import``, ``review --edit``, ``doctrine propose``
+    and the MCP tools ``remember`` and ``propose_rule`` (each refused before any commit)."""
+    # lazy: the MCP server module is only needed by these cases
+    from agentmem.delivery import mcp_server
+    from agentmem.errors import AgentmemError
+
+    url = PROVIDER_SECRETS["url password"]
+    for name, text in {"github token": f"Deploy with {TOKEN}", "url password": url}.items():
+        values = sensitive(text, [TOKEN] if "github" in name else [])
+        claude = bench.root.parent / f"CLAUDE-{len(bench.tallies)}-{name[:3]}.md"
+        claude.write_text(f"# Team notes\n\n- {text}\n", encoding="utf-8")
+
+        def imported(claude: Path = claude) -> tuple[bool, str]:
+            # import reports each line it does not keep and goes on with the file (exit 0)
+            head = head_of(bench.root)
+            code, out = bench.invoke("import", str(claude))
+            ok = code in (0, 1) and "not kept" in out and "secret:" in out
+            return ok and head_of(bench.root) == head, out
+
+        bench.record("secrets on other write paths", f"import: {name}", values, imported)
+
+        def edited(text: str = text) -> tuple[bool, str]:
+            bench.invoke("remember", "Prefer tables to bullet lists.")
+            (pid,) = json.loads(bench.invoke("inbox", "--format", "json")[1])[-1:]
+            head = head_of(bench.root)
+            code, out = bench.invoke("review", "--edit", f"{pid['id']}={text}")
+            unchanged = head_of(bench.root) == head
+            bench.invoke("review", "--reject", "all")
+            return code == 1 and "secret:" in out and unchanged, out
+
+        bench.record("secrets on other write paths", f"review --edit: {name}", values, edited)
+        bench.record(
+            "secrets on other write paths", f"doctrine propose: {name}", values,
+            bench.refused("doctrine", "propose", "--id", "deploy-rule", "--title", "Deploy",
+                          "--instruction", text, "--scope", "ops", "--limit", "Not on Fridays."),
+        )  # fmt: skip
+
+        def mcp(call: Callable[[], object]) -> Callable[[], tuple[bool, str]]:
+            def run() -> tuple[bool, str]:
+                head = head_of(bench.root)
+                try:
+                    said = str(call())
+                except AgentmemError as exc:
+                    said = mcp_server.for_model(exc)
+                    return "secret:" in said and head_of(bench.root) == head, said
+                return False, said
+
+            return run
+
+        bench.record("secrets on other write paths", f"MCP remember: {name}", values,
+                     mcp(lambda text=text: mcp_server.remember(text, None, "mcp-s1")))  # fmt: skip
+        bench.record(
+            "secrets on other write paths", f"MCP propose_rule: {name}", values,
+            mcp(lambda text=text: mcp_server.propose_rule(
+                "Deploy", text, ["Not on Fridays."], "said so", "ops", "mcp-s1")),
         )  # fmt: skip
 
 
@@ -705,6 +766,7 @@ def main() -> int:
         guard_corpus(bench)
         provider_secrets(bench)
         replayed(bench)
+        write_paths(bench)
         composed(bench)
         arguments(bench)
         trust(bench)
