@@ -139,6 +139,10 @@ def test_several_rules_are_pinned_each_with_id_at_version(team: Path, runner: Cl
     refused = invoke(runner, "doctrine", "approve", "r7", "r8", "--version", "1")
     assert refused.exit_code == 2
     assert "--version pins ONE rule; to approve several, pin each as ID@N" in refused.stderr
+    bad = invoke(runner, "doctrine", "approve", "r7@sk-live-x")
+    assert bad.exit_code == 2
+    assert "an ID@N argument: N must be a version number" in bad.stderr
+    assert "sk-live-x" not in bad.stderr + bad.stdout
     result = invoke(runner, "doctrine", "approve", "r7@1", "r8@2")
     assert result.exit_code == 1
     assert "approved r7: draft → active, version 1" in result.stdout

@@ -280,7 +280,7 @@ def _pins(rule_ids: list[str], version: int | None) -> list[tuple[str, int | Non
         rule_id, at, pinned = arg.partition("@")
         if at and not (pinned.isdigit() and int(pinned) >= 1):
             raise UsageError(
-                f"{rule_id}@…: expected ID@N with N a version number",
+                "an ID@N argument: N must be a version number (1, 2, …)",
                 hint="agentmem doctrine history ID lists the versions",
             )
         pairs.append((rule_id, int(pinned) if at else None))

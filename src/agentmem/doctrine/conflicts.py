@@ -31,6 +31,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from agentmem.doctrine.model import LIVE_STATUSES, Rule, scopes_overlap
 
@@ -74,9 +75,9 @@ _CEILING = re.compile(
 _WORD = re.compile(r"\w+")
 
 
-@dataclass(frozen=True)
-class Profile:
-    """A live rule in the form conflicts are judged on (picklable: check's workers build it).
+class Profile(NamedTuple):
+    """A live rule in the form conflicts are judged on (a tuple: check's workers build ten
+    thousand and pickle them).
 
     ``negative``: an odd number of negations; ``numbers``: the figures, sorted; ``subject``: the
     words without negations, modal words and figures; ``bound``: ``floor``, ``ceiling`` or
@@ -364,32 +365,44 @@ def conflicts_among(profiles: list[Profile]) -> dict[str, tuple[Profile, Conflic
     overlapping = _overlapping({p.scope for p in ordered})
     found: dict[str, tuple[Profile, Conflict]] = {}
     for p in ordered:
-        best: Conflict | None = None
+        best: tuple[Profile, str] | None = None
+        scopes = overlapping[p.scope]
         for j, opposite, value in near[index[p.subject]]:
-            for negative, wanted in ((not p.negative, opposite), (p.negative, value)):
-                if not wanted:
-                    continue
-                for scope in overlapping[p.scope]:
-                    group = groups.get((subjects[j], negative, scope))
+            subject = subjects[j]
+            if opposite:
+                for scope in scopes:
+                    group = groups.get((subject, not p.negative, scope))
                     if group:
-                        best = _first(p, group, best, opposite, value)
+                        best = _first(p, group, best, "opposite")
+            if value and p.numbers:
+                for scope in scopes:
+                    group = groups.get((subject, p.negative, scope))
+                    if group:
+                        best = _first(p, group, best, "value")
         if best is not None:
-            found[p.rule_id] = (p, best)
+            found[p.rule_id] = (p, _conflict(*best))
     return found
 
 
 def _first(
-    p: Profile, group: list[Profile], best: Conflict | None, opposite: bool, value: bool
-) -> Conflict | None:
-    """The conflict of ``p`` with the smallest id in ``group`` (same subject, polarity and
-    scope; sorted by id) if it is smaller than ``best``; else ``best``. At most
-    :data:`_SCAN_CAP` rules are tried."""
-    for other in group[:_SCAN_CAP]:
-        if best is not None and other.rule_id >= best.rule_id:
+    p: Profile, group: list[Profile], best: tuple[Profile, str] | None, kind: str
+) -> tuple[Profile, str] | None:
+    """The rule of ``group`` (same subject, polarity and scope; sorted by id) with the smallest
+    id that conflicts with ``p`` as ``kind`` says, if it is smaller than ``best``; else ``best``.
+    At most :data:`_SCAN_CAP` rules are tried."""
+    limit = best[0].rule_id if best is not None else None
+    for n, other in enumerate(group):
+        if n >= _SCAN_CAP or (limit is not None and other.rule_id >= limit):
             break
         if other.rule_id == p.rule_id:
             continue
-        kind = _kind(p, other, opposite, value)
-        if kind is not None:
-            return _conflict(other, kind)
+        if kind == "opposite":
+            if other.numbers == p.numbers:
+                return other, kind
+        elif (
+            other.numbers
+            and other.numbers != p.numbers
+            and not (p.bound and other.bound and p.bound != other.bound)
+        ):
+            return other, kind  # a floor and a ceiling of the same thing hold together
     return best
