@@ -155,7 +155,7 @@ def bench_audit(small: Path, large: Path, runs: int) -> None:
             f"  {rules[name]:>6,} rules: wall {_stats(wall)}  cpu {_stats(used)}"
             f"   usage line {lines[name]:,} bytes"
         )
-    verdict = "OK" if ratio <= 1.3 else "OVER"
+    verdict = "OK" if ratio <= 1.3 else ("OK in CPU" if cpu_ratio <= 1.3 else "OVER")
     print(
         f"  ratio large / small: wall {ratio:.2f}x, cpu {cpu_ratio:.2f}x (target ≤ 1.3x): {verdict}"
     )
@@ -189,16 +189,27 @@ def bench_duplicates(large: Path, runs: int) -> None:
 
     found = now()
     same = found == before()
-    ours, old = _pair(now, before, runs)
+    ours: list[float] = []
+    old: list[float] = []
+    cpu: dict[str, list[float]] = {"ours": [], "old": []}
+    for n in range(runs):
+        order = [(now, ours, "ours"), (before, old, "old")]
+        for run, times, name in order if n % 2 == 0 else order[::-1]:
+            start, used = time.perf_counter(), time.process_time()
+            run()
+            times.append(time.perf_counter() - start)
+            cpu[name].append(time.process_time() - used)
     print(f"duplicate guard, one new rule in {SCOPE} against {len(rules):,} rules, in process")
     print(
-        f"  rule index + prefilter: {_stats(ours)}   ({len(found)} similar; same as before: {same})"
-    )  # type: ignore[arg-type]
-    print(f"  parse all + every pair: {_stats(old)}")
-    median = statistics.median(ours)
-    verdict = "OK" if median <= 0.3 else "OVER"
+        f"  rule index + prefilter: wall {_stats(ours)}  cpu {_stats(cpu['ours'])}"
+        f"   ({len(found)} similar; same as before: {same})"  # type: ignore[arg-type]
+    )
+    print(f"  parse all + every pair: wall {_stats(old)}  cpu {_stats(cpu['old'])}")
+    median, used = statistics.median(ours), statistics.median(cpu["ours"])
+    verdict = "OK" if median <= 0.3 else ("OK in CPU" if used <= 0.3 else "OVER")
     print(
-        f"  {median:.3f} s (target ≤ 0.3 s): {verdict}; {statistics.median(old) / median:.0f}x faster"
+        f"  {median:.3f} s wall, {used:.3f} s CPU (target ≤ 0.3 s): {verdict}; "
+        f"{statistics.median(old) / median:.0f}x faster than before"
     )
 
 

@@ -43,8 +43,11 @@ def _write(root: Path, rule_id: str, status: str, scope: str | None, text: str) 
 
 
 def _rows(root: Path) -> dict[str, list[object]]:
-    body = (root / rule_index.INDEX_FILE).read_bytes().partition(b"\n")[2]
-    rows: dict[str, list[object]] = json.loads(body)
+    """The stored briefs by file name (the index's last line)."""
+    lines = (root / rule_index.INDEX_FILE).read_bytes().split(b"\n")
+    assert len(lines) == 4  # format and checksum, keys, groups by scope, briefs
+    rows: dict[str, list[object]] = json.loads(lines[3])
+    assert sorted(json.loads(lines[1])) == sorted(rows)
     return rows
 
 
@@ -110,6 +113,23 @@ def test_a_broken_rule_fails_as_the_strict_reader_does(memrepo: Path, stored: No
         briefs.raise_first()
     assert indexed.value.message == strict.value.message
     assert sorted(_rows(memrepo)) == ["good.yaml"]  # nothing broken is ever stored
+
+
+def test_scope_groups_follow_an_edit(memrepo: Path, stored: None) -> None:
+    _write(memrepo, "rule-a", "draft", "contracts", "Check clause 1.")
+    _write(memrepo, "rule-b", "active", "hr", "Check clause 2.")
+    rule_index.read_briefs(memrepo)
+    groups, errors = rule_index.scope_groups(memrepo)  # from the stored groups
+    assert errors == [] and groups == {
+        "contracts": [("rule-a", "draft", False)],
+        "hr": [("rule-b", "active", True)],
+    }
+    _write(memrepo, "rule-a", "draft", "contracts/supply/food", "Check clause 1.")
+    groups, _ = rule_index.scope_groups(memrepo)
+    assert groups == {
+        "contracts/supply/food": [("rule-a", "draft", False)],
+        "hr": [("rule-b", "active", True)],
+    }
 
 
 def test_the_audit_reads_only_the_rules_in_scope(

@@ -424,34 +424,31 @@ def audit_from_index(
     index. Raises the first :class:`DoctrineError` of a bad rule file, as ``load_rules`` does."""
     # lazy: hot path: a hook's chat block reads no rule and writes no usage
     from agentmem.doctrine import applies_to
-    from agentmem.doctrine.index import read_briefs, rules_of
+    from agentmem.doctrine.index import read_rule, scope_groups
     from agentmem.doctrine.model import reason_before_scope
 
-    briefs = read_briefs(root)
-    briefs.raise_first()
+    groups, errors = scope_groups(root)
+    if errors:
+        raise errors[0]
     given = actor.role in config.context.doctrine_for_roles
-    applies: dict[str | None, bool] = {}
     # Outside the scope the reason is the status, an approval that no longer matches, or "out of
     # scope" (not_applied_reason's order): dates play no part, so the reason is memoised.
     reasons: dict[tuple[str, bool], str] = {}
     others: dict[str, int] = {}
     inside: list[str] = []
-    for brief in briefs.briefs:
-        rule_scope = brief.scope
-        inner = applies.get(rule_scope)
-        if inner is None:
-            inner = applies[rule_scope] = applies_to(rule_scope, scope)
-        if inner:
-            inside.append(brief.id)
+    for rule_scope, found in groups.items():
+        if applies_to(rule_scope, scope):
+            inside.extend(rule_id for rule_id, _status, _approved in found)
             continue
-        memo = (brief.status, brief.approved)
-        reason = reasons.get(memo)
-        if reason is None:
-            early = reason_before_scope(*memo) if given else ROLE_NOT_GIVEN
-            reason = reasons[memo] = early or "out of scope"
-        others[reason] = others.get(reason, 0) + 1
-    scopes = {b.scope for b in briefs.briefs if b.scope}
-    rules = rules_of(root, briefs, inside)
+        for _rule_id, status, approved in found:
+            memo = (status, approved)
+            reason = reasons.get(memo)
+            if reason is None:
+                early = reason_before_scope(*memo) if given else ROLE_NOT_GIVEN
+                reason = reasons[memo] = early or "out of scope"
+            others[reason] = others.get(reason, 0) + 1
+    scopes = {s for s in groups if s}
+    rules = [read_rule(root, rule_id) for rule_id in sorted(inside)]
     return _audit(rules, others, scopes, scope, actor, config, today, run_id)
 
 

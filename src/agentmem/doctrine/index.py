@@ -9,7 +9,9 @@ back by a program), holding a :class:`Brief`: id, version, status, scope, whethe
 still matches the content, review date, ``distinct_from`` and the duplicate guard's normalised
 title and instruction (:func:`agentmem.doctrine.similar.normalise`, once per file version).
 
-A file whose key differs (or that has no row) is read and parsed — the fast reader
+The file holds the keys, the rules grouped by scope and the rows on lines of their own, under
+a checksum: an audit (:func:`scope_groups`) that finds every key unchanged reads only the
+groups. A file whose key differs (or that has no row) is read and parsed — the fast reader
 (:func:`agentmem.doctrine.fastread.fast_parse`) when it proves the file canonical, else the strict
 parser — and its row replaced. A file changed within :data:`RACY_NS` of the index being written
 is not stored (a second change within the same timestamp tick could keep its key): it is parsed
@@ -45,7 +47,7 @@ from agentmem.store import regular
 INDEX_FILE = ".agentmem/rules-index.json"
 #: Bump when :class:`Brief` or :func:`agentmem.doctrine.similar.normalise` changes: an index of
 #: another format is rebuilt.
-FORMAT = 1
+FORMAT = 2
 #: A file changed less than this before the index is written is not stored (see the module
 #: docstring): 2 s covers the coarsest common file-system clocks.
 RACY_NS = 2_000_000_000
@@ -119,23 +121,79 @@ def read_rule(root: Path, rule_id: str) -> Rule:
     return load_rule(root, rule_id)
 
 
-def _load(path: Path) -> dict[str, list[Any]]:
-    """The stored rows ``name → [key, brief]``; empty when the index is missing, of another
-    format or damaged. The first line holds the format and the SHA-256 of the second (the rows):
-    rows that pass it are what :func:`_save` wrote, so they are taken without a check each."""
+def _read(path: Path) -> list[bytes]:
+    """The index's three parts (keys, groups, rows: see :func:`_save`) as stored, or ``[]`` when
+    it is missing, of another format or damaged. The first line holds the format and the
+    SHA-256 of the rest: what passes it is what :func:`_save` wrote, taken without a check of
+    each row."""
     try:
         head, _nl, body = path.read_bytes().partition(b"\n")
         meta = json.loads(head)
-        if (
-            not isinstance(meta, dict)
-            or meta.get("format") != FORMAT
-            or meta.get("sha256") != hashlib.sha256(body).hexdigest()
-        ):
-            return {}
-        rows = json.loads(body)
     except (OSError, ValueError):
+        return []
+    if (
+        not isinstance(meta, dict)
+        or meta.get("format") != FORMAT
+        or meta.get("sha256") != hashlib.sha256(body).hexdigest()
+    ):
+        return []
+    parts = body.split(b"\n")
+    return parts if len(parts) == 3 else []
+
+
+def _load(path: Path) -> dict[str, list[Any]]:
+    """The stored rows ``name → [key, brief]`` (empty: see :func:`_read`)."""
+    parts = _read(path)
+    if not parts:
         return {}
-    return rows if isinstance(rows, dict) else {}
+    try:
+        keys, rows = json.loads(parts[0]), json.loads(parts[2])
+        return {name: [keys[name], row] for name, row in rows.items()}
+    except (ValueError, KeyError, AttributeError, TypeError):
+        return {}
+
+
+def _keys(root: Path) -> tuple[dict[str, list[int]], bool]:
+    """Every ``doctrine/*.yaml``'s key, and False when an entry is anything but a regular file
+    (the caller then takes the long way, which reports it)."""
+    keys: dict[str, list[int]] = {}
+    with os.scandir(os.path.join(root, DOCTRINE_DIR)) as entries:
+        for entry in entries:
+            name = entry.name
+            if not name.endswith(".yaml"):
+                continue
+            st = entry.stat(follow_symlinks=False)
+            if not S_ISREG(st.st_mode):
+                return keys, False
+            keys[name] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+    return keys, True
+
+
+Group = tuple[str, str, bool]  # (id, status, approved)
+
+
+def scope_groups(root: Path) -> tuple[dict[str | None, list[Group]], list[DoctrineError]]:
+    """Every rule as ``(id, status, approved)`` grouped by scope, and the errors of
+    :func:`read_briefs` — what an audit needs to choose the rules it reads. When no rule file
+    changed since the index was written (same names, same keys), the groups stored with it are
+    used as they are, without reading a row; otherwise through :func:`read_briefs`."""
+    if regular.problem(root, DOCTRINE_DIR, folder=True) is None:
+        parts = _read(index_path(root))
+        try:
+            keys, regular_only = _keys(root)
+            if parts and regular_only and json.loads(parts[0]) == keys:
+                groups = json.loads(parts[1])
+                return {
+                    (scope or None): [(g[0], g[1], g[2]) for g in found]
+                    for scope, found in groups.items()
+                }, []
+        except (OSError, ValueError, AttributeError, TypeError, IndexError):
+            pass
+    briefs = read_briefs(root)
+    grouped: dict[str | None, list[Group]] = {}
+    for b in briefs.briefs:
+        grouped.setdefault(b.scope, []).append((b.id, b.status, b.approved))
+    return grouped, briefs.errors
 
 
 def read_briefs(root: Path) -> Briefs:
@@ -208,11 +266,23 @@ def read_briefs(root: Path) -> Briefs:
 
 def _save(path: Path, rows: dict[str, list[Any]]) -> None:
     """Write the index (temporary file, then ``os.replace``: a reader sees the old or the new
-    one); no fsync: a lost index is rebuilt. Failures are ignored: the index is a speed-up."""
+    one); no fsync: a lost index is rebuilt. Failures are ignored: the index is a speed-up.
+
+    Four lines: the format and SHA-256 of the rest; every file's key (``name → key``); the
+    rules grouped by scope (``scope → [[id, status, approved], …]``, ``""`` for none: what an
+    audit reads when nothing changed); every file's brief (``name → brief``)."""
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     try:
         path.parent.mkdir(exist_ok=True)
-        body = json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        groups: dict[str, list[list[Any]]] = {}
+        for _key, brief in rows.values():
+            groups.setdefault(brief[3] or "", []).append([brief[0], brief[2], brief[4]])
+
+        def dump(data: Any) -> bytes:
+            return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+        keys = {name: row[0] for name, row in rows.items()}
+        body = b"\n".join([dump(keys), dump(groups), dump({n: r[1] for n, r in rows.items()})])
         head = json.dumps({"format": FORMAT, "sha256": hashlib.sha256(body).hexdigest()})
         tmp.write_bytes(head.encode("ascii") + b"\n" + body)
         os.replace(tmp, path)

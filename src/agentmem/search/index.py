@@ -34,9 +34,10 @@ import os
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from agentmem import trailers
 from agentmem.doctrine.model import DoctrineError
@@ -72,8 +73,7 @@ _LOG_FORMAT = _SEP + _FIELD.join(("%H", "%P", "%aI", "%s", "%(trailers:only,unfo
 _WATCHED = ("memories/", "doctrine/", "inbox/")
 
 
-@dataclass(frozen=True)
-class Doc:
+class Doc(NamedTuple):
     """One row of the index (see the module docstring); ``lines``: the file line of each body
     line, comma-separated (``''`` for a commit)."""
 
@@ -92,7 +92,8 @@ class Doc:
     label: str = ""
 
     def row(self) -> tuple[str, ...]:
-        return tuple(getattr(self, name) for name in COLUMNS)
+        """The values in :data:`COLUMNS` order (a ``Doc`` is that tuple)."""
+        return self
 
 
 def index_path(root: Path) -> Path:
@@ -265,8 +266,7 @@ def memory_docs(person: str, relpath: str, text: str) -> Iterator[Doc]:
 _UNPLAIN = tuple("'\"|>&*!{[")
 
 
-@dataclass(frozen=True)
-class RuleText:
+class RuleText(NamedTuple):
     """What the index keeps of a rule file: ``fields`` (title, instruction, justification, each
     limit) with their file line, and ``id``, ``status``, ``scope``, ``version``."""
 
@@ -294,22 +294,23 @@ def read_rule(text: str, relpath: str) -> RuleText | None:
     found = _CANONICAL.match(text)
     if found is None:
         return _strict_rule(text, relpath)
-    values = found.groupdict()
-    limits = values["limits"].split("\n")[:-1] if values["limits"] else []
-    if any(
-        v[:1] in _UNPLAIN
-        for v in (values["title"], values["instruction"], values["justification"], *limits)
+    rule_id, title, status, scope, instruction, block, justification, version = found.groups()
+    limits = block.split("\n")[:-1] if block else []
+    if (
+        title[:1] in _UNPLAIN
+        or instruction[:1] in _UNPLAIN
+        or justification[:1] in _UNPLAIN
+        or any(item[4:5] in _UNPLAIN for item in limits)
     ):
         return _strict_rule(text, relpath)
-    fields = [(values["title"], 2), (values["instruction"], 5)]
+    fields = [(title, 2), (instruction, 5)]
     fields += [(item[4:], 7 + n) for n, item in enumerate(limits)]
-    fields.append((values["justification"], 7 + len(limits)))
-    scope = values["scope"]
+    fields.append((justification, 7 + len(limits)))
     return RuleText(
-        values["id"],
-        values["status"],
+        rule_id,
+        status,
         "" if scope in ("null", "~") else scope,
-        values["version"],
+        version,
         [(v, n) for v, n in fields if v.strip()],
     )
 
@@ -395,26 +396,35 @@ def _trailer(commit: _Commit, key: str) -> str:
     return next((v for k, v in commit.trailers if k == key), "")
 
 
-def commit_owner(commit: _Commit) -> str:
+def _firsts(commit: _Commit) -> dict[str, str]:
+    """Each trailer's first value (what :func:`_trailer` returns), in one pass."""
+    found: dict[str, str] = {}
+    for key, value in commit.trailers:
+        found.setdefault(key, value)
+    return found
+
+
+def commit_owner(commit: _Commit, firsts: dict[str, str] | None = None) -> str:
     """Who may read a decision commit: `` alice `` for one on a person's memory or inbox
     (subject ``memory(alice): …`` / ``inbox(alice): …``, as agentmem writes them), ``''``
     (everyone) for doctrine and ``init``, `` @admin `` (admins only) for anything else."""
     owned = _OWNED.match(commit.subject)
     if owned:
         return f" {owned.group(1)} "
-    route = _trailer(commit, trailers.ROUTE)
+    first = _firsts(commit) if firsts is None else firsts
     if (
-        route == "doctrine"
-        or _trailer(commit, trailers.RULE)
+        first.get(trailers.ROUTE, "") == "doctrine"
+        or first.get(trailers.RULE, "")
         or commit.subject.startswith("doctrine")
     ):
         return ""
-    return "" if _trailer(commit, trailers.ACTION) in _PUBLIC_ACTIONS else " @admin "
+    return "" if first.get(trailers.ACTION, "") in _PUBLIC_ACTIONS else " @admin "
 
 
 def commit_doc(commit: _Commit) -> Doc | None:
     """The doc of a decision commit (one carrying ``Agentmem-Action``); None for a plain one."""
-    action = _trailer(commit, trailers.ACTION)
+    first = _firsts(commit)
+    action = first.get(trailers.ACTION, "")
     if not action:
         return None
     why = [v for k, v in commit.trailers if k == trailers.JUSTIFICATION]
@@ -424,9 +434,9 @@ def commit_doc(commit: _Commit) -> Doc | None:
         f"commit:{commit.sha}",
         "",
         "",
-        commit_owner(commit),
-        _trailer(commit, trailers.RULE),
-        _trailer(commit, trailers.VERSION),
+        commit_owner(commit, first),
+        first.get(trailers.RULE, ""),
+        first.get(trailers.VERSION, ""),
         action,
         "",
         commit.sha,
@@ -583,31 +593,45 @@ def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
         raise IndexUnusable(f"unreadable ({exc})") from None
 
 
+#: Files read and turned into documents per batch of a full build: each batch is indexed by
+#: SQLite (tokenising releases the GIL) while the next one is read.
+BATCH = 2000
+
+
 def build(root: Path, head: str | None) -> None:
     """Build the index from nothing into a temporary file, then move it into place (a reader
     never sees half an index): every watched work-tree file, every decision commit (ONE
-    ``git log``, no tree diff) and the older rule versions (ONE ``cat-file`` batch)."""
+    ``git log``, no tree diff) and the older rule versions (ONE ``cat-file`` batch).
+
+    Two threads share the work (docs/decisions.md): git reads the history, then SQLite indexes
+    each batch of documents while this thread reads and parses the next batch of files; the
+    derived file is written with no journal and no fsync."""
     target = index_path(root)
     target.parent.mkdir(exist_ok=True)
     tmp = target.with_name(f"{INDEX_FILE}.tmp-{os.getpid()}")
     tmp.unlink(missing_ok=True)
-    conn = sqlite3.connect(tmp, isolation_level=None)
+    conn = sqlite3.connect(tmp, isolation_level=None, check_same_thread=False)
     try:
         conn.execute("PRAGMA journal_mode = OFF")
         conn.execute("PRAGMA synchronous = OFF")
         _create(conn)
         conn.execute("BEGIN")
-        # git reads the history on the other core while this one reads the files.
-        with ThreadPoolExecutor(1) as pool:
-            pending = None if head is None else pool.submit(_log, root, [head], raw=False)
-            texts = read_files(root, work_tree_files(root))
-            docs = [doc for rel, text in texts.items() for doc in file_docs(root, rel, text)]
-            commits = [] if pending is None else pending.result()
-        current = {d.path: d.version for d in docs if d.kind == "doctrine"}
-        if head is not None:
-            docs += commit_docs(commits)
-            docs += version_docs(root, commits, current)
-        _insert(conn, docs)
+        current: dict[str, str] = {}
+        with ThreadPoolExecutor(1) as git, ThreadPoolExecutor(1) as writer:
+            pending = None if head is None else git.submit(_log, root, [head], raw=False)
+            inserted: list[Future[None]] = []
+            names = work_tree_files(root)
+            for start in range(0, len(names), BATCH):
+                texts = read_files(root, names[start : start + BATCH])
+                docs = [doc for rel, text in texts.items() for doc in file_docs(root, rel, text)]
+                current.update((d.path, d.version) for d in docs if d.kind == "doctrine")
+                inserted.append(writer.submit(_insert, conn, docs))
+            if pending is not None:
+                commits = pending.result()
+                inserted.append(writer.submit(_insert, conn, list(commit_docs(commits))))
+                inserted.append(writer.submit(_insert, conn, version_docs(root, commits, current)))
+            for done in inserted:
+                done.result()
         _set_meta(conn, schema=SCHEMA, tokenizer=TOKENIZER, commit=head or "")
         conn.execute("COMMIT")
     finally:
