@@ -252,6 +252,35 @@ def test_with_the_real_doctrine_and_memory_commands_history_is_clean(team: Path,
     assert result.exit_code == 0, result.stdout + result.stderr
 
 
+def test_history_only_walks_the_commits_and_skips_the_tree(team: Path, runner) -> None:
+    self_approved = approve_as(team, "bob")  # bob is a member: not admin when he activated
+    (team / "memories" / "bob.md").write_text("not a memory file\n", encoding="utf-8")  # tree only
+
+    tree_and_history = run_check(team, history=True)
+    history_only = run_check(team, history_only=True)
+
+    assert sorted((f.path, f.code) for f in tree_and_history.findings if not f.commit) == [
+        ("doctrine/warranty.yaml", "doctrine-approver-role"),
+        ("doctrine/warranty.yaml", "doctrine-self-approved"),
+        ("memories/bob.md", "memory-structure"),
+    ]
+    assert all(f.commit for f in history_only.findings)  # nothing from the checked-out files
+    assert [f.code for f in history_only.findings if f.is_error] == [
+        f.code for f in tree_and_history.findings if f.commit and f.is_error
+    ]
+    assert any(f.commit == self_approved for f in history_only.findings)
+    assert history_only.files == 0
+    assert history_only.commits == tree_and_history.commits
+
+    result = invoke(runner, "check", "--history-only")
+    assert result.exit_code == 1
+    assert "files" not in result.stderr.splitlines()[-1]
+    assert f"{history_only.commits} commits" in result.stderr
+    for args in (("--history-only", "--history"),):
+        assert invoke(runner, "check", *args).exit_code == 2
+    assert invoke(runner, "check", "--history-only", "--since", "HEAD~1").exit_code == 1
+
+
 needs_ssh = pytest.mark.skipif(
     shutil.which("ssh-keygen") is None, reason="ssh-keygen not installed"
 )

@@ -70,13 +70,32 @@ def run_check(
     since: str | None = None,
     require_signed: bool | None = None,
     today: date | None = None,
+    history_only: bool = False,
 ) -> CheckReport:
     """Check the repository at ``root``; ``today`` (default: the doctrine clock) dates review
     deadlines; ``require_signed`` True forces signatures on for every commit, else
-    ``doctrine.require_signed`` at each commit's parent decides.
+    ``doctrine.require_signed`` at each commit's parent decides. ``history_only`` walks the
+    history and skips the checked-out tree (``report.files`` stays 0): for a CI job that already
+    ran the plain check (docs/design.md §Check).
 
     Raises :class:`~agentmem.errors.GitError` only when git itself fails during the walk.
     """
+    report = CheckReport()
+    if not history_only:
+        _check_tree(root, report, today)
+    if history or history_only:
+        # lazy: import agentmem.check.findings must not load the whole check: run_check loads it
+        from agentmem.check.history.walk import check_history
+
+        # doctrine.* settings are read at each commit's parent; True here forces signatures on
+        result = check_history(root, since=since, require_signed=bool(require_signed))
+        report.findings += result.findings
+        report.commits = result.commits
+    return report
+
+
+def _check_tree(root: Path, report: CheckReport, today: date | None) -> None:
+    """The checks of the checked-out tree, appended to ``report``."""
     # lazy: import agentmem.check.findings must not load the whole check: run_check loads it
     from agentmem.check import files, tree
     from agentmem.config import CONFIG_FILE
@@ -84,7 +103,6 @@ def run_check(
     from agentmem.store.repo import ROLES_FILE
 
     state = tree.TreeState()
-    report = CheckReport()
     report.findings += tree.check_top_files(root)
     report.findings += tree.check_config(root, state)
     report.findings += tree.check_roles(root, state)
@@ -98,12 +116,3 @@ def run_check(
     report.findings += tree.check_local_files(root)
     report.findings += _interrupted_change(root)
     report.findings += _stale_exports(root)
-    if history:
-        # lazy: import agentmem.check.findings must not load the whole check: run_check loads it
-        from agentmem.check.history.walk import check_history
-
-        # doctrine.* settings are read at each commit's parent; True here forces signatures on
-        result = check_history(root, since=since, require_signed=bool(require_signed))
-        report.findings += result.findings
-        report.commits = result.commits
-    return report

@@ -36,6 +36,13 @@ def check(
             help="Also check every commit: who activated, who wrote which memory, trailers, signatures.",
         ),
     ] = False,
+    history_only: Annotated[
+        bool,
+        typer.Option(
+            "--history-only",
+            help="Check every commit as --history does, but not the checked-out files: for a CI job that already ran 'agentmem check'.",
+        ),
+    ] = False,
     since: Annotated[
         str | None,
         typer.Option(
@@ -70,12 +77,18 @@ def check(
     from agentmem.errors import UsageError
     from agentmem.store.root import locate
 
-    if (since or require_signed) and not history:
+    if history_only and history:
+        raise UsageError("--history-only already checks every commit: drop --history")
+    if (since or require_signed) and not (history or history_only):
         raise UsageError(
-            f"{'--since' if since else '--require-signed'} checks commits: add --history"
+            f"{'--since' if since else '--require-signed'} checks commits: add --history (or --history-only)"
         )
     report = run_check(
-        locate(), history=history, since=since, require_signed=require_signed or None
+        locate(),
+        history=history,
+        since=since,
+        require_signed=require_signed or None,
+        history_only=history_only,
     )
     findings = report.sorted()
     if fmt is CheckFormat.json:
@@ -93,11 +106,10 @@ def check(
                 else f"{f.path}:{f.line}: {f.severity}: {f.message} [{f.code}]"
             )
     errors, warnings = len(report.errors), len(report.warnings)
-    looked = f"{report.files} files" + (
-        f", {report.commits} commit{'s' * (report.commits != 1)}"
-        if report.commits is not None
-        else ""
-    )
+    parts = [] if history_only else [f"{report.files} files"]
+    if report.commits is not None:
+        parts.append(f"{report.commits} commit{'s' * (report.commits != 1)}")
+    looked = ", ".join(parts)
     if fmt is CheckFormat.github and os.environ.get("GITHUB_STEP_SUMMARY"):
         from agentmem.check.report_formats import append_summary, summary_markdown
 
