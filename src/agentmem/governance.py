@@ -36,6 +36,9 @@ RESTORE = "restore"
 """Bring back an earlier version as a new draft (``doctrine restore``)."""
 WRITE_DRAFT = "write-draft"
 """Create, edit or delete a draft rule file (how history sees the four actions above)."""
+DELETE_DRAFT = "delete-draft"
+"""Delete a draft rule file someone else created (its creator may delete their own:
+:func:`may_delete_draft`)."""
 APPROVE = "approve"
 """draft → active (and, in history, any change of an active rule's content)."""
 SUSPEND = "suspend"
@@ -65,6 +68,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     ASSIGN: (MEMBER, ADMIN),
     RESTORE: (MEMBER, ADMIN),
     WRITE_DRAFT: (MEMBER, ADMIN),
+    DELETE_DRAFT: (ADMIN,),
     APPROVE: (ADMIN,),
     SUSPEND: (ADMIN,),
     RESUME: (ADMIN,),
@@ -137,6 +141,15 @@ def require_memory_role(actor: Actor, doing: str = "a personal memory") -> None:
             "role, and a user has no personal memory",
             hint="ask an admin to make you a member in roles.yaml",
         )
+
+
+def may_delete_draft(actor_id: str | None, role: str | None, creator: str | None) -> bool:
+    """True when ``actor_id`` (with ``role``) may delete a draft rule that ``creator`` created:
+    an admin, or its creator while they may write drafts — a member never deletes another
+    member's draft (editing it, which keeps its history going, stays open to members)."""
+    if may(role, DELETE_DRAFT):
+        return True
+    return actor_id is not None and actor_id == creator and may(role, WRITE_DRAFT)
 
 
 def owns(actor_id: str | None, person: str) -> bool:

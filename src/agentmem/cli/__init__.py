@@ -8,6 +8,7 @@ traceback); 130 on Ctrl-C. Sub-apps import their heavy dependencies lazily so th
 
 from __future__ import annotations
 
+import errno
 import importlib
 import logging
 import os
@@ -142,6 +143,10 @@ def _hide_values(exc: ClickException, argv: list[str]) -> None:
     exc.message = message
 
 
+_DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+"""``OSError`` numbers that are the disk's state (exit 1, docs/design.md §Write path)."""
+
+
 class AgentmemGroup(TyperGroup):
     """Root group: the single place where exceptions become exit codes."""
 
@@ -183,6 +188,15 @@ class AgentmemGroup(TyperGroup):
             )
             raise typer.Exit(2) from None
         except Exception as exc:
+            if isinstance(exc, OSError) and exc.errno in _DISK_FULL:
+                # A full disk is the machine's state, not a bug: exit 1, say what to do.
+                code = errno.errorcode.get(exc.errno or 0, "")
+                output.error(
+                    f"the disk refused a write: {exc.strerror} ({code}); agentmem's journal "
+                    "finishes or undoes any interrupted change on the next command\n"
+                    "  hint: free some disk space, then run the command again"
+                )
+                raise typer.Exit(1) from None
             if os.environ.get("AGENTMEM_DEBUG") == "1":
                 raise
             output.error(

@@ -250,14 +250,19 @@ def _approvable(repo: Repository, actor: Person, rule_id: str) -> tuple[Rule, st
             hint="add it first: " + "; ".join(f"agentmem {how[m]}" for m in missing),
         )
     sign = signing_wanted(repo)
+    _no_future_clock("an approval")
+    return rule, text, sign
+
+
+def _no_future_clock(what: str) -> None:
+    """Refuse while ``AGENTMEM_TODAY`` is more than a day after the real UTC date: ``what``
+    (an approval) is never dated in the future. Raises :class:`DoctrineError`."""
     clock = datetime.now(UTC).date()
     if today() > clock + timedelta(days=1):
         raise DoctrineError(
-            f"AGENTMEM_TODAY is after today's date ({clock}): an approval is never dated in "
-            "the future",
+            f"AGENTMEM_TODAY is after today's date ({clock}): {what} is never dated in the future",
             hint="unset AGENTMEM_TODAY (it is for rehearsals of due dates)",
         )
-    return rule, text, sign
 
 
 def rule_conflicts(repo: Repository, rule: Rule) -> tuple[Conflict, ...]:

@@ -18,6 +18,7 @@ keeps whole texts (memory files are a few kilobytes) so a restore needs nothing 
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from dataclasses import asdict, dataclass, field
@@ -159,24 +160,33 @@ def recover(root: Path) -> Recovery | None:
     if pending is None:
         return None
     _remove_leftovers(root, pending)
-    current = gitio.head(root)
-    if current != pending.old_head:
-        if _is_our_commit(root, pending, current):
-            gitio.run_git(root, ["reset", "-q", "HEAD", "--", *pending.paths()], check=False)
-            result = Recovery("published", pending.paths(), current, [])
+    try:
+        current = gitio.head(root)
+        if current != pending.old_head:
+            if _is_our_commit(root, pending, current):
+                gitio.run_git(root, ["reset", "-q", "HEAD", "--", *pending.paths()], check=False)
+                result = Recovery("published", pending.paths(), current, [])
+            else:
+                result = _restore(root, pending)
+        elif all(_on_disk(root, f.path) == f.new for f in pending.files):
+            commit = gitio.commit_paths(
+                root,
+                pending.paths(),
+                pending.message,
+                sign=pending.sign,
+                expected_head=pending.old_head,
+            )
+            result = Recovery("committed", pending.paths(), commit, [])
         else:
             result = _restore(root, pending)
-    elif all(_on_disk(root, f.path) == f.new for f in pending.files):
-        commit = gitio.commit_paths(
-            root,
-            pending.paths(),
-            pending.message,
-            sign=pending.sign,
-            expected_head=pending.old_head,
-        )
-        result = Recovery("committed", pending.paths(), commit, [])
-    else:
-        result = _restore(root, pending)
+    except OSError as exc:  # a full disk while putting files back: the journal stays
+        raise JournalError(
+            f"could not finish an interrupted change: {exc.strerror or exc} "
+            f"({errno.errorcode.get(exc.errno or 0, 'OSError')}); nothing more was written and "
+            "the journal stays",
+            hint="free some disk space (or fix the cause), then run any agentmem command: it "
+            "finishes the change from the journal",
+        ) from None
     clear(root)
     # lazy: logging loads only when a change was recovered (every command opens the journal)
     import logging

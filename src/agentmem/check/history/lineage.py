@@ -262,6 +262,12 @@ class Origins:
         self._known[(path, new)] = _Version(creator, author, parents)
         return creator
 
+    def creator_of(self, path: str, oid: str) -> str | None:
+        """Who created the rule file of version ``oid``: as recorded in the walk, else the
+        ``proposed_by`` that version names (a rule older than the walk)."""
+        known = self._known.get((path, oid))
+        return known.creator if known is not None else self.blobs.proposed_by(oid, path)
+
     def writer(self, path: str, oid: str) -> str | None:
         """Who last changed the content (title, scope, instruction, limits) of version ``oid``:
         the author of the nearest version back whose parents all had other content; None when

@@ -465,8 +465,22 @@ class _Judge:
             self.require(path, gov.STATUS_ACTIONS.get(new or "", gov.CHANGE_APPROVED), what)
         if new == "draft" or (new is None and old in ("draft", "invalid")):
             verb = "writes" if new else "deletes"
-            self.require(path, gov.WRITE_DRAFT, f"{verb} the draft rule '{rule_id}'")
+            allowed = self.require(path, gov.WRITE_DRAFT, f"{verb} the draft rule '{rule_id}'")
+            if allowed and new is None and change.old is not None:
+                self.draft_deletion(change, rule_id)
         self.proposer(change, creator)
+
+    def draft_deletion(self, change: Change, rule_id: str) -> None:
+        """A draft is deleted by its creator or an admin, never by another member."""
+        assert change.old is not None
+        creator = self.origins.creator_of(change.path, change.old)
+        me = self.author.id if self.author else None
+        if gov.may_delete_draft(me, self.author.role if self.author else None, creator):
+            return
+        made = f", which {creator} created," if creator else ""
+        self.fail(change.path, "history-not-admin",
+                  f"deletes the draft rule '{rule_id}'{made} but {self.role_text()} (its "
+                  "creator or an admin required)")  # fmt: skip
 
     def creator(self, change: Change) -> str | None:
         """Record the new version; return who created the rule file (None: unknown)."""
