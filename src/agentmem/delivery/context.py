@@ -32,7 +32,6 @@ from agentmem.errors import GovernanceError, UsageError
 from agentmem.memory.file import BudgetStatus, Entry, budget_status, new_memory_text, parse_memory
 from agentmem.memory.records import scope_contains, today_iso
 from agentmem.store import regular
-from agentmem.store.hotcache import digest, guard_fingerprint
 
 if TYPE_CHECKING:
     from agentmem.config import Config
@@ -60,6 +59,9 @@ def withhold_reason_cached(text: str, cache: HotCache | None) -> str | None:
     guard to re-judge entries it judged before."""
     if cache is None:
         return withhold_reason(text)
+    # lazy: only the hot path keeps a cache (and pays for hashlib)
+    from agentmem.store.hotcache import digest, guard_fingerprint
+
     key = digest(f"{guard_fingerprint()}\n{text}")
     found, value = cache.get("withhold", key)
     if found and (value is None or isinstance(value, str)):

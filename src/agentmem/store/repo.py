@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentmem import trailers as tr
 from agentmem.config import CONFIG_FILE, DEFAULT_CONFIG_TEXT, Config, load_config
@@ -28,10 +29,12 @@ from agentmem.errors import (
 from agentmem.governance import ADMIN, ROLES
 from agentmem.store import gitio
 from agentmem.store.atomic import atomic_write
-from agentmem.store.hotcache import HotCache
 from agentmem.store.paths import SLUG, check_slug
 from agentmem.store.root import locate
 from agentmem.store.yamlio import dump_yaml, load_yaml_file
+
+if TYPE_CHECKING:
+    from agentmem.store.hotcache import HotCache
 
 ROLES_FILE = "roles.yaml"
 MEMORY_DIR = "memories"
@@ -204,6 +207,9 @@ def open_repository(explicit: Path | None = None, *, hot: bool = False) -> Repos
 def hot_repository(root: Path) -> Repository:
     """The repository at ``root`` with the hot path's cache (``.agentmem/hotcache.json``) for
     its settings and roles; the caller saves the cache when done."""
+    # lazy: only the hot path keeps a cache (and pays for hashlib)
+    from agentmem.store.hotcache import HotCache
+
     cache = HotCache(root / LOCAL_DIR)
     return Repository(root, load_config(root, cache=cache), cache)
 
