@@ -8,7 +8,7 @@ Not a test. Run from the repository root::
 Builds two memory repositories in a temporary folder holding the same memory: entries filling
 the 8,000-character budget (what reaches the prompt: the budget does not count the markers). In
 the first every entry ends with a record marker (``<!-- am: basis=… since=… review=… … -->``,
-half of them inferred with an expiry date); in the second the same entries carry none. Then it
+half of them inferred with an expiry date; dates differ from entry to entry); in the second the same entries carry none. Then it
 runs ``python -m agentmem context chat`` in each, alternating (A, B, A, B …) in fresh
 interpreters, RUNS times each (default 21, after a warm-up), and prints medians, min–max and
 the ratio. Both runs append their chat line to the usage log, as a session would.
@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import date, timedelta
 from pathlib import Path
 
 SECTIONS = ["Writing style", "Priorities & scope", "Recurring patterns", "Rule dependencies"]
@@ -34,9 +35,13 @@ def _git(root: Path, *args: str) -> None:
 
 
 def _marker(n: int) -> str:
+    """A record of its own for entry ``n`` (dates differ from entry to entry, as in a memory
+    built over months: no two markers alike)."""
+    since = date(2026, 1, 1) + timedelta(days=n * 3)
     if n % 2:
-        return " <!-- am: basis=inferred since=2026-11-20 review=2026-12-20 expires=2027-02-18 -->"
-    return " <!-- am: basis=declared since=2026-06-01 review=2027-06-01 -->"
+        review, expires = since + timedelta(days=30), since + timedelta(days=90)
+        return f" <!-- am: basis=inferred since={since} review={review} expires={expires} -->"
+    return f" <!-- am: basis=declared since={since} review={since + timedelta(days=365)} -->"
 
 
 def memory(person: str, records: bool) -> str:
@@ -93,6 +98,7 @@ def _in_process(marked: Path, plain: Path, runs: int) -> dict[str, list[float]]:
     from agentmem.config import load_config
     from agentmem.delivery.context import build_chat, render_chat
     from agentmem.delivery.usage import chat_usage
+    from agentmem.memory import records
     from agentmem.store.repo import Repository
 
     repos = {"marked": marked, "plain": plain}
@@ -100,6 +106,7 @@ def _in_process(marked: Path, plain: Path, runs: int) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {"marked": [], "plain": []}
     for _ in range(runs):
         for name, repo in loaded.items():
+            records.forget()  # a fresh process has read no marker yet
             start = time.perf_counter()
             ctx = build_chat(repo, "alice", None)
             render_chat(ctx, "text")
@@ -156,11 +163,8 @@ def main() -> None:
     print(f"with records / without (median wall): {ratio:.2f}x (target ≤ 1.1x): {verdict}")
     cpu = statistics.median(cpus["marked"]) / statistics.median(cpus["plain"])
     print(f"with records / without (median cpu): {cpu:.2f}x")
-    part = statistics.median(inner["marked"]) / statistics.median(inner["plain"])
-    print(
-        f"the part that differs, in process: {part:.2f}x, "
-        f"+{statistics.median(inner['marked']) - statistics.median(inner['plain']):.2f} ms"
-    )
+    best = min(inner["marked"]) - min(inner["plain"])
+    print(f"the part that differs, in process (best of each): {best:+.2f} ms")
 
 
 if __name__ == "__main__":
