@@ -19,7 +19,6 @@ it imports neither the guard nor the doctrine package at module level.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -196,6 +195,9 @@ def build_chat(
 
 def blob_id(text: str) -> str:
     """The git object id (SHA-1) of ``text`` as a blob: ``git hash-object`` of the file."""
+    # lazy: hashlib only when a block is built (typer commands that import this do not pay)
+    import hashlib
+
     data = text.encode("utf-8")
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 

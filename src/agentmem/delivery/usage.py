@@ -30,7 +30,6 @@ most twice that; both kinds of line are read from both files, oldest first.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass
@@ -308,6 +307,9 @@ class ChatUsage:
 def entry_hash(text: str) -> str:
     """16 hex digits of the SHA-256 of an entry's text as given (marker stripped): enough to
     tell entries apart, nothing to read back."""
+    # lazy: hashlib only when a chat line is written (typer commands that import this do not pay)
+    import hashlib
+
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
