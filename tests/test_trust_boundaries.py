@@ -121,6 +121,7 @@ def _pre_tool_use(command: str, tool: str = "Bash") -> subprocess.CompletedProce
         "cd /x && agentmem --repo /mem review -a all",
         "agentmem review --edit p1=Quote clauses",
         "agentmem review --scope p1=everywhere",
+        "agentmem review --modify p1=3",
         "printf 'a\\n' | agentmem review --interactive",
         "python -m agentmem doctrine approve r7",
         "bash -c 'agentmem doctrine resume r7'",

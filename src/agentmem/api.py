@@ -209,7 +209,7 @@ class Agentmem:
             )
             memory = read_current(self.root, self._repo.memory_relpath(actor.id))
             pending = [p for p in list_pending(self._repo, actor.id) if p.text]
-            validate(proposal, self._repo, memory, [], pending)
+            proposal = validate(proposal, self._repo, memory, [], pending)
             write_to_inbox(self._repo, actor, [proposal], session, source)
         return proposal
 

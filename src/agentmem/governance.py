@@ -280,6 +280,7 @@ PERSON_ONLY: dict[tuple[str, ...], tuple[str, ...] | None] = {
         "--section",
         "--target",
         "--scope",
+        "--modify",
     ),
     ("doctrine", "approve"): None,
     ("doctrine", "resume"): None,

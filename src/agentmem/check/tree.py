@@ -17,8 +17,16 @@ from agentmem.check.findings import ERROR, WARNING, Finding, from_error
 from agentmem.check.history.signing import key_problem
 from agentmem.config import CONFIG_FILE, Config, MemoryConfig, parse_config
 from agentmem.errors import AgentmemError, ConfigError, ProposalError
-from agentmem.memory.file import MemoryFile, budget_status, char_count, find_entries, parse_memory
+from agentmem.memory.file import (
+    Entry,
+    MemoryFile,
+    budget_status,
+    char_count,
+    find_entries,
+    parse_memory,
+)
 from agentmem.memory.records import strip_markers
+from agentmem.proposals.conflicts import related_pairs
 from agentmem.proposals.model import proposal_from_stored
 from agentmem.store import gitio, regular
 from agentmem.store.erasures import ERASURES_FILE, parse_record
@@ -191,7 +199,8 @@ def check_memory_text(rel: str, person: str, text: str, state: TreeState) -> lis
         memory = parse_memory(text, person, relaxed, rel)
     except AgentmemError as exc:
         findings.append(from_error(exc, rel, "memory-structure"))
-    for entry in memory.entries() if memory is not None else []:
+    entries = memory.entries() if memory is not None else []
+    for entry in entries:
         size = (
             len(entry.text) if entry.text.isascii() else char_count(entry.text)
         )  # NFC keeps ASCII
@@ -199,7 +208,29 @@ def check_memory_text(rel: str, person: str, text: str, state: TreeState) -> lis
             message = f"entry is {size} characters; the limit is {config.entry_max_chars}: shorten or split it"
             findings.append(Finding(rel, entry.line, ERROR, "memory-entry-too-long", message))
     findings += memory_guard_findings(rel, text, memory)
+    findings += contradiction_findings(rel, entries)
     return findings
+
+
+def contradiction_findings(rel: str, entries: list[Entry]) -> list[Finding]:
+    """``memory-contradiction`` warnings: pairs of entries of one file that contradict each
+    other (:mod:`agentmem.proposals.conflicts`, the detector review and tidy use), at the later
+    entry's line. Entries are named by number and line, never quoted: a check's output may be
+    public (CI logs)."""
+    if len(entries) < 2:
+        return []
+    found = []
+    for pair in related_pairs([e.text for e in entries], duplicates=False):
+        if pair.why is None:
+            continue
+        a, b = entries[pair.i], entries[pair.j]
+        message = (
+            f"entry #{b.number} contradicts entry #{a.number} (line {a.line}): they say "
+            f"{pair.why.describe()}; keep the one that holds (agentmem memory edit, or "
+            "agentmem tidy)"
+        )
+        found.append(Finding(rel, b.line, WARNING, "memory-contradiction", message))
+    return found
 
 
 @lru_cache(maxsize=1)

@@ -208,7 +208,8 @@ def _print_result(result: object) -> None:
         for c in result.cut_items:
             output.data(f"  cut #{c.index} {c.label}: {c.reason}")
     for p in result.kept:
-        output.data(f"  {p.id}  {p.summary()}  [{p.basis}]")
+        flag = f", contradicts {len(p.contradicts)} of your entries" if p.contradicts else ""
+        output.data(f"  {p.id}  {p.summary()}  [{p.basis}{flag}]")
     for r in result.rejected:
         output.data(f"  rejected #{r.index} {r.label}: {r.reason}")
 

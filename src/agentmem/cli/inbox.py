@@ -41,7 +41,8 @@ def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     doctrine = [p for p in pending if p.route == "doctrine"]
     output.data(f"{len(pending)} pending proposal{'s' if len(pending) != 1 else ''} for {who}:")
     for p in memory + doctrine:
-        output.data(f"  {p.id}  {p.summary()}  [{p.basis}, session {p.session[:12]}]")
+        flag = f", contradicts {len(p.contradicts)} of your entries" if p.contradicts else ""
+        output.data(f"  {p.id}  {p.summary()}  [{p.basis}, session {p.session[:12]}{flag}]")
         if p.id in strange:
             output.data(f"      NOT FROM {who.upper()}: {strange[p.id]}")
     if strange:

@@ -15,7 +15,9 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
+    from agentmem.memory.file import Entry
     from agentmem.memory.planner import MemoryPlan
+    from agentmem.proposals.conflicts import Contradiction
     from agentmem.proposals.model import Proposal
     from agentmem.proposals.review import DoctrineOutcome
     from agentmem.store.repo import Person, Repository
@@ -80,6 +82,15 @@ def review(
             show_default=False,
         ),
     ] = None,
+    modify: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--modify",
+            help="Accept an add ID as a modify of entry N instead (e.g. the entry it "
+            "contradicts): --modify ID=N. Repeatable.",
+            show_default=False,
+        ),
+    ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Show what would change; write nothing.")
     ] = False,
@@ -112,7 +123,9 @@ def review(
 
     Without flags, in a terminal: each proposal is shown (with its basis and scope) as a diff of
     your memory file with the fill level after it; answer accept / edit / reject / skip / quit
-    (edit also asks the route, section, scope and target, each pre-filled). Each accepted proposal is
+    (edit also asks the route, section, scope and target, each pre-filled). A proposal that
+    contradicts one of your entries is shown beside it, and may be accepted as a modify of that
+    entry instead (--modify ID=N, or [m] interactively). Each accepted proposal is
     one commit; the rejections are one commit. Memory proposals are committed first; then each
     accepted doctrine proposal becomes a draft rule (one commit each, you are its proposer); a
     draft that fails is reported rule by rule and the memory commits stay.
@@ -141,11 +154,12 @@ def review(
         "section": section or [],
         "target": target or [],
         "scope": scope or [],
+        "modify": modify or [],
     }
     scripted = bool(accept or reject or edit or any(fixes.values()))
     if not pending:
         output.info("no proposals to review")
-        if scripted and _names_ids(accept, reject, edit, route, section, target, scope):
+        if scripted and _names_ids(accept, reject, edit, route, section, target, scope, modify):
             raise UsageError("nothing pending matches the given ids")
         return
     if scripted:
@@ -155,7 +169,8 @@ def review(
         preview, shown = _previewer(repo), output.stdout()  # a preview is data: stdout
         for proposal in memory:
             trust.show(proposal, shown)
-            _show(proposal, _plan_or_none(repo, proposal, plan=preview), shown)
+            plan = _plan_or_none(repo, proposal, plan=preview)
+            _show(proposal, plan, shown, _contradicted(repo, proposal), scripted=True)
         for proposal in doctrine:
             trust.show(proposal, shown)
             _show_doctrine(repo, actor, proposal, console=shown)
@@ -195,7 +210,7 @@ def _names_ids(*lists: list[str] | None) -> bool:
 
 
 def _corrections(
-    pending: list[Proposal], fixes: dict[str, list[str]]
+    repo: Repository, pending: list[Proposal], fixes: dict[str, list[str]]
 ) -> tuple[dict[str, Proposal], dict[str, Proposal]]:
     """``(corrected, originals)`` by proposal id from ``--route/--section/--target/--scope
     ID=VALUE``. Raises :class:`UsageError` for a malformed flag, an unknown id or an invalid
@@ -204,6 +219,7 @@ def _corrections(
     from agentmem.errors import UsageError
     from agentmem.proposals.ids import check_scope
     from agentmem.proposals.model import EVERYWHERE
+    from agentmem.proposals.review import as_modify_of
 
     wanted: dict[str, dict[str, str]] = {}
     for name, items in fixes.items():
@@ -214,12 +230,18 @@ def _corrections(
                 raise UsageError(f"--{name} takes ID=VALUE, got {shown!r}")
             if name == "scope" and value.strip().lower() != EVERYWHERE:
                 check_scope(value, f"--scope {pid}")
+            if name == "modify" and not value.strip().lstrip("#").isdigit():
+                raise UsageError(f"--modify takes ID=N (an entry number), got {item!r}")
             wanted.setdefault(pid, {})[name] = value.strip()
     corrected: dict[str, Proposal] = {}
     originals: dict[str, Proposal] = {}
-    for proposal in _resolve(list(wanted), pending, "--route/--section/--target/--scope"):
+    flags = "--route/--section/--target/--scope/--modify"
+    for proposal in _resolve(list(wanted), pending, flags):
         fix = wanted[proposal.id]
-        corrected[proposal.id] = proposal.corrected(
+        fixed = proposal
+        if "modify" in fix:
+            fixed = as_modify_of(repo, proposal, int(fix["modify"].lstrip("#")))
+        corrected[proposal.id] = fixed.corrected(
             route=fix.get("route"),
             section=fix.get("section"),
             target=fix.get("target"),
@@ -284,7 +306,22 @@ def _previewer(repo: Repository) -> Callable[[Proposal, str | None], MemoryPlan]
     return plan
 
 
-def _show(proposal: Proposal, plan: MemoryPlan | str, console: Console | None = None) -> None:
+def _contradicted(repo: Repository, proposal: Proposal) -> list[tuple[Entry, Contradiction]]:
+    from agentmem.proposals.review import contradicted_entries
+
+    return contradicted_entries(repo, proposal)
+
+
+def _show(
+    proposal: Proposal,
+    plan: MemoryPlan | str,
+    console: Console | None = None,
+    contradicts: list[tuple[Entry, Contradiction]] | None = None,
+    *,
+    scripted: bool = False,
+) -> None:
+    """A memory proposal: summary, basis, scope, why, the entries it contradicts (with how to
+    make it a modify of one), the diff and the fill level after it."""
     from rich.syntax import Syntax
 
     console = console or output.stderr()
@@ -294,6 +331,19 @@ def _show(proposal: Proposal, plan: MemoryPlan | str, console: Console | None = 
         f"session: {output.esc(proposal.session)} · source: {proposal.source}"
     )
     console.print(f"  why: {output.esc(proposal.justification)}")
+    for entry, why in contradicts or []:
+        console.print(
+            f"  [yellow]contradicts entry #{entry.number}[/] ({output.esc(entry.section)}): "
+            f"{output.esc(entry.text)} — {why.describe()}"
+        )
+    if contradicts and proposal.action == "add":
+        number = contradicts[0][0].number
+        how = (
+            f"agentmem review --modify {proposal.id}={number}"
+            if scripted
+            else f"answer m to make it a modify of #{number}"
+        )
+        console.print(f"  to replace that entry instead of adding beside it: {how}")
     if proposal.action == "modify" and proposal.target and proposal.text:
         console.print(f"  words: {_word_diff(proposal.target, proposal.text)}")
     if isinstance(plan, str):
@@ -374,8 +424,10 @@ def _report_doctrine(outcomes: list[DoctrineOutcome]) -> int:
     return failures
 
 
-def _menu(choices: list[str]) -> str:
-    words = {"a": "accept", "e": "edit", "r": "reject", "s": "skip", "q": "quit"}
+def _menu(choices: list[str], modify_of: int | None = None) -> str:
+    words = {"a": "accept", "e": "edit", "r": "reject", "s": "skip", "q": "quit", "m": "modify"}
+    if modify_of is not None:
+        words["m"] = f"modify #{modify_of} instead"
     return ", ".join(f"[bold]\\[{c}][/]{words[c][1:]}" for c in choices)
 
 
@@ -415,7 +467,7 @@ def _scripted(
         if not sep or not text.strip():
             raise UsageError(f"--edit takes ID=TEXT, got {item!r}")
         edits[pid] = text
-    corrected, originals = _corrections(memory, fixes or {})
+    corrected, originals = _corrections(repo, memory, fixes or {})
     to_edit = _resolve(list(edits), memory, "--edit")
     to_accept = (
         [p for p in _resolve(accept, memory, "--accept") if p.id not in edits] if accept else []
@@ -441,7 +493,7 @@ def _scripted(
         try:
             if dry_run:
                 plan = preview(proposal, edits.get(proposal.id))
-                _show(plan.proposal, plan, shown)
+                _show(plan.proposal, plan, shown, _contradicted(repo, plan.proposal), scripted=True)
                 continue
             with repo.locked():
                 plan = plan_accept(repo, proposal, edits.get(proposal.id))
@@ -484,10 +536,12 @@ def _say_decided_meanwhile(gone: list[Proposal]) -> None:
         )
 
 
-def _ask(console: Console, choices: list[str]) -> str:
+def _ask(console: Console, choices: list[str], modify_of: int | None = None) -> str:
     from rich.prompt import Prompt
 
-    return Prompt.ask(_menu(choices), choices=choices, console=console, show_choices=False)
+    return Prompt.ask(
+        _menu(choices, modify_of), choices=choices, console=console, show_choices=False
+    )
 
 
 def _interactive(
@@ -516,16 +570,30 @@ def _interactive(
             plan: MemoryPlan | str | None = None
             while True:
                 trust.show(proposal, console)
+                contradicts: list[tuple[Entry, Contradiction]] = []
                 if proposal.route == "doctrine":
                     can_accept = _show_doctrine(repo, actor, proposal, text)
                 else:
                     plan = _plan_or_none(repo, proposal, text)
-                    _show(plan.proposal if not isinstance(plan, str) else proposal, plan)
+                    planned = plan.proposal if not isinstance(plan, str) else proposal
+                    contradicts = _contradicted(repo, planned)
+                    _show(planned, plan, None, contradicts)
                     can_accept = not isinstance(plan, str)
                 choices = ["a", "e", "r", "s", "q"] if can_accept else ["e", "r", "s", "q"]
+                modify_of = None
+                if contradicts and proposal.action == "add" and "e" in choices:
+                    modify_of = contradicts[0][0].number
+                    choices.insert(choices.index("e") + 1, "m")
                 if trust.refusal(proposal) is not None:
                     choices = ["r", "s", "q"]  # someone else's words: reject or leave them
-                answer = _ask(console, choices)
+                    modify_of = None
+                answer = _ask(console, choices, modify_of)
+                if answer == "m" and modify_of is not None:
+                    try:
+                        proposal = _ask_modify_of(repo, console, proposal, contradicts)
+                    except AgentmemError as exc:
+                        output.error(str(exc))
+                    continue
                 if answer == "e":
                     # A refused text holding terminal controls is not offered back as is.
                     shown = text if text and output.visible(text) == text else None
@@ -578,6 +646,25 @@ def _interactive(
     console.print(
         f"{counts['accepted']} accepted, {counts['rejected']} rejected, {counts['skipped']} skipped"
     )
+
+
+def _ask_modify_of(
+    repo: Repository,
+    console: Console,
+    proposal: Proposal,
+    contradicts: list[tuple[Entry, Contradiction]],
+) -> Proposal:
+    """The add as a modify of the entry it contradicts (asked which when it contradicts
+    several); shown again before it is accepted."""
+    from rich.prompt import Prompt
+
+    from agentmem.proposals.review import as_modify_of
+
+    numbers = [str(entry.number) for entry, _why in contradicts]
+    number = numbers[0]
+    if len(numbers) > 1:
+        number = Prompt.ask("modify entry", choices=numbers, default=number, console=console)
+    return as_modify_of(repo, proposal, int(number))
 
 
 def _ask_text(console: Console, label: str, current: str) -> str:

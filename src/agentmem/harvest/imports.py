@@ -525,7 +525,7 @@ def _import_one(
                 )
                 if proposal.route == "memory":
                     require_memory_role(actor, "a memory proposal")
-                validate(proposal, repo, memory_text, result.proposals, pending)
+                proposal = validate(proposal, repo, memory_text, result.proposals, pending)
             except AgentmemError as exc:
                 result.rejected.append(Rejected(candidate.line, _reason(exc, source)))
                 continue

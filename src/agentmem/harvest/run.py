@@ -284,7 +284,9 @@ def _validate_and_write(
             )
             if proposal.route == "memory":
                 require_memory_role(actor, "a memory proposal")
-            validate(proposal, repo, memory_text, [p for _, p, _ in valid], pending_texts)
+            proposal = validate(
+                proposal, repo, memory_text, [p for _, p, _ in valid], pending_texts
+            )
             if proposal.text and restates(proposal.text, not_own):
                 raise GuardError(
                     "refused: document-content: the text restates a document or quotation "

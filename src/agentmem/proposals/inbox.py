@@ -28,7 +28,10 @@ def proposal_relpath(proposal: Proposal) -> str:
 
 def render_proposal(proposal: Proposal) -> str:
     """The inbox file text: canonical YAML with the field names of docs/design.md §Inbox file."""
-    return dump_yaml(proposal.to_dict())
+    data = proposal.to_dict()
+    if not data["contradicts"]:  # written only when validation flagged a contradiction
+        del data["contradicts"]
+    return dump_yaml(data)
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,17 @@ PROPOSAL_JSON_SCHEMA: dict[str, Any] = {
 
 
 @dataclass(frozen=True)
+class Contradicts:
+    """A flag agentmem sets at validation (never the model): the proposal's text contradicts
+    the memory entry whose text was ``entry``; ``why`` in words (``another value for the same
+    thing (british / american)``). Review shows it beside the entry and offers the proposal as
+    a ``modify`` of it (docs/design.md §Proposals)."""
+
+    entry: str
+    why: str
+
+
+@dataclass(frozen=True)
 class Proposal:
     """One pending change (docs/design.md §Proposals).
 
@@ -71,6 +82,8 @@ class Proposal:
     section name (memory route). ``target``: exact substring of the one entry to modify/remove.
     ``text``: the new entry (add/modify) or the rule's instruction (doctrine route).
     ``created_at``: ISO 8601 UTC. ``source``: provider name (offline, anthropic, replay, remember).
+    ``contradicts``: the entries its text contradicts, set by validation
+    (:func:`agentmem.proposals.validate.validate`), never read from a model's answer.
     """
 
     id: str
@@ -86,10 +99,14 @@ class Proposal:
     session: str
     created_at: str
     source: str
+    contradicts: tuple[Contradicts, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The inbox and ``--format json`` shape: the field names of docs/design.md §Proposals."""
-        return asdict(self)
+        """The inbox and ``--format json`` shape: the field names of docs/design.md §Proposals
+        (``contradicts`` a list of ``{entry, why}``)."""
+        data = asdict(self)
+        data["contradicts"] = [asdict(c) for c in self.contradicts]
+        return data
 
     def with_text(self, text: str) -> Proposal:
         """A copy with a person's edited text (review ``--edit``), in NFC."""
@@ -133,12 +150,24 @@ class Proposal:
             scope=new_scope,
         )
 
+    def as_modify(self, target: str, section: str) -> Proposal:
+        """An ``add`` turned into a ``modify`` of the entry ``target`` (its text) in
+        ``section``: the reviewer's answer to a contradiction (review ``--modify ID=N``).
+        Raises :class:`ProposalError` for another action or route."""
+        if self.action != "add" or self.route != "memory":
+            raise ProposalError(
+                f"{self.id}: only a memory 'add' can become a modify of an entry "
+                f"(this is a {self.route} '{self.action}')",
+                hint="for a modify of another entry use --target ID=TEXT",
+            )
+        return replace(self, action="modify", target=target, section=section)
+
     def corrections(self, original: Proposal) -> list[str]:
         """``field: old -> new`` for each of route, section, scope, target that differs from
         ``original`` (a target is said ``changed``: it may be long; no scope is
         ``everywhere``)."""
         out = []
-        for name in ("route", "section"):
+        for name in ("action", "route", "section"):
             old, new = getattr(original, name), getattr(self, name)
             if old != new:
                 out.append(f"{name}: {old or 'none'} -> {new or 'none'}")
@@ -304,6 +333,19 @@ def parse_proposal(
     )
 
 
+def _stored_contradicts(value: Any, where: str) -> tuple[Contradicts, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(
+        isinstance(c, dict)
+        and set(c) == {"entry", "why"}
+        and all(isinstance(v, str) for v in c.values())
+        for c in value
+    ):
+        raise ProposalError(f"{where}: 'contradicts' must be a list of {{entry, why}} texts")
+    return tuple(Contradicts(c["entry"], c["why"]) for c in value)
+
+
 _STORED_KEYS = {
     "id",
     "person",
@@ -322,8 +364,10 @@ _STORED_KEYS = {
 
 
 def proposal_from_stored(data: Any, where: str) -> Proposal:
-    """Read a proposal back from an inbox file written by agentmem (all keys present)."""
-    if not isinstance(data, dict) or set(data) != _STORED_KEYS:
+    """Read a proposal back from an inbox file written by agentmem (all keys present;
+    ``contradicts`` only when validation flagged one)."""
+    if not isinstance(data, dict) or set(data) - {"contradicts"} != _STORED_KEYS:
         expected = ", ".join(sorted(_STORED_KEYS))
         raise ProposalError(f"{where}: not an agentmem proposal (expected the keys {expected})")
-    return Proposal(**{k: (None if data[k] is None else str(data[k])) for k in _STORED_KEYS})  # type: ignore[arg-type]
+    fields = {k: (None if data[k] is None else str(data[k])) for k in _STORED_KEYS}
+    return Proposal(**fields, contradicts=_stored_contradicts(data.get("contradicts"), where))  # type: ignore[arg-type]

@@ -20,9 +20,10 @@ from agentmem.config import MemoryConfig
 from agentmem.doctrine import draft_from_proposal
 from agentmem.errors import AgentmemError, ApplyConflictError, InvalidMemoryError, ProposalError
 from agentmem.governance import require_memory_role, require_owner
-from agentmem.memory.file import check_budget, modify_entry_at, parse_memory
+from agentmem.memory.file import check_budget, modify_entry_at, nfc, parse_memory
 from agentmem.memory.planner import FileChange, MemoryPlan, check_entry, new_record, plan_memory
 from agentmem.memory.records import Record
+from agentmem.proposals.conflicts import Contradiction, contradicted
 from agentmem.proposals.ids import check_session
 from agentmem.proposals.inbox import (
     ensure_pending,
@@ -41,6 +42,7 @@ from agentmem.store.writer import apply_changes, read_current
 if TYPE_CHECKING:
     from agentmem.doctrine import Transition
     from agentmem.errors import AgentmemError
+    from agentmem.memory.file import Entry
 
 
 def plan_accept(repo: Repository, proposal: Proposal, edited_text: str | None = None) -> MemoryPlan:
@@ -57,6 +59,52 @@ def plan_accept(repo: Repository, proposal: Proposal, edited_text: str | None = 
     current = read_current(repo.root, relpath)
     require_committed_memory(repo, relpath, current)
     return plan_memory(proposal, current, repo.config.memory, relpath)
+
+
+def current_entries(repo: Repository, person: str) -> list[Entry]:
+    """The entries of ``person``'s memory file as it is now (none when there is no file).
+    Raises :class:`InvalidMemoryError` for a broken file."""
+    relpath = repo.memory_relpath(person)
+    text = read_current(repo.root, relpath)
+    if text is None:
+        return []
+    return parse_memory(text, person, repo.config.memory, relpath).entries()
+
+
+def contradicted_entries(repo: Repository, proposal: Proposal) -> list[tuple[Entry, Contradiction]]:
+    """The entries of the owner's memory, as it is now, that a memory ``add`` or ``modify``
+    contradicts (:mod:`agentmem.proposals.conflicts`; a modify is not compared with its own
+    target). What review shows beside the proposal, whatever the memory became since
+    validation flagged it. Pure read; empty for a remove, a doctrine proposal or a broken
+    file (review reports that one)."""
+    if proposal.route != "memory" or proposal.action == "remove" or not proposal.text:
+        return []
+    try:
+        entries = current_entries(repo, proposal.person)
+    except InvalidMemoryError:
+        return []
+    if proposal.action == "modify" and proposal.target:
+        target = nfc(proposal.target)
+        entries = [e for e in entries if target not in nfc(e.text)]
+    found = contradicted(proposal.text, [e.text for e in entries])
+    return [(entries[i], why) for i, why in found]
+
+
+def as_modify_of(repo: Repository, proposal: Proposal, number: int) -> Proposal:
+    """An ``add`` turned into a ``modify`` of entry ``number`` (as ``agentmem memory show``
+    numbers them) of its owner's memory: the answer to a contradiction. Raises
+    :class:`ProposalError` for an entry that does not exist or a proposal that is not a
+    memory ``add``."""
+    entries = current_entries(repo, proposal.person)
+    found = [e for e in entries if e.number == number]
+    if not found:
+        have = f"#1 to #{len(entries)}" if entries else "none"
+        raise ProposalError(
+            f"{proposal.id}: {repo.memory_relpath(proposal.person)} has no entry #{number} "
+            f"(entries: {have})",
+            hint="agentmem memory show numbers the entries",
+        )
+    return proposal.as_modify(found[0].text, found[0].section)
 
 
 def require_committed_memory(repo: Repository, relpath: str, current: str | None) -> None:
@@ -210,7 +258,9 @@ def remember(
         where="remember",
     )
     relpath = repo.memory_relpath(actor.id)
-    validate(proposal, repo, read_current(repo.root, relpath), [], list_pending(repo, actor.id))
+    proposal = validate(
+        proposal, repo, read_current(repo.root, relpath), [], list_pending(repo, actor.id)
+    )
     write_to_inbox(repo, actor, [proposal], session, "remember")
     return proposal
 

@@ -3,13 +3,14 @@
 :func:`run_tidy` reads one person's memory file and the doctrine and returns a dated
 :class:`Report` of findings, never changing anything itself:
 
-- ``duplicate``: two entries at least ``DUPLICATE_ENTRY_SCORE`` similar (the duplicate guard's
+- ``duplicate``: two entries at least ``SAME_SCORE`` (90) similar (the duplicate guard's
   scorer, :mod:`agentmem.doctrine.similar`) → a ``remove`` of the second and, when the second
   is the longer, a ``modify`` of the first to its text (accepted in that order, both apply). Identical entries get no proposal (a
   target cannot tell them apart): the report says to edit the file;
-- ``contradiction``: two entries that say the same words, one with a negation the other lacks,
-  or the same words with other figures — flagged, no proposal (only the person knows which
-  holds);
+- ``contradiction``: two entries that contradict each other (:mod:`agentmem.proposals.conflicts`:
+  the same words with and without a negation, another value of one setting or the opposite
+  word, the same words with other figures) — flagged, no proposal (only the person knows
+  which holds);
 - ``over-budget``: the memory file is at or over its warning level (``memory.warn_ratio``):
   the least recently confirmed entries as ``remove`` candidates, until the file would be under
   the level;
@@ -45,9 +46,9 @@ from agentmem.doctrine.similar import normalise, score_normalised
 from agentmem.errors import GovernanceError
 from agentmem.memory.file import budget_status, parse_memory
 from agentmem.memory.planner import plan_memory
+from agentmem.proposals.conflicts import related_pairs
 from agentmem.proposals.inbox import list_pending, write_to_inbox
 from agentmem.proposals.model import parse_proposal
-from agentmem.proposals.validate import DUPLICATE_ENTRY_SCORE
 from agentmem.store import gitio, regular
 from agentmem.store.writer import read_current
 
@@ -229,67 +230,24 @@ def _file(repo: Repository, actor: Person, report: Report) -> None:
 
 
 # -- duplicates and contradictions ------------------------------------------------------------
-#: Negations (the normaliser turns never, do not, jamais… into "not") and their opposites
-#: (always, toujours, siempre, immer), dropped to compare what two entries are about.
-_NOT = re.compile(r"\b(?:not|alway|toujour|siempre|immer|nunca|nie)\b")
-
-
 def _pairs(entries: list[Entry], make: _Maker) -> list[Finding]:
-    """Near-duplicate and contradicting pairs, each text normalised once."""
-    forms = [normalise(e.text) for e in entries]
-    bare = [" ".join(_NOT.sub(" ", f).split()) for f in forms]
-    plain = [" ".join(w for w in b.split() if not w.isdigit()) for b in bare]
+    """Near-duplicate and contradicting pairs: the one detector
+    (:func:`agentmem.proposals.conflicts.related_pairs`) that validation, review and ``check``
+    share; each text normalised once."""
     found: list[Finding] = []
-    for i, j in _candidates([forms, bare, plain], DUPLICATE_ENTRY_SCORE):
-        a, b = entries[i], entries[j]
-        score = score_normalised(forms[i], forms[j])
-        negated = ("not" in forms[i].split()) != ("not" in forms[j].split())
-        if negated and bare[i] and score_normalised(bare[i], bare[j]) >= DUPLICATE_ENTRY_SCORE:
-            found.append(
-                Finding(
-                    "contradiction",
-                    f"#{a.number} and #{b.number} say the same with and without a negation: "
-                    "keep the one that holds",
-                    [_ref(a), _ref(b)],
-                )
+    for pair in related_pairs([e.text for e in entries]):
+        a, b = entries[pair.i], entries[pair.j]
+        if pair.why is None:
+            found.append(_duplicate(a, b, pair.score, make))
+            continue
+        found.append(
+            Finding(
+                "contradiction",
+                f"#{a.number} and #{b.number} say {pair.why.describe()}: keep the one that holds",
+                [_ref(a), _ref(b)],
             )
-        elif score >= DUPLICATE_ENTRY_SCORE:
-            found.append(_duplicate(a, b, score, make))
-        elif (
-            plain[i]
-            and forms[i] != forms[j]
-            and score_normalised(plain[i], plain[j]) >= DUPLICATE_ENTRY_SCORE
-            and len(plain[i].split()) >= 3
-        ):
-            found.append(
-                Finding(
-                    "contradiction",
-                    f"#{a.number} and #{b.number} say the same with other figures: keep the "
-                    "one that holds",
-                    [_ref(a), _ref(b)],
-                )
-            )
+        )
     return found
-
-
-def _candidates(texts: list[list[str]], cutoff: float) -> list[tuple[int, int]]:
-    """Pairs ``(i, j)``, ``i < j``, whose ``token_set_ratio`` reaches ``cutoff`` in one of the
-    lists of forms (rapidfuzz's loop in C): the final score is never above it, so no pair left
-    out could have reached the threshold."""
-    # lazy: rapidfuzz loads only to compare texts
-    from rapidfuzz import fuzz, process
-
-    pairs: set[tuple[int, int]] = set()
-    for forms in texts:
-        for i, form in enumerate(forms):
-            if not form:
-                continue
-            rest = forms[i + 1 :]
-            for _choice, _score, k in process.extract(
-                form, rest, scorer=fuzz.token_set_ratio, score_cutoff=cutoff, limit=None
-            ):
-                pairs.add((i, i + 1 + k))
-    return sorted(pairs)
 
 
 def _duplicate(a: Entry, b: Entry, score: float, make: _Maker) -> Finding:
