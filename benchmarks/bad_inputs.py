@@ -22,6 +22,8 @@ Builds a fresh memory repository in a temporary folder (identity Alice Martin, a
 - a proposal Bob commits into Alice's inbox, one changed after its commit, a junk file he
   plants (Alice's own review must go on); ``review --interactive`` at end of input; a refused
   ``memory edit`` (no scratch copy left); ``doctrine approve`` under a future ``AGENTMEM_TODAY``;
+  a member deleting another member's draft (``check --history``); a disk that fills after two of
+  four commits of ``review --accept all`` (exit 1, recovered by the next command);
 - approvals pinned to the version read: a rule edited after the admin read it, an approve that
   names no version, ``doctrine edit --limit`` (adds, never silently replaces);
 - faults: a process killed at each step of a write (``AGENTMEM_TEST_CRASH_AT``), then any command;
@@ -39,6 +41,7 @@ file left unreadable). Exit 0 when every case is refused correctly with nothing 
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -531,6 +534,67 @@ def smaller(bench: Bench) -> None:
         return ok and head_of(bench.root) == head, out + out2
 
     bench.record("smaller refusals", "approval dated in the future", [], future_approval)
+
+    def foreign_draft_deleted() -> tuple[bool, str]:
+        act(bench, "bob")
+        bench.invoke(
+            "doctrine", "propose", "--id", "warranty-floor", "--title", "Warranty floor",
+            "--instruction", "Do not accept warranties shorter than 24 months",
+            "--scope", "contracts/supply", "--limit", "Not for licences.",
+        )  # fmt: skip
+        act(bench, "alice")
+        (bench.root / "doctrine" / "warranty-floor.yaml").unlink()
+        body = ("Agentmem-Action: delete\nAgentmem-Actor: carol <carol@example.com>\n"
+                "Agentmem-Role: member")  # fmt: skip
+        git(bench.root, "-c", "user.name=Carol", "-c", "user.email=carol@example.com", "commit",
+            "-qam", "doctrine: drop warranty-floor", "-m", body)  # fmt: skip
+        sha = head_of(bench.root)
+        result = bench.runner.invoke(app, ["check", "--history", "--format", "json"])
+        found = [(f["commit"], f["code"]) for f in json.loads(result.stdout) if f.get("commit")]
+        ok = result.exit_code == 1 and (sha, "history-not-admin") in found
+        return ok, result.stdout + result.stderr
+
+    bench.record("smaller refusals", "member deletes another member's draft", [],
+                 foreign_draft_deleted)  # fmt: skip
+
+    def disk_fills() -> tuple[bool, str]:
+        # lazy: the store modules are patched for this case only
+        from agentmem.store import gitio
+
+        for text in ("Prefer tables to bullet lists.", "Answer in British English.",
+                     "Name the supplier first.", "Give penalties as a percentage."):  # fmt: skip
+            bench.invoke("remember", text)
+        before = head_of(bench.root)
+        real_commit, real_write, done = gitio.commit_paths, os.write, []
+        full = {"now": False}
+
+        def commit_paths(*args: object, **kwargs: object) -> str:
+            if len(done) == 2:  # git runs out of space writing the third commit's objects
+                full["now"] = True
+                raise gitio.GitError("git write-tree failed: error: No space left on device")
+            sha = real_commit(*args, **kwargs)  # type: ignore[arg-type]
+            done.append(sha)
+            return sha
+
+        def write(fd: int, data: bytes) -> int:
+            if full["now"] and ".alice.md." in os.path.basename(os.readlink(f"/proc/self/fd/{fd}")):
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            return real_write(fd, data)
+
+        gitio.commit_paths, os.write = commit_paths, write  # type: ignore[assignment]
+        try:
+            code, out = bench.invoke("review", "--accept", "all")
+        finally:
+            gitio.commit_paths, os.write = real_commit, real_write  # type: ignore[assignment]
+        listing, after = bench.invoke("inbox", "--format", "json")  # finishes the journal
+        two = len(git(bench.root, "rev-list", f"{before}..HEAD").split()) == 2
+        clean = git(bench.root, "status", "--porcelain", "--untracked-files=all") == ""
+        ok = code == 1 and "No space left on device" in out and listing == 0 and two and clean
+        bench.invoke("review", "--reject", "all")
+        return ok and after.count('"id"') == 2, out
+
+    if Path("/proc/self/fd").is_dir():
+        bench.record("smaller refusals", "disk fills after 2 of 4 commits", [], disk_fills)
 
 
 def approvals(bench: Bench) -> None:
