@@ -159,3 +159,18 @@ def test_a_junk_file_bob_plants_is_skipped_with_a_warning_and_blocks_nothing(
     )
     # remember, harvest's duplicate check and the MCP listing read past it too.
     assert invoke(runner, "remember", "Prefer tables to bullet lists.").exit_code == 0
+
+
+def test_reject_all_drops_the_broken_files_in_one_audited_commit(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    _add_bob(memrepo)
+    _plant_as_bob(memrepo, "zz-junk.yaml", "id: [unclosed\n")
+    result = invoke(runner, "review", "--reject", "all")
+    assert result.exit_code == 0, result.stderr
+    assert "dropped inbox/alice/zz-junk.yaml →" in result.stdout
+    assert not (memrepo / "inbox" / "alice" / "zz-junk.yaml").exists()
+    message = git(memrepo, "log", "-1", "--format=%B")
+    assert message.startswith("inbox(alice): drop 1 unreadable file")
+    assert "Agentmem-Actor: alice <alice@example.com>" in message
+    assert "skipped" not in invoke(runner, "inbox").stderr

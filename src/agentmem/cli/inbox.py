@@ -62,7 +62,8 @@ def warn_broken(broken: list[Broken]) -> None:
     for item in broken:
         output.warn(
             f"skipped {output.esc(item.describe())} — the other proposals stay reviewable "
-            "('agentmem check --history' names who committed it)"
+            "('agentmem check --history' names who committed it; 'agentmem review --reject all' "
+            "drops it)"
         )
 
 

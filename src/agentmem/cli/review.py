@@ -157,6 +157,8 @@ def review(
         "modify": modify or [],
     }
     scripted = bool(accept or reject or edit or any(fixes.values()))
+    if box.broken and "all" in (reject or []):
+        _drop_broken(repo, actor, [b.path for b in box.broken], dry_run)
     if not pending:
         output.info("no proposals to review")
         if scripted and _names_ids(accept, reject, edit, route, section, target, scope, modify):
@@ -181,6 +183,19 @@ def review(
         )
     else:
         _interactive(repo, actor, memory, doctrine, distinct, trust)
+
+
+def _drop_broken(repo: Repository, actor: Person, paths: list[str], dry_run: bool) -> None:
+    """``--reject all`` also drops the unreadable files of the inbox (one commit)."""
+    from agentmem.proposals.review import drop_broken
+
+    if dry_run:
+        output.data(f"would drop {', '.join(paths)}")
+        return
+    with repo.locked():
+        commit, dropped = drop_broken(repo, actor, paths)
+    if commit:
+        output.data(f"dropped {', '.join(dropped)} → {commit[:10]}")
 
 
 class _Trust:

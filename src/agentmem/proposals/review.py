@@ -36,7 +36,7 @@ from agentmem.proposals.inbox import (
 from agentmem.proposals.model import Proposal, parse_proposal
 from agentmem.proposals.validate import validate
 from agentmem.store import gitio
-from agentmem.store.repo import Person, Repository
+from agentmem.store.repo import INBOX_DIR, Person, Repository
 from agentmem.store.writer import apply_changes, read_current
 
 if TYPE_CHECKING:
@@ -220,6 +220,30 @@ def commit_reject(repo: Repository, actor: Person, proposals: list[Proposal]) ->
     count = len(proposals)
     subject = f"inbox({person}): reject {count} proposal{'s' if count != 1 else ''}"
     return apply_changes(repo.root, changes, tr.message(subject, trailers))
+
+
+def drop_broken(repo: Repository, actor: Person, paths: list[str]) -> tuple[str | None, list[str]]:
+    """Remove unreadable files from the actor's own inbox in ONE audited commit (``review
+    --reject all``): ``(commit, the paths dropped)``. A path outside ``inbox/<actor>/``, or one
+    that is not a regular UTF-8 file (a link, a folder), is left alone (``check`` names it)."""
+    require_owner(actor, actor.id, "dropping files from the inbox of")
+    changes = []
+    for rel in paths:
+        if not rel.startswith(f"{INBOX_DIR}/{actor.id}/"):
+            continue
+        try:
+            text = read_current(repo.root, rel)
+        except (AgentmemError, UnicodeDecodeError):
+            continue
+        if text is not None:
+            changes.append(FileChange(rel, text, None))
+    if not changes:
+        return None, []
+    trailers = [(tr.ACTION, "reject"), (tr.DECISION, "rejected"), *tr.audit(actor)]
+    count = len(changes)
+    subject = f"inbox({actor.id}): drop {count} unreadable file{'s' if count != 1 else ''}"
+    commit = apply_changes(repo.root, changes, tr.message(subject, trailers))
+    return commit, [c.path for c in changes]
 
 
 @dataclass(frozen=True)
