@@ -280,3 +280,82 @@ def test_a_reject_names_the_proposals_another_review_decided_meanwhile(
     assert result.exit_code == 0, result.stderr
     assert f"not rejected: {first} — decided meanwhile by another review" in result.stderr
     assert f"rejected {second} → " in result.stdout and first not in result.stdout
+
+
+def _counting_git(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A `git` first on PATH that logs each call's subcommand, then runs the real git."""
+    real = subprocess.run(["which", "git"], capture_output=True, text=True).stdout.strip()
+    shim = tmp_path / "shim"
+    shim.mkdir(parents=True)
+    log = tmp_path / "git-calls.log"
+    (shim / "git").write_text(
+        f'#!/bin/sh\necho "$3" >> {log}\nexec {real} "$@"\n', encoding="utf-8"
+    )
+    (shim / "git").chmod(0o755)
+    return log, {"PATH": f"{shim}{os.pathsep}{os.environ['PATH']}"}
+
+
+@pytest.mark.slow
+def test_an_accepted_proposal_starts_four_git_processes_whatever_the_repository_size(
+    memrepo: Path, tmp_path: Path
+) -> None:
+    counts = []
+    for extra in (0, 400):
+        for n in range(extra):  # other files: the cost must not grow with them
+            (memrepo / "other" / f"{len(counts)}-{n}.txt").parent.mkdir(exist_ok=True)
+            (memrepo / "other" / f"{len(counts)}-{n}.txt").write_text(f"{n}\n", encoding="utf-8")
+        if extra:
+            git(memrepo, "add", "other")
+            git(memrepo, "commit", "-qm", "other files")
+        for text in ("Keep answers short.", "List the clauses first.", "Quote article numbers."):
+            text = f"{text[:-1]} ({len(counts)})."
+            result = subprocess.run([sys.executable, "-m", "agentmem", "remember", text], cwd=memrepo, capture_output=True, text=True)  # fmt: skip
+            assert result.returncode == 0, result.stderr
+        log, env = _counting_git(tmp_path / str(len(counts)))
+        result = subprocess.run(
+            [sys.executable, "-m", "agentmem", "review", "--accept", "all"],
+            cwd=memrepo, capture_output=True, text=True, env={**os.environ, **env},
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        calls = log.read_text(encoding="utf-8").split()
+        counts.append(calls)
+    for calls in counts:
+        per_commit = [c for c in calls if c not in ("config", "rev-parse", "log")]
+        assert sorted(set(per_commit)) == ["fast-import", "show", "update-index", "var"]
+        assert len(per_commit) == 3 * 4  # three proposals, four processes each
+        assert "read-tree" not in calls and "reset" not in calls
+    assert len(counts[0]) == len(counts[1])
+    assert git(memrepo, "status", "--porcelain", "--", "memories", "inbox") == ""
+
+
+def test_a_commit_whose_head_moved_meanwhile_is_refused_and_nothing_moves(memrepo: Path) -> None:
+    from agentmem.errors import GitError
+    from agentmem.store import gitio
+
+    before = git(memrepo, "rev-parse", "HEAD").strip()
+    (memrepo / "notes.txt").write_text("one\n", encoding="utf-8")
+    git(memrepo, "add", "notes.txt")
+    git(memrepo, "commit", "-qm", "someone else's commit")
+    moved = git(memrepo, "rev-parse", "HEAD").strip()
+    (memrepo / "memories" / "extra.md").write_text("# x\n", encoding="utf-8")
+    with pytest.raises(GitError, match="HEAD moved"):
+        gitio.commit_paths(memrepo, ["memories/extra.md"], "late", expected_head=before)
+    assert git(memrepo, "rev-parse", "HEAD").strip() == moved
+
+
+def test_head_is_read_from_packed_refs_and_commits_follow_git_var(memrepo: Path) -> None:
+    from agentmem.store import gitio
+
+    git(memrepo, "pack-refs", "--all")  # no loose ref file left: git is asked
+    assert gitio.head(memrepo) == git(memrepo, "rev-parse", "HEAD").strip()
+    (memrepo / "a b.txt").write_text("spaced\n", encoding="utf-8")
+    new = gitio.commit_paths(memrepo, ["a b.txt"], "subject\n\nAgentmem-Action: add\n")
+    assert gitio.head(memrepo) == new == git(memrepo, "rev-parse", "HEAD").strip()
+    assert git(memrepo, "log", "-1", "--format=%an <%ae>|%B") == (
+        "Alice Martin <alice@example.com>|subject\n\nAgentmem-Action: add\n\n"
+    )
+    assert git(memrepo, "show", "HEAD:a b.txt") == "spaced\n"
+    assert git(memrepo, "status", "--porcelain", "--", "a b.txt") == ""
+    (memrepo / "a b.txt").unlink()
+    gitio.commit_paths(memrepo, ["a b.txt"], "gone")
+    assert "a b.txt" not in git(memrepo, "ls-tree", "--name-only", "HEAD")

@@ -1,9 +1,12 @@
 """The git adapter: every git call of agentmem goes through here.
 
 It drives the git binary (fast to start, signs commits, reads trailers), returns plain values and
-turns git's failures into :class:`GitError` with advice. Commits are built on a private index file
-and published with ``update-ref`` against the expected old HEAD (a compare-and-swap), so a
-person's own staged changes never leak into an agentmem commit.
+turns git's failures into :class:`GitError` with advice. A commit is written by ONE
+``git fast-import`` whose ``from`` is the expected old HEAD (git refuses to move the branch
+unless the new commit descends from where it is now: a compare-and-swap), so a person's own
+staged changes never leak into an agentmem commit and the cost does not grow with the number of
+files in the repository (docs/design.md §Write path). Signed commits, and the first commit of a
+repository, take the private-index path (``read-tree``, ``commit-tree -S``, ``update-ref``).
 """
 
 from __future__ import annotations
@@ -98,13 +101,61 @@ def init(path: Path) -> None:
     run_git(path, ["init", "-q", "-b", "main"])
 
 
+_GIT_DIRS: dict[str, Path] = {}
+
+
 def git_dir(root: Path) -> Path:
-    out = run_git(root, ["rev-parse", "--absolute-git-dir"]).stdout.strip()
-    return Path(out)
+    """The absolute git directory of ``root`` (asked of git once per process and root)."""
+    known = _GIT_DIRS.get(str(root))
+    if known is not None and (known / "HEAD").is_file():
+        return known
+    out = Path(run_git(root, ["rev-parse", "--absolute-git-dir"]).stdout.strip())
+    _GIT_DIRS[str(root)] = out
+    return out
+
+
+_UNDECIDED = "?"
+
+
+def _head_file(gdir: Path) -> str:
+    """What ``gdir/HEAD`` says without starting git: ``refs/heads/…`` (the branch), ``""``
+    (detached), or :data:`_UNDECIDED` (another ref backend, a linked worktree, unreadable)."""
+    if (gdir / "commondir").exists():
+        return _UNDECIDED  # a linked worktree: its refs live in the common directory
+    try:
+        text = (gdir / "HEAD").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return _UNDECIDED
+    if text.startswith("ref: refs/heads/") and text != "ref: refs/heads/.invalid":
+        return text[5:]
+    if len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text):
+        return ""
+    return _UNDECIDED
+
+
+def branch(root: Path) -> str | None:
+    """The branch ref HEAD names (``refs/heads/main``), or None when HEAD is detached. Read
+    from the HEAD file; git is asked only when the file cannot tell (reftable, worktrees)."""
+    said = _head_file(git_dir(root))
+    if said != _UNDECIDED:
+        return said or None
+    proc = run_git(root, ["symbolic-ref", "-q", "HEAD"], check=False)
+    return proc.stdout.strip() if proc.returncode == 0 else None
 
 
 def head(root: Path) -> str | None:
-    """The commit HEAD points at, or None on an unborn branch."""
+    """The commit HEAD points at, or None on an unborn branch. Read from the branch's loose ref
+    file when there is one (git writes one on every commit; a loose ref wins over
+    ``packed-refs``), else asked of git."""
+    gdir = git_dir(root)
+    ref = _head_file(gdir)
+    if ref not in ("", _UNDECIDED):
+        try:
+            text = (gdir / ref).read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        if len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text):
+            return text
     proc = run_git(root, ["rev-parse", "-q", "--verify", "HEAD^{commit}"], check=False)
     return proc.stdout.strip() or None
 
@@ -162,8 +213,7 @@ def check_state(root: Path) -> None:
             f"{lock} exists: another git process is running, or one crashed and left it",
             hint="if no git command is running in this repository, remove that file and retry",
         )
-    proc = run_git(root, ["symbolic-ref", "-q", "HEAD"], check=False)
-    if proc.returncode != 0:
+    if branch(root) is None:
         raise GitError(
             "HEAD is detached: agentmem commits only on a branch",
             hint="check out a branch first (git switch main)",
@@ -181,13 +231,91 @@ def commit_paths(
 ) -> str:
     """Commit the work-tree state of ``paths`` (relative, added or deleted) and nothing else.
 
-    A private index is read from HEAD, updated with ``paths`` only, written as a tree, committed
-    with ``commit-tree`` and published with ``update-ref HEAD new old``. The real index then
-    takes the committed blobs for ``paths`` only, so other staged work stays staged.
-    ``on_published(sha)`` runs right after the ref update (the writer's crash-test hook).
-    Returns the new commit id. Raises :class:`GitError` (e.g. HEAD moved meanwhile).
+    ``paths`` are taken as they are in the work tree (a missing file is a deletion) on top of
+    ``expected_head`` (default: HEAD now) and the branch moves only if it is still there. Four
+    git processes at most, whatever the repository's size: ``git var`` (who and when, as
+    ``commit-tree`` would take them), one ``fast-import`` (blobs, trees, commit, branch update),
+    then ``update-index`` of ``paths`` alone in the real index, so other staged work stays
+    staged. ``on_published(sha)`` runs right after the branch moved (the writer's crash-test
+    hook). Returns the new commit id. Raises :class:`GitError` (e.g. HEAD moved meanwhile).
     """
     parent = head(root) if expected_head is None else expected_head
+    ref = branch(root)
+    if sign or not parent or ref is None:
+        new = _commit_on_private_index(root, paths, message, parent, sign)
+    else:
+        new = _fast_import(root, ref, paths, message, parent)
+    if on_published is not None:
+        on_published(new)
+    # Bring the real index in line for these paths only (others keep their staged state).
+    if paths:  # the work tree holds exactly what was committed for them
+        run_git(root, ["update-index", "--add", "--remove", "--", *paths], check=False)
+    return new
+
+
+def _moved() -> GitError:
+    return GitError(
+        "HEAD moved while agentmem was committing (another commit landed first); "
+        "nothing was committed",
+        hint="run the command again",
+    )
+
+
+def _idents(root: Path) -> tuple[str, str]:
+    """(author, committer) as ``commit-tree`` would stamp a commit now (``Name <email> seconds
+    +zone``, the environment's ``GIT_AUTHOR_*``/``GIT_COMMITTER_*`` included): one ``git var -l``.
+    """
+    found: dict[str, str] = {}
+    for line in run_git(root, ["var", "-l"]).stdout.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
+            found[key] = value
+    if len(found) != 2:
+        raise GitError(
+            "git does not know who you are (no author or committer identity)",
+            hint='git config user.name "Your Name" && git config user.email "you@example.com"',
+        )
+    return found["GIT_AUTHOR_IDENT"], found["GIT_COMMITTER_IDENT"]
+
+
+def _data(payload: bytes) -> bytes:
+    return b"data %d\n%s\n" % (len(payload), payload)
+
+
+def _fast_import(root: Path, ref: str, paths: Sequence[str], message: str, parent: str) -> str:
+    author, committer = _idents(root)
+    stream = [
+        b"commit " + ref.encode() + b"\nmark :1\n",
+        b"author " + author.encode("utf-8") + b"\n",
+        b"committer " + committer.encode("utf-8") + b"\n",
+        _data(message.encode("utf-8")),
+        b"from " + parent.encode() + b"\n",
+    ]
+    for path in paths:
+        target = root / path
+        if not os.path.lexists(target):
+            stream.append(b"D " + path.encode("utf-8") + b"\n")
+            continue
+        mode = b"100755" if os.stat(target).st_mode & 0o100 else b"100644"
+        with open(target, "rb") as fh:
+            stream.append(b"M " + mode + b" inline " + path.encode("utf-8") + b"\n")
+            stream.append(_data(fh.read()))
+    stream.append(b"\nget-mark :1\ndone\n")
+    proc = _run(root, ["fast-import", "--quiet", "--done"], b"".join(stream), None, text=False)
+    said = proc.stderr.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        if "not updating" in said or "does not contain" in said:
+            raise _moved()
+        raise _failed(["fast-import"], proc)
+    new: str = proc.stdout.decode("ascii", "replace").strip().splitlines()[-1]
+    return new
+
+
+def _commit_on_private_index(
+    root: Path, paths: Sequence[str], message: str, parent: str | None, sign: bool
+) -> str:
+    """``read-tree`` into a private index, ``update-index``, ``write-tree``, ``commit-tree``
+    (``-S`` when ``sign``), ``update-ref HEAD new old``: signed commits and a first commit."""
     gdir = git_dir(root)
     with tempfile.NamedTemporaryFile(prefix="agentmem-index-", dir=gdir, delete=False) as tmp:
         index_path = tmp.name
@@ -212,20 +340,11 @@ def commit_paths(
         if proc.returncode != 0:
             said = (proc.stderr.strip().splitlines() or ["?"])[-1]
             if "expected" in said or "is at" in said:
-                raise GitError(
-                    "HEAD moved while agentmem was committing (another commit landed first); "
-                    "nothing was committed",
-                    hint="run the command again",
-                )
+                raise _moved()
             raise GitError(f"git update-ref failed: {said}; nothing was committed")
-        if on_published is not None:
-            on_published(new)
     finally:
         if os.path.exists(index_path):
             os.unlink(index_path)
-    # Bring the real index in line for these paths only (others keep their staged state).
-    if paths:  # with no path, "reset HEAD --" would unstage everything
-        run_git(root, ["reset", "-q", "HEAD", "--", *paths], check=False)
     return new
 
 
