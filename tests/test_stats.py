@@ -254,7 +254,8 @@ def test_history_is_read_with_a_constant_number_of_git_processes(
         _ok(runner, "remember", f"Preference number {n} of a long list.", "--section", WS)
     _ok(runner, "review", "--reject", "all")
     _ok(runner, "context", "chat")
-    assert count() == few == 2  # HEAD, then one git log
+    assert count() == few
+    assert few <= 2  # one git log (and HEAD, when the ref files cannot tell it)
 
 
 def test_a_harvest_records_what_the_guard_refused_by_reason() -> None:
