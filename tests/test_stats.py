@@ -135,7 +135,12 @@ def test_an_admin_sees_everyone_a_member_their_own_and_both_the_team(
     assert data["team"]["proposals"]["rejected"] == 2
     assert data["team"]["entries"]["total"] == 3
     assert data["team"]["fill"]["files"] == 2
-    assert data["team"]["conflicts"] == {"flagged": 0, "doctrine_rules": 0, "resolved": None}
+    assert data["team"]["conflicts"] == {
+        "flagged": 0,
+        "pending_flagged": 0,
+        "doctrine_rules": 0,
+        "resolved": None,
+    }
     # this week's column holds everything done today
     assert data["weeks"][-1] <= date.today().isoformat()
     assert data["team"]["trend"]["accepted"][-1] == 4  # every accept, edited or not
@@ -207,7 +212,16 @@ def test_expired_entries_contradictions_and_erasures_are_counted(
         "undated": 1,
     }
     assert alice["conflicts"]["flagged"] == 1
-    assert data["team"]["conflicts"] == {"flagged": 1, "doctrine_rules": 2, "resolved": None}
+    assert data["team"]["conflicts"] == {
+        "flagged": 1,
+        "pending_flagged": 0,
+        "doctrine_rules": 2,
+        "resolved": None,
+    }
+    # a proposal that contradicts an entry is flagged in the inbox, and counted
+    _ok(runner, "remember", "Do not use tables.", "--section", WS)
+    flagged = _stats(runner)["people"][0]["conflicts"]
+    assert flagged["pending_flagged"] == 1
     add_person(memrepo, "bob", "bob@example.com", "member")
     # what agentmem erase commits (the rewrite itself is tests/test_erase.py's)
     message = tr.message(

@@ -92,6 +92,7 @@ def _rows(f: Figures) -> list[tuple[str, str]]:
         *((f"    {r}", str(n)) for r, n in sorted(f.refused.items())),
         ("  refused otherwise", str(f.invalid)),
         ("conflicts flagged", str(f.conflicts)),
+        ("  pending proposals flagged", str(f.pending_flagged)),
         ("  doctrine rules in conflict", str(f.rule_conflicts) if "files" in f.fill else "-"),
         ("conflicts resolved", "unknown"),
         ("entries reconfirmed", str(f.reconfirmed)),

@@ -41,6 +41,7 @@ from agentmem.doctrine.parse import load_rules_and_errors
 from agentmem.errors import AgentmemError, GovernanceError
 from agentmem.harvest.queue import HARVESTED_FILE, LOCAL_DIR
 from agentmem.memory.file import budget_status, parse_memory
+from agentmem.proposals.inbox import list_pending
 from agentmem.store import gitio, regular
 from agentmem.store.repo import Person, Repository
 from agentmem.tidy import _Maker, _pairs
@@ -50,8 +51,9 @@ SERIES = ("accepted", "rejected", "refused", "audits", "chats")
 WEEKS = 8
 NO_RESOLUTION = (
     "conflicts: 'flagged' counts the contradicting pairs in the memory files now (tidy's "
-    "detector) and 'doctrine_rules' the live rules in conflict now (check's doctrine-conflict); "
-    "a resolution is not recorded anywhere yet, so 'resolved' is unknown"
+    "detector), 'pending_flagged' the pending proposals validation flagged as contradicting an "
+    "entry, 'doctrine_rules' the live rules in conflict now (check's doctrine-conflict); how a "
+    "conflict was resolved is not recorded in history, so 'resolved' is unknown"
 )
 
 
@@ -71,6 +73,7 @@ class Figures:
     refused: Counter[str] = field(default_factory=Counter)
     invalid: int = 0
     conflicts: int = 0
+    pending_flagged: int = 0
     rule_conflicts: int = 0
     reconfirmed: int = 0
     corrected: int = 0
@@ -83,7 +86,8 @@ class Figures:
 
     def add(self, other: Figures) -> None:
         for name in (
-            "entries expired review_due accepted edited rejected invalid conflicts reconfirmed "
+            "entries expired review_due accepted edited rejected invalid conflicts pending_flagged "
+            "reconfirmed "
             "corrected erasures audits rules_applied chats"
         ).split():
             setattr(self, name, getattr(self, name) + getattr(other, name))
@@ -109,6 +113,7 @@ class Figures:
             },
             "conflicts": {
                 "flagged": self.conflicts,
+                "pending_flagged": self.pending_flagged,
                 "doctrine_rules": self.rule_conflicts,
                 "resolved": None,
             },
@@ -215,6 +220,16 @@ def _memory(repo: Repository, person: str, figures: Figures, today: date, notes:
     figures.conflicts += sum(
         1 for f in _pairs(entries, _Maker(person, "stats")) if f.kind == "contradiction"
     )
+
+
+def _pending(repo: Repository, person: str, figures: Figures, notes: list[str]) -> None:
+    """Pending proposals that validation flagged as contradicting an entry."""
+    try:
+        pending = list_pending(repo, person)
+    except AgentmemError as exc:
+        notes.append(f"inbox of {person}: not counted ({exc})")
+        return
+    figures.pending_flagged += sum(1 for p in pending if p.contradicts)
 
 
 def _history(repo: Repository, people: dict[str, Figures], team: Figures, weeks: _Weeks) -> None:
@@ -336,6 +351,7 @@ def collect(repo: Repository, actor: Person, person: str | None, today: date) ->
     for pid, figures in all_figures.items():
         if governance.may(everyone[pid].role, governance.HAVE_MEMORY):
             _memory(repo, pid, figures, today, notes)
+            _pending(repo, pid, figures, notes)
     _history(repo, all_figures, team, weeks)
     _harvests(repo, all_figures, team, weeks)
     _usage(repo, all_figures, team, weeks)
@@ -350,6 +366,7 @@ def collect(repo: Repository, actor: Person, person: str | None, today: date) ->
         team.expired += figures.expired
         team.review_due += figures.review_due
         team.conflicts += figures.conflicts
+        team.pending_flagged += figures.pending_flagged
     team.fill = {
         "files": len(files),
         "warning": sum(1 for f in files if f["level"] == "warning"),
