@@ -25,7 +25,8 @@ Builds a fresh memory repository in a temporary folder (identity Alice Martin, a
   a member deleting another member's draft (``check --history``); a disk that fills after two of
   four commits of ``review --accept all`` (exit 1, recovered by the next command);
 - approvals pinned to the version read: a rule edited after the admin read it, an approve that
-  names no version, ``doctrine edit --limit`` (adds, never silently replaces);
+  names no version, ``doctrine edit --limit`` (adds, never silently replaces); an admin who turns
+  ``distinct_approver`` off and approves her own rule (``check --history`` names both);
 - faults: a process killed at each step of a write (``AGENTMEM_TEST_CRASH_AT``), then any command;
 - erase (each case in a repository of its own, with a bare remote): a stale clone that merges the
   rewritten history back (pull, ``-s ours``, then ``sync``), a text given in another letter
@@ -643,6 +644,31 @@ def approvals(bench: Bench) -> None:
         return ok and "1 added (2 now, 1 before)" in out, out
 
     bench.record("doctrine approval", "edit --limit adds, never replaces", [], limit_added)
+
+    def relaxed_then_self_approved() -> tuple[bool, str]:
+        # lazy: PyYAML only to rewrite the settings file for this case
+        import yaml
+
+        config = bench.root / "agentmem.yaml"
+        settings = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+        settings.setdefault("doctrine", {})["distinct_approver"] = False
+        config.write_text(yaml.safe_dump(settings, sort_keys=False), encoding="utf-8")
+        git(bench.root, "commit", "-qam", "settings: distinct_approver off")
+        relax = head_of(bench.root)
+        bench.invoke(
+            "doctrine", "propose", "--id", "own-rule", "--title", "Own rule", "--instruction",
+            first, "--scope", "contracts/supply", "--limit", "Not for licences.",
+        )  # fmt: skip
+        code, out = bench.invoke("doctrine", "approve", "own-rule", "--version", "1")
+        own = head_of(bench.root)
+        result = bench.runner.invoke(app, ["check", "--history", "--format", "json"])
+        found = [(f["commit"], f["code"]) for f in json.loads(result.stdout) if f.get("commit")]
+        ok = code == 0 and result.exit_code == 1
+        ok = ok and (relax, "history-settings-relaxed") in found
+        return ok and (own, "history-self-approval") in found, out + result.stdout
+
+    bench.record("doctrine approval", "setting relaxed, then her own rule approved", [],
+                 relaxed_then_self_approved)  # fmt: skip
 
 
 def faults(bench: Bench) -> None:
