@@ -151,6 +151,41 @@ def test_the_audit_reads_only_the_rules_in_scope(
     assert read == ["in-scope"]
 
 
+def test_doctrine_list_is_served_from_the_index(
+    memrepo: Path, runner: CliRunner, stored: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write(memrepo, "rule-a", "draft", "contracts", "Check clause 1.")
+    _write(memrepo, "rule-b", "active", "hr", "Check clause 2.")
+    (memrepo / "doctrine" / "broken.yaml").write_text("id: broken\nstatus: on\n", encoding="utf-8")
+    first = invoke(runner, "doctrine", "list")
+    assert first.exit_code == 1 and "broken.yaml" in first.stderr
+    lines = first.stdout.splitlines()
+    # the very lines the rules read from their files give
+    titles = {
+        r.id: r.title for r in (rule_index.read_rule(memrepo, i) for i in ("rule-a", "rule-b"))
+    }
+    assert [line.split()[0] for line in lines] == ["rule-a", "rule-b"]
+    assert all(line.endswith(titles[line.split()[0]]) for line in lines)
+    assert {n: row[9] for n, row in _rows(memrepo).items()} == {
+        "rule-a.yaml": titles["rule-a"],
+        "rule-b.yaml": titles["rule-b"],
+    }
+    read: list[str] = []
+    real = rule_index.read_rule
+
+    def counting(root: Path, rule_id: str) -> Rule:
+        read.append(rule_id)
+        return real(root, rule_id)
+
+    monkeypatch.setattr(rule_index, "read_rule", counting)
+    again = invoke(runner, "doctrine", "list")
+    assert (again.exit_code, again.stdout, again.stderr) == (1, first.stdout, first.stderr)
+    assert read == ["broken"]  # only the file the index cannot hold is read again
+    only = invoke(runner, "doctrine", "list", "--status", "active", "--scope", "hr/policies")
+    assert only.stdout.splitlines() == [lines[1]]
+    assert read == ["broken", "broken"]
+
+
 # -- the usage line ----------------------------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ from agentmem.cli.output import Format
 
 if TYPE_CHECKING:
     from agentmem.doctrine import ApprovalPreview, Rule, Transition
+    from agentmem.doctrine.index import Brief
     from agentmem.store.repo import Person, Repository
 
 app = typer.Typer(
@@ -499,6 +500,12 @@ def _line(rule: Rule) -> str:
     return f"{rule.id:<40} {rule.status:<11} v{rule.version:<3} {scope:<24} {rule.title}"
 
 
+def _brief_line(brief: Brief) -> str:
+    """:func:`_line` from the rule index's row (the same text)."""
+    scope = brief.scope or "(to be assigned)"
+    return f"{brief.id:<40} {brief.status:<11} v{brief.version:<3} {scope:<24} {brief.label}"
+
+
 @app.command("list")
 def list_rules(
     status: Annotated[
@@ -514,23 +521,36 @@ def list_rules(
 ) -> None:
     """List the rules: id, status, version, scope, title."""
     from agentmem.doctrine import STATUSES, applies_to
+    from agentmem.doctrine.index import read_briefs
     from agentmem.doctrine.parse import load_rules_and_errors
     from agentmem.errors import UsageError
 
     if status is not None and status not in STATUSES:
         raise UsageError(f"--status {status!r}: expected one of {', '.join(STATUSES)}")
-    every, errors = load_rules_and_errors(repository().root)
-    rules = [
-        r
-        for r in every
-        if (status is None or r.status == status) and (scope is None or applies_to(r.scope, scope))
-    ]
+    root = repository().root
     if fmt is Format.json:
-        output.as_json(r.to_dict() for r in rules)
-    elif not rules and not errors:
-        output.info("no rules")
+        every, errors = load_rules_and_errors(root)
+        output.as_json(
+            r.to_dict()
+            for r in every
+            if (status is None or r.status == status)
+            and (scope is None or applies_to(r.scope, scope))
+        )
     else:
-        output.data_lines(_line(rule) for rule in rules)
+        # the text listing comes from the rule index: only files changed since it was
+        # written are parsed (docs/design.md §Rule index)
+        found = read_briefs(root)
+        errors = found.errors
+        briefs = [
+            b
+            for b in found.briefs
+            if (status is None or b.status == status)
+            and (scope is None or applies_to(b.scope, scope))
+        ]
+        if not briefs and not errors:
+            output.info("no rules")
+        else:
+            output.data_lines(_brief_line(b) for b in briefs)
     for error in errors:
         output.error(str(error))
     if errors:

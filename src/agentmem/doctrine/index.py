@@ -6,8 +6,9 @@ Derived and local: never committed, deleted by ``erase``, rebuilt when missing, 
 another format. One row per ``doctrine/<id>.yaml``, keyed by the file's ``lstat``
 (size, mtime, ctime, inode — git's own test of a changed work-tree file; ``ctime`` cannot be set
 back by a program), holding a :class:`Brief`: id, version, status, scope, whether the approval
-still matches the content, review date, ``distinct_from`` and the duplicate guard's normalised
-title and instruction (:func:`agentmem.doctrine.similar.normalise`, once per file version).
+still matches the content, review date, ``distinct_from``, the duplicate guard's normalised
+title and instruction (:func:`agentmem.doctrine.similar.normalise`, once per file version) and
+the title as written (what ``doctrine list`` prints).
 
 The file holds the keys, the rules grouped by scope and the rows on lines of their own, under
 a checksum: an audit (:func:`scope_groups`) that finds every key unchanged reads only the
@@ -47,7 +48,7 @@ from agentmem.store import regular
 INDEX_FILE = ".agentmem/rules-index.json"
 #: Bump when :class:`Brief` or :func:`agentmem.doctrine.similar.normalise` changes: an index of
 #: another format is rebuilt.
-FORMAT = 2
+FORMAT = 3
 #: A file changed less than this before the index is written is not stored (see the module
 #: docstring): 2 s covers the coarsest common file-system clocks.
 RACY_NS = 2_000_000_000
@@ -56,7 +57,7 @@ RACY_NS = 2_000_000_000
 class Brief(NamedTuple):
     """What the index keeps of one rule file. ``approved``: an approval whose
     ``content_sha256`` matches the content; ``title``/``instruction``: normalised
-    (:func:`agentmem.doctrine.similar.normalise`)."""
+    (:func:`agentmem.doctrine.similar.normalise`); ``label``: the title as written."""
 
     id: str
     version: int
@@ -67,6 +68,7 @@ class Brief(NamedTuple):
     distinct_from: Sequence[str]
     title: str
     instruction: str
+    label: str
 
 
 def brief_of(rule: Rule) -> Brief:
@@ -82,6 +84,7 @@ def brief_of(rule: Rule) -> Brief:
         list(rule.distinct_from),  # as the index stores it
         normalise(rule.title) if rule.title.strip() else "",
         normalise(rule.instruction) if rule.instruction.strip() else "",
+        rule.title,
     )
 
 
