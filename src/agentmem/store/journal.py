@@ -34,10 +34,8 @@ from agentmem.store.atomic import (
     atomic_write_bytes,
     fsync_dir,
 )
-from agentmem.store.paths import check_relpath
+from agentmem.store.paths import JOURNAL_DIR, JOURNAL_NAME, check_relpath
 
-JOURNAL_DIR = "agentmem"
-JOURNAL_NAME = "pending.json"
 FORMAT_VERSION = 1
 
 

@@ -16,6 +16,11 @@ from agentmem.errors import AgentmemError, UsageError
 # \Z, not $: "$" would accept a trailing newline ("alice\n").
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?\Z")
 
+#: The write journal, ``<git dir>/agentmem/pending.json`` (:mod:`agentmem.store.journal`); here
+#: so that a read can test for it without loading the journal.
+JOURNAL_DIR = "agentmem"
+JOURNAL_NAME = "pending.json"
+
 
 def check_slug(value: str, what: str) -> str:
     """A person or rule id: lower-case letters, digits and inner hyphens, at most 64 characters.

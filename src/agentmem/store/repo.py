@@ -29,7 +29,7 @@ from agentmem.errors import (
 from agentmem.governance import ADMIN, ROLES
 from agentmem.store import gitio
 from agentmem.store.atomic import atomic_write
-from agentmem.store.paths import SLUG, check_slug
+from agentmem.store.paths import JOURNAL_DIR, JOURNAL_NAME, SLUG, check_slug
 from agentmem.store.root import locate
 from agentmem.store.yamlio import dump_yaml, load_yaml_file
 
@@ -219,6 +219,9 @@ def _recover_if_pending(repo: Repository) -> None:
     pending; otherwise recovers under the lock if it is free now. Never blocks nor fails a read:
     when the lock is busy or git is mid-operation, the next mutating command recovers (or says
     why)."""
+    dot_git = repo.root / ".git"
+    if dot_git.is_dir() and not (dot_git / JOURNAL_DIR / JOURNAL_NAME).exists():
+        return  # the common layout, one stat: the journal module is not even loaded
 
     # lazy: the SessionStart hook opens the repository without it (hot_repository)
     from agentmem.store import journal
