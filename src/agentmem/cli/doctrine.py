@@ -522,13 +522,15 @@ def list_rules(
     """List the rules: id, status, version, scope, title."""
     from agentmem.doctrine import STATUSES, applies_to
     from agentmem.doctrine.index import read_briefs
-    from agentmem.doctrine.parse import load_rules_and_errors
     from agentmem.errors import UsageError
 
     if status is not None and status not in STATUSES:
         raise UsageError(f"--status {status!r}: expected one of {', '.join(STATUSES)}")
     root = repository().root
     if fmt is Format.json:
+        # lazy: the JSON listing reads every rule from its file (the YAML reader)
+        from agentmem.doctrine.parse import load_rules_and_errors
+
         every, errors = load_rules_and_errors(root)
         output.as_json(
             r.to_dict()

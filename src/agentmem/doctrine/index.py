@@ -41,8 +41,6 @@ from agentmem.doctrine.model import (
     Rule,
     content_sha256,
 )
-from agentmem.doctrine.parse import is_rule_name, load_rule
-from agentmem.doctrine.similar import normalise
 from agentmem.store import regular
 
 INDEX_FILE = ".agentmem/rules-index.json"
@@ -73,6 +71,9 @@ class Brief(NamedTuple):
 
 def brief_of(rule: Rule) -> Brief:
     """The :class:`Brief` of a parsed rule."""
+    # lazy: a listing from an index that is up to date normalises nothing
+    from agentmem.doctrine.similar import normalise
+
     approval = rule.approval
     return Brief(
         rule.id,
@@ -121,6 +122,9 @@ def read_rule(root: Path, rule_id: str) -> Rule:
     """``doctrine/<rule_id>.yaml`` read from the file
     (:func:`agentmem.doctrine.parse.load_rule`: the fast reader when it proves the file
     canonical, else the strict parser). Raises :class:`DoctrineError`."""
+    # lazy: a listing from an index that is up to date parses nothing (no YAML reader)
+    from agentmem.doctrine.parse import load_rule
+
     return load_rule(root, rule_id)
 
 
@@ -242,6 +246,9 @@ def read_briefs(root: Path) -> Briefs:
                 briefs.append(make(row[1]))
                 continue
             rule_id = name[: -len(".yaml")]
+            # lazy: only a file the index does not hold is parsed
+            from agentmem.doctrine.parse import is_rule_name
+
             if not is_rule_name(rule_id):
                 errors.append(
                     DoctrineError(
