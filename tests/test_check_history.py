@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 from pathlib import Path
@@ -12,6 +13,8 @@ from tests.helpers.history import setup_team
 from tests.helpers.team import commit_as, make_rule, set_people, ssh_key, trailers, write_rule
 
 from agentmem.check import run_check
+from agentmem.check.history.gitread import case_problem
+from agentmem.check.history.walk import check_history
 from agentmem.doctrine import canonical_text
 from agentmem.doctrine.fastread import fast_status
 
@@ -279,6 +282,36 @@ def test_history_only_walks_the_commits_and_skips_the_tree(team: Path, runner) -
     for args in (("--history-only", "--history"),):
         assert invoke(runner, "check", *args).exit_code == 2
     assert invoke(runner, "check", "--history-only", "--since", "HEAD~1").exit_code == 1
+
+
+def test_the_walk_leaves_the_garbage_collector_as_it_found_it(team: Path) -> None:
+    approve_as(team, "bob")  # a finding: the walk goes through every judge
+    assert gc.isenabled()
+    assert [f.code for f in check_history(team).findings if f.is_error] == ["history-not-admin"]
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert check_history(team).commits == run_check(team, history_only=True).commits
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("doctrine/warranty.yaml", None),
+        ("notes/readme.md", None),
+        ("Doctrine/warranty.yaml", "doctrine/warranty.yaml"),
+        ("ROLES.yaml", "roles.yaml"),
+        ("docs/Warranty.md", None),
+        ("a/.GitAttributes", "a/.gitattributes"),
+    ],
+)
+def test_case_problem_names_the_spelling_a_case_insensitive_checkout_gives(
+    path: str, expected: str | None
+) -> None:
+    assert case_problem(path) == expected
 
 
 needs_ssh = pytest.mark.skipif(

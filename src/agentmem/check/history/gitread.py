@@ -152,6 +152,8 @@ def case_problem(path: str) -> str | None:
     """The exact spelling a case-insensitive checkout would give a component of ``path`` (its
     first one among :data:`WATCHED` names, or a ``.gitattributes`` anywhere) that differs only
     by letter case; None when ``path`` is spelt exactly or unrelated."""
+    if path == path.lower():
+        return None  # nothing but lower case: every component is spelt as its lower case
     parts = path.split("/")
     first = parts[0].lower()
     if first in WATCHED and parts[0] != first:
