@@ -7,11 +7,14 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from agentmem.errors import TranscriptError
+from agentmem.harvest.exports import read_export
 from agentmem.harvest.transcripts import Transcript, Turn, read_transcript
 
 DATA = Path(__file__).parent / "data" / "transcripts"
@@ -463,3 +466,38 @@ def test_other_corpus_json_is_refused_as_unknown() -> None:
     for path in corpus_files("claude-code-hooks", "chat-exports/chatgpt_export"):
         if path.suffix == ".json":
             assert "understood formats" in error(path), path.name
+
+
+def _peak(read: Callable[[], object]) -> int:
+    tracemalloc.start()
+    try:
+        read()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_text_transcript_and_export_read_within_three_times_their_size(tmp_path: Path) -> None:
+    # docs/design.md §Harvest: the text is walked line by line (no list of every line) and an
+    # export's bytes are dropped before its tree is built, its text before the turns are.
+    result = "a line of a file the agent printed\n" * 300
+    text = tmp_path / "session.md"
+    text.write_text(
+        "".join(f"User: step {i}\r\n\r\nAssistant: done\n```\n{result}```\n" for i in range(150)),
+        encoding="utf-8",
+    )
+    turns = read_transcript(text).turns
+    assert [t.role for t in turns[:2]] == ["user", "assistant"]
+    assert turns[0].text == "step 0" and turns[2].line == 306
+    assert _peak(lambda: read_transcript(text)) <= 3 * text.stat().st_size
+    chatgpt = tmp_path / "conversations.json"
+    nodes = {"root": {"parent": None, "message": None}}
+    for i in range(150):
+        parts = [f"step {i}" if i % 2 == 0 else result]
+        role = "user" if i % 2 == 0 else "tool"
+        message = {"author": {"role": role}, "content": {"content_type": "text", "parts": parts}}
+        nodes[f"n{i}"] = {"parent": "root" if i == 0 else f"n{i - 1}", "message": message}
+    chatgpt.write_text(json.dumps([{"id": "c1", "mapping": nodes}], indent=1), encoding="utf-8")
+    (conversation,) = read_export(chatgpt)
+    assert conversation.turns[0] == Turn("user", "step 0", 9)
+    assert _peak(lambda: read_export(chatgpt)) <= 3 * chatgpt.stat().st_size

@@ -61,6 +61,7 @@ def read_export(path: Path) -> list[Transcript]:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise TranscriptError(f"{path}:{line}: binary file, not a conversation export") from None
+    del data  # the bytes, the text and the parsed tree are never all alive at once
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -72,7 +73,8 @@ def read_export(path: Path) -> list[Transcript]:
         raise TranscriptError(f"{path}:1: invalid JSON: nested too deeply") from None
     if not isinstance(value, list) or not all(isinstance(c, dict) for c in value):
         raise TranscriptError(f"{path}:1: not a conversation export (expected a JSON array)")
-    lines = _LineFinder(text)
+    lines = _LineFinder(text, _ids(value))
+    del text  # the turns are built from the tree; the lines are known
     found: list[Transcript] = []
     for index, conversation in enumerate(value, start=1):
         if isinstance(conversation.get("mapping"), dict):
@@ -112,17 +114,47 @@ def read_messages(messages: list[dict[str, Any]], session: str) -> Transcript:
     return Transcript(Path("<messages>"), "messages", session, turns)
 
 
-class _LineFinder:
-    """The 1-based line where a string first appears in the export's text (0: nowhere)."""
+# A JSON string token, quotes included (the text has parsed: every unescaped quote delimits one).
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+
+def _ids(value: list[dict[str, Any]]) -> set[str]:
+    """Every id whose line a turn or an error may name: conversation ids, ChatGPT node ids,
+    Claude.ai message uuids."""
+    ids: set[str] = set()
+    for conversation in value:
+        ids.update(v for k in ("id", "uuid") if isinstance(v := conversation.get(k), str))
+        mapping = conversation.get("mapping")
+        if isinstance(mapping, dict):
+            ids.update(mapping)
+        messages = conversation.get("chat_messages")
+        for message in messages if isinstance(messages, list) else []:
+            if isinstance(message, dict) and isinstance(message.get("uuid"), str):
+                ids.add(message["uuid"])
+    return ids
+
+
+class _LineFinder:
+    """The 1-based line where a string first appears in the export's text as a JSON string
+    (0: nowhere), for the ``wanted`` strings: one pass over the text, which is not kept."""
+
+    def __init__(self, text: str, wanted: set[str]) -> None:
+        needles = {json.dumps(v) for v in wanted if v}
+        sizes = {len(n) for n in needles}
+        self.lines: dict[str, int] = {}
+        line, last = 1, 0
+        for match in _STRING.finditer(text):
+            start, end = match.span()
+            if end - start not in sizes or (token := match.group()) not in needles:
+                continue
+            line += text.count("\n", last, start)
+            last = start
+            self.lines.setdefault(token, line)
 
     def of(self, value: Any) -> int:
         if not isinstance(value, str) or not value:
             return 0
-        at = self.text.find(json.dumps(value))
-        return self.text.count("\n", 0, at) + 1 if at >= 0 else 0
+        return self.lines.get(json.dumps(value), 0)
 
 
 # --- ChatGPT -----------------------------------------------------------------------------------

@@ -130,16 +130,19 @@ def read_transcript(path: Path, max_mb: float = DEFAULT_MAX_TRANSCRIPT_MB) -> Tr
     text = _decode(path, data)
     fallback_id = hashlib.sha256(data).hexdigest()[:16]
     del data
-    head = text.lstrip()
-    if not head:
+    first = _FIRST_CHAR.search(text)  # not text.lstrip(): that would copy the whole text
+    if first is None:
         raise TranscriptError(f"{path}:1: empty file, not a transcript")
-    if head[0] == "{":
+    if first.group() == "{":
         fmt, session_id, turns = _read_jsonl(path, text)
-    elif head[0] == "[":
+    elif first.group() == "[":
         fmt, session_id, turns = _read_json_array(path, text)
     else:
         fmt, session_id, turns = "text", None, _text_turns(path, text)
     return Transcript(path=path, format=fmt, session_id=session_id or fallback_id, turns=turns)
+
+
+_FIRST_CHAR = re.compile(r"\S")  # the same whitespace as str.lstrip's
 
 
 def _decode(path: Path, data: bytes) -> str:
@@ -444,7 +447,7 @@ def _text_turns(path: Path, text: str, *, strict: bool = True) -> list[Turn]:
     role: Role | None = None
     start, body = 0, list[str]()
     fenced = False
-    for number, raw in enumerate(text.replace("\r\n", "\n").split("\n"), start=1):
+    for number, raw in enumerate(_lines(text), start=1):
         if raw.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
         match = None if fenced else (_HEADING.match(raw) or _LABEL.match(raw))
@@ -457,6 +460,19 @@ def _text_turns(path: Path, text: str, *, strict: bool = True) -> list[Turn]:
     if strict and not any(t.role == "user" for t in turns):
         raise TranscriptError(f"{path}:1: no User:/Assistant: turns found ({UNDERSTOOD})")
     return turns
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The pieces of ``text.replace("\\r\\n", "\\n").split("\\n")``, one at a time (no copy of
+    the text, no list of every line)."""
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            yield text[start:]
+            return
+        yield text[start : end - 1] if end > start and text[end - 1] == "\r" else text[start:end]
+        start = end + 1
 
 
 def _text_turn(role: Role | None, body: list[str], line: int) -> list[Turn]:
