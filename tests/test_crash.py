@@ -212,7 +212,11 @@ def test_a_full_disk_leaves_the_file_byte_for_byte_and_nothing_committed(
     [
         (lambda gdir: (gdir / "MERGE_HEAD").write_text("0" * 40 + "\n"), "a merge is in progress"),
         (lambda gdir: (gdir / "rebase-merge").mkdir(), "a rebase is in progress"),
-        (lambda gdir: (gdir / "index.lock").write_text(""), "index.lock exists"),
+        pytest.param(
+            lambda gdir: (gdir / "index.lock").write_text(""),
+            "index.lock exists",
+            marks=pytest.mark.slow,  # waits INDEX_LOCK_WAIT_SECONDS (2 s) before it refuses
+        ),
     ],
 )
 def test_git_mid_operation_is_explained_before_any_write(
