@@ -387,6 +387,21 @@ def decide(
     return reason is None, reason, overdue
 
 
+def _decide(
+    rule: Rule, scope: str, today: date, config: Config, given: bool
+) -> tuple[bool, str | None, bool]:
+    """:func:`decide` with the settings' review policy and retired scopes."""
+    return decide(
+        rule,
+        scope,
+        today,
+        config.doctrine.on_review_due,
+        given,
+        config.retired_scopes,
+        config.doctrine.review_days,
+    )
+
+
 def _scope_depth(rule: Rule) -> tuple[int, str]:
     return ((rule.scope or "").count("/"), rule.id)
 
@@ -406,15 +421,7 @@ def build_audit(
         if applies_to(rule.scope, scope):
             inside.append(rule)
             continue
-        _ok, reason, _late = decide(
-            rule,
-            scope,
-            today,
-            config.doctrine.on_review_due,
-            given,
-            config.retired_scopes,
-            config.doctrine.review_days,
-        )
+        _ok, reason, _late = _decide(rule, scope, today, config, given)
         others[reason or ""] = others.get(reason or "", 0) + 1
     scopes = {r.scope for r in rules if r.scope}
     return _audit(inside, others, scopes, scope, actor, config, today, run_id)
@@ -475,15 +482,7 @@ def _audit(
     decisions: list[RuleUsage] = []
     overdue: set[str] = set()
     for rule in sorted(inside, key=lambda r: r.id):
-        ok, reason, late = decide(
-            rule,
-            scope,
-            today,
-            config.doctrine.on_review_due,
-            given,
-            config.retired_scopes,
-            config.doctrine.review_days,
-        )
+        ok, reason, late = _decide(rule, scope, today, config, given)
         decisions.append(
             RuleUsage(rule.id, rule.version, rule.status, rule.scope, ok, reason, late)
         )
