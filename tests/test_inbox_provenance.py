@@ -174,3 +174,33 @@ def test_reject_all_drops_the_broken_files_in_one_audited_commit(
     assert message.startswith("inbox(alice): drop 1 unreadable file")
     assert "Agentmem-Actor: alice <alice@example.com>" in message
     assert "skipped" not in invoke(runner, "inbox").stderr
+
+
+def test_reject_all_names_a_broken_file_it_cannot_drop(memrepo: Path, runner: CliRunner) -> None:
+    _add_bob(memrepo)
+    _plant_as_bob(memrepo, "zz-junk.yaml", "id: [unclosed\n")
+    set_identity(memrepo, "Bob", "bob@example.com")
+    (memrepo / "inbox" / "alice" / "zz-latin1.yaml").write_bytes(b"id: caf\xe9\n")
+    git(memrepo, "add", "inbox/alice/zz-latin1.yaml")
+    git(memrepo, "commit", "-qm", "inbox(alice): latin-1")
+    set_identity(memrepo, "Alice Martin", "alice@example.com")
+
+    result = invoke(runner, "review", "--reject", "all")
+
+    assert result.exit_code == 0, result.stderr
+    assert "dropped inbox/alice/zz-junk.yaml →" in result.stdout
+    assert (
+        "inbox/alice/zz-latin1.yaml: not dropped (not a regular UTF-8 file of your inbox); "
+        "remove it yourself: git rm -r -- inbox/alice/zz-latin1.yaml"
+    ) in " ".join(result.stderr.split())
+    assert (memrepo / "inbox" / "alice" / "zz-latin1.yaml").exists()
+
+
+def test_modify_with_a_number_that_is_not_ascii_digits_is_a_usage_error(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    pid = _remember(runner, "Quote clause numbers first.")
+    result = invoke(runner, "review", "--modify", f"{pid}=²")
+    assert result.exit_code == 2
+    assert "--modify takes ID=N (an entry number)" in result.stderr
+    assert "Traceback" not in result.stderr

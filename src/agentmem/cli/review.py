@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import TYPE_CHECKING, Annotated
 
@@ -196,6 +197,11 @@ def _drop_broken(repo: Repository, actor: Person, paths: list[str], dry_run: boo
         commit, dropped = drop_broken(repo, actor, paths)
     if commit:
         output.data(f"dropped {', '.join(dropped)} → {commit[:10]}")
+    for rel in sorted(set(paths) - set(dropped)):
+        output.warn(
+            f"{output.esc(rel)}: not dropped (not a regular UTF-8 file of your inbox); "
+            f"remove it yourself: git rm -r -- {output.esc(rel)}"
+        )
 
 
 class _Trust:
@@ -245,7 +251,7 @@ def _corrections(
                 raise UsageError(f"--{name} takes ID=VALUE, got {shown!r}")
             if name == "scope" and value.strip().lower() != EVERYWHERE:
                 check_scope(value, f"--scope {pid}")
-            if name == "modify" and not value.strip().lstrip("#").isdigit():
+            if name == "modify" and not re.fullmatch(r"#?[0-9]+", value.strip()):
                 raise UsageError(f"--modify takes ID=N (an entry number), got {item!r}")
             wanted.setdefault(pid, {})[name] = value.strip()
     corrected: dict[str, Proposal] = {}

@@ -108,6 +108,13 @@ class Proposal:
         data["contradicts"] = [asdict(c) for c in self.contradicts]
         return data
 
+    def targets(self, entry_text: str) -> bool:
+        """True when this is a modify whose target lies in ``entry_text`` (compared in NFC): the
+        entry it replaces, which contradiction and repeat checks leave out."""
+        if self.action != "modify" or not self.target:
+            return False
+        return unicodedata.normalize("NFC", self.target) in unicodedata.normalize("NFC", entry_text)
+
     def with_text(self, text: str) -> Proposal:
         """A copy with a person's edited text (review ``--edit``), in NFC."""
         return replace(self, text=unicodedata.normalize("NFC", text))

@@ -20,7 +20,7 @@ from agentmem.config import MemoryConfig
 from agentmem.doctrine import draft_from_proposal
 from agentmem.errors import AgentmemError, ApplyConflictError, InvalidMemoryError, ProposalError
 from agentmem.governance import require_memory_role, require_owner
-from agentmem.memory.file import check_budget, modify_entry_at, nfc, parse_memory
+from agentmem.memory.file import check_budget, modify_entry_at, parse_memory
 from agentmem.memory.planner import FileChange, MemoryPlan, check_entry, new_record, plan_memory
 from agentmem.memory.records import Record
 from agentmem.proposals.conflicts import Contradiction, contradicted
@@ -83,9 +83,7 @@ def contradicted_entries(repo: Repository, proposal: Proposal) -> list[tuple[Ent
         entries = current_entries(repo, proposal.person)
     except InvalidMemoryError:
         return []
-    if proposal.action == "modify" and proposal.target:
-        target = nfc(proposal.target)
-        entries = [e for e in entries if target not in nfc(e.text)]
+    entries = [e for e in entries if not proposal.targets(e.text)]
     found = contradicted(proposal.text, [e.text for e in entries])
     return [(entries[i], why) for i, why in found]
 

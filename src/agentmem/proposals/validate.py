@@ -70,11 +70,7 @@ def validate(
         existing = [
             e
             for e in parse_memory(base, proposal.person, config, relpath).entries()
-            if not (
-                proposal.action == "modify"
-                and proposal.target
-                and nfc(proposal.target) in nfc(e.text)
-            )
+            if not proposal.targets(e.text)
         ]
         found = dict(contradicted(proposal.text, [e.text for e in existing]))
         flags = [Contradicts(existing[i].text, why.describe()) for i, why in found.items()]
