@@ -119,3 +119,24 @@ def test_the_cache_stays_small(tmp_path: Path) -> None:
         cache.put("withhold", str(number), None)
     assert cache.get("withhold", "0") == (False, None)
     assert cache.get("withhold", str(hotcache.MAX_ENTRIES + 9)) == (True, None)
+
+
+def test_the_fingerprint_follows_the_delimiter_rule_and_the_name_list(monkeypatch) -> None:
+    from pathlib import Path as P
+
+    import agentmem.delivery.context as context_module
+
+    seen: list[str] = []
+    real_stat = P.stat
+
+    def stat(self: P, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(str(self))
+        return real_stat(self, *args, **kwargs)
+
+    monkeypatch.setattr(hotcache, "_FINGERPRINT", [])
+    monkeypatch.setattr(P, "stat", stat)
+    hotcache.guard_fingerprint()
+    assert str(P(context_module.__file__).resolve()) in seen
+    assert any(s.endswith("gender_guesser/data/nam_dict.txt") for s in seen)
+    guard = P(context_module.__file__).resolve().parent.parent / "guard"
+    assert sorted(s for s in seen if "/guard/" in s) == sorted(str(f) for f in guard.glob("*.py"))

@@ -113,19 +113,33 @@ class HotCache:
 
 
 def guard_fingerprint() -> str:
-    """Names, sizes and modification times of the guard's source files (``agentmem/guard/``):
-    a guard that changed makes every ``withhold`` entry a miss. Computed once per process."""
+    """Names, sizes and modification times of what decides whether an entry is withheld: the
+    guard's source files (``agentmem/guard/*.py``), ``agentmem/delivery/context.py`` (the
+    delimiter rule) and the first-name list the personal-data check reads (gender-guesser's
+    ``nam_dict.txt``). Any of them changed makes every ``withhold`` entry a miss. Computed
+    once per process."""
     if not _FINGERPRINT:
-        folder = Path(__file__).resolve().parent.parent / "guard"
-        parts = []
+        package = Path(__file__).resolve().parent.parent
+        files = [package / "delivery" / "context.py"]
         try:
-            with os.scandir(folder) as found:
-                for entry in sorted(found, key=lambda e: e.name):
-                    if entry.name.endswith(".py"):
-                        info = entry.stat()
-                        parts.append(f"{entry.name}:{info.st_size}:{info.st_mtime_ns}")
+            with os.scandir(package / "guard") as found:
+                files += [Path(e.path) for e in found if e.name.endswith(".py")]
         except OSError:
-            parts.append("unreadable")
+            pass
+        # lazy: only to locate the name list's file, without importing its package
+        from importlib.util import find_spec
+
+        names = find_spec("gender_guesser")
+        if names is not None and names.origin:
+            files.append(Path(names.origin).parent / "data" / "nam_dict.txt")
+        parts = []
+        for path in sorted(files):
+            try:
+                info = path.stat()
+            except OSError:
+                parts.append(f"{path}:missing")
+                continue
+            parts.append(f"{path}:{info.st_size}:{info.st_mtime_ns}")
         _FINGERPRINT.append(digest("\n".join(parts)))
     return _FINGERPRINT[0]
 
