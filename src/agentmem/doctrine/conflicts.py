@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from agentmem.doctrine.model import LIVE_STATUSES, Rule, scopes_overlap
+from agentmem.doctrine.similar import STOPWORDS, singular
 
 SAME_WORDS_SCORE = 90.0
 _SCAN_CAP = 400  # rules tried per group of equal forms before giving up on a partner there
@@ -153,19 +154,6 @@ _PHRASES: tuple[tuple[tuple[str, ...], str], ...] = tuple(
 _BY_FIRST: dict[str, list[tuple[tuple[str, ...], str]]] = defaultdict(list)
 for _words, _token in sorted(_PHRASES, key=lambda item: -len(item[0])):
     _BY_FIRST[_words[0]].append((_words, _token))
-_STOP = frozenset(
-    "a an the of for on in to with by at as is are be been any all this that these those it its "
-    "our we us you your from than which who when where le la les l de des du d un une et en au "
-    "aux pour par sur dans avec ce cette ces nous vous qui que".split()
-)
-
-
-def _singular(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
 
 
 def _tokens(text: str) -> list[str]:
@@ -204,7 +192,7 @@ def _tokens(text: str) -> list[str]:
                     i += len(phrase)
                     break
             else:
-                out.append(_singular(word))
+                out.append(singular(word))
                 i += 1
             continue
         i += 1
@@ -216,8 +204,8 @@ def _tokens(text: str) -> list[str]:
         elif word in _NEGATIONS or word in _FRENCH_CLOSERS:
             if not out or out[-1] != "not":
                 out.append("not")
-        elif word not in _STOP:
-            out.append(_singular(word.rstrip("stndrh") if word[:1].isdigit() else word))
+        elif word not in STOPWORDS:
+            out.append(singular(word.rstrip("stndrh") if word[:1].isdigit() else word))
     return out
 
 

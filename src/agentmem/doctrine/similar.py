@@ -55,7 +55,7 @@ _REPLACEMENTS: tuple[tuple[str, str], ...] = (
         " not ",
     ),
 )
-_STOPWORDS = frozenset(
+STOPWORDS = frozenset(
     "a an the of for on in to with by at as is are be been any all this that these those it its "
     "our we us you your from than which who when where le la les l de des du d un une et en au "
     "aux pour par sur dans avec ce cette ces nous vous qui que".split()
@@ -101,7 +101,8 @@ _NUMBERS = {
 _COMPILED = tuple((re.compile(pattern), token) for pattern, token in _REPLACEMENTS)
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
+    """An English plural's singular (``policies`` → ``policy``, ``terms`` → ``term``)."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
@@ -133,7 +134,7 @@ def normalise(text: str) -> str:
     for pattern, token in _COMPILED:
         folded = pattern.sub(token, folded)
     words = [w.strip("'") for w in folded.split()]
-    words = [_singular(w) for w in words if w and w not in _STOPWORDS]
+    words = [singular(w) for w in words if w and w not in STOPWORDS]
     out: list[str] = []
     for word in _numbers(words):
         if not out or out[-1] != word:  # "ne … pas" gives "not not"
