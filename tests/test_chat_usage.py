@@ -119,3 +119,14 @@ def test_a_log_that_cannot_be_written_does_not_stop_the_chat_block(
     assert result.exit_code == 0
     assert "agentmem-memory" in result.stdout
     assert ".agentmem/usage.jsonl: the chat block was not logged" in result.stderr
+
+
+def test_a_usage_log_that_cannot_be_read_is_named_not_a_traceback(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    (memrepo / ".agentmem").mkdir(exist_ok=True)
+    (memrepo / ".agentmem" / "usage.jsonl").mkdir()  # a folder where the log should be
+    result = invoke(runner, "usage")
+    assert result.exit_code == 1
+    assert ".agentmem/usage.jsonl: cannot read the usage log" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -152,13 +152,20 @@ def append_usage(root: Path, record: UsageRecord, *, limit: int = USAGE_MAX_BYTE
 
 
 def log_text(root: Path) -> str:
-    """The text of ``usage.1.jsonl`` then ``usage.jsonl`` (empty when neither exists)."""
+    """The text of ``usage.1.jsonl`` then ``usage.jsonl`` (empty when neither exists).
+
+    Raises :class:`AgentmemError` naming the file when one exists but cannot be read."""
     text = ""
     for name in (ROTATED_FILE, USAGE_FILE):
         try:
             part = (root / name).read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
             continue
+        except OSError as exc:
+            raise AgentmemError(
+                f"{name}: cannot read the usage log ({exc.strerror or exc})",
+                hint="check the file's permissions (it is local, never committed)",
+            ) from None
         text += part if not part or part.endswith("\n") else part + "\n"
     return text
 
