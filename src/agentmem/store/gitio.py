@@ -348,6 +348,44 @@ def _commit_on_private_index(
     return new
 
 
+def tree_with(root: Path, base: str, updates: Sequence[tuple[str, tuple[str, str] | None]]) -> str:
+    """The tree of commit ``base`` with ``updates`` applied — ``(path, (mode, blob id))`` sets a
+    path, ``(path, None)`` removes it — written on a private index; returns the tree id."""
+    fd, index = tempfile.mkstemp(prefix="agentmem-index-", dir=git_dir(root))
+    os.close(fd)
+    os.unlink(index)
+    env = {"GIT_INDEX_FILE": index}
+    try:
+        run_git(root, ["read-tree", base], env=env)
+        lines = "".join(
+            f"{entry[0]} {entry[1]}\t{path}\0" if entry else f"0 {'0' * 40}\t{path}\0"
+            for path, entry in updates
+        )
+        run_git(root, ["update-index", "-z", "--index-info"], input_text=lines, env=env)
+        return run_git(root, ["write-tree"], env=env).stdout.strip()
+    finally:
+        if os.path.exists(index):
+            os.unlink(index)
+
+
+def commit_like(root: Path, original: str, tree: str, parents: Sequence[str] | None = None) -> str:
+    """A commit of ``tree`` with ``original``'s author, date and exact message, on ``parents``
+    (default: ``original``'s own), signed when ``original`` was; returns its id (no ref moves)."""
+    raw = run_git(root, ["cat-file", "commit", original]).stdout
+    header, _sep, message = raw.partition("\n\n")
+    lines = header.splitlines()
+    if parents is None:
+        parents = [ln.split()[1] for ln in lines if ln.startswith("parent ")]
+    author = next(ln for ln in lines if ln.startswith("author "))[len("author ") :]
+    name, _lt, rest = author.partition(" <")
+    email, _gt, when = rest.partition("> ")
+    env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_AUTHOR_DATE": when}
+    args = ["commit-tree", tree, *[x for p in parents for x in ("-p", p)]]
+    if any(ln.startswith("gpgsig") for ln in lines):
+        args.append("-S")
+    return run_git(root, [*args, "-F", "-"], input_text=message, env=env).stdout.strip()
+
+
 @dataclass
 class CommitInfo:
     """One commit as the audit log shows it; ``trailers`` holds only ``Agentmem-*`` keys (the

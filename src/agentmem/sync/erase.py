@@ -539,13 +539,6 @@ def _amend_record(root: Path, first_changed: list[str]) -> None:
     new_text = erasures.render_record(record)
     old = gitio.head(root)
     assert old is not None
-    raw = gitio.run_git(root, ["cat-file", "commit", old]).stdout
-    header, _sep, message = raw.partition("\n\n")
-    lines = header.splitlines()
-    parents = [ln.split()[1] for ln in lines if ln.startswith("parent ")]
-    author = next(ln for ln in lines if ln.startswith("author "))[len("author ") :]
-    name, _lt, rest = author.partition(" <")
-    email, _gt, when = rest.partition("> ")
     blob = (
         gitio.run_git_bytes(
             root, ["hash-object", "-w", "--stdin"], input_bytes=new_text.encode("utf-8")
@@ -553,24 +546,8 @@ def _amend_record(root: Path, first_changed: list[str]) -> None:
         .decode()
         .strip()
     )
-    fd, index = tempfile.mkstemp(prefix="agentmem-index-", dir=gitio.git_dir(root))
-    os.close(fd)
-    os.unlink(index)
-    env = {"GIT_INDEX_FILE": index}
-    try:
-        gitio.run_git(root, ["read-tree", old], env=env)
-        gitio.run_git(
-            root,
-            ["update-index", "--add", "--cacheinfo", f"100644,{blob},{erasures.ERASURES_FILE}"],
-            env=env,
-        )
-        tree = gitio.run_git(root, ["write-tree"], env=env).stdout.strip()
-    finally:
-        if os.path.exists(index):
-            os.unlink(index)
-    env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_AUTHOR_DATE": when}
-    args = ["commit-tree", tree, *[x for p in parents for x in ("-p", p)], "-F", "-"]
-    new = gitio.run_git(root, args, input_text=message, env=env).stdout.strip()
+    tree = gitio.tree_with(root, old, [(erasures.ERASURES_FILE, ("100644", blob))])
+    new = gitio.commit_like(root, old, tree)
     atomic_write(root / erasures.ERASURES_FILE, new_text)
     gitio.run_git(root, ["update-ref", "-m", "agentmem: erase record", "HEAD", new, old])
     gitio.run_git(root, ["reset", "-q"])

@@ -26,8 +26,6 @@ the remote was rewritten by an erase that this clone predates (re-clone then).
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -261,8 +259,8 @@ def _replay(root: Path, target: _Target, commit: str, tip: str) -> str:
             updates.append((path, entry))
     if not updates:
         return tip
-    tree = _tree_with(root, tip, updates)
-    return _commit_like(root, commit, tree, tip)
+    tree = gitio.tree_with(root, tip, updates)
+    return gitio.commit_like(root, commit, tree, [tip])
 
 
 def _entries(root: Path, rev: str, paths: list[str]) -> dict[str, tuple[str, str]]:
@@ -294,39 +292,6 @@ def _hash(root: Path, data: bytes) -> str:
 
 def _mode(path: str, mine: dict[str, tuple[str, str]], theirs: dict[str, tuple[str, str]]) -> str:
     return (mine.get(path) or theirs.get(path) or ("100644", ""))[0]
-
-
-def _tree_with(root: Path, base: str, updates: list[tuple[str, tuple[str, str] | None]]) -> str:
-    gdir = gitio.git_dir(root)
-    fd, index = tempfile.mkstemp(prefix="agentmem-index-", dir=gdir)
-    os.close(fd)
-    os.unlink(index)
-    env = {"GIT_INDEX_FILE": index}
-    try:
-        gitio.run_git(root, ["read-tree", base], env=env)
-        lines = "".join(
-            f"{entry[0]} {entry[1]}\t{path}\0" if entry else f"0 {'0' * 40}\t{path}\0"
-            for path, entry in updates
-        )
-        gitio.run_git(root, ["update-index", "-z", "--index-info"], input_text=lines, env=env)
-        return gitio.run_git(root, ["write-tree"], env=env).stdout.strip()
-    finally:
-        if os.path.exists(index):
-            os.unlink(index)
-
-
-def _commit_like(root: Path, original: str, tree: str, parent: str) -> str:
-    """A commit of ``tree`` on ``parent`` with ``original``'s author, date and exact message."""
-    raw = gitio.run_git(root, ["cat-file", "commit", original]).stdout
-    header, _sep, message = raw.partition("\n\n")
-    author = next(ln for ln in header.splitlines() if ln.startswith("author "))[len("author ") :]
-    name, _lt, rest = author.partition(" <")
-    email, _gt, when = rest.partition("> ")
-    env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_AUTHOR_DATE": when}
-    args = ["commit-tree", tree, "-p", parent]
-    if any(ln.startswith("gpgsig") for ln in header.splitlines()):
-        args.append("-S")
-    return gitio.run_git(root, [*args, "-F", "-"], input_text=message, env=env).stdout.strip()
 
 
 def _paused(root: Path, target: _Target, commit: str, exc: MergeConflict) -> SyncPausedError:
