@@ -194,13 +194,17 @@ def survey(repo: Repository, target: EraseTarget, scrubber: Scrubber | None = No
     return Survey(files, len(commits), local, objects)
 
 
-def erase(repo: Repository, actor: Person, target: EraseTarget) -> EraseResult:
-    """Run steps 1–5 of the module docstring. Raises :class:`EraseError` (refused before any
-    change, or a verification that failed) or :class:`GitError`."""
+def erase(
+    repo: Repository, actor: Person, target: EraseTarget, found: Survey | None = None
+) -> EraseResult:
+    """Run steps 1–5 of the module docstring. ``found`` is the :func:`survey` the caller already
+    made under the same lock (it reads every object once; not done again). Raises
+    :class:`EraseError` (refused before any change, or a verification that failed) or
+    :class:`GitError`."""
     root = repo.root
     _preflight(root)
     scrubber = scrubber_for(root, target.text) if target.text else None
-    if survey(repo, target, scrubber).empty:
+    if (found or survey(repo, target, scrubber)).empty:
         raise EraseError(
             f"nothing to erase: no {target.data_class} in the work tree, the history, the git "
             "objects or agentmem's local files",
