@@ -119,17 +119,20 @@ def test_scope_groups_follow_an_edit(memrepo: Path, stored: None) -> None:
     _write(memrepo, "rule-a", "draft", "contracts", "Check clause 1.")
     _write(memrepo, "rule-b", "active", "hr", "Check clause 2.")
     rule_index.read_briefs(memrepo)
-    groups, errors = rule_index.scope_groups(memrepo)  # from the stored groups
+    groups, errors, parsed = rule_index.scope_groups(memrepo)  # from the stored groups
     assert errors == [] and groups == {
         "contracts": [("rule-a", "draft", False)],
         "hr": [("rule-b", "active", True)],
     }
+    assert parsed == {}  # nothing read
     _write(memrepo, "rule-a", "draft", "contracts/supply/food", "Check clause 1.")
-    groups, _ = rule_index.scope_groups(memrepo)
+    groups, _, parsed = rule_index.scope_groups(memrepo)
     assert groups == {
         "contracts/supply/food": [("rule-a", "draft", False)],
         "hr": [("rule-b", "active", True)],
     }
+    assert sorted(parsed) == ["rule-a"]  # the edited file, parsed once and handed on
+    assert parsed["rule-a"].scope == "contracts/supply/food"
 
 
 def test_the_audit_reads_only_the_rules_in_scope(

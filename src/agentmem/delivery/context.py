@@ -438,7 +438,7 @@ def audit_from_index(
     from agentmem.doctrine.index import read_rule, scope_groups
     from agentmem.doctrine.model import reason_before_scope
 
-    groups, errors = scope_groups(root)
+    groups, errors, parsed = scope_groups(root)
     if errors:
         raise errors[0]
     given = actor.role in config.context.doctrine_for_roles
@@ -459,7 +459,7 @@ def audit_from_index(
                 reason = reasons[memo] = early or "out of scope"
             others[reason] = others.get(reason, 0) + 1
     scopes = {s for s in groups if s}
-    rules = [read_rule(root, rule_id) for rule_id in sorted(inside)]
+    rules = [parsed.get(rule_id) or read_rule(root, rule_id) for rule_id in sorted(inside)]
     return _audit(rules, others, scopes, scope, actor, config, today, run_id)
 
 

@@ -179,28 +179,35 @@ def _keys(root: Path) -> tuple[dict[str, list[int]], bool]:
 Group = tuple[str, str, bool]  # (id, status, approved)
 
 
-def scope_groups(root: Path) -> tuple[dict[str | None, list[Group]], list[DoctrineError]]:
-    """Every rule as ``(id, status, approved)`` grouped by scope, and the errors of
-    :func:`read_briefs` — what an audit needs to choose the rules it reads. When no rule file
-    changed since the index was written (same names, same keys), the groups stored with it are
-    used as they are, without reading a row; otherwise through :func:`read_briefs`."""
+def scope_groups(
+    root: Path,
+) -> tuple[dict[str | None, list[Group]], list[DoctrineError], dict[str, Rule]]:
+    """Every rule as ``(id, status, approved)`` grouped by scope, the errors of
+    :func:`read_briefs`, and the rules it parsed on the way (by id) — what an audit needs to
+    choose the rules it reads, without reading one twice. When no rule file changed since the
+    index was written (same names, same keys), the groups stored with it are used as they are,
+    without reading a row (nothing parsed); otherwise through :func:`read_briefs`."""
     if regular.problem(root, DOCTRINE_DIR, folder=True) is None:
         parts = _read(index_path(root))
         try:
             keys, regular_only = _keys(root)
             if parts and regular_only and json.loads(parts[0]) == keys:
                 groups = json.loads(parts[1])
-                return {
-                    (scope or None): [(g[0], g[1], g[2]) for g in found]
-                    for scope, found in groups.items()
-                }, []
+                return (
+                    {
+                        (scope or None): [(g[0], g[1], g[2]) for g in found]
+                        for scope, found in groups.items()
+                    },
+                    [],
+                    {},
+                )
         except (OSError, ValueError, AttributeError, TypeError, IndexError):
             pass
     briefs = read_briefs(root)
     grouped: dict[str | None, list[Group]] = {}
     for b in briefs.briefs:
         grouped.setdefault(b.scope, []).append((b.id, b.status, b.approved))
-    return grouped, briefs.errors
+    return grouped, briefs.errors, briefs.parsed
 
 
 def read_briefs(root: Path) -> Briefs:
