@@ -150,6 +150,31 @@ def test_guard_refuses_a_line_and_never_echoes_the_secret(memrepo, runner, tmp_p
     assert key not in git(memrepo, "log", "-p")
 
 
+def test_an_import_where_every_item_is_refused_exits_1_and_commits_nothing(
+    memrepo, runner, tmp_path
+):
+    rules = tmp_path / ".cursorrules"
+    key = "sk-ant-api03-" + "Q" * 40 + "AA"
+    rules.write_text(f"- Use the key {key} for the staging API.\n")
+    index = tmp_path / "CLAUDE.md"
+    index.write_text("# Notes\n")  # nothing to propose, nothing refused
+    before = _commits(memrepo)
+    result = invoke(runner, "import", str(rules), str(index))
+    assert result.exit_code == 1, result.stdout
+    assert ".cursorrules: nothing new, 1 not kept" in result.stdout
+    assert result.stderr.strip() == (
+        "error: every item was refused: nothing reached your inbox (reasons above)"
+    )
+    assert key not in result.stdout + result.stderr
+    assert _commits(memrepo) == before
+    assert _inbox(memrepo) == []
+    dry = invoke(runner, "import", str(rules), "--dry-run", "--format", "json")
+    assert dry.exit_code == 1
+    (only,) = json.loads(dry.stdout)
+    assert (only["status"], only["proposals"], len(only["rejected"])) == ("dry-run", [], 1)
+    assert "nothing would reach your inbox" in dry.stderr
+
+
 def test_import_for_someone_else_is_refused(memrepo, runner):
     result = invoke(runner, "import", str(IMPORTS / "instructions" / "AGENTS.md"), "-p", "bob")
     assert result.exit_code != 0

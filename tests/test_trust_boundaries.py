@@ -284,6 +284,33 @@ def test_harvest_exits_1_when_every_proposal_was_rejected(
     assert TOKEN not in result.stdout + result.stderr
 
 
+def test_harvest_exits_1_when_nothing_was_kept_and_something_was_rejected(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    """One session with nothing to propose beside one whose every proposal was rejected: as
+    for import, nothing filed and something refused is exit 1."""
+    quiet = tmp_path / "quiet.txt"
+    quiet.write_text("User: What time is it?\nAssistant: Noon.\n", encoding="utf-8")
+    refused = tmp_path / "refused.txt"
+    refused.write_text(
+        f"User: From now on always deploy with the key {TOKEN} please.\nAssistant: Noted.\n",
+        encoding="utf-8",
+    )
+    head = git(memrepo, "rev-parse", "HEAD")
+    result = invoke(runner, "harvest", str(quiet), str(refused), "--provider", "offline")
+    assert result.exit_code == 1, result.stdout
+    assert "(quiet.txt, 2 turns, 1 of them yours) via offline: 0 proposals kept, 0 rejected" in (
+        result.stdout
+    )
+    assert "(refused.txt, 2 turns, 1 of them yours) via offline: 0 proposals kept, 1 rejected" in (
+        result.stdout
+    )
+    assert "every proposal was rejected: nothing reached your inbox" in result.stderr
+    assert TOKEN not in result.stdout + result.stderr
+    assert git(memrepo, "rev-parse", "HEAD") == head  # nothing committed
+    assert not (memrepo / "inbox" / "alice").exists()
+
+
 def test_interactive_review_at_end_of_input_is_a_usage_error(
     memrepo: Path, runner: CliRunner
 ) -> None:

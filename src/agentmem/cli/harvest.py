@@ -168,7 +168,7 @@ def harvest(
         )
     if batch.failures:
         raise typer.Exit(1)
-    if batch.results and all(not r.kept and r.rejected for r in batch.results):
+    if not any(r.kept for r in batch.results) and any(r.rejected for r in batch.results):
         output.error("every proposal was rejected: nothing reached your inbox (reasons above)")
         raise typer.Exit(1)
 

@@ -52,7 +52,8 @@ def import_command(
     Claude.ai memory becomes one 'add' proposal (basis declared, its file and line in the
     justification), checked like a harvest's (guard, duplicates, budget). One commit per file;
     a binary, unreadable, too large or half-written file is skipped with its reason and the
-    others go on. Nothing reaches your memory before 'agentmem review'.
+    others go on (exit 1 at the end, as when every item was refused and nothing was filed).
+    Nothing reaches your memory before 'agentmem review'.
     """
     from agentmem.governance import require_owner
     from agentmem.harvest.imports import import_files
@@ -110,6 +111,10 @@ def import_command(
         elif proposed:
             output.info(f"{proposed} proposal(s) in your inbox; next: [bold]agentmem review[/]")
     if run.failed:
+        raise typer.Exit(1)
+    if not proposed and any(f.rejected for f in run.files):
+        reach = "would reach" if dry_run else "reached"
+        output.error(f"every item was refused: nothing {reach} your inbox (reasons above)")
         raise typer.Exit(1)
 
 
