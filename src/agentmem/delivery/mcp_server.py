@@ -11,7 +11,8 @@ Tools — each one only *proposes* or *reads*; none can approve, activate or wri
 - ``show_memory()``: the actor's chat context block (the same text as ``context chat``);
 - ``search(query, areas?, limit?)``: ``agentmem search`` for the actor (their memory, inbox and
   personal history, all the doctrine and its history; never another person's), one hit a line;
-- ``list_inbox()``: the actor's pending proposals, one a line (as ``agentmem inbox``).
+- ``list_inbox()``: the actor's pending proposals, one a line (as ``agentmem inbox``), each one
+  the actor did not commit named with why (``not_from_owner``, docs/design.md §Inbox file).
 
 The person is always the actor (the git identity of whoever runs the server), never a name the
 model passes. The repository is ``--repo``/``$AGENTMEM_REPO``, else found from the current
@@ -36,7 +37,7 @@ from agentmem.delivery.context import build_chat, render_chat
 from agentmem.delivery.usage import log_chat
 from agentmem.doctrine import Draft, normalise_scope, propose
 from agentmem.errors import AgentmemError, NotARepositoryError
-from agentmem.proposals.inbox import list_pending
+from agentmem.proposals.inbox import foreign, list_pending
 from agentmem.proposals.review import remember as do_remember
 from agentmem.search import parse_kinds, search
 from agentmem.store.repo import Repository, open_repository
@@ -116,14 +117,17 @@ def search_text(query: str, areas: str | None, limit: int) -> str:
 
 
 def list_inbox() -> str:
-    """The actor's pending proposals, one a line (``id  summary  [basis, source]``)."""
-    repo = open_repo()
-    actor = repo.actor()
-    pending = list_pending(repo, actor.id)
+    """The actor's pending proposals, one a line (``id  summary  [basis, source]``, then ``NOT
+    FROM <person>: why`` for one they did not commit)."""
+    person, pending, strange = inbox_proposals()
     if not pending:
-        return f"no pending proposals for {actor.id}"
-    head = f"{len(pending)} pending proposal{'s' if len(pending) != 1 else ''} for {actor.id}:"
-    lines = [f"{p.id}  {p.summary()}  [{p.basis}, {p.source}]" for p in pending]
+        return f"no pending proposals for {person}"
+    head = f"{len(pending)} pending proposal{'s' if len(pending) != 1 else ''} for {person}:"
+    lines = [
+        f"{p.id}  {p.summary()}  [{p.basis}, {p.source}]"
+        + (f"  NOT FROM {person.upper()}: {strange[p.id]}" if p.id in strange else "")
+        for p in pending
+    ]
     return "\n".join([head, *lines, "The user decides with 'agentmem review'."])
 
 
@@ -194,11 +198,13 @@ def search_hits(query: str, areas: str | None, limit: int) -> list[Any]:
     return list(search(repo, repo.actor(), query, kinds=parse_kinds(areas), limit=limit).hits)
 
 
-def inbox_proposals() -> tuple[str, list[Any]]:
-    """``(actor id, their pending proposals)``."""
+def inbox_proposals() -> tuple[str, list[Any], dict[str, str]]:
+    """``(actor id, their pending proposals, {id: why it is not theirs}`` for the proposals
+    they did not commit — :func:`agentmem.proposals.inbox.foreign`, as ``agentmem inbox``)."""
     repo = open_repo()
     actor = repo.actor()
-    return actor.id, list_pending(repo, actor.id)
+    pending = list_pending(repo, actor.id)
+    return actor.id, pending, foreign(repo, pending)
 
 
 def _tool_call(fn: Callable[[], T]) -> T:
@@ -308,6 +314,11 @@ def build_server(scope: str | None = None) -> "MCPServer":
         summary: str = Field(description="What it would change.")
         basis: str = Field(description="declared (the user said it) or inferred.")
         source: str = Field(description="Who filed it (remember, a harvest provider, import…).")
+        not_from_owner: str | None = Field(
+            description="Why the user did not put it in their inbox themselves (someone else "
+            "committed it, or it changed since); null when it is theirs. The user can accept "
+            "such a proposal only by checking it themselves."
+        )
 
     class InboxResult(BaseModel):
         person: str = Field(description="Whose inbox this is.")
@@ -454,11 +465,17 @@ def build_server(scope: str | None = None) -> "MCPServer":
         description="The user's pending proposals, waiting for their review.",
     )
     def list_inbox_tool() -> InboxResult:
-        person, pending = _tool_call(inbox_proposals)
+        person, pending, strange = _tool_call(inbox_proposals)
         return InboxResult(
             person=person,
             proposals=[
-                PendingProposal(id=p.id, summary=p.summary(), basis=p.basis, source=p.source)
+                PendingProposal(
+                    id=p.id,
+                    summary=p.summary(),
+                    basis=p.basis,
+                    source=p.source,
+                    not_from_owner=strange.get(p.id),
+                )
                 for p in pending
             ],
         )
