@@ -287,3 +287,31 @@ def test_a_harvest_records_what_the_guard_refused_by_reason() -> None:
         ]
     )
     assert by_reason == {"instruction": 1, "secret": 1, "pii": 1} and invalid == 1
+
+
+def test_the_usage_log_is_read_once_for_audits_and_chat_blocks(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentmem.store.repo import open_repository
+    from agentmem.tidy.stats import collect
+
+    write_rules(memrepo)
+    _ok(runner, "remember", "Use British English.", "--section", WS)
+    _ok(runner, "review", "--accept", "all")
+    _ok(runner, "context", "audit", "--scope", "contracts/supply")
+    _ok(runner, "context", "chat")
+    _ok(runner, "context", "chat")
+    reads: list[str] = []
+    real = Path.read_text
+
+    def counted(self: Path, *args: object, **kwargs: object) -> str:
+        if self.name.startswith("usage"):
+            reads.append(self.name)
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    repo = open_repository(memrepo)
+    monkeypatch.setattr(Path, "read_text", counted)
+    stats = collect(repo, repo.people()["alice"], None, date.today())
+    assert reads == ["usage.1.jsonl", "usage.jsonl"]  # each tried once (it was twice)
+    assert (stats.team.audits, stats.team.chats) == (1, 2)
+    assert stats.people["alice"].chats == 2

@@ -225,10 +225,12 @@ class UsageLog:
     bad_lines: list[int]
 
 
-def read_usage(root: Path) -> UsageLog:
+def read_usage(root: Path, text: str | None = None) -> UsageLog:
     """Every audit record of ``.agentmem/usage.1.jsonl`` then ``.agentmem/usage.jsonl`` (none
-    when neither exists); unreadable lines are numbered across the two files in that order."""
-    text = log_text(root)
+    when neither exists); unreadable lines are numbered across the two files in that order.
+    ``text``: the log as :func:`log_text` read it already (a caller that also wants
+    :func:`read_chats` reads it once)."""
+    text = log_text(root) if text is None else text
     records: list[UsageRecord] = []
     bad: list[int] = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -389,10 +391,10 @@ def _chat_record(data: dict[str, Any]) -> ChatUsage | None:
     )
 
 
-def read_chats(root: Path) -> list[ChatUsage]:
+def read_chats(root: Path, text: str | None = None) -> list[ChatUsage]:
     """Every chat line of ``.agentmem/usage.1.jsonl`` then ``.agentmem/usage.jsonl``, oldest
-    first (other lines skipped)."""
-    text = log_text(root)
+    first (other lines skipped); ``text`` as for :func:`read_usage`."""
+    text = log_text(root) if text is None else text
     found = []
     for line in text.splitlines():
         if f'"kind":"{CHAT_KIND}"' not in line:

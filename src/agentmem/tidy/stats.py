@@ -35,7 +35,7 @@ from typing import Any
 
 from agentmem import governance
 from agentmem import trailers as tr
-from agentmem.delivery.usage import read_chats, read_usage
+from agentmem.delivery.usage import log_text, read_chats, read_usage
 from agentmem.doctrine.conflicts import conflicts_among, profile
 from agentmem.doctrine.parse import load_rules_and_errors
 from agentmem.errors import AgentmemError, GovernanceError
@@ -309,8 +309,10 @@ def _harvests(repo: Repository, people: dict[str, Figures], team: Figures, weeks
 
 
 def _usage(repo: Repository, people: dict[str, Figures], team: Figures, weeks: _Weeks) -> None:
-    """Audits (rules applied, not applied by reason) and chat blocks from the usage log."""
-    for record in read_usage(repo.root).records:
+    """Audits (rules applied, not applied by reason) and chat blocks from the usage log (read
+    once for both)."""
+    text = log_text(repo.root)
+    for record in read_usage(repo.root, text).records:
         mine = Figures(audits=1)
         for rule in record.rules:
             if rule.applied:
@@ -323,7 +325,7 @@ def _usage(repo: Repository, people: dict[str, Figures], team: Figures, weeks: _
         if record.actor in people:
             _merge(people[record.actor], mine)
         _merge(team, mine)
-    for chat in read_chats(repo.root):
+    for chat in read_chats(repo.root, text):
         mine = Figures(chats=1)
         _bump(mine, weeks, "chats", chat.time)
         if chat.person in people:
