@@ -490,6 +490,31 @@ def test_the_verification_looks_for_every_form(
     assert "DAVE" not in result.stderr
 
 
+def test_the_erasure_record_always_changes_so_an_erase_always_commits(
+    shared: Path, runner: CliRunner
+) -> None:
+    """The erase commit needs no fallback for "nothing changed": the record gains an entry
+    every time, even the same class of data erased again by the same admin on the same day."""
+    from agentmem.store import erasures
+    from agentmem.store.repo import open_repository
+    from agentmem.store.writer import apply_changes
+    from agentmem.sync import erase as erase_module
+
+    repo = open_repository(shared)
+    alice = repo.people()["alice"]
+    target = erase_module.EraseTarget(person="bob", data_class="memory and inbox of bob")
+    first = erase_module._record_change(shared, alice, target)
+    assert first.old is None and first.new is not None
+    assert apply_changes(shared, [first], "erase: test") is not None
+    again = erase_module._record_change(shared, alice, target)
+    assert again.old == first.new and again.new != again.old
+    assert again.new is not None
+    assert [e.erased for e in erasures.parse_record(again.new).erasures] == [
+        "memory and inbox of bob",
+        "memory and inbox of bob",
+    ]
+
+
 def test_an_unreadable_erasure_record_is_a_check_error(shared: Path, runner: CliRunner) -> None:
     (shared / "erasures.yaml").write_text("salt: 12\nerasures: []\n", encoding="utf-8")
     result = invoke(runner, "check", "--format", "json")

@@ -219,9 +219,8 @@ def erase(
         *tr.audit(actor),
     ]
     message = tr.message(f"erase: {target.data_class}", trailers)
-    commit = apply_changes(root, [*changes, record], message) or gitio.commit_paths(
-        root, [], message
-    )
+    commit = apply_changes(root, [*changes, record], message)
+    assert commit is not None  # the record gains an entry: an erase is never a no-op
     result = EraseResult(target, commit, [c.path for c in changes if c.new is not None])
     folder = root / INBOX_DIR / (target.person or "")
     if target.person and folder.is_dir() and not any(folder.iterdir()):
