@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from tests.helpers import git, invoke
 from typer.testing import CliRunner
 
@@ -230,6 +231,33 @@ def test_a_bad_scope_at_review_is_refused_without_its_value(
     )
     assert "the guard refuses it" in invoke(runner, "review", "--scope", f"{pid}={token}").stderr
     assert (memrepo / "inbox" / "alice" / f"{pid}.yaml").exists()  # still pending
+
+
+def test_a_scope_given_at_review_is_validated_once(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentmem.errors import UsageError
+    from agentmem.proposals import ids
+
+    pid = _scoped(memrepo, runner, tmp_path, "Quote the annex number.")
+    checked: list[str] = []
+    real = ids.check_scope
+
+    def counted(value, where="--scope", error=UsageError):  # type: ignore[no-untyped-def]
+        checked.append(where)
+        return real(value, where, error)
+
+    monkeypatch.setattr(ids, "check_scope", counted)
+    result = invoke(runner, "review", "--scope", f"{pid}=contracts/sales")
+    assert result.exit_code == 0, result.stderr
+    assert checked == [f"--scope {pid}"]  # the guard read the scope once (it was twice)
+    assert "scope=contracts/sales since=" in _entry_line(memrepo, "Quote the annex number.")
+    other = _scoped(memrepo, runner, tmp_path, "Sign with initials only.")
+    checked.clear()  # the harvest checked its own --scope
+    bad = invoke(runner, "review", "--scope", f"{other}=../etc")
+    assert bad.exit_code == 2
+    assert checked == [f"--scope {other}"]
+    assert f"error: --scope {other}: invalid scope (value not shown)" in bad.stderr
 
 
 def test_interactive_review_shows_and_changes_the_scope(

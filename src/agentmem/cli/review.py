@@ -235,11 +235,9 @@ def _corrections(
 ) -> tuple[dict[str, Proposal], dict[str, Proposal]]:
     """``(corrected, originals)`` by proposal id from ``--route/--section/--target/--scope
     ID=VALUE``. Raises :class:`UsageError` for a malformed flag, an unknown id or an invalid
-    scope (the one validation, :func:`agentmem.proposals.ids.check_scope`), :class:`ProposalError`
-    for a correction that leaves a proposal malformed."""
+    scope (checked once, by :meth:`Proposal.corrected`), :class:`ProposalError` for a correction
+    that leaves a proposal malformed."""
     from agentmem.errors import UsageError
-    from agentmem.proposals.ids import check_scope
-    from agentmem.proposals.model import EVERYWHERE
     from agentmem.proposals.review import as_modify_of
 
     wanted: dict[str, dict[str, str]] = {}
@@ -249,8 +247,6 @@ def _corrections(
             if not sep or not value.strip():
                 shown = item if name != "scope" else f"{pid}=…"  # a scope is not echoed
                 raise UsageError(f"--{name} takes ID=VALUE, got {shown!r}")
-            if name == "scope" and value.strip().lower() != EVERYWHERE:
-                check_scope(value, f"--scope {pid}")
             if name == "modify" and not re.fullmatch(r"#?[0-9]+", value.strip()):
                 raise UsageError(f"--modify takes ID=N (an entry number), got {item!r}")
             wanted.setdefault(pid, {})[name] = value.strip()
@@ -267,6 +263,7 @@ def _corrections(
             section=fix.get("section"),
             target=fix.get("target"),
             scope=fix.get("scope"),
+            scope_flag=True,
         )
         originals[proposal.id] = proposal
     return corrected, originals

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from agentmem.errors import ProposalError
+from agentmem.errors import AgentmemError, ProposalError, UsageError
 
 ACTIONS = ("add", "modify", "remove")
 ROUTES = ("memory", "doctrine")
@@ -126,19 +126,27 @@ class Proposal:
         section: str | None = None,
         target: str | None = None,
         scope: str | None = None,
+        scope_flag: bool = False,
     ) -> Proposal:
         """A copy with the reviewer's corrections (review ``--route``/``--section``/``--target``/
         ``--scope``).
 
         ``route`` is ``memory`` or ``doctrine``; a doctrine proposal has no section or target
         (only an ``add`` can become one). ``scope`` is a scope path, or :data:`EVERYWHERE` for
-        none; it passes the one validation of scopes (:func:`agentmem.proposals.ids.check_scope`).
-        Raises :class:`ProposalError` for a correction that leaves the proposal malformed
-        (docs/design.md §Proposals)."""
+        none; it passes the one validation of scopes (:func:`agentmem.proposals.ids.check_scope`),
+        here and nowhere else. Raises :class:`ProposalError` for a correction that leaves the
+        proposal malformed (docs/design.md §Proposals); with ``scope_flag`` (the scope came from
+        ``--scope ID=SCOPE``) a refused scope is a :class:`UsageError` naming that flag."""
         new_route = route or self.route
         if new_route not in ROUTES:
             raise ProposalError(f"{self.id}: route {new_route!r}; expected memory or doctrine")
-        new_scope = self.scope if scope is None else _chosen_scope(scope, f"{self.id}: scope")
+        new_scope = (
+            self.scope
+            if scope is None
+            else _chosen_scope(scope, f"--scope {self.id}", UsageError)
+            if scope_flag
+            else _chosen_scope(scope, f"{self.id}: scope")
+        )
         if new_route == "doctrine":
             if self.action != "add":
                 raise ProposalError(f"{self.id}: only an 'add' can become a doctrine proposal")
@@ -196,17 +204,17 @@ class Proposal:
         return f"remove from{where} [{self.target}]"
 
 
-def _chosen_scope(value: str, where: str) -> str | None:
+def _chosen_scope(value: str, where: str, error: type[AgentmemError] = ProposalError) -> str | None:
     """A scope chosen at review: :data:`EVERYWHERE` is None, anything else passes
-    :func:`agentmem.proposals.ids.check_scope`. Raises :class:`ProposalError`."""
+    :func:`agentmem.proposals.ids.check_scope`. Raises ``error``."""
     if value.strip().lower() == EVERYWHERE:
         return None
     # lazy: the guard (through agentmem.proposals.ids) loads only when a scope is checked
     from agentmem.proposals.ids import check_scope
 
-    chosen = check_scope(value, where, ProposalError)
+    chosen = check_scope(value, where, error)
     if chosen is None:
-        raise ProposalError(f"{where}: empty scope (give a scope path or {EVERYWHERE})")
+        raise error(f"{where}: empty scope (give a scope path or {EVERYWHERE})")
     return chosen
 
 
