@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentmem import governance
+from agentmem.delivery.hotread import FORMATS as FORMATS
+from agentmem.delivery.hotread import scope_for_folder as scope_for_folder
 from agentmem.errors import GovernanceError, UsageError
 from agentmem.memory.file import BudgetStatus, Entry, budget_status, new_memory_text, parse_memory
 from agentmem.memory.records import scope_contains, today_iso
@@ -39,7 +41,6 @@ if TYPE_CHECKING:
     from agentmem.store.hotcache import HotCache
     from agentmem.store.repo import Person, Repository
 
-FORMATS = ("text", "markdown", "json")
 MEMORY_TAG = "agentmem-memory"
 DOCTRINE_TAG = "agentmem-doctrine"
 #: Claude Code caps a hook's output at 10,000 characters.
@@ -118,6 +119,11 @@ class ChatContext:
     #: the git object id of the memory file as read (``""`` when it does not exist): the usage
     #: log names it so the block can be rebuilt from history.
     blob: str = ""
+    #: the day (``YYYY-MM-DD``) the entries were judged on, and the first later day on which
+    #: one of them could change state (an entry's review or expiry date, a scope's retirement;
+    #: None: never): from ``day`` until then the block is the same (:mod:`agentmem.delivery.hotread`).
+    day: str = ""
+    changes_on: str | None = None
 
 
 def chat_reader(repo: Repository, actor: Person, person: str | None) -> str:
@@ -150,6 +156,8 @@ def build_chat(
     relpath = repo.memory_relpath(person)
     config = repo.config.memory
     read = regular.read_text(repo.root, relpath, universal_newlines=True)
+    if repo.cache is not None:
+        repo.cache.saw(relpath, read)
     exists = read is not None
     text = read if read is not None else new_memory_text(person, config)
     memory = parse_memory(text, person, config, relpath)
@@ -159,8 +167,10 @@ def build_chat(
     given: list[Entry] = []
     left_out: list[tuple[int, str]] = []
     due: list[int] = []
+    later = {d for _, d in retired if d > day}
     for entry in memory.entries():
         record = entry.record
+        later.update(d for d in (record.review, record.expires) if d is not None and d > day)
         state = record.state(day, retired) if record.marked else "ok"
         if state == "expired":
             left_out.append((entry.number, "expired"))
@@ -190,6 +200,8 @@ def build_chat(
         tuple(left_out),
         tuple(due),
         blob_id(read) if read is not None else "",
+        day,
+        min(later) if later else None,
     )
 
 
@@ -200,24 +212,6 @@ def blob_id(text: str) -> str:
 
     data = text.encode("utf-8")
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
-
-
-def scope_for_folder(
-    scopes: Sequence[tuple[str, str]], folder: str | None, root: Path
-) -> str | None:
-    """The scope of a session run in ``folder`` from ``agentmem.yaml``'s ``scopes:`` map: the
-    longest mapped folder that is ``folder`` or holds it (``~`` expanded, relative folders read
-    from the repository ``root``); None when none does."""
-    if not scopes or not folder:
-        return None
-    here = Path(folder).expanduser().resolve()
-    best: tuple[int, str] | None = None
-    for mapped, scope in scopes:
-        path = Path(mapped).expanduser()
-        path = (path if path.is_absolute() else root / path).resolve()
-        if (here == path or path in here.parents) and (best is None or len(path.parts) > best[0]):
-            best = (len(path.parts), scope)
-    return best[1] if best else None
 
 
 def _fill(ctx: ChatContext) -> str:

@@ -14,7 +14,6 @@ payload's ``cwd``, else from the current folder.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,18 +21,42 @@ from agentmem.errors import AgentmemError
 from agentmem.store.root import locate
 
 if TYPE_CHECKING:
+    from agentmem.delivery import hotread
     from agentmem.delivery.context import ChatContext
 
 
-@dataclass(frozen=True)
 class Printed:
     """What a hot command prints: ``stdout`` (data, without its final newline; empty = nothing),
-    ``notes`` and ``warnings`` (plain text lines for stderr), and the exit code."""
+    ``notes`` and ``warnings`` (plain text lines for stderr), and the exit code. A plain class,
+    not a dataclass: building a dataclass costs the hot path its start-up (docs/design.md
+    §Hot path)."""
 
-    stdout: str = ""
-    notes: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
-    code: int = 0
+    __slots__ = ("stdout", "notes", "warnings", "code")
+
+    def __init__(
+        self,
+        stdout: str = "",
+        notes: tuple[str, ...] = (),
+        warnings: tuple[str, ...] = (),
+        code: int = 0,
+    ) -> None:
+        self.stdout = stdout
+        self.notes = notes
+        self.warnings = warnings
+        self.code = code
+
+    def _values(self) -> tuple[str, tuple[str, ...], tuple[str, ...], int]:
+        return self.stdout, self.notes, self.warnings, self.code
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Printed) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        stdout, notes, warnings, code = self._values()
+        return f"Printed(stdout={stdout!r}, notes={notes!r}, warnings={warnings!r}, code={code!r})"
 
 
 def hook_root(payload_cwd: str | None) -> Path:
@@ -100,18 +123,12 @@ def session_start(stdin: str | None) -> Printed:
     A malformed payload only loses its ``cwd`` (the memory is still given, found from the current
     folder); an unknown git identity, a missing repository or a broken file print
     :func:`system_message` on stdout (Claude Code shows it) and a note on stderr; an empty memory
-    prints nothing but the note.
+    prints nothing but the note. When nothing it reads changed since an earlier start, the
+    output is that start's (:mod:`agentmem.delivery.hotread`).
     """
     # lazy: hot path: each hook or chat line loads only what it runs
-    from agentmem.delivery.context import (
-        HOOK_MAX_CHARS,
-        build_chat,
-        render_chat,
-        scope_for_folder,
-    )
-    from agentmem.delivery.usage import log_chat
+    from agentmem.delivery import hotread
     from agentmem.harvest.payload import parse_payload
-    from agentmem.store.repo import hot_repository
 
     notes: list[str] = []
     cwd = None
@@ -122,26 +139,49 @@ def session_start(stdin: str | None) -> Printed:
             notes.append(_note(f"{exc}; using the current folder"))
     try:
         root = hook_root(cwd)
-        repo = hot_repository(root)
-        scope = session_scope(os.environ.get("AGENTMEM_SCOPE"), "AGENTMEM_SCOPE")
-        if scope is None:
-            scope = scope_for_folder(repo.config.scopes, cwd or os.getcwd(), root)
-        ctx = build_chat(repo, repo.actor().id, scope)
-        if repo.cache is not None:
-            repo.cache.save()
+        found = hotread.recall(root, hotread.SESSION_START, (), cwd)
+        if found is None:
+            found = _session_start(root, cwd)
     except AgentmemError as exc:
         return Printed(
             system_message("no memory was given to this session", exc),
             notes=(*notes, _note(f"no memory given: {exc}")),
         )
-    if not ctx.entries:
-        return Printed(notes=(*notes, _note(f"{ctx.person} has no memory entries yet")))
-    block = render_chat(ctx, "text", max_chars=HOOK_MAX_CHARS - 1)
-    # the block may drop its last entries to fit: log what it carried
-    failed = log_chat(root, _carried(ctx, block), ctx.person, "session-start")
-    if failed:
-        notes.append(_note(failed))
+    block, more, _, usage = found
+    notes += more
+    if usage is not None:
+        failed = hotread.log(root, usage)
+        if failed:
+            notes.append(_note(failed))
     return Printed(block, tuple(notes))
+
+
+def _session_start(root: Path, cwd: str | None) -> hotread.Found:
+    """:func:`session_start` computed: the block (empty when there are no entries), the notes
+    after the payload's, nothing, and the usage line to write (None: none); stored in the memo."""
+    # lazy: hot path: the full path loads only when the memo cannot answer
+    from agentmem.delivery import hotread
+    from agentmem.delivery.context import HOOK_MAX_CHARS, build_chat, render_chat
+    from agentmem.delivery.usage import chat_usage
+    from agentmem.store.repo import hot_repository
+
+    repo = hot_repository(root)
+    scope = session_scope(os.environ.get("AGENTMEM_SCOPE"), "AGENTMEM_SCOPE")
+    if scope is None:
+        scope = hotread.scope_for_folder(repo.config.scopes, cwd or os.getcwd(), root)
+    ctx = build_chat(repo, repo.actor().id, scope)
+    if repo.cache is not None:
+        repo.cache.save()
+    found: hotread.Found
+    if not ctx.entries:
+        found = ("", (_note(f"{ctx.person} has no memory entries yet"),), (), None)
+    else:
+        block = render_chat(ctx, "text", max_chars=HOOK_MAX_CHARS - 1)
+        # the block may drop its last entries to fit: log what it carried
+        usage = chat_usage(_carried(ctx, block), ctx.person, "session-start").to_dict()
+        found = (block, (), (), usage)
+    hotread.remember(root, repo.cache, hotread.SESSION_START, (), ctx, repo.config.scopes, found)
+    return found
 
 
 def _carried(ctx: ChatContext, block: str) -> ChatContext:
@@ -171,10 +211,37 @@ def session_scope(value: str | None, where: str) -> str | None:
 def chat(person: str | None, fmt: str, scope: str | None = None) -> Printed:
     """``context chat [--person P] [--format F] [--scope S]``: the entries meant everywhere
     plus those whose scope contains S (without ``--scope``: ``$AGENTMEM_SCOPE``, else only the
-    entries meant everywhere). Raises AgentmemError (exit 1 or 2)."""
+    entries meant everywhere). Raises AgentmemError (exit 1 or 2). When nothing it reads
+    changed since an earlier run, the output is that run's (:mod:`agentmem.delivery.hotread`)."""
     # lazy: hot path: each hook or chat line loads only what it runs
+    from agentmem.delivery import hotread
+
+    options = (fmt, person, scope)
+    found = None
+    if fmt in hotread.FORMATS:
+        try:
+            root = locate()
+        except AgentmemError:
+            pass  # the full path says why
+        else:
+            found = hotread.recall(root, hotread.CONTEXT_CHAT, options, None)
+    if found is None:
+        root, found = _chat(person, fmt, scope)
+    text, notes, warnings, usage = found
+    if usage is not None:
+        failed = hotread.log(root, usage)
+        if failed:
+            warnings = (*warnings, failed)
+    return Printed(text, notes, warnings)
+
+
+def _chat(person: str | None, fmt: str, scope: str | None) -> tuple[Path, hotread.Found]:
+    """:func:`chat` computed: the repository's root and what to print, with the usage line to
+    write; stored in the memo."""
+    # lazy: hot path: the full path loads only when the memo cannot answer
     import json
 
+    from agentmem.delivery import hotread
     from agentmem.delivery.context import (
         build_chat,
         chat_json,
@@ -182,9 +249,10 @@ def chat(person: str | None, fmt: str, scope: str | None = None) -> Printed:
         check_format,
         render_chat,
     )
-    from agentmem.delivery.usage import log_chat
+    from agentmem.delivery.usage import chat_usage
     from agentmem.store.repo import open_repository
 
+    options = (fmt, person, scope)
     check_format(fmt)
     scope = session_scope(scope, "--scope") or session_scope(
         os.environ.get("AGENTMEM_SCOPE"), "AGENTMEM_SCOPE"
@@ -209,10 +277,11 @@ def chat(person: str | None, fmt: str, scope: str | None = None) -> Printed:
     if ctx.status.level != "ok":
         warnings.append(f"{ctx.path} is at {ctx.status.describe()}: remove or merge entries soon")
     warnings += left_out_warnings(ctx.path, ctx.left_out, ctx.due)
-    failed = log_chat(repo.root, ctx, actor.id, "context chat")
-    if failed:
-        warnings.append(failed)
-    return Printed(text, notes, tuple(warnings))
+    found = (text, notes, tuple(warnings), chat_usage(ctx, actor.id, "context chat").to_dict())
+    hotread.remember(
+        repo.root, repo.cache, hotread.CONTEXT_CHAT, options, ctx, repo.config.scopes, found
+    )
+    return repo.root, found
 
 
 def left_out_warnings(

@@ -29,24 +29,22 @@ most twice that; both kinds of line are read from both files, oldest first.
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentmem.delivery.usagelog import CHAT_KIND as CHAT_KIND
+from agentmem.delivery.usagelog import ROTATED_FILE as ROTATED_FILE
+from agentmem.delivery.usagelog import USAGE_FILE as USAGE_FILE
+from agentmem.delivery.usagelog import USAGE_MAX_BYTES as USAGE_MAX_BYTES
+from agentmem.delivery.usagelog import append_line as append_line
+from agentmem.delivery.usagelog import chat_stamp, write_chat
 from agentmem.errors import AgentmemError
 
 if TYPE_CHECKING:
     from agentmem.delivery.context import ChatContext
-
-USAGE_FILE = ".agentmem/usage.jsonl"
-ROTATED_FILE = ".agentmem/usage.1.jsonl"
-#: The size past which the log rotates (4 MiB: thousands of audits and chat blocks; the two
-#: files stay under 8 MiB).
-USAGE_MAX_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -108,34 +106,6 @@ def new_run_id(now: datetime | None = None) -> str:
 
 def now_stamp() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def append_line(root: Path, data: bytes, *, limit: int = USAGE_MAX_BYTES) -> None:
-    """Append one line (``data``, newline included) to the usage log in a single ``write`` on an
-    ``O_APPEND`` descriptor held under ``flock`` (two writers never interleave their lines nor
-    both rotate); when the line would take the log past ``limit`` bytes, the log first becomes
-    ``usage.1.jsonl``. Raises OSError."""
-    path = root / USAGE_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for _attempt in range(10):
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            held = os.fstat(fd)
-            try:
-                current = os.stat(path)
-            except FileNotFoundError:
-                continue  # rotated while this one waited for the lock: open the new log
-            if (current.st_ino, current.st_dev) != (held.st_ino, held.st_dev):
-                continue
-            if held.st_size and held.st_size + len(data) > limit:
-                os.replace(path, root / ROTATED_FILE)
-                continue
-            os.write(fd, data)
-            return
-        finally:
-            os.close(fd)
-    raise OSError(0, "the log kept moving")
 
 
 def append_usage(root: Path, record: UsageRecord, *, limit: int = USAGE_MAX_BYTES) -> None:
@@ -274,8 +244,6 @@ def filter_usage(
 # chat lines: which entries each chat block carried (docs/design.md §Context)
 # ---------------------------------------------------------------------------------------------
 
-CHAT_KIND = "chat"
-
 
 @dataclass(frozen=True)
 class ChatUsage:
@@ -324,10 +292,10 @@ def entry_hash(text: str) -> str:
 
 def chat_usage(ctx: ChatContext, actor: str, via: str) -> ChatUsage:
     """The usage line of a chat block (``ctx`` from :func:`agentmem.delivery.context.build_chat`)."""
-    now = datetime.now(UTC)
+    run_id, time = chat_stamp()
     return ChatUsage(
-        f"c-{now:%Y%m%dT%H%M%S}-{os.urandom(3).hex()}",
-        now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        run_id,
+        time,
         actor,
         ctx.person,
         ctx.scope,
@@ -341,15 +309,11 @@ def chat_usage(ctx: ChatContext, actor: str, via: str) -> ChatUsage:
 
 
 def log_chat(root: Path, ctx: ChatContext, actor: str, via: str) -> str | None:
-    """Append the chat block's line to ``.agentmem/usage.jsonl`` (:func:`append_line`, as an
-    audit line). Returns None, or the reason it could not be written: a chat block is still given
-    (a session never breaks on its log) and the caller says so on stderr."""
-    line = json.dumps(chat_usage(ctx, actor, via).to_dict(), separators=(",", ":")) + "\n"
-    try:
-        append_line(root, line.encode("utf-8"))
-    except OSError as exc:
-        return f"{USAGE_FILE}: the chat block was not logged ({exc.strerror})"
-    return None
+    """Append the chat block's line to ``.agentmem/usage.jsonl``
+    (:func:`agentmem.delivery.usagelog.write_chat`). Returns None, or the reason it could not be
+    written: a chat block is still given (a session never breaks on its log) and the caller
+    says so on stderr."""
+    return write_chat(root, chat_usage(ctx, actor, via).to_dict())
 
 
 def _pairs(items: Any, key: str) -> tuple[tuple[int, str], ...] | None:

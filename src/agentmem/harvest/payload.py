@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from agentmem.errors import AgentmemError
@@ -24,19 +23,44 @@ class HookPayloadError(AgentmemError):
     """The JSON a hook received on stdin is not a Claude Code hook payload."""
 
 
-@dataclass(frozen=True)
 class HookPayload:
     """The fields agentmem reads from a Claude Code hook payload.
 
-    ``reason`` is SessionEnd's ``reason`` or PreCompact's ``trigger`` (None when absent).
+    ``reason`` is SessionEnd's ``reason`` or PreCompact's ``trigger`` (None when absent). A
+    plain class, not a dataclass: the SessionStart hook reads its ``cwd`` on the hot path
+    (docs/design.md §Hot path).
     """
 
-    session_id: str
-    transcript_path: str
-    cwd: str | None
-    event: str | None
-    reason: str | None
-    source: str | None
+    __slots__ = ("session_id", "transcript_path", "cwd", "event", "reason", "source")
+
+    def __init__(
+        self,
+        session_id: str,
+        transcript_path: str,
+        cwd: str | None,
+        event: str | None,
+        reason: str | None,
+        source: str | None,
+    ) -> None:
+        self.session_id = session_id
+        self.transcript_path = transcript_path
+        self.cwd = cwd
+        self.event = event
+        self.reason = reason
+        self.source = source
+
+    def _values(self) -> tuple[str | None, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HookPayload) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"HookPayload({shown})"
 
 
 def _str_field(data: dict[str, Any], key: str) -> str | None:

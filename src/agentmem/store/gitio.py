@@ -1,4 +1,5 @@
-"""The git adapter: every git call of agentmem goes through here.
+"""The git adapter: every git call of agentmem goes through here (the process itself is started
+by :mod:`agentmem.store.gitrun`, which the hot path uses alone for the identity).
 
 It drives the git binary (fast to start, signs commits, reads trailers), returns plain values and
 turns git's failures into :class:`GitError` with advice. A commit is written by ONE
@@ -22,6 +23,8 @@ from typing import Any
 
 from agentmem import trailers as trailer_names
 from agentmem.errors import GitError
+from agentmem.store import gitrun
+from agentmem.store.gitrun import user_email as user_email
 
 
 def _run(
@@ -31,23 +34,8 @@ def _run(
     env: dict[str, str] | None,
     text: bool,
 ) -> subprocess.CompletedProcess[Any]:
-    """The one place git is started: ``git -C root args…`` with prompts off."""
-    full_env = {**os.environ, **(env or {})}
-    full_env.setdefault("GIT_TERMINAL_PROMPT", "0")
-    try:
-        return subprocess.run(
-            ["git", "-C", str(root), *args],
-            input=payload,
-            capture_output=True,
-            text=text,
-            encoding="utf-8" if text else None,
-            env=full_env,
-            check=False,
-        )
-    except FileNotFoundError:
-        raise GitError(
-            "git is not installed or not on PATH", hint="install git 2.32 or newer"
-        ) from None
+    """The one place git is started (:func:`agentmem.store.gitrun.run`)."""
+    return gitrun.run(root, args, payload, env, text)
 
 
 def _failed(args: Sequence[str], proc: subprocess.CompletedProcess[Any]) -> GitError:
@@ -165,17 +153,6 @@ def identity(root: Path) -> tuple[str, str]:
     email = user_email(root)
     name = run_git(root, ["config", "user.name"], check=False).stdout.strip()
     return name or email.split("@")[0], email
-
-
-def user_email(root: Path) -> str:
-    """``user.email`` of whoever runs the command (one git process: what finds the actor)."""
-    email = run_git(root, ["config", "user.email"], check=False).stdout.strip()
-    if not email:
-        raise GitError(
-            "no git identity: user.email is not set",
-            hint='git config user.email "you@example.com" (agentmem maps it to a person in roles.yaml)',
-        )
-    return email
 
 
 INDEX_LOCK_WAIT_SECONDS = 2.0

@@ -61,6 +61,23 @@ class HotCache:
         self.path = local_dir / CACHE_FILE
         self._kinds: dict[str, dict[str, Any]] | None = None
         self._dirty = False
+        self._seen: dict[str, str | None] = {}
+        self._mixed: set[str] = set()
+
+    def saw(self, name: str, text: str | None) -> None:
+        """Note an input the command read through this cache's repository (a settings text,
+        the git identity, a memory file's text; None: absent), for the hot path's memo
+        (:mod:`agentmem.delivery.hotread`): two different texts read under one name make
+        that name unknown."""
+        if name in self._seen and self._seen[name] != text:
+            self._mixed.add(name)
+        self._seen[name] = text
+
+    def seen(self, name: str) -> tuple[bool, str | None]:
+        """``(True, text)`` when ``name`` was read, always as that text; else ``(False, None)``."""
+        if name in self._mixed or name not in self._seen:
+            return False, None
+        return True, self._seen[name]
 
     def _load(self) -> dict[str, dict[str, Any]]:
         if self._kinds is None:
@@ -113,27 +130,12 @@ class HotCache:
 
 
 def guard_fingerprint() -> str:
-    """Names, sizes and modification times of what decides whether an entry is withheld: the
-    guard's source files (``agentmem/guard/*.py``), ``agentmem/delivery/context.py`` (the
-    delimiter rule) and the first-name list the personal-data check reads (gender-guesser's
-    ``nam_dict.txt``). Any of them changed makes every ``withhold`` entry a miss. Computed
-    once per process."""
+    """Names, sizes and modification times of what decides whether an entry is withheld
+    (:func:`fingerprint_files`). Any of them changed makes every ``withhold`` entry a miss.
+    Computed once per process."""
     if not _FINGERPRINT:
-        package = Path(__file__).resolve().parent.parent
-        files = [package / "delivery" / "context.py"]
-        try:
-            with os.scandir(package / "guard") as found:
-                files += [Path(e.path) for e in found if e.name.endswith(".py")]
-        except OSError:
-            pass
-        # lazy: only to locate the name list's file, without importing its package
-        from importlib.util import find_spec
-
-        names = find_spec("gender_guesser")
-        if names is not None and names.origin:
-            files.append(Path(names.origin).parent / "data" / "nam_dict.txt")
         parts = []
-        for path in sorted(files):
+        for path in fingerprint_files():
             try:
                 info = path.stat()
             except OSError:
@@ -142,6 +144,26 @@ def guard_fingerprint() -> str:
             parts.append(f"{path}:{info.st_size}:{info.st_mtime_ns}")
         _FINGERPRINT.append(digest("\n".join(parts)))
     return _FINGERPRINT[0]
+
+
+def fingerprint_files() -> list[Path]:
+    """What decides whether an entry is withheld, sorted: the guard's source files
+    (``agentmem/guard/*.py``), ``agentmem/delivery/context.py`` (the delimiter rule) and the
+    first-name list the personal-data check reads (gender-guesser's ``nam_dict.txt``)."""
+    package = Path(__file__).resolve().parent.parent
+    files = [package / "delivery" / "context.py"]
+    try:
+        with os.scandir(package / "guard") as found:
+            files += [Path(e.path) for e in found if e.name.endswith(".py")]
+    except OSError:
+        pass
+    # lazy: only to locate the name list's file, without importing its package
+    from importlib.util import find_spec
+
+    names = find_spec("gender_guesser")
+    if names is not None and names.origin:
+        files.append(Path(names.origin).parent / "data" / "nam_dict.txt")
+    return sorted(files)
 
 
 _FINGERPRINT: list[str] = []

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 
 from agentmem.errors import AgentmemError, DoctrineError, InvalidMemoryError, ProposalError
@@ -117,13 +116,25 @@ def require_folder(root: Path, relpath: str) -> bool:
     return (root / relpath).is_dir()
 
 
-@dataclass(frozen=True)
 class Read:
     """A file's bytes as read: ``data`` (at most ``limit + 1`` bytes when a limit was given) and
-    its ``size`` on disk when opened, in bytes."""
+    its ``size`` on disk when opened, in bytes. A plain class, not a dataclass: ``context chat``
+    reads through here and does not pay for building one (docs/design.md §Hot path)."""
 
-    data: bytes
-    size: int
+    __slots__ = ("data", "size")
+
+    def __init__(self, data: bytes, size: int) -> None:
+        self.data = data
+        self.size = size
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Read) and (self.data, self.size) == (other.data, other.size)
+
+    def __hash__(self) -> int:
+        return hash((self.data, self.size))
+
+    def __repr__(self) -> str:
+        return f"Read(data={self.data!r}, size={self.size!r})"
 
 
 def read_capped(root: Path, relpath: str, limit: int | None = None) -> Read | None:

@@ -27,20 +27,20 @@ from agentmem.errors import (
     UsageError,
 )
 from agentmem.governance import ADMIN, ROLES
-from agentmem.store import gitio
+from agentmem.store import gitio, gitrun
 from agentmem.store.atomic import atomic_write
 from agentmem.store.paths import JOURNAL_DIR, JOURNAL_NAME, SLUG, check_slug
+from agentmem.store.root import LOCAL_DIR as LOCAL_DIR
+from agentmem.store.root import MEMORY_DIR as MEMORY_DIR
+from agentmem.store.root import ROLES_FILE as ROLES_FILE
 from agentmem.store.root import locate
 from agentmem.store.yamlio import dump_yaml, load_yaml_file
 
 if TYPE_CHECKING:
     from agentmem.store.hotcache import HotCache
 
-ROLES_FILE = "roles.yaml"
-MEMORY_DIR = "memories"
 DOCTRINE_DIR = "doctrine"
 INBOX_DIR = "inbox"
-LOCAL_DIR = ".agentmem"
 LOCK_TIMEOUT_SECONDS = 15.0
 
 
@@ -124,6 +124,8 @@ class Repository:
         """The person running the command, from the git identity (*actor*,
         docs/design.md §Vocabulary, §Roles)."""
         email = gitio.user_email(self.root)
+        if self.cache is not None:
+            self.cache.saw(gitrun.IDENTITY, email)
         for person in self.people().values():
             if person.email.lower() == email.lower():
                 return person

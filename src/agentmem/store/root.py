@@ -17,6 +17,12 @@ from agentmem.errors import NotARepositoryError
 
 CONFIG_FILE = "agentmem.yaml"
 """The file that makes a folder a memory repository (its settings)."""
+ROLES_FILE = "roles.yaml"
+"""People and their roles."""
+MEMORY_DIR = "memories"
+"""One memory file per person: ``memories/<person>.md``."""
+LOCAL_DIR = ".agentmem"
+"""agentmem's local, never committed files (logs, queue, caches, the lock)."""
 REPO_ENV = "AGENTMEM_REPO"
 """The environment variable naming the repository (like ``--repo``)."""
 INIT_HINT = "run 'agentmem init' to create one, or pass --repo PATH"

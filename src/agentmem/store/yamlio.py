@@ -98,6 +98,7 @@ def load_yaml_file(
         raise error(f"{where}: file not found") from None
     if cache is None:
         return load_yaml_text(text, where, error)
+    cache.saw(where, text)
     # lazy: the hot path only (the cache module is light; see agentmem.store.hotcache)
     from agentmem.store.hotcache import digest, same_after_json
 

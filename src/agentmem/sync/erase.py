@@ -11,8 +11,9 @@ Admin only. The caller holds :meth:`Repository.locked`. In order:
    (:mod:`agentmem.store.erasures`: hashes, never the values);
 2. agentmem's local files (``.agentmem/*.jsonl``: queue, harvested, usage log; other caches):
    lines holding the data are dropped, other files holding it deleted; the search index
-   (``.agentmem/search.sqlite``) and the rule index (``.agentmem/rules-index.json``), both
-   derived and rebuilt on next use, are always deleted;
+   (``.agentmem/search.sqlite``), the rule index (``.agentmem/rules-index.json``) and the hot
+   path's memo (``.agentmem/hotread.json``), all derived and rebuilt on next use, are always
+   deleted;
 3. every commit: git-filter-repo (``--sensitive-data-removal``) on a fresh ``--mirror`` clone in
    ``.git/agentmem/``, driven by the same scrubber (:mod:`agentmem.sync.erase_filter`) for
    ``--text``; then the rewritten branches and tags are fetched back, the remote-tracking refs
@@ -44,6 +45,7 @@ from pathlib import Path
 import agentmem
 from agentmem import governance, guard
 from agentmem import trailers as tr
+from agentmem.delivery import hotread
 from agentmem.doctrine import index as rule_index
 from agentmem.doctrine.model import today
 from agentmem.doctrine.parse import parse_rule_text
@@ -228,6 +230,7 @@ def erase(
     result.local = _clean_local(root, repo, target, scrubber)
     result.local += [p for p in search_index.purge(root) if p not in result.local]
     result.local += [p for p in rule_index.purge(root) if p not in result.local]
+    result.local += [p for p in hotread.purge(root) if p not in result.local]
     result.first_changed = _rewrite_history(root, target, scrubber)
     _amend_record(root, result.first_changed)
     result.commit = gitio.head(root) or commit  # the erase commit, rewritten like the others

@@ -1,0 +1,56 @@
+"""Starting git: the one place a git process is started (:mod:`agentmem.store.gitio` builds
+every git call of agentmem on :func:`run`).
+
+Standard library and :mod:`agentmem.errors` only: the hot path (docs/design.md §Hot path) asks
+git for the identity (:func:`user_email`) without loading the git adapter.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agentmem.errors import GitError
+
+IDENTITY = "git config user.email"
+"""What the hot path's memo calls the git identity an actor was found by."""
+
+
+def run(
+    root: Path | str,
+    args: Sequence[str],
+    payload: str | bytes | None,
+    env: dict[str, str] | None,
+    text: bool,
+) -> subprocess.CompletedProcess[Any]:
+    """``git -C root args…`` with prompts off. Raises :class:`GitError` when git is missing."""
+    full_env = {**os.environ, **(env or {})}
+    full_env.setdefault("GIT_TERMINAL_PROMPT", "0")
+    try:
+        return subprocess.run(
+            ["git", "-C", str(root), *args],
+            input=payload,
+            capture_output=True,
+            text=text,
+            encoding="utf-8" if text else None,
+            env=full_env,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise GitError(
+            "git is not installed or not on PATH", hint="install git 2.32 or newer"
+        ) from None
+
+
+def user_email(root: Path | str) -> str:
+    """``user.email`` of whoever runs the command (one git process: what finds the actor)."""
+    email: str = run(root, ["config", "user.email"], None, None, text=True).stdout.strip()
+    if not email:
+        raise GitError(
+            "no git identity: user.email is not set",
+            hint='git config user.email "you@example.com" (agentmem maps it to a person in roles.yaml)',
+        )
+    return email
