@@ -354,3 +354,80 @@ def test_expired_entries_are_left_out_on_the_day_of_the_search(
     earlier = ok(runner, "search", "summaries", "--format", "json")
     assert [h["line"] for h in json.loads(earlier.stdout)] == [5]
     assert "2 expired memory entries matched and are left out" in earlier.stderr
+
+
+_RULE = (
+    "id: warranty-floor\ntitle: Warranty floor\nstatus: draft\nscope: contracts/supply\n"
+    "instruction: Do not accept warranties shorter than 24 months\nlimits:\n"
+    "  - Not for software licences.\n  - Nor for spare parts\njustification: Two disputes.\n"
+    "version: 3\nproposed_by: bob\nproposed_at: 2026-11-29T10:02:00Z\norigin_session: s-1\n"
+    "distinct_from: []\napproval: null\nreview_due: null\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _RULE,
+        _RULE.replace(
+            "limits:\n  - Not for software licences.\n  - Nor for spare parts\n", "limits: []\n"
+        ),
+        _RULE.replace("scope: contracts/supply", "scope: null"),
+        _RULE.replace("title: Warranty floor", "title: 'Warranty: floor'"),
+        _RULE.replace("  - Nor for spare parts", '  - "Nor: for spare parts"'),
+        _RULE.replace("justification: Two disputes.", "justification: >\n  Two\n  disputes."),
+        _RULE.replace("justification: Two disputes.", "justification: ''"),
+    ],
+)
+def test_a_rule_reads_the_same_through_the_quick_and_the_strict_path(text: str) -> None:
+    """The canonical layout is read with one regular expression; anything else (quoted,
+    folded, blank) by the strict parser: both give the same document."""
+    from agentmem.search.index import Doc, _strict_rule, rule_doc
+
+    strict = _strict_rule(text, "doctrine/warranty-floor.yaml")
+    assert strict is not None
+    expected = Doc(
+        "\n".join(v for v, _ in strict.fields),
+        "history",
+        f"version:warranty-floor:{strict.version}",
+        "doctrine/warranty-floor.yaml",
+        ",".join(str(n) for _, n in strict.fields),
+        "",
+        "warranty-floor",
+        "3",
+        strict.status,
+        strict.scope,
+        "abc",
+        "2026-12-01",
+        strict.fields[0][0],
+    )
+    assert (
+        rule_doc(text, "doctrine/warranty-floor.yaml", "history", "abc", "2026-12-01") == expected
+    )
+    if text == _RULE:
+        assert expected.body == (
+            "Warranty floor\nDo not accept warranties shorter than 24 months\n"
+            "Not for software licences.\nNor for spare parts\nTwo disputes."
+        )
+        assert expected.lines == "2,5,7,8,9"
+
+
+def test_memory_documents_keep_lines_sections_and_expiry_dates() -> None:
+    from agentmem.search.index import memory_docs
+
+    text = (
+        "# Memory: bob\n- before any section\n## Writing style\r\n- Bold the préavis.\n"
+        "-no blank\n - indented\n## \n- under a blank heading\n## Priorities & scope\n\n"
+        "- Quote the clause <!-- am: since=2026-01-01 expires=2026-02-01 -->\n"
+        "- Keep <!-- am: not a marker --> inside\n"
+    )
+    (doc,) = memory_docs("bob", "memories/bob.md", text)
+    assert doc.body.split("\n") == [
+        "Bold the préavis.",
+        "Quote the clause",
+        "Keep <!-- am: not a marker --> inside",
+    ]
+    assert doc.lines == "4,11,12"
+    assert doc.label.split("\x1f") == ["Writing style", "Priorities & scope", "Priorities & scope"]
+    assert doc.date.split("\x1f") == ["", "2026-02-01", ""]
+    assert doc.person == " bob "

@@ -30,6 +30,7 @@ SQLite ships no French, Spanish or German stemmer (docs/decisions.md).
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import sqlite3
@@ -43,7 +44,7 @@ from agentmem import trailers
 from agentmem.doctrine.model import DoctrineError
 from agentmem.doctrine.parse import parse_rule_text
 from agentmem.errors import AgentmemError, GitError, ProposalError
-from agentmem.memory.records import split_marker
+from agentmem.memory.records import MARKER_OPEN, split_marker
 from agentmem.proposals.model import proposal_from_stored
 from agentmem.store import gitio, regular
 from agentmem.store.yamlio import load_yaml_text
@@ -186,7 +187,7 @@ def _log(root: Path, revs: list[str], *, raw: bool) -> list[_Commit]:
             if sep and key.startswith(trailers.PREFIX):
                 found.append((key.strip(), value.strip()))
         changed: list[tuple[str, str, str]] = []
-        for line in changes.splitlines():
+        for line in changes.splitlines() if raw else ():
             if not line.startswith(":"):
                 continue
             meta, _tab, path = line.partition("\t")
@@ -234,29 +235,35 @@ def memory_docs(person: str, relpath: str, text: str) -> Iterator[Doc]:
     entry's line, ``label`` its section and ``date`` its record's ``expires`` date (``''``
     when none), ``\x1f``-separated. The record marker is metadata, not words of the entry: it
     is not indexed. The query side shows each matching entry as a hit of its own, and leaves
-    out those expired on the day of the search (docs/design.md §Recall)."""
+    out those expired on the day of the search (docs/design.md §Recall).
+
+    A marker is looked for only on a line holding one."""
     section = ""
     bodies: list[str] = []
-    numbers: list[str] = []
+    numbers: list[int] = []
     sections: list[str] = []
     expiries: list[str] = []
     for number, line in enumerate(text.split("\n"), start=1):
-        if line.startswith("## "):
+        if line[:3] == "## ":
             section = line[3:].strip()
-        elif line.startswith("- ") and section:
-            body, marker = split_marker(line[2:])
-            found = _EXPIRES.search(marker) if marker else None
+        elif line[:2] == "- " and section:
+            body = line[2:]
+            expires = ""
+            if MARKER_OPEN in body:
+                body, marker = split_marker(body)
+                dated = _EXPIRES.search(marker) if marker else None
+                expires = dated.group(1) if dated else ""
             bodies.append(body)
-            numbers.append(str(number))
+            numbers.append(number)
             sections.append(section)
-            expiries.append(found.group(1) if found else "")
+            expiries.append(expires)
     if bodies:
         yield Doc(
             "\n".join(bodies),
             "memory",
             relpath,
             relpath,
-            ",".join(numbers),
+            ",".join(map(str, numbers)),
             f" {person} ",
             date="\x1f".join(expiries),
             label="\x1f".join(sections),
@@ -338,7 +345,32 @@ def _strict_rule(text: str, relpath: str) -> RuleText | None:
 
 
 def rule_doc(text: str, relpath: str, kind: str, commit: str = "", date: str = "") -> Doc | None:
-    """The doc of one rule file's text (``kind`` doctrine, or history for an older version)."""
+    """The doc of one rule file's text (``kind`` doctrine, or history for an older version).
+    The common case — the canonical layout, every value plain and not blank — is read here in
+    one match; anything else through :func:`read_rule`."""
+    found = _CANONICAL.match(text)
+    if found is not None:
+        rule_id, title, status, scope, instruction, block, justification, version = found.groups()
+        limits = block[4:-1].split("\n  - ") if block else []
+        values = [title, instruction, *limits, justification]
+        if all(map(str.strip, values)) and not any(v[:1] in _UNPLAIN for v in values):
+            count = len(values) - 3
+            lines = _RULE_LINES.get(count) or ",".join(["2", "5", *map(str, range(7, 8 + count))])
+            return Doc(
+                "\n".join(values),
+                kind,
+                relpath if kind == "doctrine" else f"version:{rule_id}:{version}",
+                relpath,
+                lines,
+                "",
+                rule_id,
+                version,
+                status,
+                "" if scope in ("null", "~") else scope,
+                commit,
+                date,
+                title,
+            )
     rule = read_rule(text, relpath)
     if rule is None:
         return None
@@ -358,6 +390,11 @@ def rule_doc(text: str, relpath: str, kind: str, commit: str = "", date: str = "
         date,
         rule.fields[0][0],
     )
+
+
+#: The ``lines`` of a canonical rule file with 0–7 limits (title 2, instruction 5, the limits
+#: from 7, the justification after them).
+_RULE_LINES = {n: ",".join(["2", "5", *map(str, range(7, 8 + n))]) for n in range(8)}
 
 
 def inbox_doc(relpath: str, text: str) -> Doc | None:
@@ -605,7 +642,19 @@ def build(root: Path, head: str | None) -> None:
 
     Two threads share the work (docs/decisions.md): git reads the history, then SQLite indexes
     each batch of documents while this thread reads and parses the next batch of files; the
-    derived file is written with no journal and no fsync."""
+    derived file is written with no journal and no fsync. The cyclic garbage collector is off
+    meanwhile: the build makes tens of thousands of tuples and no cycle, and each collection
+    would walk every object the process holds."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _build(root, head)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _build(root: Path, head: str | None) -> None:
     target = index_path(root)
     target.parent.mkdir(exist_ok=True)
     tmp = target.with_name(f"{INDEX_FILE}.tmp-{os.getpid()}")
