@@ -296,7 +296,7 @@ def main(argv: list[str]) -> None:
         print(f"{root}: {len(os.listdir(root / 'doctrine'))} rules, "
               f"{len(os.listdir(root / 'memories'))} memory files, "
               f"{_git(root, 'rev-list', '--count', 'HEAD').strip()} commits")  # fmt: skip
-        bench_build(root, max(3, args.runs // 2))
+        bench_build(root, max(5, args.runs // 2))
         bench_search(root, args.runs)
         bench_update(root, args.runs)
     bench_tidy(args.runs)
