@@ -18,6 +18,7 @@ from tests.helpers import git, set_identity
 from tests.helpers.context import add_person
 
 from agentmem.delivery import fastpath, hotread
+from agentmem.delivery.usage import read_chats
 from agentmem.entry import run
 from agentmem.store.hotcache import HotCache
 
@@ -312,6 +313,14 @@ def test_what_the_full_path_refuses_is_refused_again(memrepo: Path, hot, compute
     calls = len(computed)
     hot(chat)
     assert len(computed) == calls + 1
+
+
+def test_the_usage_line_reads_back_as_written(memrepo: Path, hot) -> None:
+    _setup(memrepo, MIXED)
+    hot(COMMANDS[0])
+    hot(COMMANDS[1])
+    lines = (memrepo / USAGE).read_text(encoding="utf-8").splitlines()
+    assert [c.to_dict() for c in read_chats(memrepo)] == [json.loads(ln) for ln in lines]
 
 
 def test_an_input_read_twice_differently_is_not_kept(tmp_path: Path) -> None:

@@ -162,7 +162,7 @@ def _session_start(root: Path, cwd: str | None) -> hotread.Found:
     # lazy: hot path: the full path loads only when the memo cannot answer
     from agentmem.delivery import hotread
     from agentmem.delivery.context import HOOK_MAX_CHARS, build_chat, render_chat
-    from agentmem.delivery.usage import chat_usage
+    from agentmem.delivery.usagelog import chat_line
     from agentmem.store.repo import hot_repository
 
     repo = hot_repository(root)
@@ -178,7 +178,7 @@ def _session_start(root: Path, cwd: str | None) -> hotread.Found:
     else:
         block = render_chat(ctx, "text", max_chars=HOOK_MAX_CHARS - 1)
         # the block may drop its last entries to fit: log what it carried
-        usage = chat_usage(_carried(ctx, block), ctx.person, "session-start").to_dict()
+        usage = chat_line(_carried(ctx, block), ctx.person, "session-start")
         found = (block, (), (), usage)
     hotread.remember(root, repo.cache, hotread.SESSION_START, (), ctx, repo.config.scopes, found)
     return found
@@ -249,7 +249,7 @@ def _chat(person: str | None, fmt: str, scope: str | None) -> tuple[Path, hotrea
         check_format,
         render_chat,
     )
-    from agentmem.delivery.usage import chat_usage
+    from agentmem.delivery.usagelog import chat_line
     from agentmem.store.repo import open_repository
 
     options = (fmt, person, scope)
@@ -277,7 +277,7 @@ def _chat(person: str | None, fmt: str, scope: str | None) -> tuple[Path, hotrea
     if ctx.status.level != "ok":
         warnings.append(f"{ctx.path} is at {ctx.status.describe()}: remove or merge entries soon")
     warnings += left_out_warnings(ctx.path, ctx.left_out, ctx.due)
-    found = (text, notes, tuple(warnings), chat_usage(ctx, actor.id, "context chat").to_dict())
+    found = (text, notes, tuple(warnings), chat_line(ctx, actor.id, "context chat"))
     hotread.remember(
         repo.root, repo.cache, hotread.CONTEXT_CHAT, options, ctx, repo.config.scopes, found
     )

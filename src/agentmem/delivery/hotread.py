@@ -59,7 +59,7 @@ CONTEXT_CHAT = "context chat"
 _FORMAT = 1
 
 #: What a hot command prints: stdout, notes, warnings (before the usage line's own), and the
-#: usage line to write (``ChatUsage.to_dict()``; None: nothing is logged).
+#: usage line to write (:func:`agentmem.delivery.usagelog.chat_line`; None: nothing is logged).
 Found = tuple[str, tuple[str, ...], tuple[str, ...], dict[str, Any] | None]
 
 
@@ -106,9 +106,10 @@ def _settings_text(path: Path) -> str | None:
         return None
 
 
-def _code() -> list[list[Any]]:
+def _code() -> list[list[Any]] | None:
     """``[path, size, mtime_ns]`` of every agentmem module loaded (the CLI's aside: it only
-    prints) and of what the guard judges with."""
+    prints) and of what the guard judges with; None when one cannot be read (a module in a
+    zip archive: a change could not be seen, so nothing is stored)."""
     # lazy: the full path only, which has loaded it already
     from agentmem.store.hotcache import fingerprint_files
 
@@ -125,20 +126,19 @@ def _code() -> list[list[Any]]:
         try:
             info = os.stat(path)
         except OSError:
-            found.append([path, -1, -1])
-            continue
+            return None
         found.append([path, info.st_size, info.st_mtime_ns])
     return found
 
 
 def _same_code(code: list[list[Any]]) -> bool:
+    """Every file of ``code`` as it was (size and modification time, as Python's own byte-code
+    cache judges a module)."""
     for path, size, mtime in code:
         try:
             info = os.stat(path)
         except OSError:
-            if size != -1:
-                return False
-            continue
+            return False
         if (info.st_size, info.st_mtime_ns) != (size, mtime):
             return False
     return True
@@ -243,6 +243,9 @@ def remember(
         if not known or (text is None and name != ctx.path):
             return
         inputs[name] = text
+    code = _code()
+    if code is None:
+        return
     stdout, notes, warnings, usage = found
     entry = {
         "command": command,
@@ -261,7 +264,7 @@ def remember(
         "until": ctx.changes_on,
         "printed": [stdout, list(notes), list(warnings)],
         "usage": None if usage is None else {**usage, "run_id": "", "time": ""},
-        "code": _code(),
+        "code": code,
     }
     same = ("command", "options", "env", "root", "scope")
     kept = [e for e in _load(root) if any(e.get(k) != entry[k] for k in same)]

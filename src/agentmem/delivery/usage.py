@@ -40,7 +40,8 @@ from agentmem.delivery.usagelog import ROTATED_FILE as ROTATED_FILE
 from agentmem.delivery.usagelog import USAGE_FILE as USAGE_FILE
 from agentmem.delivery.usagelog import USAGE_MAX_BYTES as USAGE_MAX_BYTES
 from agentmem.delivery.usagelog import append_line as append_line
-from agentmem.delivery.usagelog import chat_stamp, write_chat
+from agentmem.delivery.usagelog import chat_line, write_chat
+from agentmem.delivery.usagelog import entry_hash as entry_hash
 from agentmem.errors import AgentmemError
 
 if TYPE_CHECKING:
@@ -281,39 +282,12 @@ class ChatUsage:
         }
 
 
-def entry_hash(text: str) -> str:
-    """16 hex digits of the SHA-256 of an entry's text as given (marker stripped): enough to
-    tell entries apart, nothing to read back."""
-    # lazy: hashlib only when a chat line is written (typer commands that import this do not pay)
-    import hashlib
-
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-def chat_usage(ctx: ChatContext, actor: str, via: str) -> ChatUsage:
-    """The usage line of a chat block (``ctx`` from :func:`agentmem.delivery.context.build_chat`)."""
-    run_id, time = chat_stamp()
-    return ChatUsage(
-        run_id,
-        time,
-        actor,
-        ctx.person,
-        ctx.scope,
-        via,
-        ctx.path,
-        ctx.blob,
-        tuple((e.number, entry_hash(e.text)) for e in ctx.entries),
-        ctx.withheld,
-        ctx.left_out,
-    )
-
-
 def log_chat(root: Path, ctx: ChatContext, actor: str, via: str) -> str | None:
     """Append the chat block's line to ``.agentmem/usage.jsonl``
     (:func:`agentmem.delivery.usagelog.write_chat`). Returns None, or the reason it could not be
     written: a chat block is still given (a session never breaks on its log) and the caller
     says so on stderr."""
-    return write_chat(root, chat_usage(ctx, actor, via).to_dict())
+    return write_chat(root, chat_line(ctx, actor, via))
 
 
 def _pairs(items: Any, key: str) -> tuple[tuple[int, str], ...] | None:

@@ -11,7 +11,10 @@ import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentmem.delivery.context import ChatContext
 
 USAGE_FILE = ".agentmem/usage.jsonl"
 ROTATED_FILE = ".agentmem/usage.1.jsonl"
@@ -56,8 +59,39 @@ def chat_stamp(now: datetime | None = None) -> tuple[str, str]:
     return f"c-{now:%Y%m%dT%H%M%S}-{os.urandom(3).hex()}", now.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def entry_hash(text: str) -> str:
+    """16 hex digits of the SHA-256 of an entry's text as given (marker stripped): enough to
+    tell entries apart, nothing to read back."""
+    # lazy: hashlib only when a chat line is written (typer commands that import this do not pay)
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def chat_line(ctx: ChatContext, actor: str, via: str) -> dict[str, Any]:
+    """The usage line of a chat block (``ctx`` from :func:`agentmem.delivery.context.build_chat`)
+    as written: ``kind``, ``run_id``, ``time``, ``actor``, ``person``, ``scope``, ``via``,
+    ``file``, ``blob``, ``entries`` (numbers and :func:`entry_hash`, never text), ``withheld``,
+    ``left_out`` (:class:`agentmem.delivery.usage.ChatUsage` reads it back)."""
+    run_id, time = chat_stamp()
+    return {
+        "kind": CHAT_KIND,
+        "run_id": run_id,
+        "time": time,
+        "actor": actor,
+        "person": ctx.person,
+        "scope": ctx.scope,
+        "via": via,
+        "file": ctx.path,
+        "blob": ctx.blob,
+        "entries": [{"number": e.number, "sha256": entry_hash(e.text)} for e in ctx.entries],
+        "withheld": list(ctx.withheld),
+        "left_out": [{"number": n, "reason": r} for n, r in ctx.left_out],
+    }
+
+
 def write_chat(root: Path, record: dict[str, Any]) -> str | None:
-    """Append a chat line (``ChatUsage.to_dict()``) to the log (:func:`append_line`). Returns
+    """Append a chat line (:func:`chat_line`) to the log (:func:`append_line`). Returns
     None, or the reason it could not be written: a chat block is still given (a session never
     breaks on its log) and the caller says so on stderr."""
     line = json.dumps(record, separators=(",", ":")) + "\n"
