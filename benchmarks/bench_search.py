@@ -18,7 +18,8 @@ ratio of the medians:
 - full build: ``index.build`` vs a loop that lists and reads every watched file once and reads
   every commit message once (one ``git log``) — the same inputs, without indexing them
   (target ≤ 1.5×); wall and CPU (every thread and git process: the build indexes one batch
-  while it reads the next, which only a second idle core turns into wall time);
+  while it reads the next, which only a second idle core turns into wall time), then the CPU
+  of each part alone (the files, the ``git log``, the documents, FTS5 storing and indexing);
 - tidy on one full 8,000-character memory file (about 100 entries, some duplicates and dead
   links): ``run_tidy`` in process and ``agentmem tidy`` as a command (target ≤ 1 s).
 """
@@ -167,6 +168,40 @@ def bench_build(root: Path, runs: int) -> None:
     ratio = statistics.median(cpu["ours"]) / statistics.median(cpu["floor"])
     print(f"{'  full build, CPU (all threads, git)':34s} ours {_stats(cpu['ours'])}  "
           f"floor {_stats(cpu['floor'])}  {ratio:5.2f}x")  # fmt: skip
+    _build_parts(root, head, runs)
+
+
+def _build_parts(root: Path, head: str | None, runs: int) -> None:
+    """Where a build's CPU goes, each part alone in one thread (medians): what the floor also
+    does (the files, the ``git log``) and what it does not (documents, FTS5)."""
+    from agentmem.search import index
+
+    parts: dict[str, list[float]] = {}
+    for _ in range(runs):
+        used = _cpu()
+        texts = index.read_files(root, index.work_tree_files(root))
+        parts.setdefault("files listed and read", []).append(_cpu() - used)
+        used = _cpu()
+        commits = index._log(root, [head], raw=False) if head else []
+        parts.setdefault("git log, parsed", []).append(_cpu() - used)
+        used = _cpu()
+        docs = [doc for rel, text in texts.items() for doc in index.file_docs(root, rel, text)]
+        current = {d.path: d.version for d in docs if d.kind == "doctrine"}
+        docs += [*index.commit_docs(commits), *index.version_docs(root, commits, current)]
+        parts.setdefault("documents", []).append(_cpu() - used)
+        with tempfile.TemporaryDirectory(prefix="bench-fts5-") as tmp:
+            conn = sqlite3.connect(Path(tmp) / "x.sqlite", isolation_level=None)
+            conn.execute("PRAGMA journal_mode = OFF")
+            conn.execute("PRAGMA synchronous = OFF")
+            index._create(conn)
+            used = _cpu()
+            conn.execute("BEGIN")
+            index._insert(conn, docs)
+            conn.execute("COMMIT")
+            parts.setdefault("FTS5 stores and indexes them", []).append(_cpu() - used)
+            conn.close()
+    shown = " · ".join(f"{name} {statistics.median(v) * 1000:.0f} ms" for name, v in parts.items())
+    print(f"{'  full build, CPU by part':34s} {shown} (one thread each)")
 
 
 def _full_memory(person: str) -> str:

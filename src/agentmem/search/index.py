@@ -284,11 +284,13 @@ class RuleText(NamedTuple):
     fields: list[tuple[str, int]]
 
 
+#: A value that does not start with one of :data:`_UNPLAIN` (quoted, folded, an anchor…).
+_PLAIN = r"(?![" + re.escape("".join(_UNPLAIN)) + "])"
 _CANONICAL = re.compile(
-    r"id: (?P<id>[^\n]*)\ntitle: (?P<title>[^\n]*)\nstatus: (?P<status>[^\n]*)\n"
-    r"scope: (?P<scope>[^\n]*)\ninstruction: (?P<instruction>[^\n]*)\n"
-    r"limits:(?: \[\]\n|\n(?P<limits>(?:  - [^\n]*\n)+))"
-    r"justification: (?P<justification>[^\n]*)\nversion: (?P<version>[0-9]+)\n"
+    rf"id: (?P<id>[^\n]*)\ntitle: {_PLAIN}(?P<title>[^\n]*)\nstatus: (?P<status>[^\n]*)\n"
+    rf"scope: (?P<scope>[^\n]*)\ninstruction: {_PLAIN}(?P<instruction>[^\n]*)\n"
+    rf"limits:(?: \[\]\n|\n(?P<limits>(?:  - {_PLAIN}[^\n]*\n)+))"
+    rf"justification: {_PLAIN}(?P<justification>[^\n]*)\nversion: (?P<version>[0-9]+)\n"
 )
 
 
@@ -303,13 +305,6 @@ def read_rule(text: str, relpath: str) -> RuleText | None:
         return _strict_rule(text, relpath)
     rule_id, title, status, scope, instruction, block, justification, version = found.groups()
     limits = block.split("\n")[:-1] if block else []
-    if (
-        title[:1] in _UNPLAIN
-        or instruction[:1] in _UNPLAIN
-        or justification[:1] in _UNPLAIN
-        or any(item[4:5] in _UNPLAIN for item in limits)
-    ):
-        return _strict_rule(text, relpath)
     fields = [(title, 2), (instruction, 5)]
     fields += [(item[4:], 7 + n) for n, item in enumerate(limits)]
     fields.append((justification, 7 + len(limits)))
@@ -346,14 +341,16 @@ def _strict_rule(text: str, relpath: str) -> RuleText | None:
 
 def rule_doc(text: str, relpath: str, kind: str, commit: str = "", date: str = "") -> Doc | None:
     """The doc of one rule file's text (``kind`` doctrine, or history for an older version).
-    The common case — the canonical layout, every value plain and not blank — is read here in
-    one match; anything else through :func:`read_rule`."""
+    The common case — the canonical layout, every value plain (:data:`_CANONICAL` refuses the
+    others) and not blank — is read here in one match; anything else through :func:`read_rule`."""
     found = _CANONICAL.match(text)
     if found is not None:
         rule_id, title, status, scope, instruction, block, justification, version = found.groups()
-        limits = block[4:-1].split("\n  - ") if block else []
-        values = [title, instruction, *limits, justification]
-        if all(map(str.strip, values)) and not any(v[:1] in _UNPLAIN for v in values):
+        if block:
+            values = [title, instruction, *block[4:-1].split("\n  - "), justification]
+        else:
+            values = [title, instruction, justification]
+        if all(map(str.strip, values)):
             count = len(values) - 3
             lines = _RULE_LINES.get(count) or ",".join(["2", "5", *map(str, range(7, 8 + count))])
             return Doc(
