@@ -105,6 +105,36 @@ def test_a_proposal_bob_committed_into_alices_inbox_is_named_and_not_applied(
     assert BOB_TEXT in (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
 
 
+def test_an_accept_with_allow_foreign_says_so_in_its_commit(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    _add_bob(memrepo)
+    own = _remember(runner, "Quote clause numbers first.")
+    _plant_as_bob(memrepo, "p-20261130-b0b0b2.yaml", _bobs_proposal("p-20261130-b0b0b2"))
+    memory_plant = git(memrepo, "rev-parse", "HEAD").strip()
+    rule = yaml.safe_load(_bobs_proposal("p-20261130-b0b0b3"))
+    rule.update(route="doctrine", section=None, text="Quote the clause number in every reply.")
+    _plant_as_bob(memrepo, "p-20261130-b0b0b3.yaml", yaml.safe_dump(rule, sort_keys=False))
+    rule_plant = git(memrepo, "rev-parse", "HEAD").strip()
+
+    taken = invoke(runner, "review", "--accept", "all", "--allow-foreign")
+    assert taken.exit_code == 0, taken.stderr
+    records = {}
+    for sha in git(memrepo, "rev-list", "-3", "HEAD").split():
+        body = git(memrepo, "log", "-1", "--format=%(trailers:only,unfold)", sha)
+        (proposal,) = [ln.split(": ", 1)[1] for ln in body.splitlines() if "-Proposal: " in ln]
+        records[proposal] = [ln for ln in body.splitlines() if ln.startswith("Agentmem-Foreign")]
+    assert records == {
+        own: [],
+        "p-20261130-b0b0b2": [
+            f"Agentmem-Foreign: committed by bob in {memory_plant[:10]}, not by alice"
+        ],
+        "p-20261130-b0b0b3": [
+            f"Agentmem-Foreign: committed by bob in {rule_plant[:10]}, not by alice"
+        ],
+    }
+
+
 def test_a_proposal_changed_after_its_commit_or_never_committed_is_not_the_owners(
     memrepo: Path, runner: CliRunner
 ) -> None:

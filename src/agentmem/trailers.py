@@ -69,6 +69,9 @@ REVIEW_DUE = PREFIX + "Review-Due"
 """``old → new`` review date of a reconfirmation."""
 ERASED = PREFIX + "Erased"
 """The class of data an ``agentmem erase`` removed (never the data)."""
+FOREIGN = PREFIX + "Foreign"
+"""Why an accepted proposal was not its owner's (``committed by bob in <commit>, not by alice``,
+as ``agentmem inbox`` says it): the owner took it with ``review --allow-foreign``."""
 APPROVES = PREFIX + "Approves"
 """The full id of a commit relaxing a governance setting that a second admin approves
 (``Agentmem-Action: approve-settings``, ``agentmem settings approve``)."""
@@ -76,7 +79,7 @@ APPROVES = PREFIX + "Approves"
 ALL = (
     ACTION, ACTOR, ROLE, ROUTE, DECISION, PROPOSAL, SESSION, SOURCE, SCOPE, BASIS, SECTION,
     EDITED, JUSTIFICATION, RULE, VERSION, STATUS_FROM, STATUS_TO, DISTINCT_FROM, RESTORED_FROM,
-    REVIEW_DUE, ERASED, APPROVES,
+    REVIEW_DUE, ERASED, APPROVES, FOREIGN,
 )  # fmt: skip
 """Every trailer name agentmem writes."""
 

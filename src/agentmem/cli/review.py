@@ -515,7 +515,13 @@ def _scripted(
                 continue
             with repo.locked():
                 plan = plan_accept(repo, proposal, edits.get(proposal.id))
-                commit = commit_accept(repo, actor, plan, originals.get(proposal.id, proposal))
+                commit = commit_accept(
+                    repo,
+                    actor,
+                    plan,
+                    originals.get(proposal.id, proposal),
+                    trust.strange.get(proposal.id),
+                )
         except AgentmemError as exc:
             output.error(f"{proposal.id} not applied: {exc}")
             failures += 1
@@ -531,7 +537,15 @@ def _scripted(
         )
     else:
         failures += _report_doctrine(
-            accept_doctrine(repo, actor, rules, edits, distinct=distinct, originals=originals)
+            accept_doctrine(
+                repo,
+                actor,
+                rules,
+                edits,
+                distinct=distinct,
+                originals=originals,
+                foreign=trust.strange,
+            )
         )
     if to_reject and not dry_run:
         with repo.locked():
@@ -642,12 +656,15 @@ def _interactive(
                     edits,
                     distinct=distinct,
                     originals={proposal.id: original},
+                    foreign=trust.strange,
                 )
                 counts["accepted"] += 1 - _report_doctrine(outcomes)
             elif answer == "a" and plan is not None and not isinstance(plan, str):
                 try:
                     with repo.locked():
-                        commit = commit_accept(repo, actor, plan, original)
+                        commit = commit_accept(
+                            repo, actor, plan, original, trust.strange.get(proposal.id)
+                        )
                 except AgentmemError as exc:
                     output.error(f"{proposal.id} not applied: {exc}")
                     continue

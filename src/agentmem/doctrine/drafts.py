@@ -250,9 +250,11 @@ def propose(
     distinct: bool = False,
     proposal: Proposal | None = None,
     corrections: list[str] | None = None,
+    foreign: str | None = None,
 ) -> Transition:
     """(new) → draft (member, admin). ``corrections`` (the reviewer's, ``field: old -> new``)
-    become ``Agentmem-Corrected`` trailers. The scope is ``draft.scope``, else the scope of
+    become ``Agentmem-Corrected`` trailers; ``foreign`` (why ``proposal`` is not its owner's,
+    accepted with ``review --allow-foreign``) an ``Agentmem-Foreign`` one. The scope is ``draft.scope``, else the scope of
     ``draft.session``'s harvest, else None ("to be assigned"). With ``proposal``, its inbox file
     is removed in the same commit. Raises :class:`GovernanceError`, :class:`GuardError`,
     :class:`DuplicateRuleError`, :class:`DoctrineError`."""
@@ -265,6 +267,8 @@ def propose(
         more.append(FileChange(inbox, read_current(repo.root, inbox), None))
         extra += [(tr.PROPOSAL, proposal.id), (tr.BASIS, proposal.basis)]
     extra += [(tr.CORRECTED, c) for c in corrections or []]
+    if foreign:
+        extra.append((tr.FOREIGN, foreign))
     extra += _distinct_trailer(None, rule)
     if rule.justification:
         extra.append((tr.JUSTIFICATION, rule.justification))
@@ -306,15 +310,22 @@ def draft_from_proposal(
     text: str | None = None,
     distinct: bool = False,
     corrections: list[str] | None = None,
+    foreign: str | None = None,
 ) -> Transition:
     """Review of a ``doctrine``-routed proposal (docs/design.md §Rule file): its owner accepts it
     and it becomes a draft rule whose proposer is the proposal's person, with the proposal's scope
     and session; the inbox file goes in the same commit. ``text`` is the person's edited
     instruction. The title is the text's first sentence; the draft has no limit yet (approval asks
-    for one)."""
+    for one). ``foreign``: as for :func:`propose`."""
     draft = _proposal_draft(actor, proposal, text)
     return propose(
-        repo, actor, draft, distinct=distinct, proposal=proposal, corrections=corrections
+        repo,
+        actor,
+        draft,
+        distinct=distinct,
+        proposal=proposal,
+        corrections=corrections,
+        foreign=foreign,
     )
 
 

@@ -127,6 +127,7 @@ def _trailers(
     decision: str,
     edited: bool,
     corrections: list[str] | None = None,
+    foreign: str | None = None,
 ) -> list[tuple[str, str]]:
     trailers = [
         (tr.ACTION, proposal.action),
@@ -144,17 +145,24 @@ def _trailers(
     if edited:
         trailers.append((tr.EDITED, "yes"))
     trailers += [(tr.CORRECTED, c) for c in corrections or []]
+    if foreign:
+        trailers.append((tr.FOREIGN, foreign))
     trailers.append((tr.JUSTIFICATION, proposal.justification))
     return trailers
 
 
 def commit_accept(
-    repo: Repository, actor: Person, plan: MemoryPlan, original: Proposal
+    repo: Repository,
+    actor: Person,
+    plan: MemoryPlan,
+    original: Proposal,
+    foreign: str | None = None,
 ) -> str | None:
     """Write the planned memory change, remove the proposal from the inbox, one audit commit.
 
     ``plan.change.old`` must still be on disk (else :class:`ApplyConflictError`, nothing written).
-    Returns the commit id.
+    ``foreign``: why the proposal is not the owner's, when they accept it all the same
+    (``review --allow-foreign``), recorded as ``Agentmem-Foreign``. Returns the commit id.
     """
     proposal = plan.proposal
     require_owner(actor, proposal.person, "accepting into")
@@ -177,7 +185,9 @@ def commit_accept(
             else subject
         )
     corrections = proposal.corrections(original)
-    message = tr.message(subject, _trailers(actor, proposal, "accepted", edited, corrections))
+    message = tr.message(
+        subject, _trailers(actor, proposal, "accepted", edited, corrections, foreign)
+    )
     return apply_changes(repo.root, changes, message)
 
 
@@ -423,6 +433,7 @@ def accept_doctrine(
     *,
     distinct: bool = False,
     originals: dict[str, Proposal] | None = None,
+    foreign: dict[str, str] | None = None,
 ) -> list[DoctrineOutcome]:
     """Make each accepted ``doctrine`` proposal a draft rule, ONE commit each
     (docs/design.md §Rule file).
@@ -431,7 +442,8 @@ def accept_doctrine(
     takes the repository lock itself; a failure (guard, duplicate guard, invalid scope, role) is
     returned with its proposal — the proposal stays pending — and the others go on. ``edits``
     maps a proposal id to the person's edited text; ``distinct`` overrides the duplicate guard;
-    ``originals`` maps the id of a proposal the reviewer corrected (``--route``) to it as it was.
+    ``originals`` maps the id of a proposal the reviewer corrected (``--route``) to it as it was;
+    ``foreign`` the id of a proposal that is not the owner's (``--allow-foreign``) to why.
     """
     outcomes = []
     for proposal in proposals:
@@ -446,6 +458,7 @@ def accept_doctrine(
                     text=(edits or {}).get(proposal.id),
                     distinct=distinct,
                     corrections=proposal.corrections(original) if original else None,
+                    foreign=(foreign or {}).get(proposal.id),
                 )
         except AgentmemError as exc:
             outcomes.append(DoctrineOutcome(proposal, None, exc))
