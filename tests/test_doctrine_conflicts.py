@@ -43,6 +43,36 @@ def test_judge(a: str, b: str, kind: str | None) -> None:
     assert judge(_p(b, "b"), _p(a)) == kind
 
 
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Avoid tables in client letters.", "Prefer tables in client letters."),
+        ("Évite les tableaux dans les courriers.", "Utilise les tableaux dans les courriers."),
+        ("Deny refunds after 30 days.", "Authorise refunds after 30 days."),
+    ],
+)
+def test_verbs_that_negate_are_the_memory_detectors_too(a: str, b: str) -> None:
+    """One vocabulary (``NEGATING_VERBS``, ``SYNONYMS``) for rules and memory entries: a pair
+    a rule reads as opposite, memory reads as two values of ``stance``."""
+    from agentmem.proposals.conflicts import contradicted
+
+    assert judge(_p(a), _p(b, "b")) == "opposite"
+    ((index, why),) = contradicted(b, [a])
+    assert (index, why.kind, why.words) == (0, "value", ("avoid", "use"))
+
+
+def test_the_negation_vocabulary_has_one_home() -> None:
+    from agentmem.doctrine import conflicts as rules
+    from agentmem.proposals import conflicts as memory
+
+    assert memory.NEGATING_VERBS is rules.NEGATING_VERBS
+    assert memory.SETTINGS["stance"]["avoid"].split() == sorted(rules.NEGATING_VERBS)
+    assert memory._NOT.pattern == (
+        r"\b(?:alway|immer|kein|nicht|nie|not|nunca|siempre|toujour)\b"
+    )  # the normaliser's forms of rules.NEGATIONS and rules.ALWAYS
+    assert rules.form("Siempre respuestas cortas.") == rules.form("Respuestas cortas.")
+
+
 def test_among_many_each_rule_names_its_smallest_partner_in_an_overlapping_scope() -> None:
     cap = "Cap late-delivery penalties at {} % of the order value."
     profiles = [

@@ -39,32 +39,69 @@ from agentmem.doctrine.similar import STOPWORDS, singular
 SAME_WORDS_SCORE = 90.0
 _SCAN_CAP = 400  # rules tried per group of equal forms before giving up on a partner there
 _UNITS = (("%", " percent "), ("‰", " permille "), ("€", " eur "), ("$", " usd "), ("£", " gbp "))
-#: Verbs that say "not <verb>" (as :func:`_tokens` gives them), and positive synonyms.
-_VERBS = {
-    "reject": "not accept",
-    "refuse": "not accept",
-    "decline": "not accept",
-    "deny": "not allow",
-    "forbid": "not allow",
-    "prohibit": "not allow",
-    "disallow": "not allow",
-    "ban": "not allow",
+# -- The negation vocabulary of both conflict detectors: this one (rules) and
+# proposals/conflicts.py (memory entries), which imports it from here. Words as people write
+# them, lower case, accents folded.
+#: Words that negate what follows ("ne … pas" is :data:`FRENCH_CLOSERS` after ``ne``).
+NEGATIONS = frozenset("not never no cannot nunca nie nicht kein".split())
+#: The second half of a French "ne … pas"; alone, a negation too.
+FRENCH_CLOSERS = frozenset(("pas", "jamais", "aucun", "aucune"))
+#: Words that insist without changing what an instruction is about (the opposite of a negation).
+ALWAYS = frozenset(("always", "toujours", "siempre", "immer"))
+#: Verbs that say "not <twin>": a rule's "reject" is "not accept"; a memory entry's "avoid"
+#: and "use" are two values of one setting (``stance``).
+NEGATING_VERBS = {
+    "reject": "accept",
+    "refuse": "accept",
+    "decline": "accept",
+    "deny": "allow",
+    "forbid": "allow",
+    "prohibit": "allow",
+    "disallow": "allow",
+    "ban": "allow",
+    "exclude": "include",
+    "omit": "include",
+    "disable": "enable",
+    "avoid": "use",
+    "refuser": "accepter",
+    "rejeter": "accepter",
+    "rejette": "accepte",
+    "interdire": "autoriser",
+    "interdis": "autorise",
+    "interdit": "autorise",
+    "exclure": "inclure",
+    "omettre": "inclure",
+    "eviter": "utiliser",
+    "evite": "utilise",
+    "evitez": "utilisez",
+    "desactiver": "activer",
+    "desactive": "activer",
+}
+#: Words that say what a twin of :data:`NEGATING_VERBS` says.
+SYNONYMS = {
     "permit": "allow",
     "authorise": "allow",
     "authorize": "allow",
-    "exclude": "not include",
-    "omit": "not include",
-    "disable": "not enable",
-    "avoid": "not use",
-    "refuser": "not accepter",
-    "rejeter": "not accepter",
-    "interdire": "not autoriser",
-    "exclure": "not inclure",
-    "eviter": "not utiliser",
+    "permets": "autorise",
+    "prefer": "use",
+    "favour": "use",
+    "favor": "use",
+    "preferer": "utiliser",
+    "prefere": "utilise",
+    "privilegier": "utiliser",
+    "privilegie": "utilise",
+    "inclus": "inclure",
+}
+# --
+#: Verbs that say "not <verb>" and synonyms, as :func:`_tokens` gives them (plurals cut).
+_VERBS = {
+    **{singular(word): singular(twin) for word, twin in SYNONYMS.items()},
+    **{singular(word): f"not {singular(twin)}" for word, twin in NEGATING_VERBS.items()},
 }
 #: Words that mark an instruction without changing what it is about.
 _MARKERS = frozenset(
-    "not alway must should shall please do doe toujour il faut devez doit".split()  # noqa: SIM905
+    {"not", *map(singular, ALWAYS)}
+    | set("must should shall please do doe il faut devez doit".split())  # noqa: SIM905
 )
 _FLOOR = re.compile(
     r"\b(?:at least|minimum|min|no less than|not less than|floor|au moins|au minimum|plancher)\b"
@@ -130,8 +167,6 @@ def _bound(text: str) -> str:
 
 _COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_NEGATIONS = frozenset("not never no cannot nunca nie nicht kein".split())
-_FRENCH_CLOSERS = frozenset(("pas", "jamais", "aucun", "aucune"))
 _CONTRACTIONS = frozenset(
     "don't doesn't didn't mustn't shouldn't won't can't isn't aren't wasn't couldn't "
     "wouldn't".split()
@@ -199,9 +234,9 @@ def _tokens(text: str) -> list[str]:
         if word == "ne":
             french = i
             out.append("not")
-        elif word in _FRENCH_CLOSERS and i - french <= 4:
+        elif word in FRENCH_CLOSERS and i - french <= 4:
             french = -9
-        elif word in _NEGATIONS or word in _FRENCH_CLOSERS:
+        elif word in NEGATIONS or word in FRENCH_CLOSERS:
             if not out or out[-1] != "not":
                 out.append("not")
         elif word not in STOPWORDS:

@@ -33,6 +33,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from agentmem.doctrine.conflicts import (
+    ALWAYS,
+    FRENCH_CLOSERS,
+    NEGATING_VERBS,
+    NEGATIONS,
+    SYNONYMS,
+)
 from agentmem.doctrine.similar import normalise, score_normalised
 
 SAME_SCORE = 90.0
@@ -41,8 +48,9 @@ SAME_SCORE = 90.0
 KINDS = ("negation", "value", "figures")
 
 #: Negations (the normaliser turns never, do not, jamais… into "not") and their opposites
-#: (always, toujours, siempre, immer), dropped to compare what two entries are about.
-_NOT = re.compile(r"\b(?:not|alway|toujour|siempre|immer|nunca|nie|nicht|kein)\b")
+#: (always, toujours, siempre, immer), dropped to compare what two entries are about — the
+#: vocabulary of doctrine/conflicts.py, as the normaliser gives it.
+_NOT = re.compile(r"\b(?:" + "|".join(sorted({normalise(w) for w in NEGATIONS | ALWAYS})) + r")\b")
 
 #: setting → value → words (as a person writes them; normalised when first used). Two entries
 #: that differ by words of two different values of one setting set it differently.
@@ -111,13 +119,9 @@ SETTINGS: dict[str, dict[str, str]] = {
         "above": "above gt",  # the normaliser's "over", "above", "plus de"
         "below": "below lt",  # … "under", "below", "moins de", "sous"
     },
-    "stance": {
-        "use": "use prefer favour favor utilise utiliser utilisez privilegie privilegier "
-        "prefere preferer allow permit autorise autoriser permets accept accepte accepter "
-        "include inclure inclus enable activer",
-        "avoid": "avoid evite eviter evitez forbid prohibit ban interdis interdire interdit "
-        "refuse refuser reject rejette rejeter decline exclude exclure omit omettre disable "
-        "desactiver desactive",
+    "stance": {  # the verbs doctrine/conflicts.py reads as "not <twin>", and their twins
+        "use": " ".join(sorted({*NEGATING_VERBS.values(), *SYNONYMS, *SYNONYMS.values()})),
+        "avoid": " ".join(sorted(NEGATING_VERBS)),
     },
 }
 
@@ -309,16 +313,20 @@ def related_pairs(texts: Sequence[str], *, duplicates: bool = True) -> list[Pair
 
 #: Raw words that are never a reason to compare two texts: the normaliser's filler words,
 #: negations and ``always``-words (one side of a contradiction has them, the other not).
-_RAW_SKIP = frozenset(
-    "the and for with from that this these those your you our any all are been its who when "
-    "where than which les des une pour par sur dans avec ces nous vous qui que est "
-    "not never don doesn didn won can cannot must should shall always jamais pas toujours "
-    "plus nunca siempre nie nicht kein immer".split()
+_RAW_SKIP = (
+    frozenset(
+        "the and for with from that this these those your you our any all are been its who when "
+        "where than which les des une pour par sur dans avec ces nous vous qui que est "
+        "don doesn didn won can must should shall plus".split()
+    )
+    | NEGATIONS
+    | ALWAYS
+    | FRENCH_CLOSERS
 )
 _RAW_WORD = re.compile(r"[a-z]{3,}")
 #: A negation as a person writes it (a superset of what the normaliser turns into ``not``).
 _RAW_NOT = re.compile(
-    r"\b(?:not|no|never|cannot|jamais|ne|pas|nunca|nie|nicht|kein\w*)\b|n't\b|\bn'"
+    r"\b(?:" + "|".join(sorted(NEGATIONS | FRENCH_CLOSERS | {"ne"})) + r"|kein\w*)\b|n't\b|\bn'"
 )
 #: A figure: digits, or a number word the normaliser turns into digits.
 _RAW_FIGURE = re.compile(
