@@ -194,7 +194,14 @@ def test_the_memo_prints_what_the_full_path_prints(memrepo: Path, hot, computed)
     assert line is not None and line["scope"] == "contracts/lease"
 
 
-@pytest.mark.parametrize("settings", ["defaults", "scopes", "suspend"])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        pytest.param("defaults", marks=pytest.mark.slow),
+        "scopes",  # the default run: folders, retired scopes, every kind of entry
+        pytest.param("suspend", marks=pytest.mark.slow),
+    ],
+)
 def test_the_memo_equals_the_full_path_on_every_kind_of_memory(
     memrepo: Path, hot, computed, settings: str
 ) -> None:
