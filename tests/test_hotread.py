@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -319,6 +320,64 @@ def test_what_the_full_path_refuses_is_refused_again(memrepo: Path, hot, compute
     journal.write_text("{}", encoding="utf-8")
     calls = len(computed)
     hot(chat)
+    assert len(computed) == calls + 1
+
+
+def _forge(root: Path, change) -> None:
+    """Rewrite every output of the memo with ``change`` (a memo edited by hand, or another
+    copy's), every input left as it was."""
+    memo = json.loads((root / MEMO).read_text(encoding="utf-8"))
+    for entry in memo["entries"]:
+        change(entry)
+    (root / MEMO).write_text(json.dumps(memo), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("printed", "usage"),
+    [
+        ([["a list"], [], []], None),  # stdout not a text
+        (["block", [1], []], None),  # a note that is not a text
+        (["block", [], "warning"], None),  # warnings not a list
+        (["block", []], None),  # a part missing
+        ("block", None),
+        (["block", [], []], [1, 2]),  # a usage line that is not an object
+        (["block", [], []], "usage"),
+    ],
+)
+def test_a_memo_of_another_shape_is_no_memo(
+    memrepo: Path, hot, computed, printed: object, usage: object
+) -> None:
+    _setup(memrepo, MIXED)
+    for argv in (COMMANDS[0], COMMANDS[1]):
+        want = _twice(hot, memrepo, computed, argv)
+        _forge(memrepo, lambda e: e.update(printed=printed, usage=usage))
+        calls = len(computed)
+        assert hot(argv) == want  # no traceback, no exit 3: the full path prints it again
+        assert len(computed) == calls + 1
+
+
+def test_a_memo_written_by_another_copy_of_agentmem_is_not_used(
+    memrepo: Path, hot, computed, tmp_path: Path
+) -> None:
+    """Another virtual environment or ``PYTHONPATH`` runs other code on the very same inputs:
+    the memo of a copy that is still there, unchanged, does not answer for this one."""
+    _setup(memrepo, MIXED)
+    want = _twice(hot, memrepo, computed, COMMANDS[0])
+    package = str(Path(hotread.__file__).parents[1])
+    other = tmp_path / "other" / "agentmem"
+
+    def elsewhere(entry: dict) -> None:
+        for item in entry["code"]:
+            if item[0].startswith(package + os.sep):
+                copy = other / item[0][len(package) + 1 :]
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(item[0], copy)
+                item[0] = str(copy)
+        entry["printed"][0] = "what the other copy printed"
+
+    _forge(memrepo, elsewhere)
+    calls = len(computed)
+    assert hot(COMMANDS[0]) == want
     assert len(computed) == calls + 1
 
 

@@ -133,7 +133,11 @@ def _code() -> list[list[Any]] | None:
 
 def _same_code(code: list[list[Any]]) -> bool:
     """Every file of ``code`` as it was (size and modification time, as Python's own byte-code
-    cache judges a module)."""
+    cache judges a module), and this very copy of agentmem among them: another copy (another
+    virtual environment, ``PYTHONPATH`` pointing elsewhere) may print something else, even
+    while the copy that computed the output is still there unchanged."""
+    if not any(path == __file__ for path, _size, _mtime in code):
+        return False
     for path, size, mtime in code:
         try:
             info = os.stat(path)
@@ -218,10 +222,23 @@ def _recall(root: Path, command: str, options: list[str | None], cwd: str | None
             continue
         if regular.read_text(root, entry["file"], universal_newlines=True) != entry["memory"]:
             continue
-        stdout, notes, warnings = entry["printed"]
-        usage = entry["usage"]
-        return str(stdout), tuple(notes), tuple(warnings), usage
+        return _answer(entry)
     return None
+
+
+def _answer(entry: dict[str, Any]) -> Found | None:
+    """What ``entry`` printed, when it has the shape :func:`remember` writes (texts, lists of
+    texts, a usage line or None); else None: a memo changed by hand is no memo."""
+    printed, usage = entry["printed"], entry["usage"]
+    if not (isinstance(printed, list) and len(printed) == 3):
+        return None
+    stdout, notes, warnings = printed
+    lines = (*notes, *warnings) if isinstance(notes, list) and isinstance(warnings, list) else (0,)
+    if not isinstance(stdout, str) or not all(isinstance(line, str) for line in lines):
+        return None
+    if usage is not None and not isinstance(usage, dict):
+        return None
+    return stdout, tuple(notes), tuple(warnings), usage
 
 
 def remember(
