@@ -68,6 +68,32 @@ def test_session_start_finds_the_repository_from_the_payload_cwd(
     )
 
 
+def test_a_session_start_that_gives_no_entry_says_why(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Entries scoped elsewhere are not 'no memory entries yet': the note numbers them and
+    says how a session gets a scope."""
+    monkeypatch.setenv("AGENTMEM_TODAY", "2026-12-01")
+    (memrepo / "memories" / "alice.md").write_text(
+        "# Memory: alice\n\n## Writing style\n- Quote the lease index. <!-- am: basis=declared "
+        "scope=contracts/lease since=2026-11-01 review=2027-11-01 -->\n- Gone. <!-- am: "
+        "basis=inferred since=2026-08-01 review=2026-09-01 expires=2026-10-30 -->\n\n"
+        "## Priorities & scope\n\n## Recurring patterns\n\n## Rule dependencies\n",
+        encoding="utf-8",
+    )
+    payload = json.dumps(payloads("macos_session_start")[0])
+    result = invoke(runner, "hook", "session-start", input=payload)
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert "has no memory entries yet" not in result.stderr
+    assert (
+        "none of alice's entries is given to this session (no scope): #2 expired; "
+        "#1 out of scope ($AGENTMEM_SCOPE or the scopes: map of agentmem.yaml" in result.stderr
+    )
+    monkeypatch.setenv("AGENTMEM_SCOPE", "contracts/lease")
+    given = invoke(runner, "hook", "session-start", input=payload)
+    assert "1. [scope contracts/lease] Quote the lease index." in given.stdout
+
+
 @pytest.mark.slow
 def test_session_start_never_fails_the_session(
     memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -174,7 +174,7 @@ def _session_start(root: Path, cwd: str | None) -> hotread.Found:
         repo.cache.save()
     found: hotread.Found
     if not ctx.entries:
-        found = ("", (_note(f"{ctx.person} has no memory entries yet"),), (), None)
+        found = ("", (_note(_none_given(ctx)),), (), None)
     else:
         block = render_chat(ctx, "text", max_chars=HOOK_MAX_CHARS - 1)
         # the block may drop its last entries to fit: log what it carried
@@ -182,6 +182,26 @@ def _session_start(root: Path, cwd: str | None) -> hotread.Found:
         found = (block, (), (), usage)
     hotread.remember(root, repo.cache, hotread.SESSION_START, (), ctx, repo.config.scopes, found)
     return found
+
+
+def _none_given(ctx: ChatContext) -> str:
+    """Why a session start gives no block: an empty memory, or entries that do not apply to
+    this session (numbered, with the reason, as ``context chat`` warns)."""
+    if not ctx.left_out:
+        return f"{ctx.person} has no memory entries yet"
+    reasons = []
+    for reason in ("expired", "review due", "out of scope"):
+        numbers = ", ".join(f"#{n}" for n, why in ctx.left_out if why == reason)
+        if numbers:
+            reasons.append(f"{numbers} {reason}")
+    given = f"scope {ctx.scope}" if ctx.scope else "no scope"
+    hint = ""
+    if any(why == "out of scope" for _, why in ctx.left_out):
+        hint = " ($AGENTMEM_SCOPE or the scopes: map of agentmem.yaml gives a session its scope)"
+    return (
+        f"none of {ctx.person}'s entries is given to this session ({given}): "
+        f"{'; '.join(reasons)}{hint}"
+    )
 
 
 def _carried(ctx: ChatContext, block: str) -> ChatContext:
