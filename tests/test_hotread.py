@@ -323,6 +323,21 @@ def test_what_the_full_path_refuses_is_refused_again(memrepo: Path, hot, compute
     assert len(computed) == calls + 1
 
 
+@pytest.mark.parametrize("day", ["2026-13-45", "2026-02-30", "２０２６-12-01", "2026-12-01\n"])
+def test_a_day_that_is_not_a_date_is_refused_with_or_without_a_memo(
+    memrepo: Path, hot, computed, monkeypatch: pytest.MonkeyPatch, day: str
+) -> None:
+    _setup(memrepo, MIXED)
+    for argv in (COMMANDS[0], COMMANDS[1]):
+        _twice(hot, memrepo, computed, argv)
+        monkeypatch.setenv("AGENTMEM_TODAY", day)
+        got = hot(argv)
+        assert got == _fresh(hot, memrepo, argv)
+        assert f"AGENTMEM_TODAY is {day!r}; expected YYYY-MM-DD" in got[2]
+        assert (got[0], got[3]) == ((0, None) if argv[0] == "hook" else (1, None))
+        monkeypatch.setenv("AGENTMEM_TODAY", "2026-12-01")
+
+
 def _forge(root: Path, change) -> None:
     """Rewrite every output of the memo with ``change`` (a memo edited by hand, or another
     copy's), every input left as it was."""

@@ -32,7 +32,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -85,13 +85,19 @@ def _env() -> dict[str, str | None]:
 
 def _today() -> str | None:
     """Today as the full path counts it (``$AGENTMEM_TODAY``, else the UTC date); None for a
-    ``$AGENTMEM_TODAY`` other than plain ``YYYY-MM-DD`` (the full path judges it)."""
+    ``$AGENTMEM_TODAY`` other than a plain ``YYYY-MM-DD`` day (the full path refuses it)."""
     value = os.environ.get("AGENTMEM_TODAY")
     if not value:
         return datetime.now(UTC).date().isoformat()
     digits = value[:4] + value[5:7] + value[8:]
     plain = len(value) == 10 and value[4] == value[7] == "-"
-    return value if plain and digits.isascii() and digits.isdigit() else None
+    if not (plain and digits.isascii() and digits.isdigit()):
+        return None
+    try:
+        date.fromisoformat(value)  # 2026-13-45 is refused by the full path
+    except ValueError:
+        return None
+    return value
 
 
 def _settings_text(path: Path) -> str | None:

@@ -108,8 +108,12 @@ def today_iso() -> str:
     value = os.environ.get("AGENTMEM_TODAY")
     if not value:
         return datetime.now(UTC).date().isoformat()
-    if not _DATE.match(value):
-        raise InvalidMemoryError(f"AGENTMEM_TODAY is {value!r}; expected YYYY-MM-DD")
+    try:
+        if not (value.isascii() and _DATE.fullmatch(value)):
+            raise ValueError(value)
+        date.fromisoformat(value)  # a day of the calendar, as the doctrine's clock demands
+    except ValueError:
+        raise InvalidMemoryError(f"AGENTMEM_TODAY is {value!r}; expected YYYY-MM-DD") from None
     return value
 
 
