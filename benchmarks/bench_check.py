@@ -79,8 +79,13 @@ def timed(action: Callable[[], object]) -> tuple[float, float]:
     return time.perf_counter() - wall, time.process_time() - cpu + _children_cpu() - children
 
 
+#: Byte-code caching on, as on a person's machine or in CI after ``pip install`` (a sandbox may
+#: set PYTHONDONTWRITEBYTECODE, which would make every run recompile agentmem's modules).
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def run(args: list[str], cwd: Path, **env: str) -> Callable[[], object]:
-    full_env = {**os.environ, **env}
+    full_env = {**ENV, **env}
     return lambda: subprocess.run(args, cwd=cwd, check=True, capture_output=True, env=full_env)
 
 
@@ -155,6 +160,8 @@ def main() -> None:
         ["git", "rev-list", "--count", "HEAD"], cwd=root, check=True, capture_output=True, text=True
     ).stdout.strip()
     load = os.getloadavg()[0]
+    for action in cases.values():
+        action()  # warm-up: byte-code caches written, git's pack files in the page cache
     wall: dict[str, list[float]] = {name: [] for name in cases}
     cpu: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(args.runs):

@@ -13,10 +13,11 @@ from tests.helpers.history import setup_team
 from tests.helpers.team import commit_as, make_rule, set_people, ssh_key, trailers, write_rule
 
 from agentmem.check import run_check
-from agentmem.check.history.gitread import case_problem
+from agentmem.check.history.gitread import case_problem, parse_log
 from agentmem.check.history.walk import check_history
 from agentmem.doctrine import canonical_text
 from agentmem.doctrine.fastread import fast_status
+from agentmem.errors import GitError
 
 
 def history_errors(root: Path, **kwargs) -> list:
@@ -404,3 +405,15 @@ def test_a_shallow_clone_is_refused_without_since(team: Path, tmp_path: Path) ->
     with pytest.raises(Exception, match="shallow"):
         run_check(clone, history=True)
     assert run_check(clone, history=True, since="HEAD").commits == 0
+
+
+def test_a_history_git_cannot_read_is_git_s_failure_named(team: Path) -> None:
+    """The log is parsed while git writes it: when git stops half-way (a tree object lost),
+    the failure reported is git's own, not a parse of its cut-short output."""
+    approve_as(team, "alice")
+    tree = git(team, "rev-parse", "HEAD^{tree}").strip()
+    (team / ".git" / "objects" / tree[:2] / tree[2:]).unlink()  # plain git wrote it loose
+    with pytest.raises(GitError, match=r"^git log failed: fatal: unable to read"):
+        check_history(team)
+    with pytest.raises(GitError, match="unexpected git log output"):
+        parse_log("not a commit id\0")

@@ -29,7 +29,8 @@ from tests.helpers.team import (
 )
 
 from agentmem.check.history.lineage import only_removes
-from agentmem.doctrine import canonical_text
+from agentmem.check.history.walk import check_history
+from agentmem.doctrine import canonical_text, fastread
 from agentmem.doctrine.fastread import fast_proposed_by
 
 needs_ssh = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
@@ -227,6 +228,45 @@ def test_h5_the_last_writer_of_a_draft_may_not_approve_it(team: Path, runner) ->
     git(team, "reset", "-q", "--hard", "HEAD~1")
     approve_text(team, "alice", "Accept any warranty.")
     assert history_errors(runner) == []
+
+
+def test_h5c_versions_read_from_their_neighbour_judge_as_parsed_ones(
+    team: Path, monkeypatch
+) -> None:
+    """The walk reads a version that only differs from its neighbour in status and a cleared
+    approval without parsing it (fastread.fast_sibling); the findings are exactly those of
+    parsing every version: the writer of a draft, a suspension kept, a deactivation cleared."""
+    write_rule(team, make_rule("warranty", proposed_by="bob", instruction="Accept any warranty."))
+    commit_as(team, "carol", "edit", "doctrine/warranty.yaml",
+              body=trailers("edit", "carol", "admin"))  # fmt: skip
+    approve_text(team, "carol", "Accept any warranty.")  # carol wrote it: self-approval
+    write_rule(team, make_rule("net-60", proposed_by="bob"))
+    commit_as(team, "bob", "propose", "doctrine/net-60.yaml",
+              body=trailers("propose", "bob", "member"))  # fmt: skip
+    approved = make_rule("net-60", status="active", approved_by="alice")
+    write_rule(team, approved)
+    commit_as(team, "alice", "approve", approved.path, body=trailers("approve", "alice", "admin"))
+    for person, status, role in (("alice", "suspended", "admin"), ("bob", "active", "member"),
+                                 ("alice", "deactivated", "admin")):  # fmt: skip
+        kept = status != "deactivated"
+        rule = approved.with_changes(status=status) if kept else make_rule("net-60", status=status)
+        write_rule(team, rule)
+        commit_as(team, person, status, rule.path, body=trailers(status, person, role))
+
+    derived = []
+    real = fastread.fast_sibling
+
+    def counted(*args):  # type: ignore[no-untyped-def]
+        found = real(*args)
+        derived.append(found is not None)
+        return found
+
+    monkeypatch.setattr(fastread, "fast_sibling", counted)
+    fast = [(f.commit, f.code, f.message) for f in check_history(team).findings]
+    assert any(derived)
+    monkeypatch.setattr(fastread, "fast_sibling", lambda *args: None)
+    assert fast == [(f.commit, f.code, f.message) for f in check_history(team).findings]
+    assert sorted(code for _, code, _ in fast) == ["history-not-admin", "history-self-approval"]
 
 
 # -- an erasure only removes -----------------------------------------------------------------

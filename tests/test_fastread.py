@@ -16,6 +16,7 @@ from agentmem.doctrine.fastread import (
     fast_canonical_text,
     fast_parse,
     fast_proposed_by,
+    fast_sibling,
     fast_status,
     proposes,
 )
@@ -107,3 +108,47 @@ def test_every_fast_reader_agrees_with_the_strict_reader(path: Path) -> None:
         for person in ("reviewer", "lead", "alice", "mallory", "yes", "1234"):
             if proposes(text, person):
                 assert fast_proposed_by(text) == person, name
+
+
+def _siblings(text: str) -> list[tuple[str, str]]:
+    """Other versions of a canonical rule text: each status, the approval cleared or kept, and
+    edits the shortcut must refuse (another line changed, a status spelt otherwise, more text)."""
+    sub = re.sub
+    status = r"(?m)^status: \w+$"
+    cleared = sub(r"(?ms)^approval:.*", "approval: null\nreview_due: null\n", text)
+    found = []
+    for word in ("draft", "active", "suspended", "deactivated", "archived", "retired"):
+        found.append((f"{word}-kept", sub(status, f"status: {word}", text)))
+        found.append((f"{word}-cleared", sub(status, f"status: {word}", cleared)))
+    return found + [
+        ("quoted", sub(status, 'status: "draft"', cleared)),
+        ("two-spaces", sub(status, "status:  draft", cleared)),
+        ("title-changed", sub(r"(?m)^title: ", "title: new ", cleared)),
+        ("scope-changed", sub(r"(?m)^scope: .*$", "scope: elsewhere", cleared)),
+        ("version-changed", sub(r"(?m)^version: (\d+)$", "version: 99", cleared)),
+        ("review-date-stays", sub(r"(?ms)^approval:.*?(?=^review_due:)", "approval: null\n", text)),
+        ("approval-only", cleared.replace("review_due: null\n", "review_due: 2030-01-01\n")),
+        ("more-after", cleared + "extra: 1\n"),
+        ("crlf", cleared.replace("\n", "\r\n")),
+        ("no-final-newline", cleared.rstrip("\n")),
+        ("empty", ""),
+    ]
+
+
+def test_a_sibling_version_reads_as_the_fast_reader_reads_it() -> None:
+    """fast_sibling (check --history: a draft before its approval, a suspended version) returns
+    None or exactly what fast_parse and the strict reader return for the other version."""
+    accepted = 0
+    for path in REAL:
+        text = path.read_text(encoding="utf-8")
+        rule = fast_parse(text)
+        if rule is None:
+            continue
+        for name, other in _siblings(text):
+            derived = fast_sibling(other, rule, text)
+            if derived is not None:
+                accepted += 1
+                assert derived == fast_parse(other) == _strict(other), f"{path.stem}:{name}"
+            elif name.endswith(("-kept", "-cleared")) and "retired" not in name:
+                assert fast_parse(other) is None or other == text, f"{path.stem}:{name}"
+    assert accepted >= 10

@@ -12,6 +12,9 @@ caller uses the authority. ``tests/test_fastread.py`` proves it over real and tr
   strict parser does, and accepts the result only when :func:`fast_canonical_text` of it gives
   back the very same text — so it accepts exactly canonical files and returns the rule that
   ``parse_rule_text`` would;
+- :func:`fast_sibling` gives what :func:`fast_parse` would read from a version of a rule that
+  only differs from an accepted text in its status line and a cleared approval, by comparing the
+  two texts (``check --history``: a draft before its approval, a suspended version);
 - :func:`fast_status` and :func:`fast_proposed_by` read one key of any rule file (canonical or
   not) when the text leaves only one possible value; :func:`proposes` is a quicker test of
   :func:`fast_proposed_by` for a known person.
@@ -36,7 +39,7 @@ from agentmem.doctrine.model import (
     rule_relpath,
 )
 
-_STATUS_LINE = re.compile(r"(?m)^status:[ \t]*([a-z]+)[ \t]*$")
+_STATUS_AT = re.compile(r"status:[ \t]*([a-z]+)[ \t]*$", re.MULTILINE)  # matched at a line start
 _PROPOSER_LINE = re.compile(r"(?m)^proposed_by: ([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)$")
 _YAML_WORDS = frozenset("null true false yes no on off y n".split())
 _RESOLVER = yaml.resolver.Resolver()
@@ -71,6 +74,10 @@ def plain(value: str) -> str | None:
     if _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) != _STR:
         return None
     return value
+
+
+_STATUS_LINES = {f"status: {w}\n": w for w in STATUSES if plain(w) == w}
+"""The canonical ``status`` lines (every status word is a plain scalar)."""
 
 
 def fast_canonical_text(rule: Rule) -> str | None:
@@ -236,6 +243,42 @@ def fast_parse(text: str) -> Rule | None:
     return rule if fast_canonical_text(rule) == text else None
 
 
+_NULL_TAIL = "approval: null\nreview_due: null\n"
+
+
+def fast_sibling(text: str, rule: Rule, rule_text: str) -> Rule | None:
+    """``fast_parse(text)`` without parsing ``text``, when ``rule_text`` is a text
+    :func:`fast_parse` accepted (giving ``rule``) and ``text`` is that same text with another
+    ``status: <word>`` line and, possibly, ``approval: null`` and ``review_due: null`` as its
+    last two lines: a rule's version before its approval, or after a suspension or a
+    deactivation. Then ``text`` is the canonical text of ``rule`` with those values, every
+    other line validated already, and that rule is what ``fast_parse`` returns. None
+    otherwise (then parse ``text``)."""
+    if len(text) * 4 > MAX_RULE_BYTES and len(text.encode("utf-8")) > MAX_RULE_BYTES:
+        return None
+    start = rule_text.find("\nstatus: ") + 1  # line 3 of a canonical text
+    if not start or text[:start] != rule_text[:start]:
+        return None
+    end = rule_text.index("\n", start) + 1
+    here = text.find("\n", start) + 1
+    status = _STATUS_LINES.get(text[start:here])
+    if status is None:
+        return None
+    approval, review_due = rule.approval, rule.review_due
+    if text[here:] != rule_text[end:]:
+        tail = rule_text.index("\napproval:") + 1  # the only line starting so (one-line values)
+        if len(text) - here != len(_NULL_TAIL) + tail - end or not text.endswith(_NULL_TAIL):
+            return None
+        if text[here : len(text) - len(_NULL_TAIL)] != rule_text[end:tail]:
+            return None
+        approval = review_due = None
+    return Rule(
+        rule.id, rule.title, status, rule.scope, rule.instruction, rule.limits,
+        rule.justification, rule.version, rule.proposed_by, rule.proposed_at,
+        rule.origin_session, rule.distinct_from, approval, review_due, rule.path,
+    )  # fmt: skip
+
+
 def fast_status(text: str) -> str | None:
     """The ``status`` of a rule file without YAML, or None when not provably the status the
     strict parser reads. Provable when there is no backslash (no escapes), exactly one
@@ -243,15 +286,14 @@ def fast_status(text: str) -> str | None:
     the real value, which must be a status word written literally, can only be that one."""
     if "\\" in text:
         return None
-    lines = _STATUS_LINE.findall(text)
-    if (
-        len(lines) != 1
-        or lines[0] not in STATUSES
-        or text.count("\nstatus:") + text.startswith("status:") != 1
-    ):
+    at = 0 if text.startswith("status:") else text.find("\nstatus:") + 1
+    if text.find("\nstatus:", at) >= 0:
+        return None  # more than one line starts with "status:"
+    match = _STATUS_AT.match(text, at)  # the one such line (at 0 without one: no match)
+    if match is None or match.group(1) not in STATUSES:
         return None
-    found: str = lines[0]
-    bare = text.replace("deactivated", "")
+    found: str = match.group(1)
+    bare = text.replace("deactivated", "") if "deactivated" in text else text
     for word in STATUSES:
         if word == found:
             continue

@@ -5,12 +5,17 @@ for the blobs — a constant number of git processes whatever the number of comm
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import subprocess
-from collections.abc import Iterable, Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
+from typing import NamedTuple
 
 from agentmem import trailers
 from agentmem.errors import GitError
@@ -23,15 +28,14 @@ WATCHED = (
 plus any ``.gitattributes`` (:func:`watched`); :mod:`.history` sorts out the exact paths."""
 SYMLINK = "120000"
 GITLINK = "160000"
-_ZERO = re.compile(r"^0+$")
 _OID = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """One changed path: blob ids before (at the first parent) and after; None = absent;
     ``mode`` is the git mode after (``100644``, ``120000`` symlink, ``160000`` gitlink,
-    ``000000`` deleted); ``olds`` the blob ids at every parent (a merge has several)."""
+    ``000000`` deleted); ``olds`` the blob ids at every parent (a merge has several).
+    (A named tuple: the walk makes one per watched path of every commit, and builds it fast.)"""
 
     path: str
     old: str | None
@@ -66,7 +70,7 @@ class CommitRecord:
 
 
 def _blob(oid: str) -> str | None:
-    return None if _ZERO.match(oid) else oid
+    return None if oid and not oid.strip("0") else oid  # all zeros: no blob
 
 
 def resolve(root: Path, rev: str) -> str:
@@ -104,35 +108,103 @@ def read_log(root: Path, since: str | None = None) -> list[CommitRecord]:
     ]  # fmt: skip
     # No pathspec: limiting git log to paths makes it simplify history (a diff per commit per
     # parent), several times slower than filtering the raw entries here.
-    return parse_log(run_git(root, args).stdout)
+    with _streamed(root, args, "log") as chunks:
+        return _parse(_tokens(chunks))
 
 
 def parse_log(out: str) -> list[CommitRecord]:
     """Parse :func:`read_log`'s stream: per commit five NUL-ended header fields, then raw
     entries ``:modes… oids… status`` NUL ``path`` NUL."""
-    tokens = out.split("\0")
-    commits: list[CommitRecord] = []
-    i, n = 0, len(tokens)
-    while i < n:
-        token = tokens[i].strip("\n")
-        if not token:
-            i += 1
+    return _parse(_tokens([out]))
+
+
+@contextmanager
+def _streamed(root: Path, args: Sequence[str], name: str) -> Iterator[Iterator[str]]:
+    """The output of ``git -C root args…`` as text chunks, read while git writes them (parsing
+    overlaps git's work); ``GIT_FLUSH=0`` lets git fill its buffer instead of writing (and
+    waking this process) once per commit. Raises :class:`GitError` naming ``git name`` when
+    git fails — also when the parse of its cut-short output failed first."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_FLUSH": "0"}
+    with tempfile.TemporaryFile() as errors:
+        try:
+            proc = subprocess.Popen(
+                ["git", "-C", str(root), *args], stdout=subprocess.PIPE, stderr=errors, env=env
+            )
+        except FileNotFoundError:
+            raise GitError(
+                "git is not installed or not on PATH", hint="install git 2.32 or newer"
+            ) from None
+        assert proc.stdout is not None
+        failed: GitError | None = None
+        finished = False
+        try:
+            yield _chunks(proc.stdout.fileno())
+            finished = True
+        except GitError as exc:
+            failed = exc
+            proc.stdout.read()  # let git end: its own failure, if any, is the one to report
+            finished = True
+        finally:
+            proc.stdout.close()
+            if not finished:
+                proc.kill()  # any other exception: stop git
+            code = proc.wait()
+        if code != 0:
+            errors.seek(0)
+            message = errors.read().decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git {name} failed: {message[-1] if message else code}")
+        if failed is not None:
+            raise failed
+
+
+def _chunks(fd: int) -> Iterator[str]:
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    while data := os.read(fd, 1 << 20):
+        yield decoder.decode(data)
+    yield decoder.decode(b"", final=True)
+
+
+def _tokens(chunks: Iterable[str]) -> Iterator[str]:
+    """The NUL-separated fields of a stream of text chunks."""
+    pending = ""
+    for chunk in chunks:
+        if "\0" not in chunk:
+            pending += chunk
             continue
-        if not _OID.match(token) or i + 4 >= n:
-            raise GitError(f"unexpected git log output near {token[:40]!r}")
-        sha, parents, name, email, trailer_text = token, *tokens[i + 1 : i + 5]
-        record = CommitRecord(sha, parents.split(), name, email, trailers.parse(trailer_text))
-        i += 5
-        while i < n:
-            meta = tokens[i].lstrip("\n")
+        parts = (pending + chunk).split("\0")
+        pending = parts.pop()
+        yield from parts
+    yield pending
+
+
+def _parse(tokens: Iterator[str]) -> list[CommitRecord]:
+    commits: list[CommitRecord] = []
+    token: str | None = next(tokens, None)
+    while token is not None:
+        head_token = token.strip("\n")
+        if not head_token:
+            token = next(tokens, None)
+            continue
+        fields = list(islice(tokens, 4))
+        if not _OID.match(head_token) or len(fields) < 4:
+            raise GitError(f"unexpected git log output near {head_token[:40]!r}")
+        parents, name, email, trailer_text = fields
+        record = CommitRecord(
+            head_token, parents.split(), name, email, trailers.parse(trailer_text)
+        )
+        changes = record.changes
+        token = next(tokens, None)
+        while token is not None:
+            meta = token.lstrip("\n")
             if not meta:
-                i += 1
+                token = next(tokens, None)
                 continue
-            if not meta.startswith(":"):
+            if meta[0] != ":":
                 break
-            if watched(tokens[i + 1]):
-                record.changes.append(_change(meta, tokens[i + 1]))
-            i += 2
+            path = next(tokens, "")
+            if watched(path):
+                changes.append(_change(meta, path))
+            token = next(tokens, None)
         commits.append(record)
     return commits
 
@@ -170,6 +242,10 @@ def pathspecs() -> list[str]:
 
 
 def _change(meta: str, path: str) -> Change:
+    if meta[1] != ":":  # one parent (the usual case): ":mode mode oid oid status"
+        _, mode, old, new, _status = meta.split()
+        old_blob = _blob(old)
+        return Change(path, old_blob, _blob(new), mode, (old_blob,))
     colons = len(meta) - len(meta.lstrip(":"))
     fields = meta[colons:].split()
     # One parent: mode mode oid oid status. N parents (combined): N+1 modes, N+1 oids, status.
@@ -227,41 +303,54 @@ def ids_at_commits(
 
 
 def blobs(root: Path, oids: Iterable[str]) -> dict[str, str]:
-    """``{blob id: text}`` in ONE ``cat-file --batch`` process (undecodable bytes replaced)."""
+    """``{blob id: text}`` in ONE ``cat-file --batch`` process (undecodable bytes replaced);
+    ``--buffer``: git writes in big blocks, not once per blob."""
     wanted = sorted(set(oids))
     if not wanted:
         return {}
-    proc = run_git_bytes(root, ["cat-file", "--batch"], "".join(f"{o}\n" for o in wanted).encode())
+    data = run_git_bytes(
+        root, ["cat-file", "--batch", "--buffer"], "".join(f"{o}\n" for o in wanted).encode()
+    )
     found: dict[str, str] = {}
     pos = 0
-    data = proc
     for _ in wanted:
         end = data.index(b"\n", pos)
-        header = data[pos:end].decode("ascii", "replace").split()
+        header = data[pos:end].split()
         pos = end + 1
         if len(header) != 3:
             continue  # "<oid> missing"
         size = int(header[2])
-        found[header[0]] = data[pos : pos + size].decode("utf-8", "replace")
+        found[header[0].decode("ascii", "replace")] = data[pos : pos + size].decode(
+            "utf-8", "replace"
+        )
         pos += size + 1
     return found
 
 
 def run_git_bytes(root: Path, args: Sequence[str], input_bytes: bytes) -> bytes:
-    """Like :func:`agentmem.store.gitio.run_git` for binary output (blob contents)."""
-    try:
-        proc = subprocess.run(
-            ["git", "-C", str(root), *args],
-            input=input_bytes,
-            capture_output=True,
-            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
-            check=False,
-        )
-    except FileNotFoundError:
-        raise GitError(
-            "git is not installed or not on PATH", hint="install git 2.32 or newer"
-        ) from None
-    if proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"git {args[0]} failed: {message[-1] if message else proc.returncode}")
-    return proc.stdout
+    """Like :func:`agentmem.store.gitio.run_git` for binary output (blob contents). The input
+    and git's messages go through temporary files, so the output is read in big blocks with
+    no wake-up per piece of input."""
+    with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as errors:
+        given.write(input_bytes)
+        given.seek(0)
+        try:
+            proc = subprocess.Popen(
+                ["git", "-C", str(root), *args],
+                stdin=given,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
+            )
+        except FileNotFoundError:
+            raise GitError(
+                "git is not installed or not on PATH", hint="install git 2.32 or newer"
+            ) from None
+        assert proc.stdout is not None
+        with proc.stdout:
+            out = proc.stdout.read()
+        if proc.wait() != 0:
+            errors.seek(0)
+            message = errors.read().decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git {args[0]} failed: {message[-1] if message else proc.returncode}")
+    return out

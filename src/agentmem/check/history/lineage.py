@@ -280,7 +280,7 @@ class Origins:
             content = self.blobs.content(oid, path)
             same = next(
                 (p for p in version.parents
-                 if content is not None and self.blobs.content(p, path) == content),
+                 if content is not None and self.blobs.content(p, path, oid) == content),
                 None,
             )  # fmt: skip
             if same is None:
@@ -304,23 +304,42 @@ class Blobs:
     roles: dict[str | None, Roles] = field(default_factory=dict)
     settings: dict[str | None, Settings] = field(default_factory=dict)
     contents: dict[str, str | None] = field(default_factory=dict)
+    statuses: dict[str, str | None] = field(default_factory=dict)
+    canonical: dict[str, Rule] = field(default_factory=dict)  # the rules fast_parse read
 
-    def rule(self, oid: str | None, path: str) -> Rule | None:
+    def rule(self, oid: str | None, path: str, near: str | None = None) -> Rule | None:
+        """The rule blob ``oid`` holds (None: absent or refused by the strict reader), parsed
+        once. ``near``: a version of the same rule already parsed (its child or parent in the
+        walk); when ``oid`` only differs from it in status and a cleared approval
+        (:func:`~agentmem.doctrine.fastread.fast_sibling`), nothing is parsed again."""
         if oid is None:
             return None
         if oid not in self.rules:
             text = self.texts.get(oid, "")
-            try:
-                self.rules[oid] = fastread.fast_parse(text) or parse_rule_text(text, path)
-            except DoctrineError:
-                self.rules[oid] = None
+            known = self.canonical.get(near) if near is not None else None
+            found = None
+            if known is not None and near is not None:
+                found = fastread.fast_sibling(text, known, self.texts[near])
+                if found is not None and near in self.contents:
+                    self.contents[oid] = self.contents[near]  # same title, scope, text, limits
+            found = found or fastread.fast_parse(text)
+            if found is not None:
+                self.canonical[oid] = found
+                self.rules[oid] = found
+            else:
+                try:
+                    self.rules[oid] = parse_rule_text(text, path)
+                except DoctrineError:
+                    self.rules[oid] = None
         return self.rules[oid]
 
-    def content(self, oid: str, path: str) -> str | None:
-        """:func:`content_sha256` of a rule blob; None when the strict reader refuses it."""
+    def content(self, oid: str, path: str, near: str | None = None) -> str | None:
+        """:func:`content_sha256` of a rule blob; None when the strict reader refuses it.
+        ``near``: as for :meth:`rule`."""
         if oid not in self.contents:
-            rule = self.rule(oid, path)
-            self.contents[oid] = content_sha256(rule) if rule else None
+            rule = self.rule(oid, path, near)
+            if oid not in self.contents:
+                self.contents[oid] = content_sha256(rule) if rule else None
         return self.contents[oid]
 
     def proposed_by(self, oid: str, path: str) -> str | None:
@@ -339,11 +358,14 @@ class Blobs:
         """``None`` absent; ``"invalid"`` when the strict parser refuses it (it applies nowhere)."""
         if oid is None:
             return None
-        fast = fastread.fast_status(self.texts.get(oid, ""))
-        if fast is not None:
-            return fast
-        rule = self.rule(oid, path)
-        return rule.status if rule else "invalid"
+        if oid in self.statuses:
+            return self.statuses[oid]
+        found = fastread.fast_status(self.texts.get(oid, ""))
+        if found is None:
+            rule = self.rule(oid, path)
+            found = rule.status if rule else "invalid"
+        self.statuses[oid] = found
+        return found
 
     def roles_of(self, oid: str | None) -> Roles:
         if oid not in self.roles:

@@ -59,7 +59,7 @@ from agentmem.check.history.lineage import (
     parse_roles_text,
 )
 from agentmem.config import CONFIG_FILE
-from agentmem.doctrine import Rule, content_sha256, missing_for_activation
+from agentmem.doctrine import Rule, missing_for_activation
 from agentmem.doctrine.settings import governance_values
 from agentmem.errors import AgentmemError
 from agentmem.store.erasures import ERASURES_FILE, lost, parse_record
@@ -523,9 +523,11 @@ class _Judge:
         )
 
     def content_changed(self, change: Change) -> bool:
-        before = self.blobs.rule(change.old, change.path)
-        after = self.blobs.rule(change.new, change.path)
-        return before is None or after is None or content_sha256(before) != content_sha256(after)
+        if change.old is None or change.new is None:
+            return True
+        after = self.blobs.content(change.new, change.path)
+        before = self.blobs.content(change.old, change.path, change.new)  # None: refused
+        return before is None or before != after
 
     def excluded(self, change: Change, rule: Rule, creator: str | None) -> str | None:
         """Why the author may not approve ``rule`` (distinct_approver), or None."""
@@ -571,8 +573,8 @@ class _Judge:
                   f"{DISTINCT} is false ({note})", WARNING)  # fmt: skip
 
     def reconfirm(self, change: Change, creator: str | None) -> None:
-        before = self.blobs.rule(change.old, change.path)
         after = self.blobs.rule(change.new, change.path)
+        before = self.blobs.rule(change.old, change.path, change.new)
         if before is None or after is None or not self.may(gov.RECONFIRM):
             return
         if (before.review_due, before.approval) == (after.review_due, after.approval):
@@ -596,7 +598,7 @@ class _Judge:
         if not self.require(path, gov.RESUME if resume else gov.APPROVE, what):
             return
         rule = self.blobs.rule(change.new, path)
-        if rule is None:
+        if rule is None or change.new is None:
             return
         assert self.author is not None
         why = None if resume else self.excluded(change, rule, creator)
@@ -621,7 +623,8 @@ class _Judge:
                 "history-approval-mismatch",
                 f"{what}, but its approval {named} instead of the commit's author {self.author.id}",
             )
-        elif approval.content_sha256 != content_sha256(rule) or approval.version != rule.version:
+        elif (approval.content_sha256 != self.blobs.content(change.new, path)
+              or approval.version != rule.version):  # fmt: skip
             self.fail(
                 path,
                 "history-approval-mismatch",
