@@ -19,7 +19,7 @@ from typer._coercion import build_runtime_param, resolve_type_descriptor
 from typer.models import ArgumentInfo, OptionInfo
 from typer.testing import CliRunner
 
-from agentmem.cli import COMMANDS, app, build_app, command_named, params
+from agentmem.cli import COMMANDS, app, build_app, command_named, params, subcommand_named
 
 
 def _run_in_one_process(cwd: Path, *lines: list[str]) -> str:
@@ -187,11 +187,39 @@ def test_one_commands_tree_answers_as_the_whole_tree(monkeypatch: pytest.MonkeyP
         one = build_app(name)
         assert list(typer.main.get_command(one).commands) == [name]  # type: ignore[attr-defined]
         for path in _paths(whole.commands[name], (name,)):  # type: ignore[attr-defined]
+            # the group's own help and errors from the whole group; a command's from a group
+            # that holds only it (what ``main`` builds for ``agentmem doctrine list …``)
+            tree = one
+            if len(path) > 1:
+                tree = build_app(name, path[1])
+                group = typer.main.get_command(tree).commands[name]  # type: ignore[attr-defined]
+                assert list(group.commands) == [path[1]]
             for tail in (["--help"], ["--no-such-option"]):
                 expected = runner.invoke(app, [*path, *tail], prog_name="agentmem")
-                got = runner.invoke(one, [*path, *tail], prog_name="agentmem")
+                got = runner.invoke(tree, [*path, *tail], prog_name="agentmem")
                 assert (got.exit_code, got.stdout, got.stderr) == (
                     expected.exit_code,
                     expected.stdout,
                     expected.stderr,
                 ), path
+
+
+def test_subcommand_named() -> None:
+    assert subcommand_named(["doctrine", "list"]) == "list"
+    assert subcommand_named(["--repo", "/x", "memory", "show", "-p", "a"]) == "show"
+    assert subcommand_named(["--repo=/x", "doctrine", "list"]) == "list"
+    assert subcommand_named(["doctrine", "--help"]) is None
+    assert subcommand_named(["doctrine"]) is None
+    assert subcommand_named(["--repo"]) is None
+    # a word that is no command of the group (a typo) leaves the whole group to answer
+    group = typer.main.get_command(build_app("doctrine", "lst")).commands["doctrine"]  # type: ignore[attr-defined]
+    assert "list" in group.commands and "approve" in group.commands
+
+
+def test_inbox_names_the_queue_file_of_the_queue_module() -> None:
+    """``inbox`` looks for the harvest queue's file before loading that module."""
+    from agentmem.cli import inbox
+    from agentmem.harvest import queue
+    from agentmem.store.repo import LOCAL_DIR
+
+    assert (inbox.QUEUE_FILE, LOCAL_DIR) == (queue.QUEUE_FILE, queue.LOCAL_DIR)

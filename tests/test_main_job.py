@@ -432,7 +432,7 @@ def test_unexpected_errors_are_exit_3(
     def boom(*_a: object, **_k: object) -> None:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr("agentmem.api.Agentmem.inbox", boom)
+    monkeypatch.setattr("agentmem.proposals.inbox.read_inbox", boom)
     result = invoke(runner, "inbox")
     assert result.exit_code == 3
     assert "unexpected error (RuntimeError: kaboom); rerun with AGENTMEM_DEBUG=1" in result.stderr

@@ -8,6 +8,7 @@ traceback); 130 on Ctrl-C. Sub-apps import their heavy dependencies lazily so th
 
 from __future__ import annotations
 
+import copy
 import errno
 import importlib
 import logging
@@ -263,11 +264,13 @@ def root(
         os.environ["AGENTMEM_REPO"] = str(repo)
 
 
-def build_app(only: str | None = None) -> typer.Typer:
+def build_app(only: str | None = None, sub: str | None = None) -> typer.Typer:
     """The root app with every command, or with only the command ``only`` (a key of
     :data:`COMMANDS`): building the whole tree costs every command module's import and typer's
     work on every parameter, which a command line naming one command does not need
-    (docs/decisions.md, 2026-12-01 — typer commands without pydantic)."""
+    (docs/decisions.md, 2026-12-01 — typer commands without pydantic). ``sub``: when ``only`` is a
+    group (``doctrine``) and ``sub`` one of its commands (``list``), the group holds that command
+    alone (:func:`_one_command`)."""
     typer_app = typer.Typer(
         cls=AgentmemGroup,
         name="agentmem",
@@ -290,10 +293,43 @@ def build_app(only: str | None = None) -> typer.Typer:
             continue
         module = importlib.import_module(f"agentmem.cli.{module_name}")
         if group:
-            typer_app.add_typer(module.app, name=name)
+            typer_app.add_typer(_one_command(module.app, sub), name=name)
         else:
             typer_app.add_typer(module.app)
+    params.evaluate_annotations(typer_app)
     return typer_app
+
+
+def _one_command(group: typer.Typer, sub: str | None) -> typer.Typer:
+    """``group`` with only its command named ``sub`` when it has one (typer builds every command
+    of a group, with all their parameters, to run one of them: ~9 ms for ``doctrine``'s 15);
+    ``group`` itself for any other ``sub`` (``--help``, a typo: the whole group answers, as
+    before). The command is the same object, so its help and errors are the same."""
+    for info in group.registered_commands:
+        callback = info.callback
+        name = info.name or (callback and typer.main.get_command_name(callback.__name__))
+        if sub is not None and name == sub:
+            alone = copy.copy(group)
+            alone.registered_commands = [info]
+            alone.registered_groups = []
+            return alone
+    return group
+
+
+def subcommand_named(argv: list[str]) -> str | None:
+    """The word after the command :func:`command_named` finds (``list`` in ``doctrine list``),
+    or None when there is none or it is an option."""
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--repo":
+            i += 2
+        elif arg.startswith("--repo="):
+            i += 1
+        else:
+            after = argv[i + 1] if i + 1 < len(argv) else None
+            return None if after is None or after.startswith("-") else after
+    return None
 
 
 def command_named(argv: list[str]) -> str | None:
@@ -358,4 +394,4 @@ def main() -> None:
     for help, completion and anything else)."""
     argv = sys.argv[1:]
     only = None if "_AGENTMEM_COMPLETE" in os.environ else command_named(argv)
-    sys.exit(build_app(only)(standalone_mode=True))
+    sys.exit(build_app(only, subcommand_named(argv))(standalone_mode=True))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,6 +11,11 @@ import typer
 from agentmem.cli import output
 from agentmem.cli.common import FormatOption, PersonOption, actor_and_person, repository
 from agentmem.cli.output import Format
+from agentmem.store.repo import LOCAL_DIR
+
+#: ``agentmem.harvest.queue.QUEUE_FILE`` (a test checks they are the same): ``inbox`` does not
+#: load the queue module when that file is not there.
+QUEUE_FILE = "queue.jsonl"
 
 if TYPE_CHECKING:
     from agentmem.proposals.inbox import Broken
@@ -20,12 +26,11 @@ app = typer.Typer()
 @app.command()
 def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     """List pending proposals (yours by default; --person for someone else's)."""
-    from agentmem.api import Agentmem
-    from agentmem.proposals.inbox import foreign
+    from agentmem.proposals.inbox import foreign, read_inbox
 
     repo = repository()
-    _actor, who = actor_and_person(repo, person)
-    box = Agentmem(repo).inbox(who)
+    _actor, who = actor_and_person(repo, person)  # may the actor read who's inbox: checked here
+    box = read_inbox(repo, who)
     pending = box.proposals
     warn_broken(box.broken)
     if person is None:  # the queue is this clone's: sessions wait for whoever runs here
@@ -69,6 +74,10 @@ def warn_broken(broken: list[Broken]) -> None:
 
 def _waiting_sessions_note(root: Path) -> None:
     """How many sessions the Claude Code hooks queued and no harvest took yet (on stderr)."""
+    try:
+        os.stat(root / LOCAL_DIR / QUEUE_FILE)
+    except FileNotFoundError:
+        return  # what waiting() reads is not there: nothing waits (the queue module not loaded)
     from agentmem.harvest.queue import waiting
 
     count = len(waiting(root))

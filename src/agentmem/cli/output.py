@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -48,6 +47,8 @@ _UNSAFE = re.compile(
 def visible(text: str) -> str:
     """``text`` with every terminal-acting character written as an escape (``\\x1b``,
     ``\\u202e``), so it is shown, not obeyed. Emoji joiners and accents are kept."""
+    if text.isprintable():
+        return text  # what _UNSAFE matches is never printable (tested): no search needed
     if not _UNSAFE.search(text):
         return text
     return _UNSAFE.sub(
@@ -70,22 +71,34 @@ def data_lines(lines: Iterable[str]) -> None:
 def as_json(items: Iterable[dict[str, Any]] | dict[str, Any]) -> None:
     """A JSON document on stdout: listings are arrays of objects with the field names of
     docs/design.md §Proposals."""
+    import json  # only a --format json listing needs it
+
     value = items if isinstance(items, dict) else list(items)
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
     sys.stdout.flush()
 
 
+#: What rich's emoji replacement can act on: two colons with no white space between them
+#: (its pattern is ``:(\S*?)(?:-(emoji|text))?:``). A message without this prints the same with
+#: the replacement off, which spares loading rich's table of emoji codes (~5 ms).
+_EMOJI_CODE = re.compile(r":\S*?:")
+
+
+def _print_markup(markup: str) -> None:
+    stderr().print(markup, emoji=None if _EMOJI_CODE.search(markup) else False)
+
+
 def info(message: str) -> None:
     """A human message on stderr; ``message`` is rich markup, escape data with :func:`esc`."""
-    stderr().print(visible(message))
+    _print_markup(visible(message))
 
 
 def warn(message: str) -> None:
-    stderr().print(f"[yellow]warning:[/] {visible(message)}")
+    _print_markup(f"[yellow]warning:[/] {visible(message)}")
 
 
 def error(message: str) -> None:
-    stderr().print(f"[bold red]error:[/] {escape(visible(message))}")
+    _print_markup(f"[bold red]error:[/] {escape(visible(message))}")
 
 
 def esc(value: object) -> str:

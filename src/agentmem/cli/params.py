@@ -14,6 +14,7 @@ changed. ``tests/test_cli_params.py`` fails if typer's internals this relies on 
 
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -120,4 +121,30 @@ def install(command: Command) -> int:
             count += 1
     for sub in getattr(command, "commands", {}).values():
         count += install(sub)
+    return count
+
+
+def evaluate_annotations(app: Any) -> int:
+    """Turn the annotation strings of every callback under the typer app ``app`` (its commands,
+    its callback, its sub-apps) into the objects they name, once; the number of callbacks
+    changed (docs/decisions.md, 2026-12-01 — reading commands nearer the typer floor).
+
+    The command modules use ``from __future__ import annotations``, so each parameter's
+    ``Annotated[…, typer.Option(…)]`` is a string, which typer evaluates four times per command
+    it builds (``inspect.signature(eval_str=True)`` and ``get_type_hints``, each called twice).
+    The objects are what ``inspect.signature(eval_str=True)`` gives typer from the strings (the
+    same call, in the function's globals), so typer builds the same command from them."""
+    callbacks = [info.callback for info in app.registered_commands]
+    if app.registered_callback is not None:
+        callbacks.append(app.registered_callback.callback)
+    count = 0
+    for group in app.registered_groups:
+        callbacks.append(group.callback)
+        if group.typer_instance is not None:
+            count += evaluate_annotations(group.typer_instance)
+    for callback in callbacks:
+        found = getattr(callback, "__annotations__", None)
+        if found and any(isinstance(value, str) for value in found.values()):
+            callback.__annotations__ = inspect.get_annotations(callback, eval_str=True)
+            count += 1
     return count

@@ -18,9 +18,10 @@ from __future__ import annotations
 import errno
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentmem.errors import AgentmemError, ApplyConflictError
-from agentmem.store import gitio, journal, regular
+from agentmem.store import gitio, regular
 from agentmem.store.atomic import (
     CRASH_ENV as CRASH_ENV,
 )
@@ -30,8 +31,11 @@ from agentmem.store.atomic import (
     atomic_write_bytes,
     crash_point,
 )
-from agentmem.store.change import FileChange
 from agentmem.store.paths import check_relpath
+
+if TYPE_CHECKING:
+    from agentmem.store import journal
+    from agentmem.store.change import FileChange
 
 
 class WriteFailedError(AgentmemError):
@@ -75,6 +79,9 @@ def apply_changes(
     real = [c for c in changes if c.old != c.new]
     if not real:
         return None
+    # lazy: only a write needs the journal (reading commands import this for read_current)
+    from agentmem.store import journal
+
     gitio.check_state(root)
     old_head = gitio.head(root)
     pending = journal.Pending(
@@ -116,6 +123,9 @@ def _write_and_commit(root: Path, real: list[FileChange], pending: journal.Pendi
     except (AgentmemError, OSError) as exc:
         restored = _restore(root, written)
         if restored:
+            # lazy: loaded already by apply_changes (see there)
+            from agentmem.store import journal
+
             journal.clear(root)
         if isinstance(exc, OSError):
             raise _write_failed(current, exc, restored) from None
