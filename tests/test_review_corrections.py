@@ -4,6 +4,11 @@ interactive, recorded in the commit's trailers; word-level highlighting of a cha
 from __future__ import annotations
 
 import json
+import os
+import re
+import select
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -149,6 +154,60 @@ def test_interactive_correction_of_route_and_section(
         memrepo, "log", "-1", "--format=%(trailers)"
     )
     assert pid in git(memrepo, "log", "-1", "--format=%(trailers)")
+
+
+def _until(master: int, seen: bytearray, marker: bytes) -> None:
+    """Read the terminal until ``marker`` appears in what it showed since the last call
+    (styles left out)."""
+    start = len(seen)
+    while marker not in re.sub(rb"\x1b\[[0-9;]*m", b"", bytes(seen[start:])):
+        ready, _, _ = select.select([master], [], [], 60)
+        assert ready, f"the review never showed {marker!r}: {bytes(seen[start:])!r}"
+        seen += os.read(master, 65536)
+
+
+@pytest.mark.slow
+def test_on_a_terminal_an_empty_answer_after_an_edit_ends_its_line(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    """The edit step loads readline; rich's prompts then left the next prompt on the same line
+    after an empty answer (Enter to keep the route, the section, or at the menu)."""
+    _pending(
+        memrepo,
+        runner,
+        tmp_path,
+        [{"action": "add", "basis": "declared", "section": "Recurring patterns",
+          "text": "Cite clause numbers.", "justification": "said"}],
+    )  # fmt: skip
+    master, slave = os.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentmem", "review"],
+        stdin=slave, stdout=slave, stderr=slave, cwd=memrepo,
+        env={**os.environ, "TERM": "xterm", "COLUMNS": "200"}, start_new_session=True,
+    )  # fmt: skip
+    os.close(slave)
+    seen = bytearray()
+    try:
+        for marker, answer in (
+            (b"uit: ", b"e"),
+            (b"text: ", b""),
+            (b"(memory): ", b""),
+            (b"(Recurring patterns): ", b""),
+            (b"everywhere): ", b""),
+            (b"uit: ", b""),
+            (b"uit: ", b"q"),
+        ):
+            _until(master, seen, marker)
+            os.write(master, answer + b"\r")
+        _until(master, seen, b"0 skipped")
+    finally:
+        proc.kill()
+        proc.wait()
+        os.close(master)
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", seen.decode("utf-8", "replace").replace("\r\n", "\n"))
+    assert "\nroute [memory/doctrine] (memory): \nsection [" in shown
+    assert "(Recurring patterns): \nscope (a path, or everywhere): " in shown
+    assert "[q]uit: \nPlease select one of the available options" in shown
 
 
 def test_word_diff_marks_the_changed_words() -> None:

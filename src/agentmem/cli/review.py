@@ -13,8 +13,11 @@ from agentmem.cli import output
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import TextIO
 
     from rich.console import Console
+    from rich.prompt import Prompt
+    from rich.text import TextType
 
     from agentmem.memory.file import Entry
     from agentmem.memory.planner import MemoryPlan
@@ -568,10 +571,39 @@ def _say_decided_meanwhile(gone: list[Proposal]) -> None:
         )
 
 
-def _ask(console: Console, choices: list[str], modify_of: int | None = None) -> str:
+#: An escape sequence in a prompt, marked invisible for readline (its width is zero).
+_ESCAPE = re.compile("\x1b\\[[0-9;]*m")
+
+
+def _prompt() -> type[Prompt]:
+    """rich's ``Prompt``, asking through ``input(prompt)`` on a terminal once readline is loaded
+    (the edit step loads it to pre-fill a line, :func:`_ask_text`): rich prints the prompt
+    itself and calls ``input()``, and readline then echoes no newline for an empty answer, so
+    the next prompt or message ran on the same line."""
+    # lazy: rich.prompt only for an interactive review
     from rich.prompt import Prompt
 
-    return Prompt.ask(
+    class LinePrompt(Prompt):
+        @classmethod
+        def get_input(
+            cls,
+            console: Console,
+            prompt: TextType,
+            password: bool,
+            stream: TextIO | None = None,
+        ) -> str:
+            plain = password or stream is not None or "readline" not in sys.modules
+            if plain or not (sys.stdin.isatty() and sys.stdout.isatty()):
+                return super().get_input(console, prompt, password, stream)
+            with console.capture() as capture:
+                console.print(prompt, end="")
+            return input(_ESCAPE.sub(lambda m: f"\x01{m.group(0)}\x02", capture.get()))
+
+    return LinePrompt
+
+
+def _ask(console: Console, choices: list[str], modify_of: int | None = None) -> str:
+    return _prompt().ask(
         _menu(choices, modify_of), choices=choices, console=console, show_choices=False
     )
 
@@ -691,14 +723,12 @@ def _ask_modify_of(
 ) -> Proposal:
     """The add as a modify of the entry it contradicts (asked which when it contradicts
     several); shown again before it is accepted."""
-    from rich.prompt import Prompt
-
     from agentmem.proposals.review import as_modify_of
 
     numbers = [str(entry.number) for entry, _why in contradicts]
     number = numbers[0]
     if len(numbers) > 1:
-        number = Prompt.ask("modify entry", choices=numbers, default=number, console=console)
+        number = _prompt().ask("modify entry", choices=numbers, default=number, console=console)
     return as_modify_of(repo, proposal, int(number))
 
 
@@ -724,27 +754,23 @@ def _ask_text(console: Console, label: str, current: str) -> str:
 
             edited = click.edit(current, require_save=True)
             return " ".join(edited.split()) if edited is not None else current
-    from rich.prompt import Prompt
-
-    return Prompt.ask(label, default=current, console=console)
+    return _prompt().ask(label, default=current, console=console)
 
 
 def _ask_corrections(repo: Repository, console: Console, proposal: Proposal) -> Proposal:
     """Ask the route, the section (memory), the scope and the target (modify, remove), each
     pre-filled with the current value; returns the corrected proposal."""
-    from rich.prompt import Prompt
-
     from agentmem.proposals.model import EVERYWHERE
 
     route = proposal.route
     if proposal.action == "add":
-        route = Prompt.ask(
+        route = _prompt().ask(
             "route", choices=["memory", "doctrine"], default=proposal.route, console=console
         )
     if route == "doctrine":  # the draft's scope is shown; agentmem doctrine assign changes it
         return proposal.corrected(route="doctrine")
     sections = list(repo.config.memory.sections)
-    section = Prompt.ask(
+    section = _prompt().ask(
         "section",
         choices=sections,
         default=proposal.section if proposal.section in sections else sections[0],
