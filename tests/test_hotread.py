@@ -396,6 +396,26 @@ def test_a_memo_written_by_another_copy_of_agentmem_is_not_used(
     assert len(computed) == calls + 1
 
 
+@pytest.mark.parametrize("name", [hotread.MEMO_FILE, "hotcache.json"])
+def test_a_named_pipe_for_a_local_file_does_not_block_a_session_start(
+    memrepo: Path, name: str
+) -> None:
+    """Opening a named pipe blocks until someone writes to it: the memo and the cache are read
+    as regular files only, or not at all."""
+    _setup(memrepo, MIXED)
+    local = memrepo / ".agentmem"
+    local.mkdir(exist_ok=True)
+    (local / name).unlink(missing_ok=True)
+    os.mkfifo(local / name)
+    payload = json.dumps({"session_id": "s-1", "transcript_path": "/t", "cwd": str(memrepo)})
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentmem", "hook", "session-start"],
+        cwd=memrepo, input=payload, capture_output=True, text=True, env=os.environ, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0 and "1. Answer in French." in proc.stdout, proc.stderr
+    assert (local / hotread.MEMO_FILE).is_file()
+
+
 def test_the_usage_line_reads_back_as_written(memrepo: Path, hot) -> None:
     _setup(memrepo, MIXED)
     hot(COMMANDS[0])

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentmem.delivery.usagelog import chat_stamp, write_chat
+from agentmem.errors import AgentmemError
 from agentmem.store import gitrun, regular
 from agentmem.store.paths import JOURNAL_DIR, JOURNAL_NAME
 from agentmem.store.root import CONFIG_FILE, LOCAL_DIR, ROLES_FILE
@@ -162,10 +163,12 @@ def _plain_git(root: Path) -> bool:
 
 
 def _load(root: Path) -> list[dict[str, Any]]:
+    """The memo's entries; none when it is missing, unreadable, not JSON, or not a regular file
+    (a named pipe put there would block the session start)."""
     try:
-        with open(root / LOCAL_DIR / MEMO_FILE, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
+        read = regular.read_listed(root / LOCAL_DIR / MEMO_FILE, f"{LOCAL_DIR}/{MEMO_FILE}")
+        data = json.loads(read.data) if read is not None else None
+    except (AgentmemError, OSError, ValueError):
         return []
     if not isinstance(data, dict) or data.get("format") != _FORMAT:
         return []

@@ -24,6 +24,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from agentmem.errors import AgentmemError
+from agentmem.store import regular
+
 CACHE_FILE = "hotcache.json"
 #: Entries kept per kind; the oldest go first.
 MAX_ENTRIES = 512
@@ -83,14 +86,16 @@ class HotCache:
         if self._kinds is None:
             kinds: dict[str, dict[str, Any]] = {}
             try:
-                data = json.loads(self.path.read_text(encoding="utf-8"))
+                # regular files only: a named pipe put there would block the session start
+                read = regular.read_listed(self.path, self.path.name)
+                data = json.loads(read.data) if read is not None else None
                 if isinstance(data, dict) and data.get("format") == _FORMAT:
                     kinds = {
                         k: v
                         for k, v in data.items()
                         if k != "format" and isinstance(k, str) and isinstance(v, dict)
                     }
-            except (OSError, ValueError):
+            except (AgentmemError, OSError, ValueError):
                 pass
             self._kinds = kinds
         return self._kinds
