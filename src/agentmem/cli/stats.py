@@ -85,7 +85,7 @@ def _rows(f: Figures) -> list[tuple[str, str]]:
         ("  expired now", str(f.expired)),
         ("  review due now", str(f.review_due)),
         ("fill", fill_text),
-        ("proposals accepted", str(f.accepted)),
+        ("proposals accepted as proposed", str(f.accepted)),
         ("  accepted after an edit", str(f.edited)),
         ("  rejected", str(f.rejected)),
         ("  refused by the guard", str(sum(f.refused.values()))),
