@@ -198,6 +198,18 @@ def test_a_malformed_payload_exits_0_with_a_note_and_queues_nothing(
     assert queue_lines(memrepo) == []
 
 
+@pytest.mark.parametrize(
+    ("stdin", "kind"),
+    [("null", "null"), ("[]", "array"), ('"x"', "string"), ("3", "number"), ("true", "boolean")],
+)
+def test_a_payload_that_is_not_an_object_is_named_in_json_terms(
+    memrepo: Path, runner: CliRunner, stdin: str, kind: str
+) -> None:
+    result = invoke(runner, "hook", "session-end", input=stdin)
+    assert result.exit_code == 0
+    assert f"hook payload is a JSON {kind}; expected an object" in result.stderr
+
+
 def test_session_end_needs_neither_settings_nor_git(memrepo: Path, tmp_path: Path) -> None:
     """The SessionEnd budget is 1.5 s: the hook loads no agentmem.yaml and spawns no git (here
     the settings are broken and git is not on PATH) and imports nothing heavy."""

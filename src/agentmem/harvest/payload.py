@@ -68,6 +68,17 @@ def _str_field(data: dict[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
+#: JSON's names for what ``json.loads`` returns (never Python's: ``NoneType``, ``str``).
+_JSON_KINDS = {
+    list: "array",
+    str: "string",
+    int: "number",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
+}
+
+
 def parse_payload(text: str) -> HookPayload:
     """Parse a hook's stdin. Raises :class:`HookPayloadError` when it is not a JSON object with
     a ``session_id`` (UUID-like) and a ``transcript_path`` string."""
@@ -82,7 +93,8 @@ def parse_payload(text: str) -> HookPayload:
     except json.JSONDecodeError as exc:
         raise HookPayloadError(f"hook payload is not JSON (line {exc.lineno}: {exc.msg})") from None
     if not isinstance(data, dict):
-        raise HookPayloadError(f"hook payload is a JSON {type(data).__name__}; expected an object")
+        kind = _JSON_KINDS.get(type(data), "value")
+        raise HookPayloadError(f"hook payload is a JSON {kind}; expected an object")
     session_id = _str_field(data, "session_id")
     if session_id is None or not SESSION_ID.match(session_id):
         raise HookPayloadError("hook payload has no valid 'session_id'")
