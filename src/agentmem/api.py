@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentmem import notices
 from agentmem.delivery.context import (
     build_chat,
     chat_reader,
@@ -107,7 +107,7 @@ class Agentmem:
         ctx = build_chat(self._repo, chat_reader(self._repo, actor, person), scope)
         failed = log_chat(self._repo.root, ctx, actor.id, "api")
         if failed:
-            logging.getLogger("agentmem").warning(failed)
+            notices.warn(failed)
         return render_chat(ctx, fmt)
 
     def audit_context(self, scope: str, fmt: str = "text") -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import errno
 import importlib
-import logging
 import os
 import re
 import sys
@@ -23,7 +22,7 @@ from typer._click.exceptions import ClickException, NoSuchOption
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
-from agentmem import __version__
+from agentmem import __version__, notices
 from agentmem import trailers as tr
 from agentmem.cli import output, params
 from agentmem.errors import AgentmemError
@@ -372,21 +371,12 @@ def _completion_classes() -> None:
 _completion_classes()
 
 
-class _WarningHandler(logging.Handler):
-    """Domain modules log (they cannot print); warnings reach the person as ``warning: …``."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        output.warn(output.esc(record.getMessage()))
+def _print_warning(message: str) -> None:
+    """Domain warnings (:mod:`agentmem.notices`) reach the person as ``warning: …``."""
+    output.warn(output.esc(message))
 
 
-def _route_domain_logs() -> None:
-    logger = logging.getLogger("agentmem")
-    if not any(isinstance(h, _WarningHandler) for h in logger.handlers):
-        logger.addHandler(_WarningHandler(logging.WARNING))
-        logger.propagate = False
-
-
-_route_domain_logs()
+notices.send_to(_print_warning)
 
 
 def main() -> None:

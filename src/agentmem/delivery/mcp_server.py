@@ -22,7 +22,6 @@ server must not write to stdout: nothing here prints. ``mcp`` is imported only b
 """
 
 import inspect
-import logging
 import os
 import re
 from collections.abc import Callable
@@ -31,7 +30,7 @@ from pathlib import Path
 from secrets import token_hex
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
-from agentmem import __version__
+from agentmem import __version__, notices
 from agentmem.config import DEFAULT_SECTIONS, load_config
 from agentmem.delivery.context import build_chat, render_chat
 from agentmem.delivery.usage import log_chat
@@ -102,7 +101,7 @@ def show_memory(scope: str | None = None) -> str:
     ctx = build_chat(repo, repo.actor().id, scope)
     failed = log_chat(repo.root, ctx, ctx.person, "mcp")
     if failed:
-        logging.getLogger(__name__).warning(failed)
+        notices.warn(failed, __name__)
     return render_chat(ctx, "text")
 
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agentmem import notices
 from agentmem.errors import TranscriptError
 from agentmem.harvest.own import OwnText, split_own
 
@@ -201,9 +201,9 @@ def _parse_lines(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
             if not ended and seen:
                 # The last line has no line end: the session was still being written (or its
                 # writer was killed). Keep what is complete and say so.
-                logging.getLogger("agentmem").warning(
-                    "%s; it has no line end (a session still being written?) and was skipped",
-                    exc.message,
+                notices.warn(
+                    f"{exc.message}; it has no line end (a session still being written?) and "
+                    "was skipped"
                 )
                 break
             raise

@@ -186,10 +186,10 @@ def recover(root: Path) -> Recovery | None:
             "finishes the change from the journal",
         ) from None
     clear(root)
-    # lazy: logging loads only when a change was recovered (every command opens the journal)
-    import logging
+    # lazy: a warning only when a change was recovered (every command opens the journal)
+    from agentmem import notices
 
-    logging.getLogger("agentmem").warning("%s", result.describe())
+    notices.warn(result.describe())
     return result
 
 
