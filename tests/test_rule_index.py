@@ -77,6 +77,31 @@ def test_the_index_reads_again_only_the_files_that_changed(memrepo: Path, stored
     assert sorted(_rows(memrepo)) == [f"rule-{n}.yaml" for n in (0, 1, 2, 3, 9)]
 
 
+def test_an_unchanged_index_is_taken_whole_as_row_by_row(
+    memrepo: Path, stored: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When every file's key is the stored one, the briefs come from the index in one piece:
+    the same briefs, errors and parsed rules as the row-by-row reading; any change declines."""
+    for n in (3, 1, 4, 0, 2):
+        _write(memrepo, f"rule-{n}", "draft", "contracts", f"Check clause {n}.")
+    built = rule_index.read_briefs(memrepo)
+    index = memrepo / rule_index.INDEX_FILE
+    whole = rule_index._unchanged(memrepo, index)
+    assert whole is not None and whole == built.briefs
+    fast = rule_index.read_briefs(memrepo)
+    with monkeypatch.context() as patched:
+        patched.setattr(rule_index, "_unchanged", lambda _root, _path: None)
+        slow = rule_index.read_briefs(memrepo)
+    assert (fast.briefs, fast.errors, fast.parsed) == (slow.briefs, slow.errors, slow.parsed)
+    _write(memrepo, "rule-2", "draft", "contracts/supply", "Check clause 2.")
+    assert rule_index._unchanged(memrepo, index) is None
+    rule_index.read_briefs(memrepo)
+    assert rule_index._unchanged(memrepo, index) is not None
+    (memrepo / "doctrine" / "rule-9.yaml").symlink_to(memrepo / "doctrine" / "rule-1.yaml")
+    assert rule_index._unchanged(memrepo, index) is None
+    assert rule_index.read_briefs(memrepo).errors  # the link is named, as before
+
+
 def test_a_file_changed_within_the_racy_window_is_not_stored(memrepo: Path) -> None:
     _write(memrepo, "fresh", "draft", "contracts", "Check clause 1.")
     _write(memrepo, "other", "draft", "contracts", "Check clause 2.")

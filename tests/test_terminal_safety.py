@@ -113,3 +113,19 @@ def test_a_message_without_emoji_codes_leaves_the_emoji_table_unloaded() -> None
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [["a", "b  c", "é 👍"], ["a", "b\x1b[2J"], ["a\rb", "c"], ["two\nlines", "x"], [], [""]],
+)
+def test_data_lines_writes_what_data_writes(
+    lines: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentmem.cli import output
+
+    for line in lines:
+        output.data(line)
+    one_by_one = capsys.readouterr().out
+    output.data_lines(iter(lines))
+    assert capsys.readouterr().out == one_by_one

@@ -64,7 +64,11 @@ def data(text: str = "") -> None:
 
 def data_lines(lines: Iterable[str]) -> None:
     """:func:`data` for many lines in one write (a listing of thousands of rules)."""
-    sys.stdout.write("".join(visible(line) + "\n" for line in lines))
+    lines = list(lines)
+    if "".join(lines).isprintable():  # every line printable: each is its own visible() form
+        sys.stdout.write("".join(line + "\n" for line in lines))
+    else:
+        sys.stdout.write("".join(visible(line) + "\n" for line in lines))
     sys.stdout.flush()
 
 

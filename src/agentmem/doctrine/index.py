@@ -219,11 +219,14 @@ def read_briefs(root: Path) -> Briefs:
     found = regular.problem(root, DOCTRINE_DIR, folder=True)
     if found is not None:
         return Briefs([], [DoctrineError(regular.message(found), hint=regular.HINT)])
+    path = index_path(root)
+    unchanged = _unchanged(root, path)
+    if unchanged is not None:
+        return Briefs(unchanged, [])
     try:
         entries = os.scandir(os.path.join(root, DOCTRINE_DIR))
     except (FileNotFoundError, NotADirectoryError):
         return Briefs([], [])
-    path = index_path(root)
     stored = _load(path)
     rows: dict[str, list[Any]] = {}
     briefs: list[Brief] = []
@@ -279,6 +282,28 @@ def read_briefs(root: Path) -> Briefs:
     briefs.sort(key=itemgetter(0))  # by id
     errors.sort(key=lambda e: e.message)
     return Briefs(briefs, errors, parsed)
+
+
+def _unchanged(root: Path, path: Path) -> list[Brief] | None:
+    """Every brief, sorted by id, when every ``doctrine/*.yaml`` is a regular file whose key is
+    the one stored (what the loop of :func:`read_briefs` would find row by row: every row taken
+    as stored, nothing parsed, no error, nothing to save); None otherwise."""
+    parts = _read(path)
+    if not parts:
+        return None
+    try:
+        keys, regular_only = _keys(root)
+        if not regular_only or json.loads(parts[0]) != keys:
+            return None
+        rows = json.loads(parts[2])
+        if len(rows) != len(keys):
+            return None  # a row without a key: _load drops them all (every file parsed)
+        make = Brief._make
+        briefs = [make(rows[name]) for name in keys]
+    except (OSError, ValueError, KeyError, AttributeError, TypeError):
+        return None
+    briefs.sort(key=itemgetter(0))  # by id
+    return briefs
 
 
 def _save(path: Path, rows: dict[str, list[Any]]) -> None:
