@@ -48,7 +48,7 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 @pytest.fixture(scope="session")
 def memrepo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``agentmem init`` once per test process, in the same isolated environment as a test."""
-    from agentmem.store.repo import init_repository
+    from agentmem.store.init import init_repository
 
     template = tmp_path_factory.mktemp("memrepo-template") / "mem"
     with pytest.MonkeyPatch.context() as monkeypatch:

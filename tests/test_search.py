@@ -49,7 +49,7 @@ _TEMPLATE: dict[str, Path] = {}
 
 
 def _build_team(root: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentmem.store.repo import init_repository
+    from agentmem.store.init import init_repository
 
     init_repository(root)
     monkeypatch.chdir(root)

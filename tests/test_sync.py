@@ -20,7 +20,7 @@ SECTIONS = ("Writing style", "Priorities & scope", "Recurring patterns", "Rule d
 @pytest.fixture
 def clones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
     """``(remote.git, a, b)``: a is alice's clone that created the repository, b bob's clone."""
-    from agentmem.store.repo import init_repository
+    from agentmem.store.init import init_repository
 
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))

@@ -21,7 +21,7 @@ RULE = "net-60"
 def team(tmp_path: Path) -> tuple[Path, Path]:
     """``(remote.git, a)``: alice's clone a created the repository; alice and dan are admins,
     bob is a member. cwd is not changed."""
-    from agentmem.store.repo import init_repository
+    from agentmem.store.init import init_repository
 
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))

@@ -23,7 +23,7 @@ def init(
     Runs 'git init' where needed and commits what it created. Safe to run again: existing files
     are kept. The git identity running it becomes the first admin in roles.yaml.
     """
-    from agentmem.store.repo import init_repository
+    from agentmem.store.init import init_repository
 
     result = init_repository(path)
     if result.git_initialised:

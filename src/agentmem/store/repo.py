@@ -9,15 +9,13 @@ command — never a name read from a transcript or a model's answer.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentmem import trailers as tr
-from agentmem.config import CONFIG_FILE, DEFAULT_CONFIG_TEXT, Config, load_config
+from agentmem.config import CONFIG_FILE, Config, load_config
 from agentmem.errors import (
     AgentmemError,
     BusyError,
@@ -26,15 +24,14 @@ from agentmem.errors import (
     NotARepositoryError,
     UsageError,
 )
-from agentmem.governance import ADMIN, ROLES
-from agentmem.store import gitio, gitrun
-from agentmem.store.atomic import atomic_write
+from agentmem.governance import ROLES
+from agentmem.store import gitrun
 from agentmem.store.paths import JOURNAL_DIR, JOURNAL_NAME, SLUG, check_slug
 from agentmem.store.root import LOCAL_DIR as LOCAL_DIR
 from agentmem.store.root import MEMORY_DIR as MEMORY_DIR
 from agentmem.store.root import ROLES_FILE as ROLES_FILE
 from agentmem.store.root import locate
-from agentmem.store.yamlio import dump_yaml, load_yaml_file
+from agentmem.store.yamlio import load_yaml_file
 
 if TYPE_CHECKING:
     from agentmem.store.hotcache import HotCache
@@ -123,7 +120,7 @@ class Repository:
     def actor(self) -> Person:
         """The person running the command, from the git identity (*actor*,
         docs/design.md §Vocabulary, §Roles)."""
-        email = gitio.user_email(self.root)
+        email = gitrun.user_email(self.root)
         if self.cache is not None:
             self.cache.saw(gitrun.IDENTITY, email)
         for person in self.people().values():
@@ -172,8 +169,8 @@ class Repository:
             ) from None
         try:
             if lock.lock_counter == 1:
-                # lazy: the journal loads when something may be written (not on the hot path)
-                from agentmem.store import journal
+                # lazy: the journal and the git adapter load when something may be written
+                from agentmem.store import gitio, journal
 
                 gitio.check_state(self.root)
                 journal.recover(self.root)
@@ -235,77 +232,3 @@ def _recover_if_pending(repo: Repository) -> None:
             pass
     except AgentmemError:
         return
-
-
-def _person_id_from_email(email: str) -> str:
-    local = email.split("@")[0].lower()
-    slug = re.sub(r"[^a-z0-9]+", "-", local).strip("-")[:64] or "me"
-    return slug
-
-
-@dataclass(frozen=True)
-class InitResult:
-    """What ``init`` did: ``created`` lists new relative paths; ``commit`` is None when nothing changed."""
-
-    root: Path
-    created: list[str]
-    git_initialised: bool
-    commit: str | None
-    admin: str | None
-
-
-GITIGNORE_LINES = (".agentmem/",)
-
-
-def init_repository(path: Path) -> InitResult:
-    """Create the layout of docs/design.md §Repository layout at ``path`` (``git init`` where
-    needed); idempotent.
-
-    ``roles.yaml`` starts with the git identity running ``init`` as the first admin. Existing
-    files are never overwritten. The created files are committed in one commit.
-    """
-    if path.exists() and not path.is_dir():
-        raise UsageError(
-            f"{path} is a file, not a folder", hint="give a folder path to agentmem init"
-        )
-    path.mkdir(parents=True, exist_ok=True)
-
-    # Identity first: a refusal must leave nothing behind (no half-made repository).
-    _name, email = gitio.identity(path)
-    git_initialised = False
-    if not gitio.is_work_tree(path):
-        gitio.init(path)
-        git_initialised = True
-    created: list[str] = []
-    admin: str | None = None
-
-    def create(rel: str, text: str) -> None:
-        target = path / rel
-        if target.exists():
-            if not gitio.is_tracked(path, rel):
-                created.append(rel)  # left by an interrupted init: commit it now
-            return
-        atomic_write(target, text)
-        created.append(rel)
-
-    create(CONFIG_FILE, DEFAULT_CONFIG_TEXT)
-    if not (path / ROLES_FILE).exists():
-        admin = _person_id_from_email(email)
-        header = "# People and roles (user | member | admin): see the README, Settings.\n"
-        create(ROLES_FILE, header + dump_yaml({admin: {"email": email, "role": ADMIN}}))
-    else:
-        create(ROLES_FILE, "")
-    for folder in (MEMORY_DIR, DOCTRINE_DIR, INBOX_DIR):
-        create(f"{folder}/.gitkeep", "")
-    ignore = path / ".gitignore"
-    existing = ignore.read_text(encoding="utf-8") if ignore.exists() else ""
-    missing = [ln for ln in GITIGNORE_LINES if ln not in existing.splitlines()]
-    if missing:
-        prefix = existing if not existing or existing.endswith("\n") else existing + "\n"
-        atomic_write(ignore, prefix + "".join(f"{ln}\n" for ln in missing))
-        created.append(".gitignore")
-    commit = None
-    if created:
-        message = tr.message("agentmem: initialise memory repository", [(tr.ACTION, "init")])
-        commit = gitio.commit_paths(path, created, message)
-    return InitResult(path.resolve(), created, git_initialised, commit, admin)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentmem.errors import AgentmemError, ApplyConflictError
-from agentmem.store import gitio, regular
+from agentmem.store import regular
 from agentmem.store.atomic import (
     CRASH_ENV as CRASH_ENV,
 )
@@ -79,8 +79,8 @@ def apply_changes(
     real = [c for c in changes if c.old != c.new]
     if not real:
         return None
-    # lazy: only a write needs the journal (reading commands import this for read_current)
-    from agentmem.store import journal
+    # lazy: only a write needs git and the journal (reading commands import this for read_current)
+    from agentmem.store import gitio, journal
 
     gitio.check_state(root)
     old_head = gitio.head(root)
@@ -98,6 +98,9 @@ def apply_changes(
 
 
 def _write_and_commit(root: Path, real: list[FileChange], pending: journal.Pending) -> str:
+    # lazy: loaded already by apply_changes (see there)
+    from agentmem.store import gitio, journal
+
     written: list[FileChange] = []
     current = real[0].path
     try:
@@ -123,9 +126,6 @@ def _write_and_commit(root: Path, real: list[FileChange], pending: journal.Pendi
     except (AgentmemError, OSError) as exc:
         restored = _restore(root, written)
         if restored:
-            # lazy: loaded already by apply_changes (see there)
-            from agentmem.store import journal
-
             journal.clear(root)
         if isinstance(exc, OSError):
             raise _write_failed(current, exc, restored) from None
