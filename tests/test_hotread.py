@@ -416,6 +416,20 @@ def test_a_named_pipe_for_a_local_file_does_not_block_a_session_start(
     assert (local / hotread.MEMO_FILE).is_file()
 
 
+def test_a_named_pipe_for_a_settings_file_is_refused_not_waited_on(memrepo: Path) -> None:
+    """The memo compares the settings' texts before anything else: a named pipe in roles.yaml's
+    place is opened without blocking and left to the full path, which names it."""
+    _setup(memrepo, MIXED)
+    (memrepo / "roles.yaml").unlink()
+    os.mkfifo(memrepo / "roles.yaml")
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentmem", "context", "chat"],
+        cwd=memrepo, capture_output=True, text=True, env=os.environ, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert "roles.yaml: not a regular file" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_the_usage_line_reads_back_as_written(memrepo: Path, hot) -> None:
     _setup(memrepo, MIXED)
     hot(COMMANDS[0])

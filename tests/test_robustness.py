@@ -4,6 +4,7 @@ with nothing half-done, never an "unexpected error"."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -227,3 +228,23 @@ def test_settings_without_git_point_to_init(
         "has agentmem.yaml but is not in a git work tree" in result.stderr
         and "agentmem init" in result.stderr
     )
+
+
+@pytest.mark.parametrize("name", ["agentmem.yaml", "roles.yaml"])
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_settings_file_that_is_not_a_regular_file_is_named_not_read(
+    memrepo: Path, runner: CliRunner, name: str, kind: str
+) -> None:
+    # A named pipe in a settings file's place used to block every command on its read; the
+    # root finder looks for a regular agentmem.yaml, so one that is not is not a repository.
+    path = memrepo / name
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    result = invoke(runner, "inbox")
+    assert result.exit_code == 1
+    expected = "no agentmem.yaml in" if name == "agentmem.yaml" else f"{name}: not a regular file"
+    assert expected in result.stderr
+    assert "Traceback" not in result.stderr

@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import sys
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
@@ -103,10 +104,12 @@ def _today() -> str | None:
 
 def _settings_text(path: Path) -> str | None:
     """The text :func:`agentmem.store.yamlio.load_yaml_file` would parse (UTF-8, newlines
-    translated as ``Path.read_text`` does); None when it would refuse it or it is missing."""
+    translated as ``Path.read_text`` does); None when it would refuse it, it is missing, or it
+    is not a regular file (opened without blocking: a named pipe there must not hang a start)."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            if os.fstat(handle.fileno()).st_size > MAX_YAML_BYTES:
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), encoding="utf-8") as handle:
+            status = os.fstat(handle.fileno())
+            if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_YAML_BYTES:
                 return None
             return handle.read()
     except (OSError, UnicodeDecodeError):

@@ -6,6 +6,7 @@ Round-trip editing of doctrine files (comments kept) belongs to ruamel.yaml, not
 from __future__ import annotations
 
 import re
+import stat
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,7 +89,10 @@ def load_yaml_file(
     SHA-256 is the value this function returned for it (:mod:`agentmem.store.hotcache`)."""
     where = where or str(path)
     try:
-        size = path.stat().st_size
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode):
+            raise error(f"{where}: not a regular file; put the YAML file itself in its place")
+        size = status.st_size
         if size > MAX_YAML_BYTES:
             raise error(f"{where}:1: file is {size:,} bytes; the limit is {MAX_YAML_BYTES:,}")
         text = path.read_text(encoding="utf-8")
@@ -96,6 +100,8 @@ def load_yaml_file(
         raise error(f"{where}:1: not UTF-8 text") from None
     except FileNotFoundError:
         raise error(f"{where}: file not found") from None
+    except OSError as exc:
+        raise error(f"{where}: cannot be read ({exc.strerror or type(exc).__name__})") from None
     if cache is None:
         return load_yaml_text(text, where, error)
     cache.saw(where, text)
