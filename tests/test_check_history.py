@@ -13,7 +13,7 @@ from tests.helpers.history import setup_team
 from tests.helpers.team import commit_as, make_rule, set_people, ssh_key, trailers, write_rule
 
 from agentmem.check import run_check
-from agentmem.check.history.gitread import case_problem, parse_log
+from agentmem.check.history.gitread import BlobReader, case_problem, parse_log
 from agentmem.check.history.walk import check_history
 from agentmem.doctrine import canonical_text
 from agentmem.doctrine.fastread import fast_status
@@ -417,3 +417,23 @@ def test_a_history_git_cannot_read_is_git_s_failure_named(team: Path) -> None:
         check_history(team)
     with pytest.raises(GitError, match="unexpected git log output"):
         parse_log("not a commit id\0")
+
+
+def test_blobs_are_read_while_asked_for_and_git_s_failure_is_named(
+    team: Path, tmp_path: Path
+) -> None:
+    """One cat-file, fed while the log is read: every blob asked for, once; nothing asked for,
+    no git process; git failing is named, never a partial read taken for the blobs."""
+    approve_as(team, "alice")
+    blob = git(team, "rev-parse", "HEAD:doctrine/warranty.yaml").strip()
+    with BlobReader(team) as reader:
+        reader.request([blob, None, "0" * 40])
+        reader.request([blob])
+        texts = reader.texts()
+    assert texts == {blob: (team / "doctrine" / "warranty.yaml").read_text(encoding="utf-8")}
+    with BlobReader(tmp_path) as idle:
+        assert idle.texts() == {} and idle.proc is None
+    with BlobReader(tmp_path) as reader:  # tmp_path is no repository
+        reader.request([blob])
+        with pytest.raises(GitError, match="^git cat-file failed: "):
+            reader.texts()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from functools import lru_cache
 
 import yaml
 
@@ -209,6 +210,16 @@ def _approval(lines: _Lines) -> Approval | None:
     return Approval(by, at, version, sha)
 
 
+@lru_cache(maxsize=1024)
+def _stored_scope(scope: str | None) -> bool:
+    """True when ``scope`` is a scope as stored (``normalise_scope`` gives it back); cached:
+    thousands of rules share a few scopes, and the answer depends on the text alone."""
+    try:
+        return normalise_scope(scope) == scope
+    except DoctrineError:
+        return False
+
+
 def fast_parse(text: str) -> Rule | None:
     """The rule a canonical ``text`` holds (exactly what ``parse_rule_text`` returns), or None
     when ``text`` is not provably canonical — then use the strict parser."""
@@ -232,7 +243,7 @@ def fast_parse(text: str) -> Rule | None:
         review_due = lines.nullable("review_due")
         if review_due is not None:
             _checked(review_due, _DAY)
-        if status not in STATUSES or normalise_scope(scope) != scope:
+        if status not in STATUSES or not _stored_scope(scope):
             return None
     except (ValueError, IndexError, DoctrineError):
         return None

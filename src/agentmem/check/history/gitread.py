@@ -10,12 +10,13 @@ import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import NamedTuple
+from typing import IO, NamedTuple
 
 from agentmem import trailers
 from agentmem.errors import GitError
@@ -81,8 +82,11 @@ def resolve(root: Path, rev: str) -> str:
     return proc.stdout.strip()
 
 
-def read_log(root: Path, since: str | None = None) -> list[CommitRecord]:
-    """Every commit, parents before children, with its changes to :data:`WATCHED` paths.
+def read_log(
+    root: Path, since: str | None = None, each: Callable[[CommitRecord], object] | None = None
+) -> list[CommitRecord]:
+    """Every commit, parents before children, with its changes to :data:`WATCHED` paths;
+    ``each`` is called with every commit as soon as it is read (the log is still running).
 
     One ``git log -z --raw`` process (merges: only paths that differ from every parent).
     Raises :class:`GitError` when ``since`` is not a commit, when the clone is shallow and no
@@ -109,7 +113,7 @@ def read_log(root: Path, since: str | None = None) -> list[CommitRecord]:
     # No pathspec: limiting git log to paths makes it simplify history (a diff per commit per
     # parent), several times slower than filtering the raw entries here.
     with _streamed(root, args, "log") as chunks:
-        return _parse(_tokens(chunks))
+        return _parse(_tokens(chunks), each)
 
 
 def parse_log(out: str) -> list[CommitRecord]:
@@ -177,7 +181,9 @@ def _tokens(chunks: Iterable[str]) -> Iterator[str]:
     yield pending
 
 
-def _parse(tokens: Iterator[str]) -> list[CommitRecord]:
+def _parse(
+    tokens: Iterator[str], each: Callable[[CommitRecord], object] | None = None
+) -> list[CommitRecord]:
     commits: list[CommitRecord] = []
     token: str | None = next(tokens, None)
     while token is not None:
@@ -206,6 +212,8 @@ def _parse(tokens: Iterator[str]) -> list[CommitRecord]:
                 changes.append(_change(meta, path))
             token = next(tokens, None)
         commits.append(record)
+        if each is not None:
+            each(record)
     return commits
 
 
@@ -302,55 +310,97 @@ def ids_at_commits(
     return found
 
 
-def blobs(root: Path, oids: Iterable[str]) -> dict[str, str]:
-    """``{blob id: text}`` in ONE ``cat-file --batch`` process (undecodable bytes replaced);
-    ``--buffer``: git writes in big blocks, not once per blob."""
-    wanted = sorted(set(oids))
-    if not wanted:
-        return {}
-    data = run_git_bytes(
-        root, ["cat-file", "--batch", "--buffer"], "".join(f"{o}\n" for o in wanted).encode()
-    )
-    found: dict[str, str] = {}
-    pos = 0
-    for _ in wanted:
-        end = data.index(b"\n", pos)
-        header = data[pos:end].split()
-        pos = end + 1
-        if len(header) != 3:
-            continue  # "<oid> missing"
-        size = int(header[2])
-        found[header[0].decode("ascii", "replace")] = data[pos : pos + size].decode(
-            "utf-8", "replace"
-        )
-        pos += size + 1
-    return found
+class BlobReader:
+    """ONE ``git cat-file --batch --buffer`` for the blobs of a walk, fed while ``git log`` is
+    still read (:meth:`request`, as the ids become known) and read by a thread meanwhile, so
+    that git reads the blobs on the other core instead of after the log. :meth:`texts` waits
+    for the last ones: ``{blob id: text}`` (undecodable bytes replaced). No git process when
+    nothing is requested. Use as a context manager: leaving it stops git."""
 
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.asked: set[str] = set()
+        self.found: dict[str, str] = {}
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.errors: IO[bytes] | None = None
+        self.thread: threading.Thread | None = None
+        self.failed: BaseException | None = None
 
-def run_git_bytes(root: Path, args: Sequence[str], input_bytes: bytes) -> bytes:
-    """Like :func:`agentmem.store.gitio.run_git` for binary output (blob contents). The input
-    and git's messages go through temporary files, so the output is read in big blocks with
-    no wake-up per piece of input."""
-    with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as errors:
-        given.write(input_bytes)
-        given.seek(0)
+    def __enter__(self) -> BlobReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def request(self, oids: Iterable[str | None]) -> None:
+        """Ask for the blobs ``oids`` (None and ids already asked for are skipped)."""
+        new = [o for o in oids if o and o not in self.asked]
+        if not new:
+            return
+        self.asked.update(new)
+        if self.proc is None:
+            self._start()
+        assert self.proc is not None and self.proc.stdin is not None
+        with suppress(BrokenPipeError):  # git stopped: texts() reports why
+            self.proc.stdin.write("".join(f"{o}\n" for o in new).encode("ascii"))
+
+    def texts(self) -> dict[str, str]:
+        """Every blob requested that git found. Raises :class:`GitError` when git failed."""
+        if self.proc is None:
+            return {}
+        assert self.proc.stdin is not None and self.thread is not None
+        with suppress(BrokenPipeError):
+            self.proc.stdin.close()
+        self.thread.join()
+        code = self.proc.wait()
+        if code != 0:
+            assert self.errors is not None
+            self.errors.seek(0)
+            message = self.errors.read().decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git cat-file failed: {message[-1] if message else code}")
+        if self.failed is not None:
+            raise self.failed
+        return self.found
+
+    def close(self) -> None:
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+            if self.thread is not None:
+                self.thread.join()
+            for stream in (self.proc.stdin, self.proc.stdout, self.errors):
+                if stream is not None:
+                    with suppress(BrokenPipeError):
+                        stream.close()
+
+    def _start(self) -> None:
+        self.errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
         try:
-            proc = subprocess.Popen(
-                ["git", "-C", str(root), *args],
-                stdin=given,
+            self.proc = subprocess.Popen(
+                ["git", "-C", str(self.root), "cat-file", "--batch", "--buffer"],
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=errors,
+                stderr=self.errors,
                 env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
             )
         except FileNotFoundError:
             raise GitError(
                 "git is not installed or not on PATH", hint="install git 2.32 or newer"
             ) from None
-        assert proc.stdout is not None
-        with proc.stdout:
-            out = proc.stdout.read()
-        if proc.wait() != 0:
-            errors.seek(0)
-            message = errors.read().decode("utf-8", "replace").strip().splitlines()
-            raise GitError(f"git {args[0]} failed: {message[-1] if message else proc.returncode}")
-    return out
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        out, found = self.proc.stdout, self.found
+        try:
+            while header := out.readline():
+                fields = header.split()
+                if len(fields) != 3:
+                    continue  # "<oid> missing"
+                size = int(fields[2])
+                data = out.read(size + 1)
+                found[fields[0].decode("ascii", "replace")] = data[:size].decode("utf-8", "replace")
+        except BaseException as exc:  # noqa: BLE001 - handed to texts(), which raises it
+            self.failed = exc

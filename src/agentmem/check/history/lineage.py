@@ -414,6 +414,7 @@ class Walk:
             if since and any(p == since or p in self.after_since for p in c.parents):
                 self.after_since.add(c.sha)
         self._standings: dict[tuple[object, ...], Standing] = {}
+        self._plain: dict[tuple[str | None, str | None], Standing] = {}
 
     def at(self, sha: str | None) -> tuple[str | None, str | None]:
         if sha is None:
@@ -424,6 +425,13 @@ class Walk:
         """The :class:`Standing` of ``commit`` (shared by the commits it is the same for)."""
         parent = commit.parents[0] if commit.parents else None
         merge = self.lines.entry.get(commit.sha)
+        if merge is None and not self.since and commit.sha not in self.tainted:
+            # the usual commit (main line, no --since): what holds at its parent decides alone
+            at = self.at(parent)
+            found = self._plain.get(at)
+            if found is None:
+                found = self._plain[at] = self._standing(commit)
+            return found
         key = (
             self.at(parent),
             self.at(self.by_sha[merge].parents[0]) if merge else None,

@@ -86,18 +86,20 @@ class HistoryResult:
     commits: int
 
 
-def _wanted(commits: list[CommitRecord], ids: dict[str, str | None]) -> set[str]:
-    wanted = {oid for oid in ids.values() if oid and oid != "!"}
-    for commit in commits:
-        erase = commit.trailer(tr.ACTION) == "erase"
-        for change in commit.changes:
-            path = change.path
-            if (
-                _RULE_PATH.match(path)
-                or path in (ROLES_FILE, ERASURES_FILE, CONFIG_FILE)
-                or (erase and _OWNED_PATH.match(path))
-            ):
-                wanted.update(o for o in (*change.olds, change.new) if o)
+def _wanted(commit: CommitRecord) -> list[str | None]:
+    """The blobs the judge reads for ``commit``: every version of a rule file, ``roles.yaml``,
+    ``agentmem.yaml`` and ``erasures.yaml`` it changed, and the memory and inbox files an
+    erasure changed."""
+    erase = commit.trailer(tr.ACTION) == "erase"
+    wanted: list[str | None] = []
+    for change in commit.changes:
+        path = change.path
+        if (
+            _RULE_PATH.match(path)
+            or path in (ROLES_FILE, ERASURES_FILE, CONFIG_FILE)
+            or (erase and _OWNED_PATH.match(path))
+        ):
+            wanted += (*change.olds, change.new)
     return wanted
 
 
@@ -128,10 +130,16 @@ def _walk(
     root: Path, since: str | None, require_signed: bool, distinct_approver: bool
 ) -> HistoryResult:
     since = gitread.resolve(root, since) if since is not None else None
-    commits = gitread.read_log(root, since)
-    merges.add_merge_changes(root, commits)
-    ids = gitread.ids_at_commits(root, commits, (ROLES_FILE, CONFIG_FILE), [since] if since else [])
-    blobs = Blobs(gitread.blobs(root, _wanted(commits, ids)))
+    with gitread.BlobReader(root) as reader:  # reads the blobs while the log is still read
+        commits = gitread.read_log(root, since, lambda c: reader.request(_wanted(c)))
+        merges.add_merge_changes(root, commits)
+        for merge in (c for c in commits if len(c.parents) > 1):
+            reader.request(_wanted(merge))  # the paths a merge decided itself
+        ids = gitread.ids_at_commits(
+            root, commits, (ROLES_FILE, CONFIG_FILE), [since] if since else []
+        )
+        reader.request(oid for oid in ids.values() if oid != "!")  # roles/settings at parents
+        blobs = Blobs(reader.texts())
     walk = Walk(commits, ids, blobs, Settings(require_signed, distinct_approver), since)
     relaxed = _relaxations(commits, walk, blobs)
     origins = Origins(blobs)
