@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentmem.errors import ConfigError, InvalidMemoryError
 from agentmem.governance import ROLES
-from agentmem.memory.records import check_scope
+from agentmem.store.paths import check_scope
 from agentmem.store.root import CONFIG_FILE as CONFIG_FILE
 from agentmem.store.yamlio import load_yaml_file
 

@@ -7,6 +7,7 @@ import re
 import sys
 from collections.abc import Iterable
 from enum import StrEnum
+from functools import cache
 from typing import Any
 
 from rich.console import Console
@@ -38,20 +39,27 @@ def stderr() -> Console:
 #: embeddings, overrides and isolates (they reorder what follows), and the line and paragraph
 #: separators, and a carriage return not followed by a line feed. Text read from files and commit messages anyone can write (a plain git commit's
 #: trailer, a hand-edited file) goes through :func:`visible` before it reaches a terminal.
-_UNSAFE = re.compile(
+_UNSAFE = (
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]"
     "|\r(?!\n)"  # a carriage return alone rewrites the line; CRLF line ends are kept
 )
 
 
+@cache
+def unsafe() -> re.Pattern[str]:
+    """:data:`_UNSAFE` compiled, on the first text that is not printable line by line."""
+    return re.compile(_UNSAFE)
+
+
 def visible(text: str) -> str:
     """``text`` with every terminal-acting character written as an escape (``\\x1b``,
     ``\\u202e``), so it is shown, not obeyed. Emoji joiners and accents are kept."""
-    if text.isprintable():
-        return text  # what _UNSAFE matches is never printable (tested): no search needed
-    if not _UNSAFE.search(text):
+    if text.isprintable() or text.replace("\n", "").isprintable():
+        return text  # what _UNSAFE matches is never printable, nor a line feed (tested)
+    pattern = unsafe()
+    if not pattern.search(text):
         return text
-    return _UNSAFE.sub(
+    return pattern.sub(
         lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text
     )
 

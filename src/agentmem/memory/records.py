@@ -34,6 +34,7 @@ from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 
 from agentmem.errors import InvalidMemoryError
+from agentmem.store.paths import check_scope as check_scope
 
 Retired = Sequence[tuple[str, str]]
 """``agentmem.yaml``'s ``retired_scopes``: ``(scope, YYYY-MM-DD)`` pairs."""
@@ -45,7 +46,6 @@ MARKER_CLOSE = "-->"
 _MARKER = re.compile(r"^(?P<text>.*?)[ \t]+<!-- am:(?P<body>[^\n]*?)-->[ \t]*$")
 _STRIP = re.compile(r"[ \t]+<!-- am:[^\n]*?-->[ \t]*(?=\n|$)")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_SCOPE_SEGMENT = re.compile(r"^[A-Za-z0-9_.-]+$")
 #: Shown for an entry without a marker (never written into a file).
 UNRECORDED = "unrecorded"
 
@@ -145,17 +145,6 @@ def strip_markers(text: str) -> str:
     if MARKER_OPEN not in text:
         return text
     return _STRIP.sub("", text)
-
-
-def check_scope(value: str, where: str) -> str:
-    """A scope path (``contracts/supply``): segments of ``[A-Za-z0-9_.-]``, no ``.``/``..``.
-    Raises :class:`InvalidMemoryError`."""
-    clean = value.strip().strip("/")
-    if not clean or any(s in (".", "..") or not _SCOPE_SEGMENT.match(s) for s in clean.split("/")):
-        raise InvalidMemoryError(
-            f"{where}: invalid scope {value!r} (expected a path such as contracts/supply)"
-        )
-    return clean
 
 
 def parse_record(body: str, where: str) -> Record:

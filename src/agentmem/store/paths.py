@@ -11,10 +11,11 @@ import os
 import re
 from pathlib import Path
 
-from agentmem.errors import AgentmemError, UsageError
+from agentmem.errors import AgentmemError, InvalidMemoryError, UsageError
 
 # \Z, not $: "$" would accept a trailing newline ("alice\n").
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?\Z")
+_SCOPE_SEGMENT = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 #: The write journal, ``<git dir>/agentmem/pending.json`` (:mod:`agentmem.store.journal`); here
 #: so that a read can test for it without loading the journal.
@@ -33,6 +34,18 @@ def check_slug(value: str, what: str) -> str:
             f"invalid {what} {value!r}: use lower-case letters, digits and hyphens (e.g. 'alice')"
         )
     return value
+
+
+def check_scope(value: str, where: str) -> str:
+    """A scope path (``contracts/supply``): segments of ``[A-Za-z0-9_.-]``, no ``.``/``..``.
+    Raises :class:`InvalidMemoryError`. Here, not in :mod:`agentmem.memory.records` (which
+    re-exports it), so that reading the settings does not load the entry records."""
+    clean = value.strip().strip("/")
+    if not clean or any(s in (".", "..") or not _SCOPE_SEGMENT.match(s) for s in clean.split("/")):
+        raise InvalidMemoryError(
+            f"{where}: invalid scope {value!r} (expected a path such as contracts/supply)"
+        )
+    return clean
 
 
 class UnsafePathError(AgentmemError):
