@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import inspect
 import re
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any, get_args, get_origin
@@ -68,11 +67,17 @@ def _leaf(annotation: Any, descriptor: TypeDescriptor, value: Any, ctx: Context)
         raise _Fallback from None
 
 
-@dataclass(frozen=True)
 class LightParam(RuntimeParam):
-    """typer's runtime conversion for one parameter, pydantic only when typer must decide."""
+    """typer's runtime conversion for one parameter, pydantic only when typer must decide.
+
+    A subclass of typer's frozen dataclass with one attribute more, not a dataclass itself:
+    Python 3.11 would build its methods from source at every start (~1 ms) for that field."""
 
     descriptor: TypeDescriptor
+
+    def __init__(self, parameter_info: Any, annotation: Any, descriptor: TypeDescriptor) -> None:
+        super().__init__(parameter_info, annotation)
+        object.__setattr__(self, "descriptor", descriptor)
 
     def _coerce_value(self, value: Any, param: _TyperParameter, ctx: Context) -> Any:
         annotation: Any = self.annotation

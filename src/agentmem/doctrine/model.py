@@ -13,10 +13,12 @@ import json
 import os
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentmem.errors import DoctrineError as DoctrineError
-from agentmem.memory.records import Retired, retired_on
+
+if TYPE_CHECKING:
+    from agentmem.memory.records import Retired
 
 STATUSES = ("draft", "active", "suspended", "deactivated", "archived")
 #: The largest rule file read (a rule is a few hundred bytes; a bigger file is a mistake or an
@@ -209,6 +211,9 @@ def confirmed_on(rule: Rule, review_days: int) -> str | None:
 def retired_rule_on(rule: Rule, today: date, retired: Retired, review_days: int) -> str | None:
     """The day ``agentmem scope retire`` sent this rule to review (its scope, or one above it,
     retired after the rule was last confirmed: :func:`confirmed_on`), or None."""
+    # lazy: the entry records load for a retirement check only (listing rules needs none)
+    from agentmem.memory.records import retired_on
+
     return retired_on(rule.scope, confirmed_on(rule, review_days), retired, today.isoformat())
 
 

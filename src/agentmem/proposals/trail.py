@@ -6,12 +6,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from agentmem import trailers as tr
-from agentmem.memory.file import parse_memory
 from agentmem.memory.records import NO_RECORD, Record
 from agentmem.store import gitio
 from agentmem.store.paths import check_slug
 from agentmem.store.repo import DOCTRINE_DIR, INBOX_DIR, Repository
-from agentmem.store.writer import read_current
 
 
 @dataclass(frozen=True)
@@ -112,6 +110,10 @@ def blame_memory(repo: Repository, person: str) -> list[BlameEntry]:
 
     Entries not yet committed (edited on disk) have ``commit`` None.
     """
+    # lazy: only blame parses a memory file (``agentmem log`` reads commits alone)
+    from agentmem.memory.file import parse_memory
+    from agentmem.store.writer import read_current
+
     relpath = repo.memory_relpath(person)
     text = read_current(repo.root, relpath)
     if text is None:
