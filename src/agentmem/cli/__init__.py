@@ -315,36 +315,34 @@ def _one_command(group: typer.Typer, sub: str | None) -> typer.Typer:
     return group
 
 
+def _first_word(argv: list[str]) -> int:
+    """The index of the first word after the root options (``--repo PATH``, ``--repo=PATH``);
+    ``len(argv)`` when there is none."""
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--repo":
+            i += 2
+        elif argv[i].startswith("--repo="):
+            i += 1
+        else:
+            return i
+    return len(argv)
+
+
 def subcommand_named(argv: list[str]) -> str | None:
     """The word after the command :func:`command_named` finds (``list`` in ``doctrine list``),
     or None when there is none or it is an option."""
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--repo":
-            i += 2
-        elif arg.startswith("--repo="):
-            i += 1
-        else:
-            after = argv[i + 1] if i + 1 < len(argv) else None
-            return None if after is None or after.startswith("-") else after
-    return None
+    i = _first_word(argv) + 1
+    after = argv[i] if i < len(argv) else None
+    return None if after is None or after.startswith("-") else after
 
 
 def command_named(argv: list[str]) -> str | None:
     """The command an argument list names when it names one of :data:`COMMANDS` right after
     the root options (``--repo PATH``); None for anything else (``--help``, ``--version``, no
     command, a typo), which the whole tree answers."""
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--repo":
-            i += 2
-        elif arg.startswith("--repo="):
-            i += 1
-        else:
-            return arg if arg in COMMANDS else None
-    return None
+    i = _first_word(argv)
+    return argv[i] if i < len(argv) and argv[i] in COMMANDS else None
 
 
 _WHOLE: list[typer.Typer] = []
