@@ -244,6 +244,29 @@ def test_ids_and_scopes_are_validated_and_never_echoed(
     assert not usage.exists() or TOKEN not in usage.read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (("undo",), "Error: No such command 'undo'."),
+        (("stat",), "Error: No such command 'stat'. Did you mean 'stats'?"),
+        (("memory", "shw"), "Error: No such command 'shw'. Did you mean 'show'?"),
+        ((TOKEN,), "Error: No such command '(value not shown)'."),
+        (("x1b2C3d4E5f6G7h8I9j0K1l2M3n4O5",), "Error: No such command '(value not shown)'."),
+        (("my name",), "Error: No such command '(value not shown)'."),
+        (("4111111111111111",), "Error: No such command '(value not shown)'."),
+        (("memory", "show", "extra"), "Error: Got unexpected (value not shown) argument(s) "),
+    ],
+)
+def test_an_unknown_command_named_by_a_plain_word_is_shown(
+    memrepo: Path, runner: CliRunner, args: tuple[str, ...], line: str
+) -> None:
+    result = invoke(runner, *args)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1].startswith(line), result.stderr
+    assert TOKEN not in result.stderr and "O5" not in result.stderr
+    assert "1111" not in result.stderr and "my name" not in result.stderr
+
+
 def test_a_transcript_session_id_with_escape_bytes_is_refused(
     memrepo: Path, runner: CliRunner, tmp_path: Path
 ) -> None:

@@ -117,12 +117,45 @@ def name_metavars(command: Any) -> None:
 
 _ARGV_KEY = "agentmem.argv"
 _OPTION_NAME = re.compile(r"--?[A-Za-z][A-Za-z0-9-]{0,30}")
+_NO_SUCH_COMMAND = re.compile(r"No such command (?P<name>'[^']*'|\"[^\"]*\")")
+#: A command name typed by mistake that may be shown back: a plain word (a letter, then
+#: letters, digits, dashes; at most 30 characters) in which the guard finds nothing.
+_PLAIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,29}")
+
+
+def _shown_command_name(exc: ClickException, argv: list[str]) -> str | None:
+    """The message for an unknown command whose name is a plain word, with the closest
+    commands (``difflib``) when there are any; ``None`` for every other message."""
+    match = _NO_SUCH_COMMAND.match(exc.message)
+    ctx = getattr(exc, "ctx", None)
+    if match is None or ctx is None:
+        return None
+    name = next((a for a in argv if repr(a) == match["name"]), None)
+    if name is None or not _PLAIN_WORD.fullmatch(name):
+        return None
+    # lazy: the guard's detectors only load for a mistyped command (the error path)
+    from agentmem import guard
+
+    if guard.scan(name):
+        return None
+    # lazy: difflib is only needed on this error path
+    from difflib import get_close_matches
+
+    commands = [c for c in ctx.command.list_commands(ctx) if c != name]
+    close = get_close_matches(name, commands)
+    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return f"No such command {name!r}.{hint}"
 
 
 def _hide_values(exc: ClickException, argv: list[str]) -> None:
     """Take every argument's value out of a parse error's message (a private key pasted as an
     argument was printed back as "No such option: -----BEGIN …"). Option names stay; anything
-    else the person typed becomes ``(value not shown)``. Mutates ``exc`` in place."""
+    else the person typed becomes ``(value not shown)``, except an unknown command's name when
+    it is a plain word (``No such command 'undo'``). Mutates ``exc`` in place."""
+    shown = _shown_command_name(exc, argv)
+    if shown is not None:
+        exc.message = shown
+        return
     if isinstance(exc, NoSuchOption) and not _OPTION_NAME.fullmatch(exc.option_name):
         exc.option_name = "(value not shown)"
         exc.message = (
@@ -137,10 +170,11 @@ def _hide_values(exc: ClickException, argv: list[str]) -> None:
             values.add(value)
         elif not _OPTION_NAME.fullmatch(arg):
             values.add(arg)
-    message = exc.message
-    for value in sorted((v for v in values if len(v) >= 3), key=len, reverse=True):
-        message = message.replace(value, "(value not shown)")
-    exc.message = message
+    hidden = sorted((v for v in values if len(v) >= 3), key=len, reverse=True)
+    if hidden:
+        # One pass: a value inside the placeholder itself ("show") is not replaced again.
+        pattern = re.compile("|".join(re.escape(v) for v in hidden))
+        exc.message = pattern.sub("(value not shown)", exc.message)
 
 
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
