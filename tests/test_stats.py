@@ -318,3 +318,29 @@ def test_the_usage_log_is_read_once_for_audits_and_chat_blocks(
     assert reads == ["usage.1.jsonl", "usage.jsonl"]  # each tried once (it was twice)
     assert (stats.team.audits, stats.team.chats) == (1, 2)
     assert stats.people["alice"].chats == 2
+
+
+def test_the_piped_text_view_keeps_each_row_on_one_line(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for person in ("bob", "carol", "dominique"):
+        add_person(memrepo, person, f"{person}@example.com", "member")
+    monkeypatch.setenv("COLUMNS", "80")
+    result = invoke(runner, "stats")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    fill = next(ln for ln in lines if ln.strip().startswith("fill"))
+    assert (
+        fill.split()[1:]
+        == ["0%", "mean", "of", "0;", "0", "warn,", "0", "over"]
+        + [
+            "no",
+            "file",
+        ]
+        * 4
+    )
+    pending = next(ln for ln in lines if "pending proposals flagged" in ln)
+    assert pending.split()[-5:] == ["0"] * 5
+    assert len(fill) > 80  # a pipe gets whole rows, not the terminal's width
+    header = next(ln for ln in lines if ln.split()[:1] == ["team"])
+    assert header.split() == ["team", "alice", "bob", "carol", "dominique"]

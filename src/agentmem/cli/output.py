@@ -30,6 +30,19 @@ def stdout() -> Console:
     return Console(highlight=False, no_color=_no_color(), soft_wrap=True)
 
 
+def table(renderable: Any) -> None:
+    """Print a rich table on stdout: fitted to a terminal's width, but whole rows for a pipe
+    or a file (a row wrapped at 80 columns is two rows for ``grep`` and ``awk``)."""
+    console = stdout()
+    if not console.is_terminal:
+        # lazy: rich's measuring is only needed for a piped table
+        from rich.measure import Measurement
+
+        wide = console.options.update_width(100_000)
+        console.width = max(console.width, Measurement.get(console, wide, renderable).maximum)
+    console.print(renderable)
+
+
 def stderr() -> Console:
     return Console(stderr=True, highlight=False, no_color=_no_color(), soft_wrap=True)
 

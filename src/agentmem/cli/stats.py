@@ -123,7 +123,7 @@ def _table(found: Stats) -> None:
         table.add_column(output.esc(name), justify="right")
     for label in labels:
         table.add_row(output.esc(label), *(output.esc(r.get(label, "0")) for r in rendered))
-    output.stdout().print(table)
+    output.table(table)
 
 
 def _trend(found: Stats) -> None:
@@ -147,4 +147,4 @@ def _trend(found: Stats) -> None:
                 " ".join(str(v) for v in values),
                 str(sum(values)),
             )
-    output.stdout().print(table)
+    output.table(table)
