@@ -383,6 +383,46 @@ def test_a_missing_transcript_stays_queued_and_the_others_go_on(
     assert "1 session waits in the harvest queue" in invoke(runner, "inbox").stderr
 
 
+def test_a_refused_transcript_is_reported_once_and_not_retried_until_queued_again(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    text_id, messages_id = (
+        "11111111-2222-3333-4444-555555555555",
+        "66666666-7777-8888-9999-000000000000",
+    )
+    notes = _queue_transcript(runner, tmp_path, "notes.md", text_id)
+    notes.write_text("# Notes\n\nNothing that looks like a conversation.\n", encoding="utf-8")
+    chat = _queue_transcript(runner, tmp_path, "chat.json", messages_id)
+    chat.write_text('[{"role": "user", "content": 42}]', encoding="utf-8")
+    first = invoke(runner, "harvest", "--queue", "--provider", "offline")
+    assert first.exit_code == 1 and first.stdout == ""
+    assert f"error: session {text_id}: {notes}:1: no User:/Assistant: turns found" in first.stderr
+    assert (
+        f"error: session {messages_id}: {chat}:1: no readable user turn: message 1 (user): its "
+        "content is a number" in first.stderr
+    )
+    assert (
+        "2 queued session(s) refused: recorded in .agentmem/queue.jsonl, not tried again "
+        "unless queued again" in first.stderr
+    )
+    assert not (memrepo / ".agentmem" / "harvested.jsonl").exists()
+    assert "harvest queue" not in invoke(runner, "inbox").stderr
+    second = invoke(runner, "harvest", "--queue", "--provider", "offline")
+    assert second.exit_code == 0, second.stderr
+    assert "nothing to harvest: no queued session waits (0 already harvested)" in second.stderr
+    # the session goes on and ends again: queued again, it is read again
+    payload = {
+        **payloads("macos_session_end")[0],
+        "session_id": messages_id,
+        "transcript_path": str(chat),
+    }
+    shutil.copy(TRANSCRIPT, chat)
+    assert invoke(runner, "hook", "session-end", input=json.dumps(payload)).exit_code == 0
+    third = invoke(runner, "harvest", "--queue", "--provider", "offline")
+    assert third.exit_code == 0, third.stderr
+    assert "1 queued session harvested" in third.stderr
+
+
 def test_a_queued_session_can_be_forgotten_and_is_never_tried_again(
     memrepo: Path, runner: CliRunner, tmp_path: Path
 ) -> None:

@@ -398,6 +398,31 @@ def test_unknown_format_says_what_is_understood(tmp_path: Path, content: str, re
     assert "understood formats: Claude Code session JSONL, Codex rollout JSONL" in message
 
 
+@pytest.mark.parametrize(
+    ("messages", "reason"),
+    [
+        ([{"role": "user", "content": 42}], "message 1 (user): its content is a number, not text"),
+        ([{"role": "bogus", "content": "x"}], "no message has the role user or human"),
+        (
+            [{"role": "system", "content": "Be brief."}, {"role": "assistant", "content": "ok"}],
+            "no message has the role user or human",
+        ),
+        (
+            [{"role": "assistant", "content": "hi"}, {"role": "user"}],
+            "message 2 (user): its content is null",
+        ),
+        ([{"role": "human", "content": [{"type": "image"}]}], "message 1 (user) holds no text"),
+    ],
+)
+def test_a_messages_list_without_a_readable_user_turn_is_refused(
+    tmp_path: Path, messages: list[dict[str, object]], reason: str
+) -> None:
+    path = write(tmp_path, "chat.json", json.dumps(messages))
+    message = error(path)
+    assert message.startswith(f"{path}:1: no readable user turn: {reason}")
+    assert "bogus" not in message and "Be brief" not in message
+
+
 def test_malformed_json_array_names_the_line(tmp_path: Path) -> None:
     path = write(tmp_path, "chat.json", '[\n  {"role": "user", "content": "hi"},\n  {"role"\n]')
     # The decoder reports the position of the token it expected ':' before, on line 4.

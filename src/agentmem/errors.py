@@ -53,6 +53,11 @@ class TranscriptError(AgentmemError):
     (docs/design.md §Harvest)."""
 
 
+class TranscriptUnavailableError(TranscriptError):
+    """A transcript that cannot be read now (over ``harvest.max_transcript_mb``, a read that
+    failed): a queued session stays queued, where a refused one is not tried again."""
+
+
 class ProposalError(AgentmemError):
     """A proposal is invalid or cannot be found in the inbox."""
 

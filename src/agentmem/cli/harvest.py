@@ -289,6 +289,11 @@ def _harvest_queue(
             _print_result(result)
     for job, exc in run.failures:
         output.error(f"session {job.queued}: {exc}")
+    if run.refused:
+        output.info(
+            f"{len(run.refused)} queued session(s) refused: recorded in .agentmem/queue.jsonl, "
+            "not tried again unless queued again"
+        )
     done = len(run.results)
     if not done and not run.failures and not run.warnings:
         output.info(

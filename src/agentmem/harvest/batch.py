@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentmem.errors import AgentmemError, UsageError
+from agentmem.errors import AgentmemError, TranscriptError, TranscriptUnavailableError, UsageError
 from agentmem.harvest.exports import is_conversation_export, read_export
 from agentmem.harvest.providers import Outcome
 from agentmem.harvest.queue import (
@@ -26,6 +26,7 @@ from agentmem.harvest.queue import (
     harvested_ids,
     read_queue,
     record_harvested,
+    record_refused,
 )
 from agentmem.harvest.run import HarvestResult, harvest_session, refusals
 from agentmem.harvest.transcripts import (
@@ -52,14 +53,16 @@ class Job:
 @dataclass
 class Batch:
     """What a harvest of several sessions did: ``results`` (one per harvested session),
-    ``failures`` (the job and its error; a queued session stays queued), ``skipped`` sessions
-    already harvested, ``bad_lines`` unreadable queue lines, ``warnings`` what was ignored."""
+    ``failures`` (the job and its error; a queued session stays queued unless ``refused``:
+    its transcript refused, recorded in the queue), ``skipped`` sessions already harvested,
+    ``bad_lines`` unreadable queue lines, ``warnings`` what was ignored."""
 
     results: list[HarvestResult] = field(default_factory=list)
     failures: list[tuple[Job, AgentmemError]] = field(default_factory=list)
     skipped: int = 0
     bad_lines: list[int] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
 
 
 Working = Callable[[Job, int, int], AbstractContextManager[object]]
@@ -118,6 +121,9 @@ def harvest_jobs(
                     )
             except AgentmemError as exc:
                 batch.failures.append((job, exc))
+                if job.queued is not None and _refused(exc):
+                    record_refused(repo.root, job.queued, str(job.path), exc.message)
+                    batch.refused.append(job.queued)
                 if on_failure:
                     on_failure(job, exc)
                 continue
@@ -141,6 +147,12 @@ def harvest_jobs(
             if on_done:
                 on_done(job)
     return batch
+
+
+def _refused(error: AgentmemError) -> bool:
+    """A transcript refused for what it holds (no turn, unknown format, binary): reading it
+    again gives the same answer. Over the size limit or unreadable now, it may not."""
+    return isinstance(error, TranscriptError) and not isinstance(error, TranscriptUnavailableError)
 
 
 def _read(transcript: Transcript) -> Callable[[], Transcript]:

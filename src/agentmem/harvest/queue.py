@@ -7,7 +7,10 @@ harvest runs later. Two local, git-ignored files in ``.agentmem/``:
 
 - ``queue.jsonl`` — one :class:`QueuedSession` a line (``session_id``, ``transcript_path``,
   ``cwd``, ``reason``, ``event``, ``queued_at``); a session may be queued several times
-  (``PreCompact`` then ``SessionEnd``): the last line wins.
+  (``PreCompact`` then ``SessionEnd``): the last line wins. ``harvest --queue`` appends a
+  ``refused`` line (``session_id``, ``transcript_path``, ``refused``: the reason,
+  ``refused_at``) for a transcript it refused (no turn, unknown format): the session is no
+  longer queued, until a hook queues it again.
 - ``harvested.jsonl`` — one :class:`HarvestRecord` a line per harvested session, written by
   ``harvest`` and ``harvest --queue``. A session id found there, or in the ``Agentmem-Session``
   trailer of an ``inbox(...)`` propose commit, is never harvested again.
@@ -140,16 +143,24 @@ class QueueState:
 
     sessions: list[QueuedSession]
     bad_lines: list[int]
+    #: session ids whose transcript was refused and that were not queued again since
+    refused: list[str] = field(default_factory=list)
 
 
 def read_queue(root: Path) -> QueueState:
     """Every queued session of ``root/.agentmem/queue.jsonl``, harvested or not."""
     records, bad = _read_lines(root / LOCAL_DIR / QUEUE_FILE)
     by_id: dict[str, QueuedSession] = {}
+    refused: dict[str, None] = {}
     for record in records:
         sid, path = record.get("session_id"), record.get("transcript_path")
         if not isinstance(sid, str) or not SESSION_ID.match(sid) or not isinstance(path, str):
             continue
+        if isinstance(record.get("refused"), str):
+            by_id.pop(sid, None)
+            refused[sid] = None
+            continue
+        refused.pop(sid, None)
         by_id[sid] = QueuedSession(
             sid,
             path,
@@ -158,7 +169,20 @@ def read_queue(root: Path) -> QueueState:
             record.get("event") if isinstance(record.get("event"), str) else None,
             str(record.get("queued_at") or ""),
         )
-    return QueueState(list(by_id.values()), bad)
+    return QueueState(list(by_id.values()), bad, list(refused))
+
+
+def record_refused(root: Path, session_id: str, transcript_path: str, reason: str) -> None:
+    """Take a queued session out of the queue because its transcript was refused (``reason``,
+    the error's message, which shows no value of the file): one line in ``queue.jsonl``; a
+    hook that queues the session again puts it back."""
+    record = {
+        "session_id": session_id,
+        "transcript_path": transcript_path,
+        "refused": reason,
+        "refused_at": _now(),
+    }
+    _append_line(root / LOCAL_DIR / QUEUE_FILE, record)
 
 
 def harvested_ids(root: Path) -> set[str]:

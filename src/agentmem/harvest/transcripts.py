@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentmem import notices
-from agentmem.errors import TranscriptError
+from agentmem.errors import TranscriptError, TranscriptUnavailableError
 from agentmem.harvest.own import OwnText, split_own
 
 Role = Literal["user", "assistant", "tool"]
@@ -105,7 +105,7 @@ def check_size(path: Path, max_mb: float = DEFAULT_MAX_TRANSCRIPT_MB) -> None:
     except OSError:
         return  # read_transcript says why it cannot read the file
     if size > max_mb * 1_000_000:
-        raise TranscriptError(
+        raise TranscriptUnavailableError(
             f"{path}: {size / 1_000_000:.1f} MB is over harvest.max_transcript_mb "
             f"({max_mb:g} MB); nothing was read",
             hint="harvest a shorter session, or raise harvest.max_transcript_mb in agentmem.yaml",
@@ -126,7 +126,7 @@ def read_transcript(path: Path, max_mb: float = DEFAULT_MAX_TRANSCRIPT_MB) -> Tr
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise TranscriptError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise TranscriptUnavailableError(f"{path}: cannot read: {exc.strerror or exc}") from None
     text = _decode(path, data)
     fallback_id = hashlib.sha256(data).hexdigest()[:16]
     del data
@@ -407,7 +407,27 @@ def _read_json_array(path: Path, text: str) -> tuple[str, str | None, list[Turn]
         raise TranscriptError(
             f"{path}:1: a JSON array but not a Messages list [{{role, content}}] ({UNDERSTOOD})"
         )
-    return "messages", None, [t for m in value for t in _message_turns(m)]
+    turns = [t for m in value for t in _message_turns(m)]
+    if not any(t.role == "user" for t in turns):
+        raise TranscriptError(f"{path}:1: no readable user turn: {_unread(value)} ({UNDERSTOOD})")
+    return "messages", None, turns
+
+
+#: What a message's content is when it is neither text nor blocks, in JSON's words.
+_JSON_KINDS = {int: "a number", float: "a number", bool: "true or false", dict: "an object"}
+
+
+def _unread(messages: list[dict[str, Any]]) -> str:
+    """Why no message of a Messages list gives a user turn (no value from the file is shown)."""
+    for number, message in enumerate(messages, start=1):
+        if _MESSAGE_ROLES.get(str(message.get("role")).lower()) != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str | list):
+            return f"message {number} (user) holds no text"
+        kind = _JSON_KINDS.get(type(content), "null")
+        return f"message {number} (user): its content is {kind}, not text or a list of blocks"
+    return "no message has the role user or human"
 
 
 def _message_turns(message: dict[str, Any]) -> list[Turn]:
