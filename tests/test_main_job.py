@@ -499,6 +499,28 @@ def test_interactive_skip_after_an_edit_says_the_edit_is_not_kept(
     assert [p["text"] for p in pending if p["id"] == first["id"]] == [first["text"]]
 
 
+def test_quitting_the_interactive_review_says_what_is_left(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    out = _harvest_json(runner)
+    total = len(out["proposals"])
+    assert total == 5
+    quit_at_once = invoke(runner, "review", "--interactive", input="q\n")
+    assert quit_at_once.exit_code == 0, quit_at_once.stderr
+    last = quit_at_once.stderr.splitlines()[-1].rpartition("[q]uit: ")[2]  # input not echoed
+    assert last == "stopped: 5 proposals left in your inbox, nothing decided"
+    after_some = invoke(runner, "review", "--interactive", input="s\nr\nq\n")
+    assert after_some.exit_code == 0, after_some.stderr
+    last = after_some.stderr.splitlines()[-1].rpartition("[q]uit: ")[2]
+    assert last == "stopped: 0 accepted, 1 rejected, 1 skipped; 4 proposals left in your inbox"
+    assert len(json.loads(invoke(runner, "inbox", "--format", "json").stdout)) == 4
+    to_the_end = invoke(runner, "review", "--interactive", input="s\n" * 4)
+    assert (
+        to_the_end.stderr.splitlines()[-1].rpartition("[q]uit: ")[2]
+        == "0 accepted, 0 rejected, 4 skipped"
+    )
+
+
 def test_a_session_is_harvested_once_unless_again_is_asked(
     memrepo: Path, runner: CliRunner
 ) -> None:

@@ -199,7 +199,7 @@ def test_on_a_terminal_an_empty_answer_after_an_edit_ends_its_line(
         ):
             _until(master, seen, marker)
             os.write(master, answer + b"\r")
-        _until(master, seen, b"0 skipped")
+        _until(master, seen, b"stopped: 1 proposal left in your inbox, nothing decided")
     finally:
         proc.kill()
         proc.wait()

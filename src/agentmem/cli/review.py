@@ -626,6 +626,7 @@ def _interactive(
     console = output.stderr()
     trust = trust or _Trust({}, False)
     everything = [*memory, *(doctrine or [])]  # memory first
+    stopped = False
     try:
         for number, proposal in enumerate(everything, start=1):
             original = proposal
@@ -670,6 +671,7 @@ def _interactive(
                     continue
                 break
             if answer == "q":
+                stopped = True
                 break
             if answer == "s":
                 counts["skipped"] += 1
@@ -710,9 +712,22 @@ def _interactive(
                 rejected, gone = split_pending(repo, rejected)
                 commit_reject(repo, actor, rejected)
             _say_decided_meanwhile(gone)
-    console.print(
+    console.print(_summary(counts, len(everything), stopped))
+
+
+def _summary(counts: dict[str, int], total: int, stopped: bool) -> str:
+    """The review's last line; after ``q``, how many proposals stay in the inbox (the skipped
+    ones, the one on screen, those not shown, any whose accept failed)."""
+    done = (
         f"{counts['accepted']} accepted, {counts['rejected']} rejected, {counts['skipped']} skipped"
     )
+    if not stopped:
+        return done
+    left = total - counts["accepted"] - counts["rejected"]
+    proposals = f"{left} proposal{'s' if left != 1 else ''} left in your inbox"
+    if counts["accepted"] or counts["rejected"]:
+        return f"stopped: {done}; {proposals}"
+    return f"stopped: {proposals}, nothing decided"
 
 
 def _ask_modify_of(
