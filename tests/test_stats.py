@@ -173,7 +173,7 @@ def _the_text_view_has_the_figures_and_a_weekly_chart(runner: CliRunner) -> None
     assert row.split()[-2:] == ["3", "2"]  # team, alice
     edited = next(ln for ln in lines if ln.strip().startswith("accepted after an edit"))
     # the chart's accepted counts both kinds: 3 as proposed and 1 after an edit
-    assert edited.split()[-2:] == ["1", "0"]
+    assert edited.split()[-2:] == ["1", "1"]  # team, alice (her British English modify was edited)
     chart = next(ln for ln in lines if ln.strip().startswith("team accepted"))
     assert chart.split()[2] == "·······█" and chart.split()[-1] == "4"
     assert "conflicts resolved" in result.stdout and "unknown" in result.stdout
