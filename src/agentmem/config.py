@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentmem.errors import ConfigError, InvalidMemoryError
+from agentmem.frozen import Frozen
 from agentmem.governance import ROLES
 from agentmem.store.paths import check_scope
 from agentmem.store.root import CONFIG_FILE as CONFIG_FILE
@@ -30,13 +30,16 @@ DEFAULT_SECTIONS = (
 )
 
 
-@dataclass(frozen=True)
-class RetentionClass:
+class RetentionClass(Frozen):
     """``memory.retention.<basis>:`` — days from acceptance (or the last reconfirmation) to the
     review date, and to the expiry date (None: never expires)."""
 
+    _fields = ("review_days", "expire_days")
     review_days: int
     expire_days: int | None
+
+    def __init__(self, review_days: int, expire_days: int | None) -> None:
+        self._set(review_days=review_days, expire_days=expire_days)
 
 
 #: The retention policy when ``agentmem.yaml`` says nothing (a policy choice recorded in
@@ -48,70 +51,171 @@ DEFAULT_RETENTION: dict[str, RetentionClass] = {
 }
 
 
-@dataclass(frozen=True)
-class MemoryConfig:
+class MemoryConfig(Frozen):
     """``memory:`` — budget and entry limits in Unicode code points (NFC),
     docs/design.md §Settings; ``retention`` per basis (days) and ``on_review_due``
-    (alert | suspend) for entries (docs/decisions.md, 2026-12-01)."""
+    (alert | suspend) for entries (docs/decisions.md, 2026-12-01). ``retention`` None: a copy
+    of ``DEFAULT_RETENTION``."""
 
-    budget_chars: int = 8000
-    warn_ratio: float = 0.8
-    entry_max_chars: int = 500
-    sections: tuple[str, ...] = DEFAULT_SECTIONS
-    retention: Mapping[str, RetentionClass] = field(default_factory=lambda: dict(DEFAULT_RETENTION))
-    on_review_due: str = "alert"
+    _fields = (
+        "budget_chars",
+        "warn_ratio",
+        "entry_max_chars",
+        "sections",
+        "retention",
+        "on_review_due",
+    )
+    budget_chars: int
+    warn_ratio: float
+    entry_max_chars: int
+    sections: tuple[str, ...]
+    retention: Mapping[str, RetentionClass]
+    on_review_due: str
+
+    def __init__(
+        self,
+        budget_chars: int = 8000,
+        warn_ratio: float = 0.8,
+        entry_max_chars: int = 500,
+        sections: tuple[str, ...] = DEFAULT_SECTIONS,
+        retention: Mapping[str, RetentionClass] | None = None,
+        on_review_due: str = "alert",
+    ) -> None:
+        self._set(
+            budget_chars=budget_chars,
+            warn_ratio=warn_ratio,
+            entry_max_chars=entry_max_chars,
+            sections=sections,
+            retention=dict(DEFAULT_RETENTION) if retention is None else retention,
+            on_review_due=on_review_due,
+        )
 
 
-@dataclass(frozen=True)
-class HarvestConfig:
+class HarvestConfig(Frozen):
     """``harvest:`` — ``provider`` is auto | anthropic | offline (docs/design.md §Settings,
     §Providers)."""
 
-    max_proposals: int = 6
-    provider: str = "auto"
-    model: str = "claude-sonnet-5-5"
-    timeout_s: int = 120  # seconds one model request may take (each try)
-    max_transcript_mb: int = 20  # a larger transcript is refused before it is read
-    openai_base_url: str | None = None  # harvest.openai.base_url; OPENAI_BASE_URL overrides
-    openai_model: str | None = None  # harvest.openai.model
-    openai_api_key_env: str = "OPENAI_API_KEY"  # harvest.openai.api_key_env
+    _fields = (
+        "max_proposals",
+        "provider",
+        "model",
+        "timeout_s",
+        "max_transcript_mb",
+        "openai_base_url",
+        "openai_model",
+        "openai_api_key_env",
+    )
+    max_proposals: int
+    provider: str
+    model: str
+    timeout_s: int  # seconds one model request may take (each try)
+    max_transcript_mb: int  # a larger transcript is refused before it is read
+    openai_base_url: str | None  # harvest.openai.base_url; OPENAI_BASE_URL overrides
+    openai_model: str | None  # harvest.openai.model
+    openai_api_key_env: str  # harvest.openai.api_key_env
+
+    def __init__(
+        self,
+        max_proposals: int = 6,
+        provider: str = "auto",
+        model: str = "claude-sonnet-5-5",
+        timeout_s: int = 120,
+        max_transcript_mb: int = 20,
+        openai_base_url: str | None = None,
+        openai_model: str | None = None,
+        openai_api_key_env: str = "OPENAI_API_KEY",
+    ) -> None:
+        self._set(
+            max_proposals=max_proposals,
+            provider=provider,
+            model=model,
+            timeout_s=timeout_s,
+            max_transcript_mb=max_transcript_mb,
+            openai_base_url=openai_base_url,
+            openai_model=openai_model,
+            openai_api_key_env=openai_api_key_env,
+        )
 
 
-@dataclass(frozen=True)
-class DoctrineConfig:
+class DoctrineConfig(Frozen):
     """``doctrine:`` — review period in days, review policy, duplicate threshold 0–100
     (docs/design.md §Settings)."""
 
-    review_days: int = 90
-    on_review_due: str = "alert"
-    duplicate_threshold: int = 85
-    distinct_approver: bool = True
-    require_signed: bool = False
+    _fields = (
+        "review_days",
+        "on_review_due",
+        "duplicate_threshold",
+        "distinct_approver",
+        "require_signed",
+    )
+    review_days: int
+    on_review_due: str
+    duplicate_threshold: int
+    distinct_approver: bool
+    require_signed: bool
+
+    def __init__(
+        self,
+        review_days: int = 90,
+        on_review_due: str = "alert",
+        duplicate_threshold: int = 85,
+        distinct_approver: bool = True,
+        require_signed: bool = False,
+    ) -> None:
+        self._set(
+            review_days=review_days,
+            on_review_due=on_review_due,
+            duplicate_threshold=duplicate_threshold,
+            distinct_approver=distinct_approver,
+            require_signed=require_signed,
+        )
 
 
-@dataclass(frozen=True)
-class ContextConfig:
+class ContextConfig(Frozen):
     """``context:`` — which roles get doctrine in audit prompts (docs/design.md §Settings,
     §Context)."""
 
-    doctrine_for_roles: tuple[str, ...] = ROLES
+    _fields = ("doctrine_for_roles",)
+    doctrine_for_roles: tuple[str, ...]
+
+    def __init__(self, doctrine_for_roles: tuple[str, ...] = ROLES) -> None:
+        self._set(doctrine_for_roles=doctrine_for_roles)
 
 
-@dataclass(frozen=True)
-class Config:
-    """The whole resolved configuration of one memory repository."""
+class Config(Frozen):
+    """The whole resolved configuration of one memory repository (a section left None: its
+    defaults)."""
 
-    memory: MemoryConfig = field(default_factory=MemoryConfig)
-    harvest: HarvestConfig = field(default_factory=HarvestConfig)
-    doctrine: DoctrineConfig = field(default_factory=DoctrineConfig)
-    context: ContextConfig = field(default_factory=ContextConfig)
+    _fields = ("memory", "harvest", "doctrine", "context", "scopes", "retired_scopes")
+    memory: MemoryConfig
+    harvest: HarvestConfig
+    doctrine: DoctrineConfig
+    context: ContextConfig
     #: ``scopes:`` — project folder (absolute, ``~/…`` or relative to the repository) → scope,
     #: in the order written; the hooks take the scope of the longest folder holding the session.
-    scopes: tuple[tuple[str, str], ...] = ()
+    scopes: tuple[tuple[str, str], ...]
     #: ``retired_scopes:`` — scope → the day it was retired (``YYYY-MM-DD``), written by
     #: ``agentmem scope retire``: what was confirmed in it before that day is due for review
     #: (docs/decisions.md, 2026-12-01 — a retired scope).
-    retired_scopes: tuple[tuple[str, str], ...] = ()
+    retired_scopes: tuple[tuple[str, str], ...]
+
+    def __init__(
+        self,
+        memory: MemoryConfig | None = None,
+        harvest: HarvestConfig | None = None,
+        doctrine: DoctrineConfig | None = None,
+        context: ContextConfig | None = None,
+        scopes: tuple[tuple[str, str], ...] = (),
+        retired_scopes: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        self._set(
+            memory=MemoryConfig() if memory is None else memory,
+            harvest=HarvestConfig() if harvest is None else harvest,
+            doctrine=DoctrineConfig() if doctrine is None else doctrine,
+            context=ContextConfig() if context is None else context,
+            scopes=scopes,
+            retired_scopes=retired_scopes,
+        )
 
 
 _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
@@ -326,13 +430,13 @@ def load_config(
     config = parse_config(data, CONFIG_FILE)
     harvest = config.harvest
     if env.get("AGENTMEM_MODEL"):
-        harvest = replace(harvest, model=env["AGENTMEM_MODEL"])
+        harvest = harvest.replace(model=env["AGENTMEM_MODEL"])
     if env.get("AGENTMEM_PROVIDER"):
         provider = _check_value(
             "AGENTMEM_PROVIDER", "harvest", "provider", env["AGENTMEM_PROVIDER"]
         )
-        harvest = replace(harvest, provider=provider)
-    return replace(config, harvest=harvest)
+        harvest = harvest.replace(provider=provider)
+    return config.replace(harvest=harvest)
 
 
 DEFAULT_CONFIG_TEXT = """\

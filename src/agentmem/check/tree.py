@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -193,7 +193,7 @@ def check_memory_text(rel: str, person: str, text: str, state: TreeState) -> lis
         )
         findings.append(Finding(rel, 1, ERROR, "memory-user-role", message))
     findings += _budget_findings(rel, text, config)
-    relaxed = replace(config, entry_max_chars=max(len(text), 1))
+    relaxed = config.replace(entry_max_chars=max(len(text), 1))
     memory: MemoryFile | None = None
     try:
         memory = parse_memory(text, person, relaxed, rel)
@@ -336,7 +336,7 @@ def _stale_target(root: Path, rel: str, owner: str, target: str, state: TreeStat
         memory = parse_memory(
             text or "",
             owner,
-            replace(state.config.memory, entry_max_chars=10**9),
+            state.config.memory.replace(entry_max_chars=10**9),
             memory_rel,
         )
     except (AgentmemError, UnicodeDecodeError):

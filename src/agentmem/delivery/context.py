@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +29,7 @@ from agentmem import governance
 from agentmem.delivery.hotread import FORMATS as FORMATS
 from agentmem.delivery.hotread import scope_for_folder as scope_for_folder
 from agentmem.errors import GovernanceError, UsageError
+from agentmem.frozen import Frozen
 from agentmem.memory.file import BudgetStatus, Entry, budget_status, new_memory_text, parse_memory
 from agentmem.memory.records import scope_contains, today_iso
 from agentmem.store import regular
@@ -97,33 +97,82 @@ def check_format(fmt: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ChatContext:
+class ChatContext(Frozen):
     """A person's memory as a prompt sees it: ``entries`` numbered from 1 across the file,
     ``withheld`` the numbers of entries not pasted because they hold a delimiter."""
 
+    _fields = (
+        "person",
+        "path",
+        "status",
+        "sections",
+        "entries",
+        "withheld",
+        "exists",
+        "why",
+        "scope",
+        "left_out",
+        "due",
+        "blob",
+        "day",
+        "changes_on",
+    )
     person: str
     path: str
     status: BudgetStatus
     sections: tuple[str, ...]
     entries: tuple[Entry, ...]
-    withheld: tuple[int, ...] = ()
-    exists: bool = True
-    why: tuple[tuple[int, str], ...] = ()
-    scope: str | None = None
+    withheld: tuple[int, ...]
+    exists: bool
+    why: tuple[tuple[int, str], ...]
+    scope: str | None
     #: ``(number, reason)`` of entries not given: ``expired``, ``out of scope``, ``review due``
     #: (under ``memory.on_review_due: suspend``).
-    left_out: tuple[tuple[int, str], ...] = ()
+    left_out: tuple[tuple[int, str], ...]
     #: numbers of entries given although past their review date (``on_review_due: alert``).
-    due: tuple[int, ...] = ()
+    due: tuple[int, ...]
     #: the git object id of the memory file as read (``""`` when it does not exist): the usage
     #: log names it so the block can be rebuilt from history.
-    blob: str = ""
+    blob: str
     #: the day (``YYYY-MM-DD``) the entries were judged on, and the first later day on which
     #: one of them could change state (an entry's review or expiry date, a scope's retirement;
     #: None: never): from ``day`` until then the block is the same (:mod:`agentmem.delivery.hotread`).
-    day: str = ""
-    changes_on: str | None = None
+    day: str
+    changes_on: str | None
+
+    def __init__(
+        self,
+        person: str,
+        path: str,
+        status: BudgetStatus,
+        sections: tuple[str, ...],
+        entries: tuple[Entry, ...],
+        withheld: tuple[int, ...] = (),
+        exists: bool = True,
+        why: tuple[tuple[int, str], ...] = (),
+        scope: str | None = None,
+        left_out: tuple[tuple[int, str], ...] = (),
+        due: tuple[int, ...] = (),
+        blob: str = "",
+        day: str = "",
+        changes_on: str | None = None,
+    ) -> None:
+        self._set(
+            person=person,
+            path=path,
+            status=status,
+            sections=sections,
+            entries=entries,
+            withheld=withheld,
+            exists=exists,
+            why=why,
+            scope=scope,
+            left_out=left_out,
+            due=due,
+            blob=blob,
+            day=day,
+            changes_on=changes_on,
+        )
 
 
 def chat_reader(repo: Repository, actor: Person, person: str | None) -> str:
@@ -334,13 +383,26 @@ def chat_json(ctx: ChatContext) -> dict[str, Any]:
 ROLE_NOT_GIVEN = "role not given doctrine"
 
 
-@dataclass(frozen=True)
-class AuditContext:
+class AuditContext(Frozen):
     """The doctrine an audit of ``scope`` is given: ``applied`` rules in order, ``decisions``
     for every rule in scope (its scope is ``scope`` or above it: the usage line lists each),
     ``others`` one ``(reason, count)`` per reason for the rules outside it, ``overdue`` ids
     applied although past review, ``scopes`` every rule's scope (to name a mistyped one)."""
 
+    _fields = (
+        "scope",
+        "run_id",
+        "actor",
+        "role",
+        "given",
+        "applied",
+        "decisions",
+        "overdue",
+        "withheld",
+        "why",
+        "others",
+        "scopes",
+    )
     scope: str
     run_id: str
     actor: str
@@ -348,11 +410,41 @@ class AuditContext:
     given: bool
     applied: tuple[Rule, ...]
     decisions: tuple[RuleUsage, ...]
-    overdue: frozenset[str] = field(default_factory=frozenset)
-    withheld: frozenset[str] = field(default_factory=frozenset)
-    why: tuple[tuple[str, str], ...] = ()
-    others: tuple[tuple[str, int], ...] = ()
-    scopes: tuple[str, ...] = ()
+    overdue: frozenset[str]
+    withheld: frozenset[str]
+    why: tuple[tuple[str, str], ...]
+    others: tuple[tuple[str, int], ...]
+    scopes: tuple[str, ...]
+
+    def __init__(
+        self,
+        scope: str,
+        run_id: str,
+        actor: str,
+        role: str,
+        given: bool,
+        applied: tuple[Rule, ...],
+        decisions: tuple[RuleUsage, ...],
+        overdue: frozenset[str] = frozenset(),
+        withheld: frozenset[str] = frozenset(),
+        why: tuple[tuple[str, str], ...] = (),
+        others: tuple[tuple[str, int], ...] = (),
+        scopes: tuple[str, ...] = (),
+    ) -> None:
+        self._set(
+            scope=scope,
+            run_id=run_id,
+            actor=actor,
+            role=role,
+            given=given,
+            applied=applied,
+            decisions=decisions,
+            overdue=overdue,
+            withheld=withheld,
+            why=why,
+            others=others,
+            scopes=scopes,
+        )
 
 
 def decide(

@@ -206,11 +206,8 @@ def _none_given(ctx: ChatContext) -> str:
 
 def _carried(ctx: ChatContext, block: str) -> ChatContext:
     """``ctx`` with only the entries whose line made it into ``block`` (the hook's cap)."""
-    # lazy: hot path: each hook or chat line loads only what it runs
-    from dataclasses import replace
-
     kept = tuple(e for e in ctx.entries if f"\n{e.number}. " in block)
-    return replace(ctx, entries=kept) if len(kept) != len(ctx.entries) else ctx
+    return ctx.replace(entries=kept) if len(kept) != len(ctx.entries) else ctx
 
 
 def session_scope(value: str | None, where: str) -> str | None:

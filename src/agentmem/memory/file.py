@@ -19,11 +19,11 @@ the NFC form of the whole file without its markers (docs/design.md §Memory file
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field
 from enum import Enum
 
 from agentmem.config import MemoryConfig
 from agentmem.errors import ApplyConflictError, BudgetExceededError, InvalidMemoryError
+from agentmem.frozen import Frozen
 from agentmem.memory.records import (
     MARKER_OPEN,
     NO_RECORD,
@@ -49,16 +49,26 @@ class LineKind(Enum):
     BLANK = "blank"
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(Frozen):
     """One physical line, with its end-of-line characters (``raw`` re-renders it exactly)."""
 
+    _fields = ("kind", "raw", "section", "parsed")
+    _compared = _shown = ("kind", "raw", "section")
     kind: LineKind
     raw: str
-    section: str | None = None  # the section an entry or heading belongs to
+    section: str | None  # the section an entry or heading belongs to
     #: an entry's text and record as :func:`parse_memory` read them (None: read on demand),
-    #: so listing the entries never parses a marker twice.
-    parsed: tuple[str, Record] | None = field(default=None, compare=False, repr=False)
+    #: so listing the entries never parses a marker twice; left out of equality and repr.
+    parsed: tuple[str, Record] | None
+
+    def __init__(
+        self,
+        kind: LineKind,
+        raw: str,
+        section: str | None = None,
+        parsed: tuple[str, Record] | None = None,
+    ) -> None:
+        self._set(kind=kind, raw=raw, section=section, parsed=parsed)
 
     @property
     def text(self) -> str:
@@ -76,25 +86,33 @@ class Line:
         return split_marker(self.raw.rstrip("\n")[len(ENTRY_PREFIX) :])[1]
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(Frozen):
     """An entry as listed to people: ``number`` counts from 1 across the file, ``line`` is
     1-based, ``record`` its metadata (``NO_RECORD`` without a marker: unrecorded)."""
 
+    _fields = ("number", "section", "text", "line", "record")
     number: int
     section: str
     text: str
     line: int
-    record: Record = NO_RECORD
+    record: Record
+
+    def __init__(
+        self, number: int, section: str, text: str, line: int, record: Record = NO_RECORD
+    ) -> None:
+        self._set(number=number, section=section, text=text, line=line, record=record)
 
 
-@dataclass(frozen=True)
-class BudgetStatus:
+class BudgetStatus(Frozen):
     """Fill level of a memory file: ``used``/``budget`` code points; ``level`` ok | warning | over."""
 
+    _fields = ("used", "budget", "warn_ratio")
     used: int
     budget: int
     warn_ratio: float
+
+    def __init__(self, used: int, budget: int, warn_ratio: float) -> None:
+        self._set(used=used, budget=budget, warn_ratio=warn_ratio)
 
     @property
     def ratio(self) -> float:
@@ -111,12 +129,27 @@ class BudgetStatus:
         return f"{self.ratio:.0%} — {self.used}/{self.budget} characters".replace("%", " %")
 
 
-@dataclass
 class MemoryFile:
-    """A parsed memory file. ``lines`` render back to the exact input bytes."""
+    """A parsed memory file. ``lines`` render back to the exact input bytes. Mutable, compared
+    by value, unhashable (as the dataclass it was; a plain class: see :mod:`agentmem.frozen`)."""
 
     person: str
-    lines: list[Line] = field(default_factory=list)
+    lines: list[Line]
+
+    def __init__(self, person: str, lines: list[Line] | None = None) -> None:
+        self.person = person
+        self.lines = [] if lines is None else lines
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, MemoryFile)
+            return (self.person, self.lines) == (other.person, other.lines)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(person={self.person!r}, lines={self.lines!r})"
 
     def render(self) -> str:
         return "".join(line.raw for line in self.lines)

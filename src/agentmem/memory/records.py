@@ -29,11 +29,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 
 from agentmem.errors import InvalidMemoryError
+from agentmem.frozen import Frozen
 from agentmem.store.paths import check_scope as check_scope
 
 Retired = Sequence[tuple[str, str]]
@@ -50,18 +50,31 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 UNRECORDED = "unrecorded"
 
 
-@dataclass(frozen=True)
-class Record:
+class Record(Frozen):
     """One entry's metadata; ``marked`` False for an entry without a marker (unrecorded).
 
     Dates are ``YYYY-MM-DD`` strings; ``scope`` None means everywhere."""
 
-    basis: str | None = None
-    scope: str | None = None
-    since: str | None = None
-    review: str | None = None
-    expires: str | None = None
-    marked: bool = False
+    _fields = ("basis", "scope", "since", "review", "expires", "marked")
+    basis: str | None
+    scope: str | None
+    since: str | None
+    review: str | None
+    expires: str | None
+    marked: bool
+
+    def __init__(
+        self,
+        basis: str | None = None,
+        scope: str | None = None,
+        since: str | None = None,
+        review: str | None = None,
+        expires: str | None = None,
+        marked: bool = False,
+    ) -> None:
+        self._set(
+            basis=basis, scope=scope, since=since, review=review, expires=expires, marked=marked
+        )
 
     @property
     def basis_label(self) -> str:
@@ -248,8 +261,7 @@ def retired_on(
 
 def with_dates(record: Record, since: str, review_days: int, expire_days: int | None) -> Record:
     """``record`` confirmed on ``since``: review and expiry moved by the retention class."""
-    return replace(
-        record,
+    return record.replace(
         since=since,
         review=add_days(since, review_days),
         expires=add_days(since, expire_days) if expire_days else None,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +23,7 @@ from agentmem.errors import (
     NotARepositoryError,
     UsageError,
 )
+from agentmem.frozen import Frozen
 from agentmem.governance import ROLES
 from agentmem.store import gitrun
 from agentmem.store.paths import JOURNAL_DIR, JOURNAL_NAME, SLUG, check_slug
@@ -41,14 +41,17 @@ INBOX_DIR = "inbox"
 LOCK_TIMEOUT_SECONDS = 15.0
 
 
-@dataclass(frozen=True)
-class Person:
+class Person(Frozen):
     """A key of ``roles.yaml``: ``id`` (slug), ``email``, ``role`` (user | member | admin)."""
 
+    _fields = ("id", "email", "role", "name")
     id: str
     email: str
     role: str
-    name: str = ""
+    name: str
+
+    def __init__(self, id: str, email: str, role: str, name: str = "") -> None:  # noqa: A002
+        self._set(id=id, email=email, role=role, name=name)
 
     def signature(self) -> str:
         return f"{self.id} <{self.email}>"
@@ -85,14 +88,19 @@ def parse_roles(data: object, where: str) -> dict[str, Person]:
     return people
 
 
-@dataclass(frozen=True)
-class Repository:
+class Repository(Frozen):
     """An opened memory repository: ``root`` path and resolved ``config``; ``cache``, on the hot
-    path, spares re-parsing ``roles.yaml`` (:mod:`agentmem.store.hotcache`)."""
+    path, spares re-parsing ``roles.yaml`` (:mod:`agentmem.store.hotcache`); it is left out of
+    equality, hash and repr."""
 
+    _fields = ("root", "config", "cache")
+    _compared = _shown = ("root", "config")
     root: Path
     config: Config
-    cache: HotCache | None = field(default=None, compare=False, repr=False)
+    cache: HotCache | None
+
+    def __init__(self, root: Path, config: Config, cache: HotCache | None = None) -> None:
+        self._set(root=root, config=config, cache=cache)
 
     # -- layout -------------------------------------------------------------------------------
     def memory_path(self, person: str) -> Path:

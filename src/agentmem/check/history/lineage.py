@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from agentmem import governance
@@ -103,7 +103,7 @@ def restrict(a: Roles, b: Roles) -> Roles:
         if other is None or other.email.lower() != first.email.lower():
             continue
         low = min((first, other), key=lambda p: governance.RANK.get(p.role, -1))
-        people[pid] = replace(first, role=low.role)
+        people[pid] = first.replace(role=low.role)
         theirs = {_key_id(k) for k in b.keys.get(pid, ())}
         common = tuple(k for k in a.keys.get(pid, ()) if _key_id(k) in theirs)
         if common:
