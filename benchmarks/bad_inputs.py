@@ -700,7 +700,7 @@ ERASED_NAME = "Dave Chen"
 
 def _erase_repo(base: Path, name: str) -> Path:
     """A fresh repository ``base/name`` (alice admin, bob member) with a bare remote."""
-    from agentmem.store.repo import init_repository
+    from agentmem.store.init import init_repository
 
     root = base / name
     init_repository(root)
@@ -841,7 +841,7 @@ def main() -> int:
         os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
         for name in [n for n in os.environ if n.startswith(("ANTHROPIC_", "AGENTMEM_"))]:
             del os.environ[name]
-        from agentmem.store.repo import init_repository
+        from agentmem.store.init import init_repository
 
         root = Path(tmp) / "mem"
         init_repository(root)

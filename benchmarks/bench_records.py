@@ -97,7 +97,7 @@ def _in_process(marked: Path, plain: Path, runs: int) -> dict[str, list[float]]:
     # lazy: the benchmark's own interpreter loads agentmem only here
     from agentmem.config import load_config
     from agentmem.delivery.context import build_chat, render_chat
-    from agentmem.delivery.usage import chat_usage
+    from agentmem.delivery.usagelog import chat_line
     from agentmem.memory import records
     from agentmem.store.repo import Repository
 
@@ -110,7 +110,7 @@ def _in_process(marked: Path, plain: Path, runs: int) -> dict[str, list[float]]:
             start = time.perf_counter()
             ctx = build_chat(repo, "alice", None)
             render_chat(ctx, "text")
-            chat_usage(ctx, "alice", "bench").to_dict()
+            chat_line(ctx, "alice", "bench")
             times[name].append((time.perf_counter() - start) * 1000)
     return times
 

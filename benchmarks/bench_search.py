@@ -271,7 +271,8 @@ def _full_memory(person: str) -> str:
 
 def bench_tidy(runs: int) -> None:
     from agentmem.memory.file import char_count
-    from agentmem.store.repo import init_repository, open_repository
+    from agentmem.store.init import init_repository
+    from agentmem.store.repo import open_repository
     from agentmem.tidy import run_tidy
 
     with tempfile.TemporaryDirectory() as tmp:

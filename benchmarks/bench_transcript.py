@@ -35,7 +35,8 @@ from typing import Any
 from agentmem.harvest.exports import read_export
 from agentmem.harvest.run import harvest_session
 from agentmem.harvest.transcripts import read_transcript
-from agentmem.store.repo import init_repository, open_repository
+from agentmem.store.init import init_repository
+from agentmem.store.repo import open_repository
 
 RESULT = "line of a file the agent read, with some text in it\n" * 400
 PROMPT = "Step {i}: review clause {i}. From now on, always write dates as ISO 8601 in reports."

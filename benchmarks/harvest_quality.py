@@ -243,7 +243,8 @@ def run_case(case: dict[str, Any], base: Path, provider: str) -> list[Any]:
     from agentmem import trailers
     from agentmem.harvest.run import harvest_session
     from agentmem.store import gitio
-    from agentmem.store.repo import init_repository, open_repository
+    from agentmem.store.init import init_repository
+    from agentmem.store.repo import open_repository
 
     root = base / case["id"]
     init_repository(root)

@@ -360,3 +360,22 @@ def test_test_modules_share_helpers_only_through_tests_helpers() -> None:
         for m in pattern.finditer(path.read_text(encoding="utf-8"))
     ]
     assert offenders == []
+
+
+def test_benchmarks_import_only_names_agentmem_has() -> None:
+    """The benchmarks are not run by the tests; a name moved in ``src/`` must not leave one
+    importing what no longer exists (each ``from agentmem… import name``, at any depth)."""
+    import importlib
+
+    missing = []
+    for path in sorted((REPO_ROOT / "benchmarks").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("agentmem"):
+                module = importlib.import_module(str(node.module))
+                for alias in node.names:
+                    if not hasattr(module, alias.name):
+                        try:
+                            importlib.import_module(f"{node.module}.{alias.name}")
+                        except ImportError:
+                            missing.append(f"{path.name}:{node.lineno} {node.module}.{alias.name}")
+    assert missing == []
