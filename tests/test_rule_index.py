@@ -5,6 +5,7 @@ changed read again."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -124,6 +125,40 @@ def test_a_damaged_or_foreign_index_is_rebuilt(memrepo: Path, stored: None) -> N
     assert rule_index.purge(memrepo) == [rule_index.INDEX_FILE] and not path.exists()
 
 
+def test_an_index_of_the_previous_format_is_rebuilt_never_misread(
+    memrepo: Path, stored: None
+) -> None:
+    """An index written by the previous format (one checksum over keys, groups of
+    ``[id, status, approved]`` and rows) is refused whole: every file is parsed again, the
+    audit's groups come from the files, and the index is written anew in the current format."""
+    _write(memrepo, "rule-a", "draft", "contracts", "Check clause 1.")
+    _write(memrepo, "rule-b", "active", "hr", "Check clause 2.")
+    good = rule_index.read_briefs(memrepo).briefs
+    path = memrepo / rule_index.INDEX_FILE
+    _head, keys, _groups, rows = path.read_bytes().split(b"\n")
+    old_groups = json.dumps(
+        {"contracts": [["rule-a", "draft", False]], "hr": [["rule-b", "active", True]]}
+    ).encode()
+    body = b"\n".join([keys, old_groups, rows])
+    head = json.dumps({"format": 3, "sha256": hashlib.sha256(body).hexdigest()}).encode()
+    path.write_bytes(head + b"\n" + body)
+    groups, errors, parsed = rule_index.scope_groups(memrepo)
+    assert errors == [] and sorted(parsed) == ["rule-a", "rule-b"]
+    assert groups == {
+        "contracts": ([["draft", False, 1]], ["rule-a"]),
+        "hr": ([["active", True, 1]], ["rule-b"]),
+    }
+    assert json.loads(path.read_bytes().split(b"\n")[0])["format"] == rule_index.FORMAT
+    path.write_bytes(head + b"\n" + body)
+    again = rule_index.read_briefs(memrepo)
+    assert again.briefs == good and sorted(again.parsed) == ["rule-a", "rule-b"]
+    # damage to the rows line alone is caught by its own checksum (the audit does not read it)
+    path.write_bytes(path.read_bytes().replace(b"Title of rule-b", b"Title of rule-x"))
+    assert rule_index.scope_groups(memrepo)[2] == {}  # keys and groups still good
+    damaged = rule_index.read_briefs(memrepo)
+    assert damaged.briefs == good and sorted(damaged.parsed) == ["rule-a", "rule-b"]
+
+
 def test_a_broken_rule_fails_as_the_strict_reader_does(memrepo: Path, stored: None) -> None:
     _write(memrepo, "good", "draft", "contracts", "Check clause 1.")
     rule_index.read_briefs(memrepo)
@@ -146,15 +181,15 @@ def test_scope_groups_follow_an_edit(memrepo: Path, stored: None) -> None:
     rule_index.read_briefs(memrepo)
     groups, errors, parsed = rule_index.scope_groups(memrepo)  # from the stored groups
     assert errors == [] and groups == {
-        "contracts": [("rule-a", "draft", False)],
-        "hr": [("rule-b", "active", True)],
+        "contracts": ([["draft", False, 1]], ["rule-a"]),
+        "hr": ([["active", True, 1]], ["rule-b"]),
     }
     assert parsed == {}  # nothing read
     _write(memrepo, "rule-a", "draft", "contracts/supply/food", "Check clause 1.")
     groups, _, parsed = rule_index.scope_groups(memrepo)
     assert groups == {
-        "contracts/supply/food": [("rule-a", "draft", False)],
-        "hr": [("rule-b", "active", True)],
+        "contracts/supply/food": ([["draft", False, 1]], ["rule-a"]),
+        "hr": ([["active", True, 1]], ["rule-b"]),
     }
     assert sorted(parsed) == ["rule-a"]  # the edited file, parsed once and handed on
     assert parsed["rule-a"].scope == "contracts/supply/food"
@@ -212,6 +247,56 @@ def test_doctrine_list_is_served_from_the_index(
     only = invoke(runner, "doctrine", "list", "--status", "active", "--scope", "hr/policies")
     assert only.stdout.splitlines() == [lines[1]]
     assert read == ["broken", "broken"]
+
+
+def test_the_audit_from_the_index_decides_as_every_rule_read(
+    memrepo: Path, runner: CliRunner, stored: None
+) -> None:
+    """Rules in several scopes and every status, one approval that no longer matches and one
+    rule without a scope: the audit served from the stored counts gives the same decisions,
+    counts by reason and usage line as with the index deleted and as every rule read."""
+    from datetime import date
+
+    from agentmem.config import load_config
+    from agentmem.delivery.context import audit_from_index, build_audit
+    from agentmem.store.repo import Person
+
+    statuses = ("draft", "active", "suspended", "archived", "deactivated")
+    scopes = ("contracts", "contracts/supply", "contracts/lease", "hr/policies", "finance", None)
+    for n in range(60):
+        status, scope = statuses[n % 5], scopes[n % 6]
+        _write(memrepo, f"rule-{n:02d}", status, scope, f"Check clause {n}.")
+    stale = memrepo / "doctrine" / "rule-01.yaml"  # active, approval of another text
+    stale.write_text(
+        stale.read_text(encoding="utf-8").replace("Check clause 1.", "Check clause one."),
+        encoding="utf-8",
+    )
+    actor = Person("alice", "alice@example.com", "admin")
+    config, day = load_config(memrepo), date(2026, 12, 1)
+    for scope in ("contracts/supply", "hr", "finance/tax", "contracts"):
+        every = build_audit(load_rules(memrepo), scope, actor, config, day, "t")
+        rule_index.purge(memrepo)
+        slow = audit_from_index(memrepo, scope, actor, config, day, "t")  # index deleted
+        assert (memrepo / rule_index.INDEX_FILE).exists()
+        fast = audit_from_index(memrepo, scope, actor, config, day, "t")  # stored groups
+        assert slow == every and fast == every
+        assert sum(n for _r, n in fast.others) + len(fast.decisions) == 60
+    assert fast.others == (
+        ("archived", 10),
+        ("changed after approval", 1),
+        ("deactivated", 10),
+        ("draft", 10),
+        ("out of scope", 9),
+        ("suspended", 10),
+    )
+    lines = []
+    for delete in (True, False):
+        if delete:
+            rule_index.purge(memrepo)
+        assert invoke(runner, "context", "audit", "--scope", "contracts/lease").exit_code == 0
+        line = _usage(memrepo)[-1]
+        lines.append({k: v for k, v in line.items() if k not in ("run_id", "at")})
+    assert lines[0] == lines[1] and lines[0]["others"]
 
 
 # -- the usage line ----------------------------------------------------------------------------

@@ -533,17 +533,17 @@ def audit_from_index(
     reasons: dict[tuple[str, bool], str] = {}
     others: dict[str, int] = {}
     inside: list[str] = []
-    for rule_scope, found in groups.items():
+    for rule_scope, (counts, ids) in groups.items():
         if applies_to(rule_scope, scope):
-            inside.extend(rule_id for rule_id, _status, _approved in found)
+            inside.extend(ids)
             continue
-        for _rule_id, status, approved in found:
+        for status, approved, n in counts:  # counted by the index: no rule row is touched
             memo = (status, approved)
             reason = reasons.get(memo)
             if reason is None:
                 early = reason_before_scope(*memo) if given else ROLE_NOT_GIVEN
                 reason = reasons[memo] = early or "out of scope"
-            others[reason] = others.get(reason, 0) + 1
+            others[reason] = others.get(reason, 0) + n
     scopes = {s for s in groups if s}
     rules = [parsed.get(rule_id) or read_rule(root, rule_id) for rule_id in sorted(inside)]
     return _audit(rules, others, scopes, scope, actor, config, today, run_id)

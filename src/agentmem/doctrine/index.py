@@ -10,9 +10,10 @@ still matches the content, review date, ``distinct_from``, the duplicate guard's
 title and instruction (:func:`agentmem.doctrine.similar.normalise`, once per file version) and
 the title as written (what ``doctrine list`` prints).
 
-The file holds the keys, the rules grouped by scope and the rows on lines of their own, under
-a checksum: an audit (:func:`scope_groups`) that finds every key unchanged reads only the
-groups. A file whose key differs (or that has no row) is read and parsed — the fast reader
+The file holds the keys, the rules grouped by scope (per scope, counts by status and approval,
+and ids) and the rows on lines of their own, under two checksums (keys and groups; rows): an
+audit (:func:`scope_groups`) that finds every key unchanged reads only the groups, and counts
+the rules outside its scope without a step per rule. A file whose key differs (or that has no row) is read and parsed — the fast reader
 (:func:`agentmem.doctrine.fastread.fast_parse`) when it proves the file canonical, else the strict
 parser — and its row replaced. A file changed within :data:`RACY_NS` of the index being written
 is not stored (a second change within the same timestamp tick could keep its key): it is parsed
@@ -44,9 +45,9 @@ from agentmem.doctrine.model import (
 from agentmem.store import regular
 
 INDEX_FILE = ".agentmem/rules-index.json"
-#: Bump when :class:`Brief` or :func:`agentmem.doctrine.similar.normalise` changes: an index of
-#: another format is rebuilt.
-FORMAT = 3
+#: Bump when :class:`Brief`, the file's layout (:func:`_save`) or
+#: :func:`agentmem.doctrine.similar.normalise` changes: an index of another format is rebuilt.
+FORMAT = 4
 #: A file changed less than this before the index is written is not stored (see the module
 #: docstring): 2 s covers the coarsest common file-system clocks.
 RACY_NS = 2_000_000_000
@@ -128,24 +129,33 @@ def read_rule(root: Path, rule_id: str) -> Rule:
     return load_rule(root, rule_id)
 
 
-def _read(path: Path) -> list[bytes]:
-    """The index's three parts (keys, groups, rows: see :func:`_save`) as stored, or ``[]`` when
-    it is missing, of another format or damaged. The first line holds the format and the
-    SHA-256 of the rest: what passes it is what :func:`_save` wrote, taken without a check of
-    each row."""
+def _read(path: Path, rows: bool = True) -> list[bytes]:
+    """The index's parts (keys, groups and, with ``rows``, rows: see :func:`_save`) as stored, or
+    ``[]`` when it is missing, of another format or damaged. The first line holds the format, the
+    SHA-256 of the keys and groups lines and the SHA-256 of the rows line: what passes is what
+    :func:`_save` wrote, taken without a check of each row; the rows line is neither copied nor
+    hashed when it is not asked for (an audit that finds every key unchanged)."""
     try:
-        head, _nl, body = path.read_bytes().partition(b"\n")
-        meta = json.loads(head)
+        data = path.read_bytes()
+        n0 = data.index(b"\n")
+        n1 = data.index(b"\n", n0 + 1)
+        n2 = data.index(b"\n", n1 + 1)
+        meta = json.loads(data[:n0])
     except (OSError, ValueError):
         return []
+    view = memoryview(data)
     if (
         not isinstance(meta, dict)
         or meta.get("format") != FORMAT
-        or meta.get("sha256") != hashlib.sha256(body).hexdigest()
+        or meta.get("sha256") != hashlib.sha256(view[n0 + 1 : n2]).hexdigest()
     ):
         return []
-    parts = body.split(b"\n")
-    return parts if len(parts) == 3 else []
+    parts = [data[n0 + 1 : n1], data[n1 + 1 : n2]]
+    if rows:
+        if meta.get("rows_sha256") != hashlib.sha256(view[n2 + 1 :]).hexdigest():
+            return []
+        parts.append(data[n2 + 1 :])
+    return parts
 
 
 def _load(path: Path) -> dict[str, list[Any]]:
@@ -160,53 +170,81 @@ def _load(path: Path) -> dict[str, list[Any]]:
         return {}
 
 
-def _keys(root: Path) -> tuple[dict[str, list[int]], bool]:
-    """Every ``doctrine/*.yaml``'s key, and False when an entry is anything but a regular file
-    (the caller then takes the long way, which reports it)."""
-    keys: dict[str, list[int]] = {}
+def _same_keys(root: Path, keys: dict[str, Any]) -> bool:
+    """Whether every ``doctrine/*.yaml`` is a regular file whose key is the one in ``keys`` and
+    ``keys`` names no other file. Compared entry by entry as the directory is listed (no dict
+    built; False at the first difference, and for anything but a regular file: the caller then
+    takes the long way, which reports it). Raises OSError or AttributeError (``keys`` not a
+    mapping) for the caller to take the long way too."""
+    found = 0
+    get = keys.get
     with os.scandir(os.path.join(root, DOCTRINE_DIR)) as entries:
         for entry in entries:
             name = entry.name
             if not name.endswith(".yaml"):
                 continue
             st = entry.stat(follow_symlinks=False)
-            if not S_ISREG(st.st_mode):
-                return keys, False
-            keys[name] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
-    return keys, True
+            if not S_ISREG(st.st_mode) or get(name) != [
+                st.st_size,
+                st.st_mtime_ns,
+                st.st_ctime_ns,
+                st.st_ino,
+            ]:
+                return False
+            found += 1
+    return found == len(keys)
 
 
-Group = tuple[str, str, bool]  # (id, status, approved)
+class Group(NamedTuple):
+    """The rules of one scope: ``counts`` how many there are by status and approval
+    (``(status, approved, n)``, what an audit needs of the rules it does not read), ``ids``
+    their ids (unsorted)."""
+
+    counts: Sequence[Sequence[Any]]
+    ids: Sequence[str]
+
+
+def _groups(briefs: Iterable[Sequence[Any]]) -> dict[str | None, list[Any]]:
+    """``scope → [counts, ids]`` (see :class:`Group`) of briefs (or stored rows)."""
+    counted: dict[str | None, dict[tuple[str, bool], int]] = {}
+    ids: dict[str | None, list[str]] = {}
+    for brief in briefs:
+        scope = brief[3]
+        memo = (brief[2], brief[4])
+        tally = counted.get(scope)
+        if tally is None:
+            tally = counted[scope] = {}
+            ids[scope] = []
+        tally[memo] = tally.get(memo, 0) + 1
+        ids[scope].append(brief[0])
+    return {
+        scope: [[[s, a, n] for (s, a), n in sorted(tally.items())], ids[scope]]
+        for scope, tally in counted.items()
+    }
 
 
 def scope_groups(
     root: Path,
-) -> tuple[dict[str | None, list[Group]], list[DoctrineError], dict[str, Rule]]:
-    """Every rule as ``(id, status, approved)`` grouped by scope, the errors of
+) -> tuple[dict[str | None, Group], list[DoctrineError], dict[str, Rule]]:
+    """Every rule's scope as a :class:`Group` (counts by status and approval, ids), the errors of
     :func:`read_briefs`, and the rules it parsed on the way (by id) — what an audit needs to
     choose the rules it reads, without reading one twice. When no rule file changed since the
     index was written (same names, same keys), the groups stored with it are used as they are,
     without reading a row (nothing parsed); otherwise through :func:`read_briefs`."""
     if regular.problem(root, DOCTRINE_DIR, folder=True) is None:
-        parts = _read(index_path(root))
+        parts = _read(index_path(root), rows=False)
         try:
-            keys, regular_only = _keys(root)
-            if parts and regular_only and json.loads(parts[0]) == keys:
+            if parts and _same_keys(root, json.loads(parts[0])):
                 groups = json.loads(parts[1])
                 return (
-                    {
-                        (scope or None): [(g[0], g[1], g[2]) for g in found]
-                        for scope, found in groups.items()
-                    },
+                    {(scope or None): Group(g[0], g[1]) for scope, g in groups.items()},
                     [],
                     {},
                 )
         except (OSError, ValueError, AttributeError, TypeError, IndexError):
             pass
     briefs = read_briefs(root)
-    grouped: dict[str | None, list[Group]] = {}
-    for b in briefs.briefs:
-        grouped.setdefault(b.scope, []).append((b.id, b.status, b.approved))
+    grouped = {scope: Group(g[0], g[1]) for scope, g in _groups(briefs.briefs).items()}
     return grouped, briefs.errors, briefs.parsed
 
 
@@ -292,14 +330,14 @@ def _unchanged(root: Path, path: Path) -> list[Brief] | None:
     if not parts:
         return None
     try:
-        keys, regular_only = _keys(root)
-        if not regular_only or json.loads(parts[0]) != keys:
+        keys = json.loads(parts[0])
+        if not _same_keys(root, keys):
             return None
         rows = json.loads(parts[2])
-        if len(rows) != len(keys):
-            return None  # a row without a key: _load drops them all (every file parsed)
+        if rows.keys() != keys.keys():
+            return None  # a key without a row: _load drops them all (every file parsed)
         make = Brief._make
-        briefs = [make(rows[name]) for name in keys]
+        briefs = [make(row) for row in rows.values()]
     except (OSError, ValueError, KeyError, AttributeError, TypeError):
         return None
     briefs.sort(key=itemgetter(0))  # by id
@@ -310,23 +348,31 @@ def _save(path: Path, rows: dict[str, list[Any]]) -> None:
     """Write the index (temporary file, then ``os.replace``: a reader sees the old or the new
     one); no fsync: a lost index is rebuilt. Failures are ignored: the index is a speed-up.
 
-    Four lines: the format and SHA-256 of the rest; every file's key (``name → key``); the
-    rules grouped by scope (``scope → [[id, status, approved], …]``, ``""`` for none: what an
-    audit reads when nothing changed); every file's brief (``name → brief``)."""
+    Four lines: the format, the SHA-256 of the next two lines and that of the last; every
+    file's key (``name → key``); the rules grouped by scope (``scope → [[[status, approved,
+    n], …], [id, …]]``, ``""`` for none: what an audit reads when nothing changed); every
+    file's brief (``name → brief``)."""
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     try:
         path.parent.mkdir(exist_ok=True)
-        groups: dict[str, list[list[Any]]] = {}
-        for _key, brief in rows.values():
-            groups.setdefault(brief[3] or "", []).append([brief[0], brief[2], brief[4]])
+        groups = {
+            scope or "": group for scope, group in _groups(r[1] for r in rows.values()).items()
+        }
 
         def dump(data: Any) -> bytes:
             return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
         keys = {name: row[0] for name, row in rows.items()}
-        body = b"\n".join([dump(keys), dump(groups), dump({n: r[1] for n, r in rows.items()})])
-        head = json.dumps({"format": FORMAT, "sha256": hashlib.sha256(body).hexdigest()})
-        tmp.write_bytes(head.encode("ascii") + b"\n" + body)
+        used = dump(keys) + b"\n" + dump(groups)
+        briefs = dump({n: r[1] for n, r in rows.items()})
+        head = json.dumps(
+            {
+                "format": FORMAT,
+                "sha256": hashlib.sha256(used).hexdigest(),
+                "rows_sha256": hashlib.sha256(briefs).hexdigest(),
+            }
+        )
+        tmp.write_bytes(head.encode("ascii") + b"\n" + used + b"\n" + briefs)
         os.replace(tmp, path)
     except OSError:
         tmp.unlink(missing_ok=True)
