@@ -80,18 +80,34 @@ def _report(verb: str, t: Transition) -> None:
 def _each(
     ids: list[str], verb: str, action: Callable[[Repository, Person, str], Transition]
 ) -> None:
-    """Run one transition per id (one commit each); report each failure, exit 1 if any."""
+    """Run one transition per id (one commit each, under the lock); see :func:`_run_each`."""
+
+    def locked(repo: Repository, actor: Person, rule_id: str, _version: int | None) -> Transition:
+        with repo.locked():
+            return action(repo, actor, rule_id)
+
+    _run_each([(rule_id, None) for rule_id in dict.fromkeys(ids)], verb, locked, len(ids) == 1)
+
+
+def _run_each(
+    pairs: list[tuple[str, int | None]],
+    verb: str,
+    action: Callable[[Repository, Person, str, int | None], Transition],
+    alone: bool,
+) -> None:
+    """Run ``action`` for each ``(rule id, version)`` and report its transition; a failure is
+    raised as it is when the command named one rule (``alone``), else reported, and the
+    command exits 1 once every rule was tried."""
     from agentmem.errors import AgentmemError
 
     repo = repository()
     actor = repo.actor()
     failed = 0
-    for rule_id in dict.fromkeys(ids):
+    for rule_id, version in pairs:
         try:
-            with repo.locked():
-                transition = action(repo, actor, rule_id)
+            transition = action(repo, actor, rule_id, version)
         except AgentmemError as exc:
-            if len(ids) == 1:
+            if alone:
                 raise
             output.error(f"{rule_id}: {exc}")
             failed += 1
@@ -395,24 +411,8 @@ def approve(
     Shows what changed since the rule's last active version (the whole rule if it never was)
     and any live rule of an overlapping scope it contradicts, then approves exactly the version
     you name (--version N, or ID@N); at a terminal without it, asks."""
-    from agentmem.errors import AgentmemError
-
     pins = _pins(rule_ids, version)
-    repo = repository()
-    actor = repo.actor()
-    failed = 0
-    for rule_id, pinned in pins:
-        try:
-            transition = _approve_one(repo, actor, rule_id, pinned)
-        except AgentmemError as exc:
-            if len(pins) == 1:
-                raise
-            output.error(f"{rule_id}: {exc}")
-            failed += 1
-            continue
-        _report("approved", transition)
-    if failed:
-        raise typer.Exit(1)
+    _run_each(pins, "approved", _approve_one, len(pins) == 1)
 
 
 @app.command("diff")
