@@ -109,7 +109,10 @@ def test_chat_of_another_person_is_for_admins_only(both: Path, runner: CliRunner
     set_identity(both, "Bob", "bob@example.com")
     refused = invoke(runner, "context", "chat", "--person", "alice")
     assert refused.exit_code == 1
-    assert "the chat context of alice is for alice only; you are bob (member)" in refused.stderr
+    assert (
+        "the chat context of alice is for alice and the admins; you are bob (member)"
+        in refused.stderr
+    )
     assert refused.stdout == ""
     unknown = invoke(runner, "context", "chat", "--person", "carol")
     assert unknown.exit_code == 2 and "no person 'carol' in roles.yaml" in unknown.stderr

@@ -117,4 +117,6 @@ def test_another_persons_memory_is_for_admins(memrepo, runner, tmp_path: Path):
     set_identity(memrepo, "Bob", "bob@example.com")
     result = invoke(runner, "export", "--to", "markdown", "--person", "alice")
     assert result.exit_code == 1
-    assert "for alice only" in result.stderr
+    assert "the chat context of alice is for alice and the admins; you are bob (member)" in (
+        result.stderr
+    )

@@ -173,6 +173,16 @@ def may_read(actor: Actor, person: str) -> bool:
     return actor.id == person or may(actor.role, READ_OTHERS)
 
 
+def require_read(actor: Actor, person: str, subject: str, hint: str) -> None:
+    """Refuse unless ``actor`` may read ``person``'s (:func:`may_read`); the message names what
+    is refused (``subject``, e.g. "bob's memory is") and who may read it. Raises
+    :class:`GovernanceError`."""
+    if not may_read(actor, person):
+        raise GovernanceError(
+            f"{subject} for {person} and the admins; you are {actor.id} ({actor.role})", hint=hint
+        )
+
+
 # -- governance settings that can be relaxed ----------------------------------------------------
 def _turned_off(old: object, new: object) -> bool:
     return old is True and new is False

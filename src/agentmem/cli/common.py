@@ -34,16 +34,15 @@ def actor_and_person(repo: Repository, person: str | None) -> tuple[Person, str]
     reads. Raises :class:`~agentmem.errors.GovernanceError` when the actor is neither that
     person nor an admin (docs/design.md §Roles: an admin may read anyone's memory), UsageError for
     an unknown person."""
-    from agentmem.errors import GovernanceError
 
     actor = repo.actor()
     target = person or actor.id
     if person:
         repo.person(person)
-        if not governance.may_read(actor, person):
-            raise GovernanceError(
-                f"{person}'s memory and inbox are for {person} and the admins; you are "
-                f"{actor.id} ({actor.role})",
-                hint="ask them, or an admin, to share what you need",
-            )
+        governance.require_read(
+            actor,
+            person,
+            f"{person}'s memory and inbox are",
+            "ask them, or an admin, to share what you need",
+        )
     return actor, target

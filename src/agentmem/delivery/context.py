@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from agentmem import governance
 from agentmem.delivery.hotread import FORMATS as FORMATS
 from agentmem.delivery.hotread import scope_for_folder as scope_for_folder
-from agentmem.errors import GovernanceError, UsageError
+from agentmem.errors import UsageError
 from agentmem.frozen import Frozen
 from agentmem.memory.file import BudgetStatus, Entry, budget_status, new_memory_text, parse_memory
 from agentmem.memory.records import scope_contains, today_iso
@@ -182,11 +182,9 @@ def chat_reader(repo: Repository, actor: Person, person: str | None) -> str:
     if person is None or person == actor.id:
         return actor.id
     repo.person(person)
-    if not governance.may_read(actor, person):
-        raise GovernanceError(
-            f"the chat context of {person} is for {person} only; you are {actor.id} ({actor.role})",
-            hint="run it without --person to get your own",
-        )
+    governance.require_read(
+        actor, person, f"the chat context of {person} is", "run it without --person to get your own"
+    )
     return person
 
 

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agentmem import governance
-from agentmem.errors import GovernanceError, UsageError
+from agentmem.errors import UsageError
 from agentmem.memory.records import today_iso
 from agentmem.search.index import open_index
 
@@ -113,12 +113,12 @@ def reader_scope(repo: Repository, actor: Person, person: str | None) -> str | N
     if person is None or person == actor.id:
         return actor.id
     repo.person(person)
-    if not governance.may_read(actor, person):
-        raise GovernanceError(
-            f"{person}'s memory, inbox and history are for {person} and the admins; you are "
-            f"{actor.id} ({actor.role})",
-            hint="search without --person (your own), or ask an admin",
-        )
+    governance.require_read(
+        actor,
+        person,
+        f"{person}'s memory, inbox and history are",
+        "search without --person (your own), or ask an admin",
+    )
     return person
 
 

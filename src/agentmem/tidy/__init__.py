@@ -134,11 +134,9 @@ def run_tidy(
     who = person or actor.id
     if who != actor.id:
         repo.person(who)
-        if not governance.may_read(actor, who):
-            raise GovernanceError(
-                f"{who}'s memory is for {who} and the admins; you are {actor.id} ({actor.role})",
-                hint="run agentmem tidy without --person (your own memory)",
-            )
+        governance.require_read(
+            actor, who, f"{who}'s memory is", "run agentmem tidy without --person (your own memory)"
+        )
         if to_inbox:
             raise GovernanceError(
                 f"only {who} files proposals into {who}'s inbox; you are {actor.id}",

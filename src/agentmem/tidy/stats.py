@@ -38,7 +38,7 @@ from agentmem import trailers as tr
 from agentmem.delivery.usage import log_text, read_chats, read_usage
 from agentmem.doctrine.conflicts import conflicts_among, profile
 from agentmem.doctrine.parse import load_rules_and_errors
-from agentmem.errors import AgentmemError, GovernanceError
+from agentmem.errors import AgentmemError
 from agentmem.harvest.queue import HARVESTED_FILE, LOCAL_DIR
 from agentmem.memory.file import budget_status, parse_memory
 from agentmem.proposals.inbox import list_pending
@@ -340,12 +340,12 @@ def collect(repo: Repository, actor: Person, person: str | None, today: date) ->
     everyone = repo.people()
     if person is not None:
         repo.person(person)
-        if not governance.may_read(actor, person):
-            raise GovernanceError(
-                f"the figures of {person} are for {person} and the admins; you are {actor.id} "
-                f"({actor.role})",
-                hint="run agentmem stats for your own figures and the team's totals",
-            )
+        governance.require_read(
+            actor,
+            person,
+            f"the figures of {person} are",
+            "run agentmem stats for your own figures and the team's totals",
+        )
     weeks = _Weeks(today)
     all_figures = {p: Figures() for p in sorted(everyone)}
     team = Figures()
