@@ -1,28 +1,46 @@
-"""Benchmark: how good are harvest's proposals? (the labelled set in ``harvest_set/cases.yaml``)
+"""Benchmark: how good are harvest's proposals? (the labelled sets in ``harvest_set/``)
 
 Not a test. Run from the repository root::
 
-    PYTHONPATH=src python benchmarks/harvest_quality.py [--provider offline] [--json] [--show]
+    PYTHONPATH=src python benchmarks/harvest_quality.py [--set all] [--provider offline] [--json] [--show]
+
+The sets (``--set``, default ``all``):
+
+- ``project``: ``cases.yaml``, written together with the offline extractor's markers: it says
+  the cases it names are handled, not how a new phrasing fares;
+- ``blind``: ``blind.yaml``, written by someone who had not read the extractor, before it was
+  tuned to them;
+- ``blind2``: ``blind2.yaml``, a second blind batch written after that tuning (generalisation);
+- ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
 JSON array, Claude Code JSONL or Codex JSONL, with tool calls, tool results and hook blocks where
-that format has them) into a fresh memory repository holding the case's current memory and
-active doctrine (scope ``contracts``). ``harvest_session`` then runs exactly as the CLI does and
-the proposals it keeps are compared with the labels.
+that format has them) into a fresh memory repository. The case's memory is seeded through the
+real path (``Agentmem.remember`` of each entry, then accepted as ``agentmem review --accept``
+does, so each entry carries its record); its doctrine is written as active rules of scope
+``contracts``. Its ``outcomes`` are written to a JSON file read by ``load_outcomes``, as
+``agentmem harvest --outcomes FILE`` reads it. ``harvest_session`` then runs exactly as the CLI
+does and the proposals it keeps are compared with the labels.
 
-Figures, per language and over all:
+Figures, per set, per language and over all:
 
 - explicit: expected requests of kind ``explicit`` found (any route);
 - doctrine: expected doctrine statements found, and of those, routed to doctrine;
 - change: expected changes of mind found as the expected ``modify``/``remove`` with a target
   holding the expected words;
+- outcome: expected entries drawn from the outcomes found;
+- article: the founding article's three remarks (cases with ``article: true``) found;
 - precision: kept proposals that match some expected proposal;
-- routing / section: matched proposals with the expected route / section;
+- routing / section: matched proposals with the expected route / section (section only where
+  the label names one);
 - must-not: kept proposals that carry a must-not string (personal data, a secret, pasted
   document content, injected text): the target is 0;
-- nothing: proposals kept in sessions with nothing to remember (target: at most 1 in all).
+- nothing: proposals kept in sessions with nothing to remember (target: at most 1 in all);
+- prompts: standing prompts with at least one expected proposal found, and proposals kept for
+  one-off prompts (target: none).
 
-``--show`` prints every session's kept proposals and what they matched.
+A ``match`` or ``target`` word ``a|b`` is found when either alternative occurs. ``--show``
+prints every session's kept proposals and what they matched.
 """
 
 from __future__ import annotations
@@ -40,7 +58,12 @@ from typing import Any
 import yaml
 
 HERE = Path(__file__).resolve().parent
-CASES = HERE / "harvest_set" / "cases.yaml"
+SETS = {
+    "project": HERE / "harvest_set" / "cases.yaml",
+    "blind": HERE / "harvest_set" / "blind.yaml",
+    "blind2": HERE / "harvest_set" / "blind2.yaml",
+    "prompts": HERE / "harvest_set" / "prompts.yaml",
+}
 SCOPE = "contracts"
 LANGS = ("en", "fr", "es", "de")
 
@@ -203,15 +226,6 @@ def render(case: dict[str, Any], session_id: str) -> str:
 # --- a repository per case --------------------------------------------------------------------
 
 
-def _memory_text(person: str, sections: tuple[str, ...], memory: dict[str, list[str]]) -> str:
-    lines = [f"# Memory: {person}", ""]
-    for section in sections:
-        lines.append(f"## {section}")
-        lines += [f"- {entry}" for entry in memory.get(section, [])]
-        lines.append("")
-    return "\n".join(lines).rstrip("\n") + "\n"
-
-
 def _rule_text(index: int, instruction: str) -> str:
     from agentmem.doctrine.model import Approval, Rule, content_sha256, rule_relpath
     from agentmem.doctrine.render import canonical_text
@@ -238,25 +252,36 @@ def _rule_text(index: int, instruction: str) -> str:
     return canonical_text(rule.with_changes(approval=approval))
 
 
+def seed_memory(root: Path, memory: dict[str, list[str]]) -> None:
+    """Each entry as a person files it: ``remember`` into the inbox, then accepted (the plan and
+    the audit commit of ``agentmem review --accept``), so each carries its record."""
+    import agentmem
+    from agentmem.proposals.review import commit_accept, plan_accept
+
+    mem = agentmem.open(root)
+    repo, actor = mem.repository, mem.actor()
+    for section, entries in memory.items():
+        for text in entries:
+            proposal = mem.remember_proposal(text, section=section, session="seed")
+            with repo.locked():
+                commit_accept(repo, actor, plan_accept(repo, proposal), proposal)
+
+
 def run_case(case: dict[str, Any], base: Path, provider: str) -> list[Any]:
     """Harvest one case in a fresh repository; the kept proposals."""
     from agentmem import trailers
-    from agentmem.harvest.run import harvest_session
+    from agentmem.harvest.run import harvest_session, load_outcomes
     from agentmem.store import gitio
     from agentmem.store.init import init_repository
     from agentmem.store.repo import open_repository
 
     root = base / case["id"]
     init_repository(root)
+    if case.get("memory"):
+        seed_memory(root, case["memory"])
     repo = open_repository(root)
     actor = repo.actor()
     paths = []
-    if case.get("memory"):
-        rel = repo.memory_relpath(actor.id)
-        (root / rel).write_text(
-            _memory_text(actor.id, repo.config.memory.sections, case["memory"]), encoding="utf-8"
-        )
-        paths.append(rel)
     for i, instruction in enumerate(case.get("doctrine") or [], start=1):
         rel = f"doctrine/seeded-rule-{i}.yaml"
         (root / rel).write_text(_rule_text(i, instruction), encoding="utf-8")
@@ -266,16 +291,28 @@ def run_case(case: dict[str, Any], base: Path, provider: str) -> list[Any]:
     suffix = {"text": ".md", "messages": ".json", "claude-code": ".jsonl", "codex": ".jsonl"}
     transcript = base / f"{case['id']}{suffix[case['format']]}"
     transcript.write_text(render(case, f"bench-{case['id']}"), encoding="utf-8")
-    result = harvest_session(repo, actor, transcript, provider=provider, scope=SCOPE)
+    outcomes: tuple[Any, ...] = ()
+    if case.get("outcomes"):
+        path = base / f"{case['id']}.outcomes.json"
+        path.write_text(json.dumps(case["outcomes"], ensure_ascii=False), encoding="utf-8")
+        outcomes = load_outcomes(path)
+    result = harvest_session(
+        repo, actor, transcript, provider=provider, scope=SCOPE, outcomes=outcomes
+    )
     return list(result.kept)
 
 
 # --- scoring ----------------------------------------------------------------------------------
 
 
+def _word_in(word: Any, haystack: str) -> bool:
+    """``word`` (or one of its ``a|b`` alternatives) occurs in the folded ``haystack``."""
+    return any(fold(alt) in haystack for alt in str(word).split("|"))
+
+
 def _words_in(words: list[Any], text: str | None) -> bool:
     haystack = fold(text or "")
-    return all(fold(str(w)) in haystack for w in words)
+    return all(_word_in(w, haystack) for w in words)
 
 
 def matches(expected: dict[str, Any], proposal: Any) -> bool:
@@ -293,24 +330,29 @@ def score(cases: list[dict[str, Any]], kept: dict[str, list[Any]]) -> dict[str, 
             s["sessions"] += 1
             s["proposals"] += len(proposals)
             used: set[int] = set()
+            found_any = False
             for exp in case.get("expect") or []:
                 kind = exp["kind"]
                 s[f"{kind}_expected"] += 1
+                if case.get("article"):
+                    s["article_expected"] += 1
                 hit = next(
                     (i for i, p in enumerate(proposals) if i not in used and matches(exp, p)), None
                 )
                 if hit is None:
                     continue
                 used.add(hit)
+                found_any = True
                 p = proposals[hit]
                 s[f"{kind}_found"] += 1
+                s["article_found"] += int(bool(case.get("article")))
                 s["routed"] += int(p.route == exp["route"])
                 s["matched"] += 1
                 if kind == "doctrine":
                     s["doctrine_routed"] += int(p.route == "doctrine")
-                if exp["route"] == "memory":
+                if exp["route"] == "memory" and exp.get("section"):
                     s["section_expected"] += 1
-                    s["section_right"] += int(p.section == exp.get("section"))
+                    s["section_right"] += int(p.section == exp["section"])
                 if kind == "change":
                     right = p.action == exp["action"] and _words_in(exp.get("target", []), p.target)
                     s["change_right"] += int(right)
@@ -322,6 +364,14 @@ def score(cases: list[dict[str, Any]], kept: dict[str, list[Any]]) -> dict[str, 
             if case["kind"] == "nothing":
                 s["nothing_sessions"] += 1
                 s["nothing_proposals"] += len(proposals)
+                s["nothing_with"] += int(bool(proposals))
+            elif case["kind"] == "standing":
+                s["standing_sessions"] += 1
+                s["standing_proposed"] += int(found_any)
+            elif case["kind"] == "one-off":
+                s["oneoff_sessions"] += 1
+                s["oneoff_proposals"] += len(proposals)
+                s["oneoff_with"] += int(bool(proposals))
     return stats
 
 
@@ -329,61 +379,131 @@ def pct(num: int, den: int) -> str:
     return f"{100 * num / den:5.1f} % ({num}/{den})" if den else "    – (0/0)"
 
 
+def _over(what: str) -> Any:
+    """``N in K of M sessions``: proposals kept in sessions that should have none."""
+
+    def cell(s: dict[str, Any]) -> str:
+        return f"{s[what + '_proposals']} in {s[what + '_with']}/{s[what + '_sessions']}"
+
+    return cell
+
+
+ROWS: list[tuple[str, str, Any]] = [
+    # (label, the count that must be non-zero somewhere for the row to show, cell)
+    (
+        "explicit requests found",
+        "explicit_expected",
+        lambda s: pct(s["explicit_found"], s["explicit_expected"]),
+    ),
+    (
+        "doctrine statements found",
+        "doctrine_expected",
+        lambda s: pct(s["doctrine_found"], s["doctrine_expected"]),
+    ),
+    (
+        "doctrine routed to doctrine",
+        "doctrine_expected",
+        lambda s: pct(s["doctrine_routed"], s["doctrine_found"]),
+    ),
+    (
+        "changes of mind as modify/remove",
+        "change_expected",
+        lambda s: pct(s["change_right"], s["change_expected"]),
+    ),
+    (
+        "outcome-derived entries found",
+        "outcome_expected",
+        lambda s: pct(s["outcome_found"], s["outcome_expected"]),
+    ),
+    (
+        "the article's remarks found",
+        "article_expected",
+        lambda s: pct(s["article_found"], s["article_expected"]),
+    ),
+    (
+        "standing prompts proposed",
+        "standing_sessions",
+        lambda s: pct(s["standing_proposed"], s["standing_sessions"]),
+    ),
+    ("one-off prompts: proposals in", "oneoff_sessions", _over("oneoff")),
+    ("precision", "sessions", lambda s: pct(s["precise"], s["proposals"])),
+    ("routing right (matched)", "matched", lambda s: pct(s["routed"], s["matched"])),
+    (
+        "section right (matched memory)",
+        "section_expected",
+        lambda s: pct(s["section_right"], s["section_expected"]),
+    ),
+    ("proposals carrying a must-not", "sessions", lambda s: f"{s['must_not']}"),
+    ("nothing-to-remember: proposals in", "nothing_sessions", _over("nothing")),
+    ("sessions / proposals kept", "sessions", lambda s: f"{s['sessions']} / {s['proposals']}"),
+]
+
+
 def report(stats: dict[str, dict[str, Any]]) -> str:
-    rows = [
-        ("explicit requests found", lambda s: pct(s["explicit_found"], s["explicit_expected"])),
-        ("doctrine statements found", lambda s: pct(s["doctrine_found"], s["doctrine_expected"])),
-        ("doctrine routed to doctrine", lambda s: pct(s["doctrine_routed"], s["doctrine_found"])),
-        (
-            "changes of mind as modify/remove",
-            lambda s: pct(s["change_right"], s["change_expected"]),
-        ),
-        ("precision", lambda s: pct(s["precise"], s["proposals"])),
-        ("routing right (matched)", lambda s: pct(s["routed"], s["matched"])),
-        (
-            "section right (matched memory)",
-            lambda s: pct(s["section_right"], s["section_expected"]),
-        ),
-        ("proposals carrying a must-not", lambda s: f"{s['must_not']}"),
-        (
-            "proposals in nothing-to-remember",
-            lambda s: f"{s['nothing_proposals']} over {s['nothing_sessions']} sessions",
-        ),
-        ("sessions / proposals kept", lambda s: f"{s['sessions']} / {s['proposals']}"),
-    ]
     keys = [k for k in (*LANGS, "all") if k in stats]
     width = 34
     out = [f"{'':{width}}" + "".join(f"{k:>22}" for k in keys)]
-    for label, fn in rows:
-        out.append(f"{label:{width}}" + "".join(f"{fn(stats[k]):>22}" for k in keys))
+    for label, needs, fn in ROWS:
+        if stats["all"][needs]:
+            out.append(f"{label:{width}}" + "".join(f"{fn(stats[k]):>22}" for k in keys))
     return "\n".join(out)
+
+
+def load_set(name: str) -> list[dict[str, Any]]:
+    if not SETS[name].exists():
+        raise SystemExit(f"{SETS[name]}: no such set (yet)")
+    cases = yaml.safe_load(SETS[name].read_text(encoding="utf-8"))
+    if not isinstance(cases, list):
+        raise SystemExit(f"{SETS[name]}: expected a list of cases")
+    return cases
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--set",
+        default="all",
+        choices=(*SETS, "all"),
+        help="the labelled set to run (default: all of them)",
+    )
     parser.add_argument("--provider", default="offline")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--show", action="store_true", help="print every session's proposals")
     args = parser.parse_args(argv)
-    cases = yaml.safe_load(CASES.read_text(encoding="utf-8"))
-    kept: dict[str, list[Any]] = {}
+    names = [n for n in SETS if SETS[n].exists()] if args.set == "all" else [args.set]
+    figures: dict[str, dict[str, dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory(prefix="agentmem-harvest-quality-") as tmp:
         os.environ.setdefault("AGENTMEM_TODAY", "2026-12-01")
-        for case in cases:
-            kept[case["id"]] = run_case(case, Path(tmp), args.provider)
-            if args.show:
-                print(f"{case['id']} [{case['kind']}]")
-                for p in kept[case["id"]]:
-                    hit = any(matches(e, p) for e in case.get("expect") or [])
-                    mark = "ok " if hit else "-- "
-                    print(
-                        f"  {mark}{p.action} {p.route} {p.section!s:20} {p.target!s:>20} | {p.text}"
-                    )
-    stats = score(cases, kept)
+        for name in names:
+            cases = load_set(name)
+            base = Path(tmp) / name
+            base.mkdir()
+            kept: dict[str, list[Any]] = {}
+            for case in cases:
+                kept[case["id"]] = run_case(case, base, args.provider)
+                if args.show:
+                    print(f"{name}/{case['id']} [{case['kind']}]")
+                    for p in kept[case["id"]]:
+                        hit = any(matches(e, p) for e in case.get("expect") or [])
+                        mark = "ok " if hit else "-- "
+                        print(
+                            f"  {mark}{p.action} {p.route} {p.section!s:20} "
+                            f"{p.target!s:>20} | {p.text}"
+                        )
+            figures[name] = score(cases, kept)
     if args.json:
-        print(json.dumps({k: dict(v) for k, v in stats.items()}, indent=2))
+        print(
+            json.dumps(
+                {n: {k: dict(v) for k, v in f.items()} for n, f in figures.items()}, indent=2
+            )
+        )
     else:
-        print(report(stats))
+        for name, stats in figures.items():
+            print(
+                f"== {name} ({SETS[name].relative_to(HERE)}, {stats['all']['sessions']} sessions)"
+            )
+            print(report(stats))
+            print()
     return 0
 
 
