@@ -335,3 +335,49 @@ def test_a_modify_targets_its_own_section_and_remove_plus_add_cancel(
     assert "the target is not in section 'Priorities & scope'" in reasons[-1]
     cancelled = {r["index"]: r["reason"][:18] for r in out["rejected"] if "cancels" in r["reason"]}
     assert cancelled == {2: "cancels proposal 3", 3: "cancels proposal 2"}
+
+
+@pytest.mark.parametrize("add_first", [False, True])
+def test_removing_an_entry_and_adding_it_back_is_a_no_op(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, add_first: bool
+) -> None:
+    """One answer that removes X and adds X back (word for word) leaves X in the file: the add
+    is not refused as a repeat of X while the remove goes through alone."""
+    entry = "Summaries in 3 bullets."
+    first = _replay(
+        runner,
+        tmp_path,
+        "one",
+        [
+            {
+                "action": "add",
+                "basis": "declared",
+                "section": "Writing style",
+                "text": entry,
+                "justification": "x",
+            }
+        ],
+    )
+    assert invoke(runner, "review", "--accept", first["proposals"][0]["id"]).exit_code == 0
+    batch = [
+        {
+            "action": "remove",
+            "basis": "declared",
+            "section": "Writing style",
+            "target": "3 bullets",
+            "justification": "x",
+        },
+        {
+            "action": "add",
+            "basis": "declared",
+            "section": "Writing style",
+            "text": entry,
+            "justification": "x",
+        },
+    ]
+    out = _replay(runner, tmp_path, "two", batch[::-1] if add_first else batch, exit_code=1)
+    assert out["proposals"] == []
+    reasons = [r["reason"] for r in out["rejected"]]
+    assert len(reasons) == 2 and all("a no-op, the entry stays as it is" in r for r in reasons)
+    assert entry in (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
+    assert invoke(runner, "inbox", "--format", "json").stdout.count('"id"') == 0

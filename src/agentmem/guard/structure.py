@@ -56,9 +56,9 @@ _EXFIL: list[tuple[str, str, re.Pattern[str]]] = [
 ]
 # fmt: on
 _URL = re.compile(r"\b(?:https?|ftp)://[^\s<>\"'`)\]]+")
-_AUTOLINK = re.compile(
-    r"<(?:https?|ftp)://[^\s<>]*[?#][^\s<>]*>"
-)  # <https://…?…>, rendered as a link
+# <https://…>, rendered as a link: refused with any query data, and to any host that is not a
+# code or documentation host (like a reference-style link definition, it is link markup).
+_AUTOLINK = re.compile(r"<(?:https?|ftp)://([^\s<>/?#]*)([^\s<>?#]*)([^\s<>]*)>")
 _MD_LINK_TARGET = re.compile(r"\]\(\s*<?(?:https?|ftp)://[^\s)>]*[?#][^\s)>]*")  # [text](url?…)
 _QUERY_VALUE_MAX = 32  # characters in one query value
 _QUERY_MAX = 100  # characters of query plus fragment
@@ -163,7 +163,15 @@ def _exfiltration_hits(det: str) -> Iterator[tuple[int, int, str]]:
             yield m.start(), m.end(), "Markdown link with query data"
     if "<" in det:  # an autolink <https://…> is rendered as a link too
         for m in _AUTOLINK.finditer(det):
-            yield m.start(), m.end(), "autolink with query data"
+            host = m.group(1).rpartition("@")[2].partition(":")[0]
+            if m.group(3):
+                yield m.start(), m.end(), "autolink with query data"
+            elif not _allowed_host(host, m.group(2)):
+                yield (
+                    m.start(),
+                    m.end(),
+                    "autolink to a host that is not a code or documentation host",
+                )
     for m in _URL.finditer(det):
         try:
             parts = urlsplit(m.group())

@@ -167,21 +167,12 @@ def _may_hold_invisible(raw: _Raw) -> bool:
     return raw.latin1 is None and _PRINTABLE_INVISIBLE.search(raw.text) is not None
 
 
-def _runs(positions: list[int]) -> list[tuple[int, int]]:
-    """Maximal runs of consecutive positions, as (start, end) spans."""
-    runs: list[tuple[int, int]] = []
-    for i in positions:
-        if runs and runs[-1][1] == i:
-            runs[-1] = (runs[-1][0], i + 1)
-        else:
-            runs.append((i, i + 1))
-    return runs
-
-
 def _invisible_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
-    """One finding per distinct invisible code point (``U+200B ×3 (ZERO WIDTH SPACE)``), except
-    that a run of several distinct ones (tag characters spelling a hidden text, variation
-    selectors carrying bytes) is one finding that counts the whole run: ``×32 in a row``."""
+    """Invisible characters, grouped so that each finding counts every one in its span: one
+    code point alone is ``U+200B ×3 (ZERO WIDTH SPACE)``; several distinct ones whose spans
+    meet (tag characters spelling a hidden text, in a row or spread between visible letters,
+    variation selectors carrying bytes) are one finding that counts them all: ``×32 in a row``,
+    ``×29 over 32 characters``."""
     if not _may_hold_invisible(raw or _Raw(text)):
         return []
     positions = [
@@ -191,23 +182,38 @@ def _invisible_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
         and _is_invisible_cp(m.group())
         and not _excused(text, m.start())
     ]
-    single: list[int] = []
     out: list[Finding] = []
-    for start, end in _runs(positions):
-        run = text[start:end]
-        distinct = set(run)
+    for start, end in _clusters(text, positions):
+        inside = [i for i in positions if start <= i < end]
+        distinct = {text[i] for i in inside}
         if len(distinct) == 1:
-            single.extend(range(start, end))
+            out += _per_codepoint(text, inside, "invisible-char", "invisible character")
             continue
         lo, hi = min(map(ord, distinct)), max(map(ord, distinct))
         tags = " (Unicode tag characters: hidden text)" if lo >= 0xE0000 and hi <= 0xE007F else ""
+        where = "in a row" if len(inside) == end - start else f"over {end - start} characters"
         message = (
-            f"invisible characters ×{end - start} in a row, {len(distinct)} distinct, "
+            f"invisible characters ×{len(inside)} {where}, {len(distinct)} distinct, "
             f"U+{lo:04X}..U+{hi:04X}{tags}"
         )
         out.append(Finding("invisible-char", message, start, end))
-    out += _per_codepoint(text, single, "invisible-char", "invisible character")
     return sorted(out, key=lambda f: f.start)
+
+
+def _clusters(text: str, positions: list[int]) -> list[tuple[int, int]]:
+    """Spans that hold every invisible character: each code point's span (first to last) and
+    each run, joined where they overlap or touch."""
+    spans: dict[str, tuple[int, int]] = {}
+    for i in positions:
+        first = spans.get(text[i], (i, i))[0]
+        spans[text[i]] = (first, i + 1)
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans.values()):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _visible_positions(text: str, raw: _Raw | None = None) -> list[int] | None:

@@ -37,7 +37,7 @@ from agentmem.governance import require_memory_role
 from agentmem.harvest.own import restates
 from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer, offline
 from agentmem.harvest.transcripts import Transcript, read_transcript
-from agentmem.memory.file import new_memory_text, parse_memory
+from agentmem.memory.file import new_memory_text, nfc, parse_memory
 from agentmem.proposals.ids import check_scope, check_session
 from agentmem.proposals.inbox import list_pending, write_to_inbox
 from agentmem.proposals.model import Proposal, parse_proposal
@@ -271,7 +271,7 @@ def _validate_and_write(
     limit = repo.config.harvest.max_proposals
     pending_texts = [p for p in list_pending(repo, actor.id) if p.text]
     not_own = transcript.not_own()
-    valid: list[tuple[int, Proposal, object]] = []
+    parsed: list[tuple[int, Proposal, object]] = []
     for index, raw in enumerate(answer.proposals, start=1):
         try:
             proposal = parse_proposal(
@@ -282,6 +282,23 @@ def _validate_and_write(
                 scope=scope,
                 where=f"proposal {index}",
             )
+        except GuardError as exc:
+            reason = str(exc)
+            result.rejected.append(
+                Rejection(index, _label(raw), reason, guard_codes(reason) or ("guard",))
+            )
+            continue
+        except AgentmemError as exc:
+            reason = str(exc).removeprefix(f"proposal {index}: ")
+            result.rejected.append(Rejection(index, _label(raw), reason))
+            continue
+        parsed.append((index, proposal, raw))
+    # A remove and an add of the same entry cancel out before validation, which would refuse
+    # the add as a repeat of the entry still there and keep the remove alone.
+    parsed = _cancel_out(parsed, memory_text, repo, actor.id, result)
+    valid: list[tuple[int, Proposal, object]] = []
+    for index, proposal, item in parsed:
+        try:
             if proposal.route == "memory":
                 require_memory_role(actor, "a memory proposal")
             proposal = validate(
@@ -296,15 +313,15 @@ def _validate_and_write(
         except GuardError as exc:
             reason = str(exc)
             result.rejected.append(
-                Rejection(index, _label(raw), reason, guard_codes(reason) or ("guard",))
+                Rejection(index, _label(item), reason, guard_codes(reason) or ("guard",))
             )
             continue
         except AgentmemError as exc:
             reason = str(exc).removeprefix(f"proposal {index}: ")
-            result.rejected.append(Rejection(index, _label(raw), reason))
+            result.rejected.append(Rejection(index, _label(item), reason))
             continue
-        valid.append((index, proposal, raw))
-    valid = _collapse(valid, result)
+        valid.append((index, proposal, item))
+    result.rejected.sort(key=lambda r: r.index)
     # The cap counts valid proposals: validation first, then the first max_proposals are kept.
     result.kept = [p for _, p, _ in valid[:limit]]
     result.cut = max(0, len(valid) - limit)
@@ -318,34 +335,48 @@ def _validate_and_write(
     return result
 
 
-def _collapse(
-    valid: list[tuple[int, Proposal, object]], result: HarvestResult
+def _cancel_out(
+    parsed: list[tuple[int, Proposal, object]],
+    memory_text: str | None,
+    repo: Repository,
+    person: str,
+    result: HarvestResult,
 ) -> list[tuple[int, Proposal, object]]:
-    """A ``remove`` of an entry and an ``add`` of the same entry in one answer cancel out: both
-    are listed as rejected and neither is kept."""
-    dropped: set[int] = set()
-    for i, removal, _ in valid:
-        if removal.action != "remove" or not removal.target:
-            continue
-        for j, addition, _ in valid:
-            if j in dropped or i in dropped or addition.action != "add" or not addition.text:
+    """A ``remove`` of an entry and an ``add`` that puts the same entry back, in one answer,
+    cancel out: a no-op. Both are listed as rejected (saying so) and neither is kept, so the
+    entry stays as it is. The add is the same entry when it holds the removal's target or is
+    as similar to the removed entry (or the target) as a repeat would be."""
+    removals = [(i, p) for i, p, _ in parsed if p.action == "remove" and p.target]
+    if not removals or not any(p.action == "add" and p.text for _, p, _ in parsed):
+        return parsed
+    config = repo.config.memory
+    base = memory_text if memory_text is not None else new_memory_text(person, config)
+    entries = parse_memory(base, person, config, repo.memory_relpath(person)).entries()
+    dropped: dict[int, int] = {}
+    for i, removal in removals:
+        assert removal.target is not None
+        removed = [e.text for e in entries if nfc(removal.target) in nfc(e.text)]
+        removed = removed or [removal.target]
+        for j, addition, _ in parsed:
+            if i in dropped or j in dropped or addition.action != "add" or not addition.text:
                 continue
-            same = (
-                removal.target in addition.text
-                or similarity(removal.target, addition.text) >= DUPLICATE_ENTRY_SCORE
+            same = removal.target in addition.text or any(
+                similarity(text, addition.text) >= DUPLICATE_ENTRY_SCORE
+                for text in {*removed, removal.target}
             )
             if same:
-                dropped |= {i, j}
-                for index, other in ((i, j), (j, i)):
-                    raw = next(r for k, _, r in valid if k == index)
-                    result.rejected.append(
-                        Rejection(
-                            index,
-                            _label(raw),
-                            f"cancels proposal {other} (remove and add of the same entry)",
-                        )
-                    )
-    return [v for v in valid if v[0] not in dropped]
+                dropped[i], dropped[j] = j, i
+    for index, _, raw in parsed:
+        if index in dropped:
+            result.rejected.append(
+                Rejection(
+                    index,
+                    _label(raw),
+                    f"cancels proposal {dropped[index]} (a remove and an add of the same "
+                    "entry): a no-op, the entry stays as it is",
+                )
+            )
+    return [v for v in parsed if v[0] not in dropped]
 
 
 def doctrine_in_scope(repo: Repository, scope: str | None) -> list[Rule]:
