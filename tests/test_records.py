@@ -358,11 +358,12 @@ def test_retention_settings_are_checked() -> None:
 
 
 def test_the_fast_marker_split_agrees_with_the_regular_expression() -> None:
-    """split_marker finds a marker without the regular expression in the usual shapes; on
-    every shape it gives what the expression gives (seeded random lines of marker pieces)."""
+    """split_entry finds a marker without the regular expression in the usual shapes; on
+    every shape it gives what the expression gives (seeded random lines of marker pieces),
+    for the line as the file holds it (``- `` and the line end) and for its body alone."""
     import random
 
-    from agentmem.memory.records import _MARKER, split_marker
+    from agentmem.memory.records import _MARKER, split_entry
 
     def by_expression(body: str) -> tuple[str, str | None]:
         match = _MARKER.match(body) if "<!-- am:" in body else None
@@ -372,4 +373,6 @@ def test_the_fast_marker_split_agrees_with_the_regular_expression() -> None:
     rng = random.Random(7)
     for _ in range(20_000):
         body = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 9)))
-        assert split_marker(body) == by_expression(body), repr(body)
+        assert split_entry(f"- {body}\n") == by_expression(body), repr(body)
+        if not body.endswith("\n"):
+            assert split_entry(body) == by_expression(body), repr(body)

@@ -18,15 +18,24 @@ from agentmem.cli.output import Format
 
 if TYPE_CHECKING:
     from agentmem.memory.file import Entry
-    from agentmem.memory.records import Record
 
 app = typer.Typer(help="Read, edit and trace a person's memory file.", no_args_is_help=True)
 
 
 @app.command()
-def show(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
-    """Print a memory file as it is, with its fill level."""
-    from agentmem.memory.file import budget_status, new_memory_text, parse_memory
+def show(
+    person: PersonOption = None,
+    fmt: FormatOption = Format.text,
+    records: Annotated[
+        bool,
+        typer.Option(
+            "--records", help="Show each entry's record (basis, scope, dates) on a line below it."
+        ),
+    ] = False,
+) -> None:
+    """Print a memory file as its entries read, with its fill level: each entry's text, its
+    record left out (--records shows it below the entry; --format json has it as fields)."""
+    from agentmem.memory.file import LineKind, budget_status, new_memory_text, parse_memory
     from agentmem.store.writer import read_current
 
     repo = repository()
@@ -52,7 +61,15 @@ def show(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     status = budget_status(memory.render(), repo.config.memory)
     if text is None:
         output.info(f"{who} has no memory file yet ({relpath}); this is the empty layout")
-    output.data(memory.render().rstrip("\n"))
+    by_line = {e.line: e for e in memory.entries()}
+    console = output.stdout()
+    for number, line in enumerate(memory.lines, start=1):
+        if line.kind is not LineKind.ENTRY:
+            output.data(line.raw.rstrip("\n"))
+            continue
+        output.data(f"- {line.text}")
+        if records and number in by_line:
+            console.print(f"[dim]    {output.esc(by_line[number].record.describe())}[/]")
     output.data("")
     output.data(f"[{status.describe()}]")
     _record_summary(memory.entries(), repo.config.memory.on_review_due, repo.config.retired_scopes)
@@ -163,7 +180,7 @@ def blame(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
         output.data(f"{who}'s memory has no entries")
     for e in entries:
         output.data(f"#{e.number} [{e.section}] {e.text}")
-        output.data(f"    {_record_line(e.record, e.basis_trailer)}")
+        output.data(f"    {e.record.describe(e.basis_trailer)}")
         if e.commit is None:
             output.data("    not committed yet (changed on disk)")
             continue
@@ -177,18 +194,6 @@ def blame(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
         output.data(
             f"    session {e.session or '-'}  proposal {e.proposal or '-'}  why: {e.justification or '-'}"
         )
-
-
-def _record_line(record: Record, basis_trailer: str | None) -> str:
-    """``inferred · scope contracts/supply · since 2026-12-01 · review 2026-12-31 · expires …``."""
-    if not record.marked:
-        commit = f" (the commit says {basis_trailer})" if basis_trailer else ""
-        return f"unrecorded{commit}: no basis or dates recorded (agentmem memory reconfirm)"
-    parts = [record.basis_label, f"scope {record.scope}" if record.scope else "everywhere"]
-    parts += [f"since {record.since}"] if record.since else []
-    parts += [f"review {record.review}"] if record.review else []
-    parts.append(f"expires {record.expires}" if record.expires else "never expires")
-    return " · ".join(parts)
 
 
 @app.command()

@@ -370,14 +370,11 @@ def _show(
     if isinstance(plan, str):
         console.print(f"[red]cannot be applied:[/] {output.esc(plan)}\n")
         return
-    change = plan.change
-    if change.old is None:  # a first entry: diff against the empty layout, not against nothing
-        from agentmem.store.change import FileChange
-
-        change = FileChange(change.path, plan.base, change.new)
+    if plan.record is not None:
+        console.print(f"[dim]  record: {output.esc(plan.record.describe())}[/]")
     console.print(
         Syntax(
-            output.visible(change.diff() or "(no change)"),
+            output.visible(plan.diff() or "(no change)"),
             "diff",
             theme="ansi_dark",
             background_color="default",

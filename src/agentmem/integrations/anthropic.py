@@ -41,6 +41,7 @@ from agentmem.errors import AgentmemError
 from agentmem.harvest.imports import markdown_candidates
 from agentmem.harvest.providers.offline import section_for
 from agentmem.memory.file import new_memory_text, parse_memory
+from agentmem.memory.records import split_entry
 from agentmem.store import regular
 
 if TYPE_CHECKING:
@@ -52,7 +53,6 @@ SOURCE = "memory-tool"
 #: Characters a ``view`` returns at most (the model pages with ``view_range``).
 MAX_VIEW_CHARS = 16_000
 _UNSAFE_PATH = re.compile(r"[\\%\x00-\x1f\x7f]")
-_NOTE = re.compile(r"\s*<!--.*?-->\s*$")  # an entry's agentmem metadata, not its text
 
 
 class MemoryToolRefusal(AgentmemError):
@@ -151,7 +151,7 @@ class _MemoryBackend:
                 raise MemoryToolRefusal(
                     f"view_range {list(view_range)} is outside the file's {len(lines)} lines"
                 )
-        body = "\n".join(f"{n:6d}\t{_NOTE.sub('', lines[n - 1])}" for n in range(start, end + 1))
+        body = "\n".join(f"{n:6d}\t{_as_read(lines[n - 1])}" for n in range(start, end + 1))
         if len(body) > MAX_VIEW_CHARS:
             body = body[:MAX_VIEW_CHARS] + "\n[truncated: use view_range to read further]"
         return f"Here's the content of {clean} with line numbers:\n{body}"
@@ -304,8 +304,13 @@ def _filed(proposals: list[Proposal], person: str) -> str:
 def _entry_text(value: object) -> str:
     """An entry as the model quotes it from ``view``: line number, tab and ``- `` dropped."""
     text = value if isinstance(value, str) else ""
-    text = _NOTE.sub("", re.sub(r"^\s*\d+\t", "", text.strip()))
-    return text.removeprefix("- ").strip()
+    return split_entry(re.sub(r"^\s*\d+\t", "", text.strip()))[0].strip()
+
+
+def _as_read(line: str) -> str:
+    """A line of the memory file as the model reads it: an entry as ``- `` and its text, its
+    record left out (:func:`agentmem.memory.records.split_entry`)."""
+    return f"- {split_entry(line)[0]}" if line.startswith("- ") else line
 
 
 def _for_model(exc: AgentmemError) -> str:

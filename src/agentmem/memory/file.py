@@ -29,7 +29,7 @@ from agentmem.memory.records import (
     NO_RECORD,
     Record,
     parse_record,
-    split_marker,
+    split_entry,
     strip_markers,
 )
 
@@ -73,17 +73,16 @@ class Line(Frozen):
     @property
     def text(self) -> str:
         """For an entry: the text after ``- ``, without its record marker and the line end."""
-        body = self.raw.rstrip("\n")
         if self.kind is not LineKind.ENTRY:
-            return body
-        return split_marker(body[len(ENTRY_PREFIX) :])[0]
+            return self.raw.rstrip("\n")
+        return self.parsed[0] if self.parsed is not None else split_entry(self.raw)[0]
 
     @property
     def marker(self) -> str | None:
         """For an entry: the body of its record marker (``basis=…``), None without one."""
         if self.kind is not LineKind.ENTRY:
             return None
-        return split_marker(self.raw.rstrip("\n")[len(ENTRY_PREFIX) :])[1]
+        return split_entry(self.raw)[1]
 
 
 class Entry(Frozen):
@@ -161,8 +160,7 @@ class MemoryFile:
                 if line.parsed is not None:
                     text, record = line.parsed
                 else:
-                    body = line.raw.rstrip("\n")[len(ENTRY_PREFIX) :]
-                    text, marker = split_marker(body)
+                    text, marker = split_entry(line.raw)
                     record = NO_RECORD if marker is None else parse_record(marker, f"line {index}")
                 found.append(Entry(len(found) + 1, line.section, text, index, record))
         return found
@@ -272,7 +270,7 @@ def parse_memory(text: str, person: str, config: MemoryConfig, where: str) -> Me
                 raise InvalidMemoryError(
                     f"{at}: entry outside any section (expected one of: {', '.join(expected)})"
                 )
-            entry_text, marker = split_marker(body[len(ENTRY_PREFIX) :])
+            entry_text, marker = split_entry(body)
             if MARKER_OPEN in entry_text:
                 raise InvalidMemoryError(
                     f"{at}: broken entry metadata: a marker '<!-- am: … -->' must end the line, "
@@ -302,9 +300,11 @@ def nfc(text: str) -> str:
 
 def find_entries(memory: MemoryFile, target: str) -> list[Entry]:
     """The entries whose text contains ``target`` as an exact substring, both compared in NFC
-    (docs/design.md §Memory file): an entry written decomposed before is still found."""
-    target = nfc(target)
-    return [e for e in memory.entries() if target in nfc(e.text)]
+    (docs/design.md §Memory file): an entry written decomposed before is still found. The
+    target is read as an entry line (:func:`agentmem.memory.records.split_entry`): quoted
+    with its ``- `` or its record marker, it still matches on the entry's text alone."""
+    wanted = nfc(split_entry(target)[0])
+    return [e for e in memory.entries() if wanted in nfc(e.text)]
 
 
 def _unique_target(memory: MemoryFile, target: str, where: str) -> Entry:
@@ -314,12 +314,12 @@ def _unique_target(memory: MemoryFile, target: str, where: str) -> Entry:
     if not matches:
         listed = "; ".join(f"#{e.number} {e.text[:60]!r}" for e in memory.entries()[:10])
         raise ApplyConflictError(
-            f"{where}: no entry contains {target!r}",
+            f"{where}: no entry contains {split_entry(target)[0]!r}",
             hint=f"entries: {listed}" if listed else "the memory has no entries yet",
         )
     listed = "; ".join(f"#{e.number} (line {e.line}) {e.text[:60]!r}" for e in matches)
     raise ApplyConflictError(
-        f"{where}: {len(matches)} entries contain {target!r}: {listed}",
+        f"{where}: {len(matches)} entries contain {split_entry(target)[0]!r}: {listed}",
         hint="give a longer target that matches exactly one entry",
     )
 

@@ -22,7 +22,7 @@ from agentmem.memory.file import (
     remove_entry,
     validate_entry_text,
 )
-from agentmem.memory.records import Record, today_iso, with_dates
+from agentmem.memory.records import Record, strip_markers, today_iso, with_dates
 from agentmem.proposals.model import Proposal
 from agentmem.store.change import FileChange
 
@@ -36,13 +36,26 @@ __all__ = ["FileChange", "MemoryPlan", "check_entry", "plan_memory"]
 class MemoryPlan:
     """The planned change of one memory file for one proposal, with the fill level after it.
 
-    ``base`` is the text the plan was made from: the file, or the empty layout for a new file.
+    ``base`` is the text the plan was made from: the file, or the empty layout for a new file;
+    ``record`` the record the added or modified entry carries (None for a remove).
     """
 
     proposal: Proposal
     change: FileChange
     budget: BudgetStatus
     base: str
+    record: Record | None = None
+
+    def diff(self) -> str:
+        """The change as a person reviews it: a unified diff of the file as it reaches a
+        prompt, each entry line ``- `` and its text (:func:`strip_markers`; a first entry
+        against the empty layout). The record is shown apart (:attr:`record`), never on a
+        diff line."""
+        old = self.change.old if self.change.old is not None else self.base
+        readable = FileChange(
+            self.change.path, strip_markers(old), strip_markers(self.change.new or "")
+        )
+        return readable.diff()
 
 
 # "… rest unchanged …", "[existing content]", "reste inchangé": a model (or a person) that
@@ -108,6 +121,7 @@ def plan_memory(
     where = f"{relpath} ({proposal.id})"
     base = current if current is not None else new_memory_text(proposal.person, config)
     memory = parse_memory(base, proposal.person, config, relpath)
+    record: Record | None = None
     if proposal.action == "add":
         assert proposal.text is not None and proposal.section is not None
         check_entry(proposal.text, config, where)
@@ -123,4 +137,4 @@ def plan_memory(
         updated = remove_entry(memory, proposal.target, where)
     new_text = updated.render()
     budget = check_budget(new_text, config, relpath)
-    return MemoryPlan(proposal, FileChange(relpath, current, new_text), budget, base)
+    return MemoryPlan(proposal, FileChange(relpath, current, new_text), budget, base, record)

@@ -44,7 +44,6 @@ KEYS = ("basis", "scope", "since", "review", "expires")
 MARKER_OPEN = "<!-- am:"
 MARKER_CLOSE = "-->"
 _MARKER = re.compile(r"^(?P<text>.*?)[ \t]+<!-- am:(?P<body>[^\n]*?)-->[ \t]*$")
-_STRIP = re.compile(r"[ \t]+<!-- am:[^\n]*?-->[ \t]*(?=\n|$)")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 #: Shown for an entry without a marker (never written into a file).
 UNRECORDED = "unrecorded"
@@ -80,6 +79,20 @@ class Record(Frozen):
     def basis_label(self) -> str:
         """``declared``, ``inferred`` or ``unrecorded``."""
         return self.basis or UNRECORDED
+
+    def describe(self, basis_trailer: str | None = None) -> str:
+        """The record as people read it, on a line of its own (``memory show --records``,
+        ``memory blame``, review): ``inferred · scope contracts/supply · since 2026-12-01 ·
+        review 2026-12-31 · never expires``; for an unrecorded entry what is missing
+        (``basis_trailer``: the basis its commit claims)."""
+        if not self.marked:
+            commit = f" (the commit says {basis_trailer})" if basis_trailer else ""
+            return f"unrecorded{commit}: no basis or dates recorded (agentmem memory reconfirm)"
+        parts = [self.basis_label, f"scope {self.scope}" if self.scope else "everywhere"]
+        parts += [f"since {self.since}"] if self.since else []
+        parts += [f"review {self.review}"] if self.review else []
+        parts.append(f"expires {self.expires}" if self.expires else "never expires")
+        return " · ".join(parts)
 
     def render(self) -> str:
         """The marker (without the leading space): ``<!-- am: basis=… -->``."""
@@ -135,9 +148,19 @@ def add_days(day: str, days: int) -> str:
     return (date.fromisoformat(day) + timedelta(days=days)).isoformat()
 
 
-def split_marker(body: str) -> tuple[str, str | None]:
-    """``(entry text, marker body or None)`` for an entry's text after ``- ``: the first
-    marker opening after a blank, when the line ends with ``-->`` (then blanks)."""
+def split_entry(line: str) -> tuple[str, str | None]:
+    """An entry line as ``(its text, its record's marker body or None)`` — THE one reading of
+    an entry line: the memory file's parser, every reader of entries (the context, review
+    diffs, ``memory show``, search, the offline extractor, the memory tool) and the matching of
+    a ``modify``/``remove`` target all go through it (docs/design.md §Memory file).
+
+    ``line`` is an entry as the file holds it, ``- text <!-- am: … -->`` and its line end, or a
+    text given for one (a target quoted with its marker, a line copied from the file): the
+    line end, ONE leading ``- `` and a record marker (the first ``<!-- am:`` after a blank,
+    when the line ends with ``-->`` then blanks; the blanks before it too) are not the text."""
+    body = line[:-1] if line[-1:] == "\n" else line
+    if body[:2] == "- ":
+        body = body[2:]
     at = body.find(MARKER_OPEN)
     if at < 0:
         return body, None
@@ -152,12 +175,22 @@ def split_marker(body: str) -> tuple[str, str | None]:
     return match.group("text"), match.group("body")
 
 
+def entry_text(line: str) -> str:
+    """The text of an entry line (:func:`split_entry`), without its record."""
+    return split_entry(line)[0]
+
+
 def strip_markers(text: str) -> str:
-    """A memory file's text as it reaches a prompt: every marker (and the blanks before it)
-    removed. The budget counts this text; line numbers do not change."""
+    """A memory file's text as it reaches a prompt: every entry line as ``- `` and its text
+    (:func:`split_entry`: the record marker and the blanks before it removed). The budget
+    counts this text; line numbers do not change."""
     if MARKER_OPEN not in text:
         return text
-    return _STRIP.sub("", text)
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line[:2] == "- " and MARKER_OPEN in line:
+            lines[i] = "- " + split_entry(line)[0]
+    return "\n".join(lines)
 
 
 def parse_record(body: str, where: str) -> Record:

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from agentmem.errors import AgentmemError, ProposalError, UsageError
+from agentmem.memory.records import entry_text as line_text
 
 ACTIONS = ("add", "modify", "remove")
 ROUTES = ("memory", "doctrine")
@@ -110,10 +111,12 @@ class Proposal:
 
     def targets(self, entry_text: str) -> bool:
         """True when this is a modify whose target lies in ``entry_text`` (compared in NFC): the
-        entry it replaces, which contradiction and repeat checks leave out."""
+        entry it replaces, which contradiction and repeat checks leave out. The target is read
+        as :func:`agentmem.memory.file.find_entries` reads it (its text alone)."""
         if self.action != "modify" or not self.target:
             return False
-        return unicodedata.normalize("NFC", self.target) in unicodedata.normalize("NFC", entry_text)
+        wanted = unicodedata.normalize("NFC", line_text(self.target))
+        return wanted in unicodedata.normalize("NFC", entry_text)
 
     def with_text(self, text: str) -> Proposal:
         """A copy with a person's edited text (review ``--edit``), in NFC."""
@@ -314,7 +317,9 @@ def parse_proposal(
         raise ProposalError(f"{where}: field 'text' must be a string")
     # Stored in NFC (docs/design.md §Proposals): a text typed or sent decomposed is the same text.
     text = unicodedata.normalize("NFC", text.strip(" \t")) if isinstance(text, str) else None
-    target = unicodedata.normalize("NFC", target) if target is not None else None
+    # A target is an entry's text: quoted with its "- " or its record marker, it is read as
+    # the line it was copied from (docs/design.md §Memory file).
+    target = unicodedata.normalize("NFC", line_text(target)) if target is not None else None
     justification = unicodedata.normalize("NFC", _str_or_none(raw, "justification", where) or "")
     if action in ("add", "modify") and not text:
         raise ProposalError(f"{where}: '{action}' needs a 'text'")

@@ -16,7 +16,7 @@ from dataclasses import replace
 from agentmem import guard
 from agentmem.doctrine.similar import similarity
 from agentmem.errors import ProposalError
-from agentmem.memory.file import new_memory_text, nfc, parse_memory
+from agentmem.memory.file import find_entries, new_memory_text, parse_memory
 from agentmem.memory.planner import plan_memory
 from agentmem.proposals.conflicts import SAME_SCORE, contradicted
 from agentmem.proposals.model import Contradicts, Proposal
@@ -52,11 +52,9 @@ def validate(
         )
     if proposal.action in ("modify", "remove") and proposal.section and proposal.target:
         base = memory_text if memory_text is not None else new_memory_text(proposal.person, config)
-        holders = [
-            e
-            for e in parse_memory(base, proposal.person, config, relpath).entries()
-            if nfc(proposal.target) in nfc(e.text)
-        ]
+        holders = find_entries(
+            parse_memory(base, proposal.person, config, relpath), proposal.target
+        )
         if holders and all(e.section != proposal.section for e in holders):
             raise ProposalError(
                 f"the target is not in section {proposal.section!r} "

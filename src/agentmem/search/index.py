@@ -44,7 +44,7 @@ from agentmem import trailers
 from agentmem.doctrine.model import DoctrineError
 from agentmem.doctrine.parse import parse_rule_text
 from agentmem.errors import AgentmemError, GitError, ProposalError
-from agentmem.memory.records import MARKER_OPEN, split_marker
+from agentmem.memory.records import MARKER_OPEN, split_entry
 from agentmem.proposals.model import proposal_from_stored
 from agentmem.store import gitio, regular
 from agentmem.store.yamlio import load_yaml_text
@@ -250,7 +250,7 @@ def memory_docs(person: str, relpath: str, text: str) -> Iterator[Doc]:
             body = line[2:]
             expires = ""
             if MARKER_OPEN in body:
-                body, marker = split_marker(body)
+                body, marker = split_entry(line)
                 dated = _EXPIRES.search(marker) if marker else None
                 expires = dated.group(1) if dated else ""
             bodies.append(body)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from agentmem.errors import ConfigError, ModelError
 from agentmem.guard import mask
 from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
+from agentmem.memory.records import strip_markers
 from agentmem.proposals.model import PROPOSAL_JSON_SCHEMA
 
 if TYPE_CHECKING:
@@ -137,7 +138,9 @@ def build_prompt(
     """Return ``(system, user_content)`` for one harvest call (docs/design.md §Harvest).
 
     ``user_content`` holds these blocks, each wrapped in an XML-like tag: ``<memory_file>``
-    (the current memory file), ``<doctrine>`` (active rules in scope), ``<outcomes>`` (only
+    (the current memory file as it reaches a prompt: each entry's text, without its record,
+    :func:`agentmem.memory.records.strip_markers`, so a target the model quotes is the
+    entry's text), ``<doctrine>`` (active rules in scope), ``<outcomes>`` (only
     when there are outcomes), and ``<transcript>``. The transcript (``request.transcript.render()``)
     and the outcome texts pass through ``mask`` first, which hides secrets and personal data
     before they leave the machine. The memory file and doctrine are not masked: the guard
@@ -146,7 +149,7 @@ def build_prompt(
     system = build_system_prompt(request.sections, request.max_proposals)
     blocks = [
         f"Scope: {request.scope}" if request.scope else "Scope: (none)",
-        _block("memory_file", request.memory_text.strip() or "(empty)"),
+        _block("memory_file", strip_markers(request.memory_text).strip() or "(empty)"),
         _block("doctrine", request.doctrine_text.strip() or "(no active rules in scope)"),
     ]
     if request.outcomes:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from agentmem.harvest import markers
 from agentmem.harvest.markers import Language, any_match, fold
 from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
+from agentmem.memory.records import split_entry
 
 _FALLBACK_SECTION = "Recurring patterns"
 _SCOPE_SECTION = "Priorities & scope"
@@ -101,7 +102,7 @@ def _entries(memory_text: str, sections: tuple[str, ...]) -> list[_Entry]:
             name = line[3:].strip()
             section = name if name in sections else None
         elif line.startswith("- ") and section is not None:
-            out.append(_Entry(section, line[2:].strip()))
+            out.append(_Entry(section, split_entry(line)[0].strip()))
     return out
 
 
