@@ -27,6 +27,11 @@ Builds a fresh memory repository in a temporary folder (identity Alice Martin, a
 - approvals pinned to the version read: a rule edited after the admin read it, an approve that
   names no version, ``doctrine edit --limit`` (adds, never silently replaces); an admin who turns
   ``distinct_approver`` off and approves her own rule (``check --history`` names both);
+- the PreToolUse gate (``tests/helpers/gate_cases.py``): every spelling of a deciding command
+  or a write to agentmem's files that an agent may try (short options, attached values, quotes,
+  ``bash -lc``, pipes into a shell, ``eval``, variables, ``sed -i``, ``>>``, ``git commit``,
+  the Edit/Write tools) through the real hook, which must deny each, and honest commands it must
+  let through;
 - faults: a process killed at each step of a write (``AGENTMEM_TEST_CRASH_AT``), then any command;
 - erase (each case in a repository of its own, with a bare remote): a stale clone that merges the
   rewritten history back (pull, ``-s ours``, then ``sync``), a text given in another letter
@@ -671,6 +676,47 @@ def approvals(bench: Bench) -> None:
                  relaxed_then_self_approved)  # fmt: skip
 
 
+def tool_gate(bench: Bench) -> None:
+    """Every spelling of ``tests/helpers/gate_cases.py`` through the real PreToolUse hook
+    (``python -m agentmem hook pre-tool-use``): each denied spelling must be denied, each
+    honest command let through, and the Edit/Write tools kept off agentmem's files."""
+    from tests.helpers.gate_cases import ALLOWED, DENIED, payload
+
+    def hook(text: str) -> str:
+        proc = subprocess.run(
+            [sys.executable, "-m", "agentmem", "hook", "pre-tool-use"],
+            input=text,
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=bench.root,
+        )
+        return proc.stdout if proc.returncode == 0 else f"exit {proc.returncode}"
+
+    def denied(text: str) -> Callable[[], tuple[bool, str]]:
+        def run() -> tuple[bool, str]:
+            out = hook(text)
+            return '"permissionDecision": "deny"' in out, out
+
+        return run
+
+    def allowed(text: str) -> Callable[[], tuple[bool, str]]:
+        def run() -> tuple[bool, str]:
+            out = hook(text)
+            return out == "", out
+
+        return run
+
+    for command, _said in DENIED:
+        bench.record("tool gate: denied", command, [], denied(payload(bench.root, command=command)))
+    for tool in ("Edit", "Write", "MultiEdit"):
+        for path in ("memories/alice.md", "doctrine/r7.yaml", "roles.yaml", "erasures.yaml"):
+            text = payload(bench.root, tool, file_path=str(bench.root / path))
+            bench.record("tool gate: denied", f"{tool} {path}", [], denied(text))
+    for command in ALLOWED:
+        bench.record("tool gate: open", command, [], allowed(payload(bench.root, command=command)))
+
+
 def faults(bench: Bench) -> None:
     env = {k: v for k, v in os.environ.items() if k != "AGENTMEM_TEST_CRASH_AT"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
@@ -863,6 +909,7 @@ def main() -> int:
         provenance(bench)
         smaller(bench)
         approvals(bench)
+        tool_gate(bench)
         if "--no-faults" not in sys.argv:
             faults(bench)
         if "--no-erase" not in sys.argv:

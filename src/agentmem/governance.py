@@ -281,19 +281,12 @@ def self_approval(
 
 # -- what only a person decides -----------------------------------------------------------------
 PERSON_ONLY: dict[tuple[str, ...], tuple[str, ...] | None] = {
-    ("review",): (
-        "--accept",
-        "-a",
-        "--edit",
-        "--interactive",
-        "--route",
-        "--section",
-        "--target",
-        "--scope",
-        "--modify",
-    ),
+    ("review",): ("reject", "dry_run"),
     ("doctrine", "approve"): None,
+    ("doctrine", "suspend"): None,
     ("doctrine", "resume"): None,
+    ("doctrine", "deactivate"): None,
+    ("doctrine", "archive"): None,
     ("doctrine", "reconfirm"): None,
     ("memory", "edit"): None,
     ("memory", "reconfirm"): None,
@@ -302,17 +295,10 @@ PERSON_ONLY: dict[tuple[str, ...], tuple[str, ...] | None] = {
     ("erase",): None,
 }
 """The agentmem commands that decide for the person holding the git identity, which an agent
-must not run for them (``agentmem hook pre-tool-use`` denies them, docs/design.md §Hot path):
-command words → the options that make it a decision (``None``: the command always decides).
-``review --reject`` and ``review --dry-run`` stay open: dropping a proposal promotes nothing."""
-
-
-def person_only(words: tuple[str, ...], options: set[str]) -> tuple[str, ...] | None:
-    """The :data:`PERSON_ONLY` command an agentmem argument list runs (``words``: its leading
-    non-option words; ``options``: every option name given), or None when it decides nothing."""
-    for command, deciding in PERSON_ONLY.items():
-        if words[: len(command)] != command:
-            continue
-        if deciding is None or options & set(deciding):
-            return command
-    return None
+must not run for them (``agentmem hook pre-tool-use`` denies them,
+docs/design.md §Trust boundary): command words → ``None`` when the command always decides, else the parameters
+(typer's names) that decide nothing on their own — the command decides as soon as it is given
+any other option, so an option added later is the person's until it is listed here.
+``review --reject`` and ``review --dry-run`` stay open: dropping a proposal promotes nothing.
+The gate reads this through :mod:`agentmem.delivery.gatetable`, generated from the typer
+command tree (every spelling of every option: ``-a``, ``-e``, ``--accept=ID``)."""

@@ -63,11 +63,13 @@ def pre_compact() -> None:
 
 @app.command("pre-tool-use")
 def pre_tool_use() -> None:
-    """PreToolUse (matcher Bash): deny the agent's own calls to agentmem commands that decide.
+    """PreToolUse (Bash, Edit, Write, MultiEdit, NotebookEdit): deny the agent's own decisions.
 
-    review --accept/--edit/--interactive, doctrine approve/resume/reconfirm, memory edit and
-    erase are the person's: the hook answers with permissionDecision "deny" and a reason the
-    agent reads. Any other call: no output, the call goes on.
+    review with any option but --reject/--dry-run, doctrine approve/suspend/resume/deactivate/
+    archive/reconfirm, memory edit/reconfirm, scope retire, settings approve and erase are the
+    person's, and only agentmem writes doctrine/, memories/, inbox/, roles.yaml,
+    erasures.yaml and .agentmem/: the hook answers with permissionDecision "deny" and a reason
+    naming what to do instead. Any other call: no output, the call goes on.
     """
     from agentmem.delivery.fastpath import pre_tool_use as run
 

@@ -28,9 +28,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from agentmem.errors import ConfigError
+from agentmem.store.root import ERASURES_FILE as ERASURES_FILE
 from agentmem.store.yamlio import dump_yaml, load_yaml_text
 
-ERASURES_FILE = "erasures.yaml"
 HEADER = (
     "# Written by agentmem erase (docs/design.md §Sync): hashes of erased values and the first\n"
     "# commits each erase rewrote, never the values. Only agentmem erase adds to it; check\n"

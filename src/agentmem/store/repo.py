@@ -27,6 +27,8 @@ from agentmem.frozen import Frozen
 from agentmem.governance import ROLES
 from agentmem.store import gitrun
 from agentmem.store.paths import JOURNAL_DIR, JOURNAL_NAME, SLUG, check_slug
+from agentmem.store.root import DOCTRINE_DIR as DOCTRINE_DIR
+from agentmem.store.root import INBOX_DIR as INBOX_DIR
 from agentmem.store.root import LOCAL_DIR as LOCAL_DIR
 from agentmem.store.root import MEMORY_DIR as MEMORY_DIR
 from agentmem.store.root import ROLES_FILE as ROLES_FILE
@@ -36,8 +38,6 @@ from agentmem.store.yamlio import load_yaml_file
 if TYPE_CHECKING:
     from agentmem.store.hotcache import HotCache
 
-DOCTRINE_DIR = "doctrine"
-INBOX_DIR = "inbox"
 LOCK_TIMEOUT_SECONDS = 15.0
 
 
