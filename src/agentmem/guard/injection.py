@@ -1,4 +1,4 @@
-"""Instructions aimed at the assistant, in English and French (docs/design.md §Guard): overriding
+"""Instructions aimed at the assistant, in English, French, Spanish and German (docs/design.md §Guard): overriding
 its instructions, changing its role, revealing or sending secrets, hiding things from the user,
 posing as system text. Read on the detection copy (lower case, no accents, ' apostrophes)."""
 
@@ -73,6 +73,45 @@ _FR_DOCS = _EN_DOCS + (r"(?! (?:(?:figurant|contenues?|presentes?|trouvees?|incl
             r"(?:dans|des|de|du) (?:(?:les|des|un|une|le|la|tout|toute|tous) |l')*(?:documents?"
             r"|fichiers?|e-?mails?|courriels?|mails?|pieces? jointes?|pages?|contrats?|sites?"
             r"|pdfs?|modeles?|brouillons?|fournisseurs?)\b)")
+# Spanish (detection copy: no accents; "contraseña" is "contrasena")
+_ES_VERB = (r"(?:ignor(?:a|e|ad|ar|en|es)|olvid(?:a|e|ad|ar|en|es)|omit(?:e|a|id|ir|an)"
+            r"|descart(?:a|e|ad|ar|en)|pasa(?:r)? por alto|haz caso omiso (?:a|de)"
+            r"|hagan caso omiso (?:a|de)|no (?:hagas|haga|hagan) caso (?:a|de)"
+            r"|deja de (?:seguir|obedecer|respetar)|salta(?:te)?|anula|anular)")
+_ES_FILL = (r"(?:(?:todas|todos|toda|todo|las|los|la|el|lo|tus|sus|vuestras|vuestros|estas|esos"
+            r"|esas|estos|mis|nuestras|de|del|a|al|y|o|anteriores|previas|previos|iniciales"
+            r"|originales|antiguas|demas|otras|dadas|recibidas) )")
+_ES_STRONG = (r"(?:instrucciones|instruccion|indicaciones|consignas|directrices|directivas"
+              r"|prompts?|ordenes|mensaje del sistema)")
+_ES_WEAK = (r"(?:reglas|normas|restricciones|limitaciones|politicas|filtros|limites"
+            r"|salvaguardas|pautas)")
+_ES_PTR = r"(?:todas|todos|tus|vuestras|estas|esas|mis|sus)"
+_ES_POST = (r" (?:anteriores|previas|previos|iniciales|originales|del sistema|de seguridad"
+            r"|de arriba|de antes|recibidas|dadas|actuales|que (?:te|os) (?:di|dieron|han dado))")
+_ES_DOCS = _EN_DOCS + (r"(?! (?:(?:que (?:se )?[a-z]+|contenidas?|incluidas?|escritas?)"
+            r" )?(?:en|de) (?:(?:los|las|un|una|el|la|cualquier|todos|todas) )*(?:documentos?"
+            r"|archivos?|ficheros?|correos?|e-?mails?|adjuntos?|paginas?|contratos?|sitios?"
+            r"|pdfs?|plantillas?|borradores?|proveedores?|webs?)\b)")
+_WHO_ES = r"(?:al |el |los |a los )?(?:usuari[oa]s?|humano|persona)\b"
+# German (detection copy: umlauts without their dots, "ß" as "ss")
+_DE_VERB = (r"(?:ignorier(?:e|t|en)?|vergiss|vergesst|vergessen sie|missacht(?:e|et|en)?"
+            r"|ubergeh(?:e|t|en)?|umgeh(?:e|t|en)?|verwirf|verwerft|verwerfen sie)")
+_DE_FILL = (r"(?:(?:alle|allen|alles|die|der|den|das|deine|deinen|deiner|ihre|ihren|eure|euren"
+            r"|diese|diesen|jegliche|jede|jeglichen|sie|samtliche|samtlichen|bisherigen|vorherigen"
+            r"|vorigen|obigen|fruheren|ursprunglichen|vorangegangenen|vorangehenden|gegebenen"
+            r"|erhaltenen|alten|anderen|und|oder|von|zuvor) )")
+_DE_STRONG = (r"(?:anweisungen|anweisung|instruktionen|befehle|systemprompts?|system-prompts?"
+              r"|systemanweisungen|prompts?|direktiven)")
+_DE_WEAK = (r"(?:regeln|richtlinien|einschrankungen|beschrankungen|vorschriften|vorgaben"
+            r"|filter|grenzen|sicherheitsregeln|schutzmassnahmen)")
+_DE_PTR = (r"(?:alle|allen|samtliche|deine|deinen|ihre|eure|diese|bisherigen|vorherigen|vorigen"
+           r"|obigen|fruheren|ursprunglichen|vorangegangenen)")
+_DE_DOCS = _EN_DOCS + (r"(?! (?:(?:die|welche) )?(?:in|aus) (?:(?:den|dem|der|einem|einer|allen"
+            r"|jedem|jeder) )*(?:[a-z]+(?:en|em|er) )?(?:dokumenten?|dateien?|e-?mails?|mails?"
+            r"|anhangen?|anhang"
+            r"|webseiten?|seiten?|vertragen?|vertrag|vorlagen?|entwurfen?|entwurf|pdfs?"
+            r"|lieferanten)\b)")
+_WHO_DE = r"(?:dem |den |der |die )?(?:benutzer(?:in)?|nutzer(?:in)?|anwender(?:in)?|menschen?)\b"
 _WHO_EN = r"(?:the )?(?:users?|human|operator|person|customer)\b"
 _WHO_FR = r"(?:a |au |aux )?(?:l'utilisat(?:eur|rice)|(?:les )?utilisat(?:eur|rice)s?|l'humain)\b"
 # "Do not tell the user [about this | that … | .]" hides something; "Never tell the user a
@@ -114,6 +153,10 @@ _SEND = "asks to send data out"
 _EN_VERBS = ("ignor", "disregard", "forget", "neglect", "overrid", "bypass", "aside")
 _FR_VERBS = ("ignor", "oubli", "neglig", "outrepass", "contourn", "outre", "abstraction",
              "compte", "respect", "suis", "suivez", "obei")
+_ES_VERBS = ("ignor", "olvid", "omit", "descart", "alto", "omiso", "caso", "deja", "salta",
+             "anula")
+_DE_VERBS = ("ignorier", "vergiss", "vergesst", "vergessen", "missacht", "ubergeh", "umgeh",
+             "verwirf", "verwerf")
 _SEND_NEEDLES = ("conversation", "=chat", "prompt", "secret", "credential", "=key", "=keys",
                  "=token", "=tokens", "password", "=env", "environ", "historique", "identifiant",
                  "=cle", "=cles", "passe")
@@ -196,6 +239,116 @@ _INSTRUCTIONS: list[tuple[tuple[str, ...], str, bool, _Lazy]] = [
     (_SEND_NEEDLES, _SEND, True, _w(
         r"\b(?:send|post|upload|forward|transmit|exfiltrate|email|e-mail|leak|copy|paste)"
         rf"(?: (?:the|all|this|your|our|entire|full|whole|complete|current))* {_SEND_OBJ}")),
+    # Spanish
+    (_ES_VERBS, _OVERRIDE, True, _w(rf"\b{_ES_VERB} {_ES_FILL}{{0,4}}{_ES_STRONG}\b{_ES_DOCS}")),
+    (_ES_VERBS, _OVERRIDE, True, _w(
+        rf"\b{_ES_VERB} {_ES_FILL}{{0,3}}{_ES_PTR} {_ES_FILL}{{0,2}}{_ES_WEAK}\b{_ES_DOCS}")),
+    (_ES_VERBS, _OVERRIDE, True, _w(rf"\b{_ES_VERB} {_ES_FILL}{{0,4}}{_ES_WEAK}{_ES_POST}\b")),
+    (_ES_VERBS, _OVERRIDE, True, _w(
+        rf"\b{_ES_VERB} (?:todo )?(?:lo (?:anterior|de arriba|que (?:te|os) (?:dije|dijeron"
+        r"|han dicho))|todo lo que sabes)\b|\bolvid(?:a|ad|e) todo(?= ?[.,;:!]|$)")),
+    (("=eres", "=sois", "finge", "fingid", "=rol", "=papel", "=modo", "=tienes"), _ROLE, False, _w(
+        r"\b(?:ahora|ya) (?:eres|sois|seras|sereis)\b|\b(?:a partir de ahora|desde ahora|de ahora"
+        r" en adelante),? (?:eres|sois|seras|sereis|actuaras|tu rol es|tu papel es)\b"
+        r"|\bya no eres\b|\b(?:finge|fingid|finja) (?:ser|que eres)\b|\bhaz como si (?:fueras"
+        r"|no tuvieras)\b|\b(?:no tienes|ya no tienes) (?:ninguna |ningun |mas )?(?:reglas?"
+        r"|restricciones|restriccion|limites?|limitaciones|filtros)\b|\btu nuevo (?:rol|papel"
+        r"|nombre|objetivo) es\b|\b(?:activa|activar|entra en|pasa al?) (?:el )?modo"
+        r" (?:desarrollador|dan|sin (?:restricciones|limites|filtros))\b"
+        r"|\bmodo (?:dan|sin (?:restricciones|limites|filtros))\b")),
+    (("prompt", "instruccion", "=clave", "=claves", "contrasena", "credencial", "secreto",
+      "=token", "=tokens", "variable"), _REVEAL, True, _w(
+        r"\b(?:revel|muestr|ensen|imprim|dim|dam|compart|repit|copi|escrib|envi|mand|filtr)"
+        r"(?:a|e|ad|ar|en|ame|eme|ale|anos)?(?: me)? (?:(?:el|la|los|las|tu|tus|todo|todas|todos"
+        r"|completo|completas|exacto|exactas|palabra por palabra) ){0,3}(?:prompt(?: del sistema)?"
+        r"|mensaje del sistema|instrucciones (?:del sistema|ocultas|secretas|iniciales|originales)"
+        r"|tus instrucciones|claves? (?:de )?api|contrasenas|credenciales|secretos|tokens? de acceso"
+        r"|variables de entorno)\b")),
+    (("usuari", "humano", "=persona"), _CONCEAL, False, _w(
+        r"\bno (?:se lo |le |les |lo |la )?(?:digas|diga|digais|cuentes|cuente|menciones|mencione"
+        r"|informes|informe|avises|avise|muestres|muestre|reveles|revele)(?: nada)?"
+        rf"(?: (?:de|sobre) (?:esto|eso|ello))?(?: a)? {_WHO_ES}"
+        rf"|\bsin (?:decir(?:selo|le)?|avisar|informar|notificar)(?: nada)?(?: a)? {_WHO_ES}"
+        r"|\ba espaldas del usuari[oa]\b|\b(?:ocultale|oculta|esconde|escondele) (?:esto |eso )?"
+        r"(?:al|a los) usuari[oa]s?\b|\bel usuari[oa] no (?:debe|puede|tiene que) (?:saber"
+        r"(?:lo)?|enterarse|verlo)\b")),
+    (("secretamente", "silenciosamente", "escondidas", "discretamente"), _CONCEAL, False, _w(
+        r"\b(?:secretamente|silenciosamente|a escondidas|discretamente),? (?:anade|envia|incluye"
+        r"|inserta|copia|ejecuta|manda|sube)")),
+    (("instruccion", "indicacion", "directriz", "directrices", "sistema"), _SPOOF, False, _w(
+        r"\b(?:nuevas|verdaderas|autenticas) (?:instrucciones|indicaciones|directrices)"
+        r"(?: del sistema)? ?:|\b(?:instrucciones|mensaje|prompt|aviso) del sistema ?:")),
+    (("=ia", "asistente", "agente", "modelo", "llm", "=bot", "chatbot", "claude", "gpt"),
+     _SPOOF, False, _w(
+        r"\b(?:nota|mensaje|instrucciones?) (?:para|a) (?:la |el )?(?:ia|asistente|agente"
+        r"|modelo|llm|chatbot|claude|chatgpt|bot)\b ?[:,\u2014-]|\bsi eres una? (?:ia|inteligencia"
+        r" artificial|asistente|modelo|llm|agente|chatbot|bot)\b|\b(?:la ia|el asistente"
+        r"|el agente|el modelo|claude) (?:debe|debera|tiene que|va a) (?:ahora )?(?:ignorar"
+        r"|olvidar|obedecer|revelar|saltarse)\b")),
+    (("conversacion", "historial", "prompt", "contrasena", "credencial", "=clave", "=claves",
+      "variable", "secreto"), _SEND, True, _w(
+        r"\b(?:envi|mand|reenvi|transmit|sub|public|copi|filtr|exfiltr)(?:a|e|ad|ar|en|ale)"
+        r"(?: (?:el|la|los|las|todo|toda|todos|todas|tu|tus|este|esta))* (?:historial(?: de (?:la"
+        r" )?conversacion| del chat)?|conversacion|prompt del sistema|contrasenas|credenciales"
+        r"|claves? (?:de )?api|variables de entorno|secretos)\b"
+        r"(?! (?:resumid[oa]s?|resumen|notas|acta))")),
+    # German
+    (_DE_VERBS, _OVERRIDE, True, _w(rf"\b{_DE_VERB} {_DE_FILL}{{0,4}}{_DE_STRONG}\b{_DE_DOCS}")),
+    (_DE_VERBS, _OVERRIDE, True, _w(
+        rf"\b{_DE_VERB} {_DE_FILL}{{0,3}}{_DE_PTR} {_DE_FILL}{{0,2}}{_DE_WEAK}\b{_DE_DOCS}")),
+    (_DE_VERBS, _OVERRIDE, True, _w(
+        rf"\b{_DE_VERB} (?:einfach )?alles,? (?:was (?:oben|zuvor|bisher|vorher) (?:steht|stand"
+        r"|gesagt wurde)|(?:oben|zuvor|bisher|vorher) gesagte|vorherige|bisherige|obige)\b"
+        r"|\bvergiss alles(?= ?[.,;:!]|$)")),
+    (("beacht", "befolg", "kraft", "=halte", "=haltet"), _OVERRIDE, True, _w(
+        rf"\b(?:beachte|beachtet|befolge|befolgt|halte dich an|haltet euch an) {_DE_FILL}{{0,4}}"
+        rf"(?:{_DE_STRONG}|{_DE_WEAK}) (?:nicht mehr|ab sofort nicht|ab jetzt nicht|nicht)\b"
+        rf"|\bsetze {_DE_FILL}{{0,4}}(?:{_DE_STRONG}|{_DE_WEAK}) ausser kraft\b")),
+    (("=du", "=ihr", "=tu", "=tue", "=gib", "=rolle", "entwicklermodus", "=modus"), _ROLE,
+     False, _w(
+        r"\bdu bist (?:ab )?(?:jetzt|nun|ab sofort|von nun an|ab heute)\b|\b(?:ab jetzt|ab sofort"
+        r"|von nun an|ab heute),? (?:bist du|seid ihr|wirst du|handelst du|agierst du)\b"
+        r"|\bdu bist (?:nicht mehr|kein(?:e)? [a-z]+ mehr)\b|\b(?:tu|tue|tut) so,? als (?:ob du"
+        r"|warst du|waret ihr)\b|\bgib vor,? (?:ein|eine|der|die|das)?\b.{0,30}\bzu sein\b"
+        r"|\b(?:du hast|ihr habt) (?:ab jetzt |ab sofort |jetzt )?keine (?:regeln|einschrankungen"
+        r"|beschrankungen|grenzen|filter|richtlinien)(?: mehr)?\b|\bdeine neue (?:rolle"
+        r"|identitat|aufgabe) ist\b|\bentwicklermodus\b|\b(?:dan|jailbreak)-?modus\b")),
+    (("prompt", "anweisung", "schlussel", "passwort", "passworter", "zugangsdaten", "geheim",
+      "=token", "=tokens", "umgebungsvariablen"), _REVEAL, True, _w(
+        r"\b(?:zeig|gib|nenn|verrat|druck|wiederhol|teil|schreib|schick|send|offenbar|kopier)"
+        r"(?:e|t|en)?(?: mir| uns)?(?: (?:den|die|das|deine|deinen|dein|alle|deiner|ihre|ihren"
+        r"|vollstandig|vollstandigen|genauen|exakten|wortlich|versteckten|ursprunglichen|geheimen"
+        r"))* (?:system-?prompts?|system-?anweisungen|(?:versteckten|geheimen|ursprunglichen)"
+        r" anweisungen|anweisungen|api-?schlussel|passworter|passwort|zugangsdaten|geheimnisse"
+        r"|zugriffstoken|tokens?|umgebungsvariablen)\b(?!(?:-| )(?:richtlinie|regeln|manager|vorgaben))")),
+    (("benutzer", "nutzer", "anwender", "mensch"), _CONCEAL, False, _w(
+        rf"\bsag(?:e|t)? (?:es |das |dies |davon )?{_WHO_DE} (?:nichts|nicht)\b"
+        rf"|\bsag(?:e|t)? (?:es |das |dies )?(?:nicht|nichts) {_WHO_DE}"
+        rf"|\bohne (?:es )?{_WHO_DE} (?:zu )?(?:informieren|sagen|benachrichtigen|warnen|fragen)"
+        rf"|\b(?:verheimliche|verschweige|verberge|verbirg)\b.{{0,30}}{_WHO_DE}"
+        rf"|\b(?:der|die) (?:benutzer|nutzer|anwender)(?:in)? (?:darf|soll) (?:es |das |davon )?"
+        r"(?:nicht|nie|niemals|nichts) (?:erfahren|wissen|sehen|merken)\b")),
+    (("heimlich", "unbemerkt", "stillschweigend"), _CONCEAL, False, _w(
+        r"\b(?:heimlich|unbemerkt|stillschweigend) (?:hinzufugen|fuge|fug|sende|schicke|kopiere"
+        r"|fuhre|lade|leite)\b")),
+    (("anweisung", "system", "befehl", "vorgabe"), _SPOOF, False, _w(
+        r"\b(?:neue|echte|wahre|eigentliche|geheime) (?:anweisungen|anweisung|befehle|vorgaben)"
+        r" ?:|\bsystem-?(?:anweisungs?|nachricht|prompt|befehl|hinweis)(?:en)? ?:")),
+    (("=ki", "assistent", "agent", "modell", "llm", "=bot", "chatbot", "claude", "gpt"),
+     _SPOOF, False, _w(
+        r"\b(?:hinweis|nachricht|notiz|anweisungen?) (?:an|fur) (?:die |den |das )?(?:ki"
+        r"|assistenten|agenten|modell|llm|chatbot|claude|chatgpt|bot)\b ?[:,\u2014-]"
+        r"|\bwenn du (?:eine |ein )?(?:ki|kunstliche intelligenz|assistent|sprachmodell|llm"
+        r"|chatbot|bot) bist\b|\b(?:die ki|der assistent|der agent|das modell|claude)"
+        r" (?:muss|soll|wird) (?:jetzt |ab sofort )?(?:\w+ )?(?:ignorieren|vergessen|befolgen"
+        r"|preisgeben|umgehen)\b")),
+    (("verlauf", "unterhaltung", "gesprach", "prompt", "passwort", "passworter", "zugangsdaten",
+      "schlussel", "umgebungsvariablen", "geheim"), _SEND, True, _w(
+        r"\b(?:send|schick|leit|ubermittl|ubertrag|lad|post|kopier|exfiltrier)(?:e|t|en)?"
+        r"(?: (?:den|die|das|deinen|deine|alle|gesamten|ganzen|kompletten|vollstandigen))*"
+        r" (?:chat-?verlauf|gesprachsverlauf|verlauf|unterhaltung|gesprach|system-?prompt"
+        r"|passworter|zugangsdaten|api-?schlussel|umgebungsvariablen|geheimnisse)\b"
+        r"(?! (?:zusammenfassung|protokoll|notizen))")),
     # French
     (_FR_VERBS, _OVERRIDE, True, _w(rf"\b{_FR_VERB} {_FR_FILL}{{0,4}}{_FR_STRONG}\b{_FR_DOCS}")),
     (_FR_VERBS, _OVERRIDE, True, _w(
@@ -268,7 +421,7 @@ _SPACED = re.compile(r"(?<![\w'])\w(?:[ .*_-]\w){3,}(?![\w'])")  # one separator
 # starts with a set of characters, so the engine skips to them).
 _SPACED_HINT = re.compile(r"[ .*_-]\w[ .*_-]\w[ .*_-]\w(?![\w'])")
 _NEGATED = re.compile(
-    r"(?:\b(?:never|not|no longer|ne|jamais|pas)|n't|\bn')(?:[^\S\n]+\w+)?[^\S\n]*$"
+    r"(?:\b(?:never|not|no longer|ne|jamais|pas|nunca|jamas|no|nie|niemals|nicht)|n't|\bn')(?:[^\S\n]+\w+)?[^\S\n]*$"
 )
 
 
