@@ -43,13 +43,17 @@ NAMES = sorted(p.name for p in SETS.glob("*.yaml"))
 
 
 def test_the_blind_sets_are_there() -> None:
-    assert {"cases.yaml", "blind.yaml", "prompts.yaml"} <= set(NAMES)
+    assert {"cases.yaml", "blind.yaml", "blind2.yaml", "prompts.yaml"} <= set(NAMES)
     blind = _cases("blind.yaml")
     assert len(blind) >= 40
     assert {c["lang"] for c in blind} == {"en", "fr", "es", "de"}
     assert {c["format"] for c in blind} == FORMATS
     remarks = [c["lang"] for c in blind if c.get("article")]
     assert sorted(remarks) == ["en", "en", "en", "fr", "fr", "fr"]
+    second = _cases("blind2.yaml")
+    assert len(second) >= 25
+    assert {c["lang"] for c in second} == {"en", "fr", "es", "de"}
+    assert not {c["id"] for c in second} & {c["id"] for c in blind}
     prompts = _cases("prompts.yaml")
     assert len(prompts) == 25
     assert sum(c["kind"] == "standing" for c in prompts) == 15
