@@ -55,6 +55,7 @@ def test_a_complete_set_up_is_all_ok(memrepo: Path, runner, on_path: Path):
     assert {name: c["status"] for name, c in checks.items()} == {
         "repository": "ok",
         "identity": "ok",
+        "scopes": "ok",
         "command": "ok",
         "hooks": "ok",
         "mcp": "ok",

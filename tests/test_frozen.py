@@ -203,6 +203,7 @@ CASES: list[tuple[type, list[tuple[str, Any, object]], dict[str, Any]]] = [
             ("blob", "", None),
             ("day", "", None),
             ("changes_on", None, None),
+            ("elsewhere", (), None),
         ],
         {
             "person": "alice",
@@ -219,6 +220,7 @@ CASES: list[tuple[type, list[tuple[str, Any, object]], dict[str, Any]]] = [
             "blob": "ab" * 20,
             "day": "2026-12-01",
             "changes_on": "2027-01-01",
+            "elsewhere": (("contracts", 2),),
         },
     ),
     (

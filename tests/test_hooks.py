@@ -83,7 +83,13 @@ def test_a_session_start_that_gives_no_entry_says_why(
     )
     payload = json.dumps(payloads("macos_session_start")[0])
     result = invoke(runner, "hook", "session-start", input=payload)
-    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == {
+        "systemMessage": "agentmem: none of your 2 memory entries was given to this session "
+        "(no scope): 1 is scoped contracts/lease (no folder of the scopes: map has that "
+        "scope); 1 expired. To fix: agentmem scope map /Users/USER/Development/chicken-tracker-t3 "
+        "contracts/lease (if this folder is part of contracts/lease)."
+    }
     assert "has no memory entries yet" not in result.stderr
     assert (
         "none of alice's entries is given to this session (no scope): #2 expired; "

@@ -86,6 +86,36 @@ def test_claude_code_tool_calls_and_results_are_elided() -> None:
     )
 
 
+def test_each_session_names_the_folder_it_ran_in(tmp_path: Path) -> None:
+    """Claude Code's first ``cwd`` (a later one follows the agent's ``cd``), Codex's
+    ``session_meta`` ``cwd`` or its environment context's ``<cwd>``; none for Messages/text."""
+    folders = {
+        name: read_transcript(DATA / name).folder
+        for name in (
+            "spotter_tool_heavy.jsonl",
+            "spotter_compaction_lines50-66.jsonl",
+            "viewer_init_1af7fc5e.jsonl",
+            "codex_legacy_excerpt.jsonl",
+            "codex_modern_single_turn.jsonl",
+        )
+    }
+    assert folders == {
+        "spotter_tool_heavy.jsonl": "/home/USER/projects/spotter",
+        "spotter_compaction_lines50-66.jsonl": "/home/USER/projects/spotter-worktrees/spotter-4te",
+        "viewer_init_1af7fc5e.jsonl": "/path/to/Demo",
+        "codex_legacy_excerpt.jsonl": "/home/user/projects/codex-session-viewer",
+        "codex_modern_single_turn.jsonl": "/redacted/path/da0ba47443",
+    }
+    moved = tmp_path / "moved.jsonl"
+    lines = (DATA / "viewer_init_1af7fc5e.jsonl").read_text("utf-8").splitlines()
+    later = [ln.replace('"cwd":"/path/to/Demo"', '"cwd":"/path/to/Demo/sub"') for ln in lines[5:]]
+    moved.write_text("\n".join(lines[:5] + later) + "\n", encoding="utf-8")
+    assert read_transcript(moved).folder == "/path/to/Demo"
+    text = tmp_path / "session.md"
+    text.write_text("User: remember that I like tables.\nAssistant: noted.\n", encoding="utf-8")
+    assert read_transcript(text).folder is None
+
+
 def test_claude_code_init_command_without_arguments_has_no_user_turn() -> None:
     t = read("viewer_init_1af7fc5e.jsonl")
     assert t.format == "claude-code"

@@ -61,6 +61,10 @@ READ_OTHERS = "read-others"
 """Read another person's memory, inbox or chat context."""
 RETIRE_SCOPE = "retire-scope"
 """Retire a scope (``agentmem scope retire``): what was confirmed in it goes back to review."""
+MAP_SCOPE = "map-scope"
+"""Add a project folder to the ``scopes:`` map of ``agentmem.yaml`` (``agentmem scope map``,
+``harvest --scope`` after asking): sessions started there get that scope. Changing or removing a
+folder already mapped, like any other settings change, is :data:`SETTINGS`."""
 
 ALLOWED: dict[str, tuple[str, ...]] = {
     PROPOSE: (MEMBER, ADMIN),
@@ -82,6 +86,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     HAVE_MEMORY: (MEMBER, ADMIN),
     READ_OTHERS: (ADMIN,),
     RETIRE_SCOPE: (ADMIN,),
+    MAP_SCOPE: (MEMBER, ADMIN),
 }
 """The one table: action → roles allowed. A personal memory or inbox is moreover written only
 by its owner (:func:`owns`); approvals are moreover bound by :func:`self_approval`."""
@@ -291,6 +296,7 @@ PERSON_ONLY: dict[tuple[str, ...], tuple[str, ...] | None] = {
     ("memory", "edit"): None,
     ("memory", "reconfirm"): None,
     ("scope", "retire"): None,
+    ("scope", "map"): None,
     ("settings", "approve"): None,
     ("erase",): None,
 }

@@ -93,7 +93,7 @@ SHORT_HELP = {
     "doctrine": "Team rules: propose, approve, suspend, restore, list.",
     "context": "Prompt blocks: chat (your memory), audit (the doctrine).",
     "hook": "Claude Code hooks (session-start, session-end, pre-compact).",
-    "scope": "Retire a scope: what was learnt in it goes back to review.",
+    "scope": "Map a project folder to a scope; retire a scope (back to review).",
     "settings": "Governance settings: a second admin approves relaxing one.",
 }
 

@@ -12,6 +12,7 @@ from agentmem.cli.common import FormatOption, PersonOption, repository
 from agentmem.cli.output import Format
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from contextlib import AbstractContextManager
 
     from rich.console import Console
@@ -162,6 +163,8 @@ def harvest(
         output.as_json(_result_json(r) for r in batch.results)
     elif any(r.kept for r in batch.results):
         output.info("next: [bold]agentmem review[/] to accept, edit or reject them")
+    if fmt is Format.text:
+        _offer_mappings(repo, actor, batch.results)
     if skipped:
         output.info(
             f"{skipped} conversation(s) skipped: already harvested (--again reads them once more)"
@@ -171,6 +174,91 @@ def harvest(
     if not any(r.kept for r in batch.results) and any(r.rejected for r in batch.results):
         output.error("every proposal was rejected: nothing reached your inbox (reasons above)")
         raise typer.Exit(1)
+
+
+def _offer_mappings(repo: Repository, actor: Person, results: Sequence[HarvestResult]) -> None:
+    """After a harvest with ``--scope S``: each folder its sessions ran in whose sessions would
+    not get S's entries (not mapped to S, or to a scope inside S) is offered to the person —
+    on a terminal, a question, then ONE commit of ``scopes:``; elsewhere (an agent, a script),
+    the command that does it. Said on screen either way (docs/decisions.md)."""
+    from agentmem.errors import AgentmemError
+    from agentmem.memory.records import scope_contains
+    from agentmem.tidy.scopemap import map_folder, map_key, mapped_scope, session_scope_here
+
+    wanted: dict[str, tuple[str, str]] = {}  # folder as written in the map → (scope, session)
+    for result in results:
+        scopes = {p.scope for p in result.kept if p.route == "memory" and p.scope}
+        if not result.folder or len(scopes) != 1:
+            continue
+        scope = scopes.pop()
+        try:
+            key = map_key(repo, result.folder)
+        except AgentmemError:
+            output.info(
+                f"session {output.esc(result.session)} ran in a folder that is not a path of "
+                "this system: not offered for the scopes: map"
+            )
+            continue
+        wanted.setdefault(key, (scope, result.session))
+    asking = _asking()
+    for key, (scope, session) in wanted.items():
+        now = session_scope_here(repo, key)
+        if now is not None and scope_contains(scope, now):
+            continue  # sessions there already get the entries of that scope
+        shown, command = output.esc(key), f"agentmem scope map {_quoted(key)} {scope}"
+        exact = mapped_scope(repo, key)
+        if exact is not None:
+            output.info(
+                f"sessions started in {shown} get scope {output.esc(exact)}, not {scope}: "
+                f"an admin may change it ({output.esc(command)} --replace)"
+            )
+            continue
+        has = f"get scope {output.esc(now)}" if now else "get no scope"
+        output.info(
+            f"this session ran in {shown}; sessions started there {has}, so the entries "
+            f"scoped {scope} would not reach them"
+        )
+        if not asking:
+            output.info(f"to give them those entries: [bold]{output.esc(command)}[/]")
+            continue
+        try:
+            answer = typer.confirm(
+                f"Map {key} to {scope} in agentmem.yaml (one commit)?", default=True, err=True
+            )
+        except typer.Abort:
+            answer = False
+        if not answer:
+            output.info(f"not mapped; later: {output.esc(command)}")
+            continue
+        try:
+            with repo.locked():
+                done = map_folder(repo, actor, key, scope, session=session)
+        except AgentmemError as exc:  # the proposals are filed: say why, and go on
+            output.error(f"not mapped: {output.esc(exc)}")
+            continue
+        repo = repository()  # the settings changed
+        output.info(
+            f"mapped {shown} to {scope}: sessions started there get its entries "
+            f"(committed {(done.commit or '')[:12]})"
+        )
+
+
+def _asking() -> bool:
+    """Someone at a terminal can be asked (stdin and stderr are terminals): never an agent's
+    shell, a pipe or CI."""
+    import sys
+
+    return sys.stdin.isatty() and sys.stderr.isatty()
+
+
+def _quoted(folder: str) -> str:
+    """``folder`` as a shell word (``~`` left unquoted so that the shell expands it)."""
+    import shlex
+
+    if folder.startswith("~/"):
+        rest = folder[2:]
+        return "~/" + (shlex.quote(rest) if rest else "")
+    return shlex.quote(folder)
 
 
 def _working(console: Console, message: str) -> AbstractContextManager[object]:
@@ -227,6 +315,7 @@ def _result_json(result: HarvestResult) -> dict[str, object]:
             {"index": c.index, "label": c.label, "text": c.reason} for c in result.cut_items
         ],
         "commit": result.commit,
+        "folder": result.folder,
         "proposals": [p.to_dict() for p in result.kept],
         "rejected": [
             {"index": x.index, "label": x.label, "reason": x.reason} for x in result.rejected
@@ -287,6 +376,7 @@ def _harvest_queue(
     else:
         for result in run.results:
             _print_result(result)
+        _offer_mappings(repo, actor, run.results)
     for job, exc in run.failures:
         output.error(f"session {job.queued}: {exc}")
     if run.refused:

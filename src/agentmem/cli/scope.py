@@ -1,4 +1,5 @@
-"""``agentmem scope retire S`` (docs/design.md §Lifecycle): an event invalidates a scope."""
+"""``agentmem scope retire S`` (docs/design.md §Lifecycle): an event invalidates a scope;
+``agentmem scope map FOLDER S`` (docs/design.md §Settings): sessions started in FOLDER get S."""
 
 from __future__ import annotations
 
@@ -10,7 +11,45 @@ from agentmem.cli import output
 from agentmem.cli.common import FormatOption, repository
 from agentmem.cli.output import Format
 
-app = typer.Typer(help="Scopes: retire one when an event invalidates it.", no_args_is_help=True)
+app = typer.Typer(
+    help="Scopes: map a project folder to one, retire one when an event invalidates it.",
+    no_args_is_help=True,
+)
+
+
+@app.command("map")
+def map_command(
+    folder: Annotated[
+        str, typer.Argument(help="The project folder (absolute, ~/…, or relative to here).")
+    ],
+    scope: Annotated[str, typer.Argument(help="The scope, e.g. contracts/supply.")],
+    replace: Annotated[
+        bool,
+        typer.Option("--replace", help="Change the scope of a folder already mapped (admin)."),
+    ] = False,
+    fmt: FormatOption = Format.text,
+) -> None:
+    """Map a project folder to a scope: sessions started in it (or below it) get that scope,
+    so the SessionStart hook gives them your entries scoped to it. One audited commit of
+    agentmem.yaml (scopes:); a member may add a folder, changing one is an admin's."""
+    from agentmem.tidy.scopemap import map_folder, map_key
+
+    repo = repository()
+    actor = repo.actor()
+    key = map_key(repo, folder)
+    with repo.locked():
+        done = map_folder(repo, actor, key, scope, replace=replace)
+    if fmt is Format.json:
+        output.as_json(done.to_dict())
+        return
+    if done.commit is None:
+        output.info(f"{output.esc(done.folder)} is already mapped to {output.esc(done.scope)}")
+        return
+    was = f" (was {output.esc(done.previous)})" if done.previous else ""
+    output.data(
+        f"sessions started in {output.esc(done.folder)} get scope {output.esc(done.scope)}{was}"
+    )
+    output.info(f"committed {done.commit[:12]}")
 
 
 @app.command()

@@ -116,6 +116,7 @@ class ChatContext(Frozen):
         "blob",
         "day",
         "changes_on",
+        "elsewhere",
     )
     person: str
     path: str
@@ -139,6 +140,9 @@ class ChatContext(Frozen):
     #: None: never): from ``day`` until then the block is the same (:mod:`agentmem.delivery.hotread`).
     day: str
     changes_on: str | None
+    #: ``(scope, count)`` of the entries left out as ``out of scope``, most entries first (then
+    #: in the order of the file): what a session of another scope would be given.
+    elsewhere: tuple[tuple[str, int], ...]
 
     def __init__(
         self,
@@ -156,6 +160,7 @@ class ChatContext(Frozen):
         blob: str = "",
         day: str = "",
         changes_on: str | None = None,
+        elsewhere: tuple[tuple[str, int], ...] = (),
     ) -> None:
         self._set(
             person=person,
@@ -172,6 +177,7 @@ class ChatContext(Frozen):
             blob=blob,
             day=day,
             changes_on=changes_on,
+            elsewhere=elsewhere,
         )
 
 
@@ -213,6 +219,7 @@ def build_chat(
     retired = repo.config.retired_scopes
     given: list[Entry] = []
     left_out: list[tuple[int, str]] = []
+    elsewhere: dict[str, int] = {}
     due: list[int] = []
     later = {d for _, d in retired if d > day}
     for entry in memory.entries():
@@ -223,6 +230,8 @@ def build_chat(
             left_out.append((entry.number, "expired"))
         elif not scope_contains(record.scope, scope):
             left_out.append((entry.number, "out of scope"))
+            if record.scope is not None:
+                elsewhere[record.scope] = elsewhere.get(record.scope, 0) + 1
         elif state == "review due" and suspend:
             left_out.append((entry.number, "review due"))
         else:
@@ -249,6 +258,7 @@ def build_chat(
         blob_id(read) if read is not None else "",
         day,
         min(later) if later else None,
+        tuple(sorted(elsewhere.items(), key=lambda item: -item[1])),
     )
 
 
@@ -273,6 +283,12 @@ def _chat_preamble(ctx: ChatContext) -> list[str]:
         if any(e.record.basis == "inferred" for e in ctx.entries)
         else ""
     )
+    if not count:
+        return [
+            f"Remembered preferences of {ctx.person} {_fill(ctx)}",
+            f"This block holds no working preference of {ctx.person}'s, kept by agentmem in "
+            f"{ctx.path}.",
+        ]
     return [
         f"Remembered preferences of {ctx.person} {_fill(ctx)}",
         (
@@ -326,7 +342,7 @@ def _chat_block(ctx: ChatContext, fmt: str, shown: int) -> str:
     lines += [f"## {preamble[0]}", "", preamble[1]] if fmt == "markdown" else preamble
     visible = ctx.entries[:shown]
     if not ctx.entries:
-        lines += ["", "No entries yet."]
+        lines += ["", none_given(ctx)]
     for section in ctx.sections:
         in_section = [e for e in visible if e.section == section]
         if in_section:
@@ -342,6 +358,31 @@ def _chat_block(ctx: ChatContext, fmt: str, shown: int) -> str:
         ]
     lines.append(f"</{MEMORY_TAG}>")
     return "\n".join(lines)
+
+
+def none_given(ctx: ChatContext) -> str:
+    """The line of a chat block without entries: "No entries yet." only when the memory has
+    none; else how many are kept for other scopes (which) and how many were left out, why."""
+    if not ctx.left_out:
+        return "No entries yet."
+    given = f"scope {ctx.scope}" if ctx.scope else "no scope"
+    parts = []
+    scoped = sum(count for _, count in ctx.elsewhere)
+    if scoped:
+        scopes = ", ".join(f"{scope}: {count}" for scope, count in ctx.elsewhere)
+        verb = "is" if scoped == 1 else "are"
+        parts.append(f"{scoped} {verb} kept for other scopes ({scopes})")
+    expired = sum(1 for _, why in ctx.left_out if why == "expired")
+    if expired:
+        parts.append(f"{expired} {'has' if expired == 1 else 'have'} expired")
+    due = sum(1 for _, why in ctx.left_out if why == "review due")
+    if due:
+        parts.append(f"{due} {'is past its' if due == 1 else 'are past their'} review")
+    total = len(ctx.left_out)
+    return (
+        f"None of {ctx.person}'s {total} entr{'y' if total == 1 else 'ies'} is given here "
+        f"({given}): {'; '.join(parts)}."
+    )
 
 
 def chat_json(ctx: ChatContext) -> dict[str, Any]:

@@ -4,7 +4,9 @@ Each :class:`Check` says what was looked at, ``ok``, ``warn`` (works, but someth
 or waiting) or ``fail`` (something is wrong), and what to do. Checks, in order:
 
 1. the memory repository is found and its settings load;
-2. the git identity is a person in ``roles.yaml`` (and has a personal memory);
+2. the git identity is a person in ``roles.yaml`` (and has a personal memory), and the
+   scoped entries of that memory reach a session (a folder of the ``scopes:`` map has their
+   scope);
 3. ``agentmem`` is on ``PATH`` (hooks and MCP servers start it by name);
 4. Claude Code hooks in ``.claude/settings.json`` / ``.claude/settings.local.json`` of the
    project or ``~/.claude/settings.json``: SessionStart, SessionEnd and PreCompact run
@@ -28,9 +30,11 @@ from typing import Any
 
 from agentmem import governance as gov
 from agentmem.config import load_config
+from agentmem.delivery.context import build_chat, scope_for_folder
 from agentmem.errors import AgentmemError
 from agentmem.harvest.queue import read_queue, waiting
 from agentmem.harvest.run import choose_provider
+from agentmem.memory.records import scope_contains
 from agentmem.store.repo import Repository
 from agentmem.store.root import locate
 
@@ -78,6 +82,7 @@ def run_doctor(project: Path | None = None, home: Path | None = None) -> list[Ch
         )
     if repo is not None:
         checks.append(_identity(repo))
+        checks.append(_scopes(repo, project))
     checks.append(_on_path())
     checks.append(_hooks(project, home))
     checks.append(_mcp(project, home))
@@ -100,6 +105,65 @@ def _identity(repo: Any) -> Check:
             "ask an admin for the member role in roles.yaml if you need a memory",
         )
     return Check("identity", OK, f"you are {actor.id} ({actor.role}) in roles.yaml")
+
+
+def _scopes(repo: Repository, project: Path) -> Check:
+    """Do the actor's scoped entries reach a session? An entry scoped S is given only where the
+    session's scope is S or below it: ``$AGENTMEM_SCOPE``, else the folder of the ``scopes:``
+    map that holds the session's folder. A scope no mapped folder has is memory no session
+    gets (docs/design.md §Context)."""
+    try:
+        actor = repo.actor()
+        if not gov.may(actor.role, gov.HAVE_MEMORY):
+            return Check("scopes", OK, "no personal memory: nothing to scope")
+        given = os.environ.get("AGENTMEM_SCOPE", "").strip() or None
+        here = given or scope_for_folder(repo.config.scopes, str(project), repo.root)
+        ctx = build_chat(repo, actor.id, here)
+    except AgentmemError as exc:
+        return Check("scopes", FAIL, exc.message, exc.hint or "run agentmem check")
+    mapped = {scope for _, scope in repo.config.scopes} | ({given} if given else set())
+    lost = [
+        (scope, count)
+        for scope, count in ctx.elsewhere
+        if not any(scope_contains(scope, other) for other in mapped)
+    ]
+    session = f"scope {here}" if here else "no scope"
+    if lost:
+        count = sum(n for _, n in lost)
+        listed = ", ".join(f"{scope} ({n})" for scope, n in lost)
+        return Check(
+            "scopes",
+            WARN,
+            f"{count} of your entries reach no session: scoped {listed}, and no folder of the "
+            "scopes: map of agentmem.yaml has that scope (nor AGENTMEM_SCOPE)",
+            f"agentmem scope map FOLDER {lost[0][0]} (the project folder where you work on it)",
+        )
+    total = len(ctx.entries) + len(ctx.left_out)
+    if not ctx.entries and total:
+        if ctx.elsewhere:
+            first = ctx.elsewhere[0][0]
+            where = next(
+                (f for f, scope in repo.config.scopes if scope_contains(first, scope)),
+                "another folder",
+            )
+            return Check(
+                "scopes",
+                WARN,
+                f"sessions started in {project} ({session}) get none of your {total} entries: "
+                f"{ctx.elsewhere[0][1]} are scoped {first}, given in {where}",
+                f"agentmem scope map {project} {first} (if this folder is part of it)",
+            )
+        return Check(
+            "scopes",
+            WARN,
+            f"sessions started in {project} ({session}) get none of your {total} entries",
+            "agentmem memory due lists the expired ones; agentmem memory reconfirm N keeps one",
+        )
+    return Check(
+        "scopes",
+        OK,
+        f"sessions started in {project} ({session}) get {len(ctx.entries)} of your {total} entries",
+    )
 
 
 def _on_path() -> Check:

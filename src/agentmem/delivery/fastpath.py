@@ -128,13 +128,13 @@ def session_start(stdin: str | None) -> Printed:
     """
     # lazy: hot path: each hook or chat line loads only what it runs
     from agentmem.delivery import hotread
-    from agentmem.harvest.payload import parse_payload
+    from agentmem.harvest.payload import payload_cwd
 
     notes: list[str] = []
     cwd = None
     if stdin is not None:
         try:
-            cwd = parse_payload(stdin).cwd
+            cwd = payload_cwd(stdin)
         except AgentmemError as exc:
             notes.append(_note(f"{exc}; using the current folder"))
     try:
@@ -166,22 +166,78 @@ def _session_start(root: Path, cwd: str | None) -> hotread.Found:
     from agentmem.store.repo import hot_repository
 
     repo = hot_repository(root)
-    scope = session_scope(os.environ.get("AGENTMEM_SCOPE"), "AGENTMEM_SCOPE")
-    if scope is None:
-        scope = hotread.scope_for_folder(repo.config.scopes, cwd or os.getcwd(), root)
+    folder = cwd or os.getcwd()
+    given = session_scope(os.environ.get("AGENTMEM_SCOPE"), "AGENTMEM_SCOPE")
+    scope = given or hotread.scope_for_folder(repo.config.scopes, folder, root)
     ctx = build_chat(repo, repo.actor().id, scope)
     if repo.cache is not None:
         repo.cache.save()
     found: hotread.Found
+    named = None
     if not ctx.entries:
-        found = ("", (_note(_none_given(ctx)),), (), None)
+        message = _unseen(ctx, repo.config.scopes, folder, given)
+        named = folder if message else None  # the message names the folder: the memo must too
+        found = (message or "", (_note(_none_given(ctx)),), (), None)
     else:
         block = render_chat(ctx, "text", max_chars=HOOK_MAX_CHARS - 1)
         # the block may drop its last entries to fit: log what it carried
         usage = chat_line(_carried(ctx, block), ctx.person, "session-start")
         found = (block, (), (), usage)
-    hotread.remember(root, repo.cache, hotread.SESSION_START, (), ctx, repo.config.scopes, found)
+    hotread.remember(
+        root, repo.cache, hotread.SESSION_START, (), ctx, repo.config.scopes, found, named
+    )
     return found
+
+
+def _unseen(
+    ctx: ChatContext, scopes: tuple[tuple[str, str], ...], folder: str, given: str | None
+) -> str | None:
+    """The ``systemMessage`` of a start that gives none of the person's entries although there
+    are some (Claude Code shows it; stderr it hides): how many, why — scoped elsewhere (and
+    where the ``scopes:`` map gives that scope, if anywhere), expired, suspended past review —
+    and the one command that fixes it. None when the memory has no entry."""
+    # lazy: hot path: loaded only when a start gives no entry
+    import json
+    import shlex
+
+    from agentmem.delivery import hotread
+    from agentmem.memory.records import scope_contains
+
+    if not ctx.left_out:
+        return None
+    why = []
+    for scope, count in ctx.elsewhere:
+        where = [f for f, mapped in scopes if scope_contains(scope, mapped)]
+        if where:
+            more = f" and {len(where) - 1} more" if len(where) > 1 else ""
+            reach = f"given in sessions started in {where[0]}{more}"
+        else:
+            reach = "no folder of the scopes: map has that scope"
+        why.append(f"{count} {'is' if count == 1 else 'are'} scoped {scope} ({reach})")
+    expired = sum(1 for _, why in ctx.left_out if why == "expired")
+    if expired:
+        why.append(f"{expired} expired")
+    due = sum(1 for _, why in ctx.left_out if why == "review due")
+    if due:
+        why.append(f"{due} past review (memory.on_review_due: suspend)")
+    here = f"scope {ctx.scope}" if ctx.scope else "no scope"
+    source = ", from AGENTMEM_SCOPE" if given else ""
+    if ctx.elsewhere and given:
+        first = ctx.elsewhere[0][0]
+        fix = f"AGENTMEM_SCOPE={first} for a session of that scope (it is {given} now)"
+    elif ctx.elsewhere:
+        first = ctx.elsewhere[0][0]
+        shown = hotread.shown_folder(folder)
+        word = "~/" + shlex.quote(shown[2:]) if shown.startswith("~/") else shlex.quote(shown)
+        fix = f"agentmem scope map {word} {first} (if this folder is part of {first})"
+    else:
+        fix = "agentmem memory due, then agentmem memory reconfirm N"
+    total = len(ctx.left_out)
+    line = (
+        f"agentmem: none of your {total} memory entr{'y' if total == 1 else 'ies'} was given "
+        f"to this session ({here}{source}): {'; '.join(why)}. To fix: {fix}."
+    )
+    return json.dumps({"systemMessage": " ".join(line.split())}, ensure_ascii=False)
 
 
 def _none_given(ctx: ChatContext) -> str:
@@ -293,7 +349,7 @@ def _chat(person: str | None, fmt: str, scope: str | None) -> tuple[Path, hotrea
         )
     if ctx.status.level != "ok":
         warnings.append(f"{ctx.path} is at {ctx.status.describe()}: remove or merge entries soon")
-    warnings += left_out_warnings(ctx.path, ctx.left_out, ctx.due)
+    warnings += left_out_warnings(ctx.path, ctx.left_out, ctx.due, ctx.elsewhere)
     found = (text, notes, tuple(warnings), chat_line(ctx, actor.id, "context chat"))
     hotread.remember(
         repo.root, repo.cache, hotread.CONTEXT_CHAT, options, ctx, repo.config.scopes, found
@@ -302,16 +358,27 @@ def _chat(person: str | None, fmt: str, scope: str | None) -> tuple[Path, hotrea
 
 
 def left_out_warnings(
-    path: str, left_out: tuple[tuple[int, str], ...], due: tuple[int, ...]
+    path: str,
+    left_out: tuple[tuple[int, str], ...],
+    due: tuple[int, ...],
+    elsewhere: tuple[tuple[str, int], ...] = (),
 ) -> list[str]:
-    """One line per reason an entry was not given, and one for those given past review."""
+    """One line per reason an entry was not given (for entries scoped elsewhere, the command
+    that gives those of the commonest scope), and one for those given past review."""
     found: list[str] = []
     for reason in ("expired", "review due", "out of scope"):
         numbers = ", ".join(f"#{n}" for n, why in left_out if why == reason)
         if numbers and reason != "out of scope":
             found.append(f"{path}: {numbers} not given: {reason} (agentmem memory due)")
         elif numbers:
-            found.append(f"{path}: {numbers} not given: scoped elsewhere (--scope S gives them)")
+            scopes = ", ".join(f"{scope}: {count}" for scope, count in elsewhere)
+            command = f"agentmem context chat --scope {elsewhere[0][0]}" if elsewhere else ""
+            found.append(
+                f"{path}: {numbers} not given: scoped elsewhere ({scopes}; {command} gives "
+                f"{'them' if len(elsewhere) == 1 else 'those of ' + elsewhere[0][0]})"
+                if command
+                else f"{path}: {numbers} not given: scoped elsewhere (--scope S gives them)"
+            )
     if due:
         numbers = ", ".join(f"#{n}" for n in due)
         found.append(f"{path}: {numbers} past review, still given (agentmem memory reconfirm)")

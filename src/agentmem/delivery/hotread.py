@@ -11,7 +11,9 @@ The memo, ``.agentmem/hotread.json`` (local, never committed, optional), keeps t
 - the texts of ``agentmem.yaml`` and ``roles.yaml``, the git identity (``git config
   user.email``), the memory file's text (or its absence);
 - the scope the session was given (``$AGENTMEM_SCOPE``, else the folder map of
-  ``agentmem.yaml``, resolved again from the session's folder at every start);
+  ``agentmem.yaml``, resolved again from the session's folder at every start), and the
+  session's folder itself when the output names it (the ``systemMessage`` of a start that
+  gives no entry);
 - the day range over which no entry changes state: from the day it was computed to the first
   review, expiry or scope retirement after it (:attr:`ChatContext.changes_on`);
 - Python's version and the size and modification time of every agentmem module that computed
@@ -79,6 +81,46 @@ def scope_for_folder(scopes: Sequence[Sequence[str]], folder: str | None, root: 
         if (here == path or path in here.parents) and (best is None or len(path.parts) > best[0]):
             best = (len(path.parts), scope)
     return best[1] if best else None
+
+
+def folder_key(folder: str, root: Path) -> str | None:
+    """How ``folder`` (a session's folder) is written in the ``scopes:`` map: relative to the
+    repository ``root`` when inside it (every clone reads it the same), ``~/…`` when under the
+    home folder (each person's own), else absolute; None when it is not an absolute path of
+    this system (a Windows folder read on Linux: it could never match a session here)."""
+    path = Path(folder).expanduser()
+    if not path.is_absolute():
+        return None
+    here = path.resolve()
+    try:
+        home = Path.home().resolve()
+    except (RuntimeError, KeyError):
+        home = None
+    for base, prefix in ((root.resolve(), ""), (home, "~")):
+        if base is None:
+            continue
+        if here == base:
+            return prefix or "."
+        if base in here.parents:
+            rel = here.relative_to(base).as_posix()
+            return f"{prefix}/{rel}" if prefix else rel
+    return str(here)
+
+
+def shown_folder(folder: str) -> str:
+    """``folder`` as a person types it in a command: ``~/…`` under the home folder, else
+    absolute (a path of another system as it is written)."""
+    path = Path(folder).expanduser()
+    if not path.is_absolute():
+        return folder
+    here = path.resolve()
+    try:
+        home = Path.home().resolve()
+    except (RuntimeError, KeyError):
+        return str(here)
+    if here == home:
+        return "~"
+    return f"~/{here.relative_to(home).as_posix()}" if home in here.parents else str(here)
 
 
 def _env() -> dict[str, str | None]:
@@ -224,6 +266,7 @@ def _recall(root: Path, command: str, options: list[str | None], cwd: str | None
             or scope_given
             or scope_for_folder(e["scopes"], cwd or os.getcwd(), root) == e["scope"]
         )
+        and e.get("folder") in (None, cwd or os.getcwd())
         and _same_code(e["code"])
     ]
     if not entries:
@@ -261,9 +304,12 @@ def remember(
     ctx: ChatContext,
     scopes: Sequence[tuple[str, str]],
     found: Found,
+    folder: str | None = None,
 ) -> None:
     """Store ``found``, what the full path printed for ``ctx``, when ``cache`` saw each input
-    once (:meth:`agentmem.store.hotcache.HotCache.saw`); a failure to write is ignored."""
+    once (:meth:`agentmem.store.hotcache.HotCache.saw`); a failure to write is ignored.
+    ``folder``: the session's folder when the output names it (else any folder, with the same
+    scope from the map, gets it)."""
     if cache is None:
         return
     inputs = {}
@@ -287,6 +333,7 @@ def remember(
         "email": inputs[gitrun.IDENTITY],
         "scopes": [list(pair) for pair in scopes],
         "scope": ctx.scope,
+        "folder": folder,
         "file": ctx.path,
         "memory": inputs[ctx.path],
         "day": ctx.day,
@@ -295,7 +342,7 @@ def remember(
         "usage": None if usage is None else {**usage, "run_id": "", "time": ""},
         "code": code,
     }
-    same = ("command", "options", "env", "root", "scope")
+    same = ("command", "options", "env", "root", "scope", "folder")
     kept = [e for e in _load(root) if any(e.get(k) != entry[k] for k in same)]
     _save(root, [entry, *kept][:MAX_ENTRIES])
 

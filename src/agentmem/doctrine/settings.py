@@ -95,6 +95,27 @@ def governance_values(text: str | None) -> dict[str, object]:
     return values
 
 
+def adds_folders_only(old: str | None, new: str | None) -> bool:
+    """True when the ``agentmem.yaml`` text ``new`` differs from ``old`` only by folders added
+    to the ``scopes:`` map (each folder ``old`` maps keeps its scope; comments and layout
+    aside): :data:`agentmem.governance.MAP_SCOPE`, which a member may do. Anything else, or a
+    text that does not read as a mapping, is False (a settings change: an admin's)."""
+    if new is None:
+        return False
+    old = old or ""  # no settings before: adding the map is still only adding folders
+    try:
+        before, after = load_yaml_text(old, CONFIG_FILE), load_yaml_text(new, CONFIG_FILE)
+    except AgentmemError:
+        return False
+    before = {} if before is None else before
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return False
+    was, now = before.pop("scopes", None) or {}, after.pop("scopes", None)
+    if before != after or not isinstance(was, dict) or not isinstance(now, dict):
+        return False
+    return len(now) > len(was) and all(k in now and now[k] == v for k, v in was.items())
+
+
 @dataclass(frozen=True)
 class SettingsApproval:
     """What ``agentmem settings approve`` did: the relaxing ``commit``, its ``author`` (a

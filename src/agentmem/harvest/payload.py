@@ -82,6 +82,28 @@ _JSON_KINDS = {
 def parse_payload(text: str) -> HookPayload:
     """Parse a hook's stdin. Raises :class:`HookPayloadError` when it is not a JSON object with
     a ``session_id`` (UUID-like) and a ``transcript_path`` string."""
+    data = _object(text)
+    session_id = _str_field(data, "session_id")
+    if session_id is None or not SESSION_ID.match(session_id):
+        raise HookPayloadError("hook payload has no valid 'session_id'")
+    transcript = _str_field(data, "transcript_path")
+    if transcript is None:
+        raise HookPayloadError(f"hook payload of session {session_id} has no 'transcript_path'")
+    event = _str_field(data, "hook_event_name")
+    reason = _str_field(data, "reason") or _str_field(data, "trigger")
+    return HookPayload(
+        session_id, transcript, _str_field(data, "cwd"), event, reason, _str_field(data, "source")
+    )
+
+
+def payload_cwd(text: str) -> str | None:
+    """The ``cwd`` of a hook's stdin (None when it has none): all that SessionStart reads, so a
+    payload without a transcript (a start typed by hand, a tool that sends only the folder)
+    still gives its folder. Raises :class:`HookPayloadError` when it is not a JSON object."""
+    return _str_field(_object(text), "cwd")
+
+
+def _object(text: str) -> dict[str, Any]:
     if len(text) > PAYLOAD_MAX_BYTES:
         raise HookPayloadError(
             f"hook payload is {len(text)} characters; expected a small JSON object"
@@ -95,14 +117,4 @@ def parse_payload(text: str) -> HookPayload:
     if not isinstance(data, dict):
         kind = _JSON_KINDS.get(type(data), "value")
         raise HookPayloadError(f"hook payload is a JSON {kind}; expected an object")
-    session_id = _str_field(data, "session_id")
-    if session_id is None or not SESSION_ID.match(session_id):
-        raise HookPayloadError("hook payload has no valid 'session_id'")
-    transcript = _str_field(data, "transcript_path")
-    if transcript is None:
-        raise HookPayloadError(f"hook payload of session {session_id} has no 'transcript_path'")
-    event = _str_field(data, "hook_event_name")
-    reason = _str_field(data, "reason") or _str_field(data, "trigger")
-    return HookPayload(
-        session_id, transcript, _str_field(data, "cwd"), event, reason, _str_field(data, "source")
-    )
+    return data

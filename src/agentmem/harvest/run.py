@@ -100,6 +100,8 @@ class HarvestResult:
     turns: int = 0
     user_turns: int = 0
     commit: str | None = None
+    #: the folder the session ran in, as its transcript says (:attr:`Transcript.folder`).
+    folder: str | None = None
 
 
 def choose_provider(flag: str | None, configured: str, env: Mapping[str, str] | None = None) -> str:
@@ -266,6 +268,7 @@ def _validate_and_write(
     relpath = repo.memory_relpath(actor.id)
     memory_text = read_current(repo.root, relpath)
     result = HarvestResult(transcript.session_id, str(transcript_path), answer.provider)
+    result.folder = transcript.folder
     result.received = len(answer.proposals)
     result.turns, result.user_turns = len(transcript.turns), len(transcript.user_turns())
     limit = repo.config.harvest.max_proposals

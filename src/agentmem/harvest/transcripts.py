@@ -51,12 +51,16 @@ class Turn:
 
 @dataclass(frozen=True)
 class Transcript:
-    """A read session: ``format`` is one of ``claude-code``, ``codex``, ``messages``, ``text``."""
+    """A read session: ``format`` is one of ``claude-code``, ``codex``, ``messages``, ``text``;
+    ``folder`` the project folder the session ran in, as the transcript wrote it (Claude Code's
+    first ``cwd``, Codex's ``session_meta`` ``cwd`` or ``<cwd>`` of its environment context;
+    None when the format does not say)."""
 
     path: Path
     format: str
     session_id: str
     turns: list[Turn] = field(default_factory=list)
+    folder: str | None = None
 
     def user_turns(self) -> list[Turn]:
         """The turns the person typed themselves, in order."""
@@ -133,13 +137,14 @@ def read_transcript(path: Path, max_mb: float = DEFAULT_MAX_TRANSCRIPT_MB) -> Tr
     first = _FIRST_CHAR.search(text)  # not text.lstrip(): that would copy the whole text
     if first is None:
         raise TranscriptError(f"{path}:1: empty file, not a transcript")
+    folder = None
     if first.group() == "{":
-        fmt, session_id, turns = _read_jsonl(path, text)
+        fmt, session_id, turns, folder = _read_jsonl(path, text)
     elif first.group() == "[":
         fmt, session_id, turns = _read_json_array(path, text)
     else:
         fmt, session_id, turns = "text", None, _text_turns(path, text)
-    return Transcript(path=path, format=fmt, session_id=session_id or fallback_id, turns=turns)
+    return Transcript(path, fmt, session_id or fallback_id, turns, folder)
 
 
 _FIRST_CHAR = re.compile(r"\S")  # the same whitespace as str.lstrip's
@@ -168,7 +173,7 @@ _CODEX_ITEMS = ("message", "reasoning", "function_call", "function_call_output")
 _CLAUDE_TYPES = ("user", "assistant", "summary", "system", "file-history-snapshot", "progress")
 
 
-def _read_jsonl(path: Path, text: str) -> tuple[str, str | None, list[Turn]]:
+def _read_jsonl(path: Path, text: str) -> tuple[str, str | None, list[Turn], str | None]:
     """Parse the non-blank lines as JSON objects, one at a time (a parsed line is dropped once
     its turns are taken, so memory stays near the text's size), and hand them to the reader of
     the first line that tells the format."""
@@ -247,12 +252,17 @@ def _jsonl_kind(obj: dict[str, Any]) -> str | None:
     return None
 
 
-def _claude_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> tuple[str | None, list[Turn]]:
-    """Turns of a Claude Code session: sidechain, meta, thinking and bookkeeping lines dropped."""
+def _claude_turns(
+    records: Iterable[tuple[int, dict[str, Any]]],
+) -> tuple[str | None, list[Turn], str | None]:
+    """Turns of a Claude Code session: sidechain, meta, thinking and bookkeeping lines dropped;
+    and the session's folder, the first ``cwd`` (a later one follows the agent's ``cd``)."""
     session_id: str | None = None
+    folder: str | None = None
     turns: list[Turn] = []
     for line, obj in records:
         session_id = session_id or _str(obj.get("sessionId"))
+        folder = folder or _str(obj.get("cwd"))
         message = obj.get("message")
         if obj.get("isSidechain") or not isinstance(message, dict):
             continue
@@ -260,7 +270,7 @@ def _claude_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> tuple[str | 
             turns.extend(_claude_user(line, obj, message.get("content")))
         elif obj.get("type") == "assistant":
             turns.extend(_blocks(line, "assistant", message.get("content")))
-    return session_id, turns
+    return session_id, turns, folder
 
 
 def _claude_user(line: int, obj: dict[str, Any], content: Any) -> list[Turn]:
@@ -331,20 +341,23 @@ _CODEX_INJECTED += ("<user_shell_command>", "<turn_aborted>", "# AGENTS.md instr
 
 def _codex_turns(
     records: Iterable[tuple[int, dict[str, Any]]], events: bool
-) -> tuple[str | None, list[Turn]]:
-    """Turns of a Codex rollout, legacy or envelope format.
+) -> tuple[str | None, list[Turn], str | None]:
+    """Turns of a Codex rollout, legacy or envelope format, and the session's folder
+    (``session_meta``'s ``cwd``, else the first ``<cwd>`` of an injected environment context).
 
     The envelope format records each prompt twice (``response_item`` user message and
     ``event_msg`` ``user_message``); when ``user_message`` events exist they are the only source
     of user turns, since ``response_item`` user messages also carry injected context.
     """
     session_id: str | None = None
+    folder: str | None = None
     turns: list[Turn] = []
     for line, obj in records:
         kind = obj.get("type")
         payload = obj.get("payload")
         if kind == "session_meta" and isinstance(payload, dict):
             session_id = session_id or _str(payload.get("id"))
+            folder = folder or _str(payload.get("cwd"))
         elif kind is None and "instructions" in obj:  # legacy meta line
             session_id = session_id or _str(obj.get("id"))
         elif _codex_event(obj) == "user_message" and isinstance(payload, dict):
@@ -353,7 +366,20 @@ def _codex_turns(
             turns.extend(_codex_item(line, payload, skip_user=events))
         elif kind in _CODEX_ITEMS:
             turns.extend(_codex_item(line, obj, skip_user=events))
-    return session_id, turns
+        if folder is None and kind in ("message", "response_item"):
+            folder = _environment_cwd(payload if kind == "response_item" else obj)
+    return session_id, turns, folder
+
+
+_ENV_CWD = re.compile(r"<environment_context>.*?<cwd>([^<\n]+)</cwd>", re.S)
+
+
+def _environment_cwd(item: Any) -> str | None:
+    """The ``<cwd>`` of a Codex user message holding its injected environment context."""
+    if not isinstance(item, dict) or item.get("role") != "user":
+        return None
+    match = _ENV_CWD.search("\n".join(_texts(item.get("content"))))
+    return match.group(1).strip() or None if match else None
 
 
 def _codex_event(obj: dict[str, Any]) -> str | None:

@@ -65,6 +65,13 @@ class Retirement:
 def with_retirement(text: str, scope: str, day: str) -> str:
     """``agentmem.yaml``'s text with ``retired_scopes.<scope>: <day>`` set (round trip: the
     person's comments and order survive)."""
+    return settings_with(text, RETIRED_KEY, scope, day, "scopes to days")
+
+
+def settings_with(text: str, group: str, key: str, value: str, what: str) -> str:
+    """``agentmem.yaml``'s text with ``<group>.<key>: <value>`` set, ``group`` a top-level
+    mapping (``what`` it maps, for the refusal when it is not one); round trip: the person's
+    comments and order survive."""
     # lazy: ruamel.yaml loads only to write the settings
     from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap
@@ -77,15 +84,28 @@ def with_retirement(text: str, scope: str, day: str) -> str:
         data = CommentedMap()
     if not isinstance(data, dict):
         raise ConfigError(f"{CONFIG_FILE}: expected a mapping of settings groups")
-    retired = data.get(RETIRED_KEY)
-    if retired is None:
-        data[RETIRED_KEY] = retired = CommentedMap()
-    if not isinstance(retired, dict):
-        raise ConfigError(f"{CONFIG_FILE}: '{RETIRED_KEY}' must map scopes to days")
-    retired[scope] = day
+    found = data.get(group)
+    if found is None:
+        data[group] = found = CommentedMap()
+    if not isinstance(found, dict):
+        raise ConfigError(f"{CONFIG_FILE}: '{group}' must map {what}")
+    found[key] = value
     out = io.StringIO()
     yaml.dump(data, out)
     return out.getvalue()
+
+
+def committed_settings(repo: Repository) -> str:
+    """``agentmem.yaml``'s text (empty when absent), refused while it differs from HEAD's: a
+    settings commit would commit the person's edit unseen. Raises :class:`UsageError`."""
+    old = read_current(repo.root, CONFIG_FILE) or ""
+    if old != (gitio.show_file(repo.root, "HEAD", CONFIG_FILE) or ""):
+        raise UsageError(
+            f"{CONFIG_FILE} has changes that are not committed: this commit would commit "
+            "them unseen",
+            hint=f"commit or drop your edit of {CONFIG_FILE} first (git diff {CONFIG_FILE})",
+        )
+    return old
 
 
 def affected(repo: Repository, scope: str, day: str) -> tuple[dict[str, list[int]], list[str]]:
@@ -140,13 +160,7 @@ def retire_scope(
             f"scope {clean} was already retired today ({day})",
             hint="agentmem memory due and agentmem doctrine due list what it sent to review",
         )
-    old = read_current(repo.root, CONFIG_FILE) or ""
-    if old != (gitio.show_file(repo.root, "HEAD", CONFIG_FILE) or ""):
-        raise UsageError(
-            f"{CONFIG_FILE} has changes that are not committed: the retirement would commit "
-            "them unseen",
-            hint=f"commit or drop your edit of {CONFIG_FILE} first (git diff {CONFIG_FILE})",
-        )
+    old = committed_settings(repo)
     new = with_retirement(old, clean, day)
     parse_config(load_yaml_text(new, CONFIG_FILE), CONFIG_FILE)  # reads back, or refuses
     entries, rules = affected(repo, clean, day)

@@ -60,7 +60,7 @@ from agentmem.check.history.lineage import (
 )
 from agentmem.config import CONFIG_FILE
 from agentmem.doctrine import Rule, missing_for_activation
-from agentmem.doctrine.settings import governance_values
+from agentmem.doctrine.settings import adds_folders_only, governance_values
 from agentmem.errors import AgentmemError
 from agentmem.store.erasures import ERASURES_FILE, lost, parse_record
 from agentmem.store.repo import ROLES_FILE, Person
@@ -449,7 +449,10 @@ class _Judge:
             return  # the repository's first settings: nobody to ask yet
         what = f"changes {change.path}"
         self.need_sign(change.path, what)
-        if not self.require(change.path, gov.SETTINGS, what):
+        action = gov.SETTINGS
+        if change.path == CONFIG_FILE and self.maps_folders(change):
+            action, what = gov.MAP_SCOPE, f"adds a folder to the scopes: map of {change.path}"
+        if not self.require(change.path, action, what):
             return
         if change.path == CONFIG_FILE and self.relaxed and not self.relaxed.approved:
             names = ", ".join(self.relaxed.names)
@@ -460,6 +463,13 @@ class _Judge:
                       f"{tr.ACTION}: {APPROVE_SETTINGS} and {tr.APPROVES}: {self.commit.sha}, "
                       "e.g. agentmem settings approve); until then history judges with the "
                       "stricter value")  # fmt: skip
+
+    def maps_folders(self, change: Change) -> bool:
+        """The change only adds folders to ``scopes:`` (against every parent of a merge)."""
+        texts = self.blobs.texts
+        new = texts.get(change.new) if change.new else None
+        olds = change.olds or (change.old,)
+        return all(adds_folders_only(texts.get(o) if o else None, new) for o in olds)
 
     # -- rules ----------------------------------------------------------------------------------
     def rule_change(self, change: Change) -> None:
