@@ -94,6 +94,15 @@ PERSON_ONLY: dict[tuple[str, ...], tuple[frozenset[str] | None, frozenset[str]]]
             }
         ),
     ),
+    ("scope", "map"): (
+        None,
+        frozenset(
+            {
+                "--format",
+                "-f",
+            }
+        ),
+    ),
     ("settings", "approve"): (
         None,
         frozenset(),
