@@ -89,7 +89,8 @@ def make_request(
     return HarvestRequest(
         person="alice",
         transcript=transcript,
-        memory_text="# Memory: alice\n\n## Writing style\n\n- Use plain words.\n",
+        memory_text="# Memory: alice\n\n## Writing style\n\n- Use plain words. "
+        "<!-- am: basis=declared since=2026-12-01 review=2027-12-01 -->\n",  # as accepted
         doctrine_text="- rule-001: Never promise a delivery date without checking stock.",
         sections=("Writing style", "Priorities"),
         max_proposals=6,
@@ -177,7 +178,8 @@ def test_prompt_carries_memory_doctrine_transcript_and_the_rules() -> None:
     system, user_content = build_prompt(request)
 
     assert "<memory_file>\n# Memory: alice" in user_content
-    assert "- Use plain words.\n</memory_file>" in user_content
+    assert "- Use plain words.\n</memory_file>" in user_content  # the text, not its record
+    assert "<!-- am:" not in user_content
     assert "<doctrine>\n- rule-001: Never promise" in user_content
     assert "<transcript>\nUser: From now on keep my emails short." in user_content
     assert "<outcomes>" not in user_content  # no outcomes, no block

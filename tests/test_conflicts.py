@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 import yaml
 from tests.helpers import git, invoke
+from tests.helpers.memory import seed_memory
 from typer.testing import CliRunner
 
 from agentmem.memory.records import strip_markers
 from agentmem.proposals.conflicts import contradicted, related_pairs
-
-SECTIONS = ("Writing style", "Priorities & scope", "Recurring patterns", "Rule dependencies")
 
 
 @pytest.mark.parametrize(
@@ -71,15 +70,6 @@ def test_related_pairs_finds_both_kinds_once() -> None:
     assert found == [(0, 2, "value"), (1, 3, "same")]
 
 
-def write_memory(root: Path, entries: list[str]) -> None:
-    lines = ["# Memory: alice\n", f"\n## {SECTIONS[0]}\n"]
-    lines += [f"- {e}\n" for e in entries]
-    lines += [f"\n## {s}\n" for s in SECTIONS[1:]]
-    (root / "memories" / "alice.md").write_text("".join(lines), encoding="utf-8")
-    git(root, "add", "memories")
-    git(root, "commit", "-q", "-m", "memory(alice): by hand")
-
-
 def harvest(runner: CliRunner, tmp_path: Path, texts: list[str]) -> tuple[list[dict], str]:
     answer = tmp_path / f"answer-{len(list(tmp_path.glob('answer-*')))}.json"
     proposals = [
@@ -110,7 +100,7 @@ def memory_lines(root: Path) -> list[str]:
 def test_validation_flags_and_review_offers_a_modify(
     memrepo: Path, runner: CliRunner, tmp_path: Path
 ) -> None:
-    write_memory(memrepo, ["Quote the page after the clause.", "Write short answers."])
+    seed_memory(runner, ["Quote the page after the clause.", "Write short answers."])
     (flagged, plain), _ = harvest(
         runner, tmp_path, ["Never write short answers.", "Sign with initials only."]
     )
@@ -150,7 +140,7 @@ def test_validation_flags_and_review_offers_a_modify(
 def test_interactive_review_turns_the_add_into_a_modify(
     memrepo: Path, runner: CliRunner, tmp_path: Path
 ) -> None:
-    write_memory(memrepo, ["Réponds en français.", "Cite le numéro de clause."])
+    seed_memory(runner, ["Réponds en français.", "Cite le numéro de clause."])
     (flagged,), _ = harvest(runner, tmp_path, ["Réponds en anglais."])
     assert flagged["contradicts"] == [
         {
@@ -172,7 +162,7 @@ def test_interactive_review_turns_the_add_into_a_modify(
 def test_a_flagged_add_may_still_be_added_beside(
     memrepo: Path, runner: CliRunner, tmp_path: Path
 ) -> None:
-    write_memory(memrepo, ["Use British English."])
+    seed_memory(runner, ["Use British English."])
     (flagged,), _ = harvest(runner, tmp_path, ["Use American English."])
     assert flagged["contradicts"][0]["why"].endswith("(british / american)")
     assert invoke(runner, "review", "--accept", flagged["id"]).exit_code == 0
@@ -183,7 +173,7 @@ def test_a_flagged_add_may_still_be_added_beside(
 
 
 def test_modify_refusals(memrepo: Path, runner: CliRunner, tmp_path: Path) -> None:
-    write_memory(memrepo, ["Write short answers."])
+    seed_memory(runner, ["Write short answers."])
     (flagged,), _ = harvest(runner, tmp_path, ["Write long answers."])
     bad = invoke(runner, "review", "--modify", f"{flagged['id']}=first")
     assert bad.exit_code == 2 and "--modify takes ID=N" in bad.stderr
@@ -197,8 +187,8 @@ def test_modify_refusals(memrepo: Path, runner: CliRunner, tmp_path: Path) -> No
 def test_check_warns_about_contradicting_entries_without_failing(
     memrepo: Path, runner: CliRunner
 ) -> None:
-    write_memory(
-        memrepo,
+    seed_memory(
+        runner,
         [
             "Use British English.",
             "Tutoie-moi.",
@@ -243,7 +233,7 @@ def test_check_warns_about_contradicting_entries_without_failing(
 
 
 def test_tidy_flags_another_value_with_the_same_detector(memrepo: Path, runner: CliRunner) -> None:
-    write_memory(memrepo, ["Use British English.", "Réponds en français.", "Use American English."])
+    seed_memory(runner, ["Use British English.", "Réponds en français.", "Use American English."])
     result = invoke(runner, "tidy", "--format", "json")
     assert result.exit_code == 1, result.stderr
     report = json.loads(result.stdout)

@@ -19,11 +19,15 @@ from agentmem.harvest.transcripts import Transcript, Turn
 SECTIONS = ("Writing style", "Priorities & scope", "Recurring patterns", "Rule dependencies")
 
 
+RECORD = "<!-- am: basis=declared since=2026-12-01 review=2027-12-01 -->"  # as an accept writes it
+
+
 def _memory(**sections: list[str]) -> str:
+    """The memory text a harvest reads, each entry with its record as an accept leaves it."""
     lines = ["# Memory: alice", ""]
     for name in SECTIONS:
         lines.append(f"## {name}")
-        lines += [f"- {e}" for e in sections.get(name.split()[0].lower(), [])]
+        lines += [f"- {e} {RECORD}" for e in sections.get(name.split()[0].lower(), [])]
         lines.append("")
     return "\n".join(lines)
 

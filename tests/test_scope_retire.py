@@ -4,22 +4,19 @@ review (docs/design.md §Lifecycle; docs/decisions.md, 2026-12-01 — a retired 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
-from tests.helpers import git, invoke, set_identity
+from tests.helpers import git, invoke, isolate, set_identity
 from tests.helpers.context import add_person, rule_text
+from tests.helpers.memory import seed_memory
 from typer.testing import CliRunner
 
 from agentmem import trailers as tr
 from agentmem.config import load_config
 
 DAY = "2026-12-10"
-
-
-def _marker(scope: str | None, since: str) -> str:
-    where = f" scope={scope}" if scope else ""
-    return f"<!-- am: basis=declared{where} since={since} review=2027-12-01 -->"
 
 
 ENTRIES = (
@@ -32,37 +29,58 @@ ENTRIES = (
 )
 
 
-def _memory(person: str) -> str:
-    lines = "".join(f"- {text} {_marker(scope, since)}\n" for text, scope, since in ENTRIES)
-    return (
-        f"# Memory: {person}\n\n## Writing style\n{lines}\n## Priorities & scope\n\n"
-        "## Recurring patterns\n\n## Rule dependencies\n"
-    )
+def _seed(runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The six entries, each with its scope, accepted on its day (in order)."""
+    for since, group in (
+        ("2026-11-01", ENTRIES[:4]),
+        (DAY, ENTRIES[4:5]),
+        ("2026-11-01", ENTRIES[5:]),
+    ):
+        monkeypatch.setenv("AGENTMEM_TODAY", since)
+        seed_memory(runner, [(None, text, scope) for text, scope, _since in group])
+
+
+@pytest.fixture(scope="module")
+def team_template(memrepo_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """alice (admin) and bob (member), each with the six entries accepted through review
+    (built once for the module: ~100 git processes); three approved rules (approved
+    2026-11-30, review due 90 days later) and one draft."""
+    root = tmp_path_factory.mktemp("team") / "mem"
+    shutil.copytree(memrepo_template, root, symlinks=True)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        isolate(monkeypatch, root.parent, tmp_path_factory.mktemp("tmp"))
+        monkeypatch.chdir(root)
+        add_person(root, "bob", "bob@example.com", "member")
+        runner = CliRunner()
+        _seed(runner, monkeypatch)
+        set_identity(root, "Bob", "bob@example.com")
+        _seed(runner, monkeypatch)
+        set_identity(root, "Alice Martin", "alice@example.com")
+        for rule_id, status, scope in (
+            ("supply-warranty", "active", "contracts/supply"),
+            ("supply-lease-index", "active", "contracts/supply/leases"),
+            ("contracts-plain", "active", "contracts"),
+            ("supply-draft", "draft", "contracts/supply"),
+        ):
+            (root / "doctrine" / f"{rule_id}.yaml").write_text(
+                rule_text(
+                    rule_id, status, scope, f"Apply {rule_id}.", "Not for annexes.", "2027-02-28"
+                ),
+                encoding="utf-8",
+            )
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", "rules")
+    return root
 
 
 @pytest.fixture
-def team(memrepo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """alice (admin) and bob (member), each with the six entries; three approved rules
-    (approved 2026-11-30, review due 90 days later) and one draft."""
-    add_person(memrepo, "bob", "bob@example.com", "member")
-    for person in ("alice", "bob"):
-        (memrepo / "memories" / f"{person}.md").write_text(_memory(person), encoding="utf-8")
-    for rule_id, status, scope in (
-        ("supply-warranty", "active", "contracts/supply"),
-        ("supply-lease-index", "active", "contracts/supply/leases"),
-        ("contracts-plain", "active", "contracts"),
-        ("supply-draft", "draft", "contracts/supply"),
-    ):
-        (memrepo / "doctrine" / f"{rule_id}.yaml").write_text(
-            rule_text(
-                rule_id, status, scope, f"Apply {rule_id}.", "Not for annexes.", "2027-02-28"
-            ),
-            encoding="utf-8",
-        )
-    git(memrepo, "add", "-A")
-    git(memrepo, "commit", "-q", "-m", "memories and rules")
+def team(team_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of :func:`team_template` of its own, cwd set to it, today ``DAY``."""
+    root = tmp_path / "mem"
+    shutil.copytree(team_template, root, symlinks=True)
+    monkeypatch.chdir(root)
     monkeypatch.setenv("AGENTMEM_TODAY", DAY)
-    return memrepo
+    return root
 
 
 def _chat_numbers(runner: CliRunner, *args: str) -> tuple[list[int], dict[int, str]]:

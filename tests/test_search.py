@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 from tests.helpers import git, invoke, set_identity
+from tests.helpers.memory import seed_memory
 from typer.testing import CliRunner
 
 INDEX = Path(".agentmem") / "search.sqlite"
@@ -274,17 +275,9 @@ def test_erase_purges_the_index(team: Path, runner: CliRunner, tmp_path: Path) -
 
 
 def test_record_markers_are_not_searched(memrepo: Path, runner: CliRunner) -> None:
-    marker = "<!-- am: basis=inferred since=2026-11-02 expires=2027-06-01 -->"
-    text = "".join(
-        [
-            "# Memory: alice\n\n## Writing style\n",
-            f"- Summaries go first. {marker}\n",
-            "\n## Priorities & scope\n\n## Recurring patterns\n\n## Rule dependencies\n",
-        ]
+    assert "<!-- am: basis=inferred " in seed_memory(
+        runner, ["Summaries go first."], basis="inferred"
     )
-    (memrepo / "memories" / "alice.md").write_text(text, encoding="utf-8")
-    git(memrepo, "add", "memories")
-    git(memrepo, "commit", "-qm", "memory(alice): by hand")
     assert [h["snippet"] for h in hits(runner, "summaries")] == ["**Summaries** go first."]
     assert hits(runner, "inferred OR expires", "--in", "memory") == []
 
@@ -322,21 +315,14 @@ def test_two_updates_at_once_index_each_commit_once(team: Path, runner: CliRunne
 def test_expired_entries_are_left_out_on_the_day_of_the_search(
     memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    old = "<!-- am: basis=inferred since=2026-09-01 review=2026-10-01 expires=2026-11-30 -->"
-    fresh = "<!-- am: basis=declared since=2026-11-02 review=2027-11-02 -->"
-    later = "<!-- am: basis=inferred since=2026-11-20 expires=2027-02-18 -->"
-    text = "".join(
-        [
-            "# Memory: alice\n\n## Writing style\n",
-            f"- Summaries in five bullets. {old}\n",
-            f"- Summaries go first. {fresh}\n",
-            f"- Summaries stay under a page. {later}\n",
-            "\n## Priorities & scope\n\n## Recurring patterns\n\n## Rule dependencies\n",
-        ]
-    )
-    (memrepo / "memories" / "alice.md").write_text(text, encoding="utf-8")
-    git(memrepo, "add", "memories")
-    git(memrepo, "commit", "-qm", "memory(alice): by hand")
+    # inferred: expires 90 days after its acceptance (2026-11-30, 2027-02-18); declared: never
+    for day, text, basis in (
+        ("2026-09-01", "Summaries in five bullets.", "inferred"),
+        ("2026-11-02", "Summaries go first.", "declared"),
+        ("2026-11-20", "Summaries stay under a page.", "inferred"),
+    ):
+        monkeypatch.setenv("AGENTMEM_TODAY", day)
+        seed_memory(runner, [text], basis=basis)
     monkeypatch.setenv("AGENTMEM_TODAY", "2026-12-01")
     result = ok(runner, "search", "summaries", "--format", "json")
     found = json.loads(result.stdout)

@@ -1,5 +1,7 @@
 """``agentmem tidy`` on real temporary repositories: findings, dry run, proposals filed for
-review only, the over-budget candidates by blame date, doctrine repeats, who may, the lock."""
+review only, the over-budget candidates by their records' dates (by blame date for entries
+without a record), doctrine repeats, who may, the lock. Memories are seeded through the accept
+path (``tests.helpers.memory.seed_memory``), but for the files from before records."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 from tests.helpers import git, invoke, set_identity
+from tests.helpers.memory import seed_memory
 from typer.testing import CliRunner
 
 from agentmem.memory.records import strip_markers
@@ -19,16 +22,15 @@ from agentmem.memory.records import strip_markers
 SECTIONS = ("Writing style", "Priorities & scope", "Recurring patterns", "Rule dependencies")
 
 
-def write_memory(root: Path, person: str, entries: list[str], *, date: str | None = None) -> None:
-    """``memories/<person>.md`` with ``entries`` in the first section, committed by hand."""
+def write_unrecorded_memory(root: Path, person: str, entries: list[str], *, date: str) -> None:
+    """``memories/<person>.md`` with ``entries`` in the first section and no records, committed
+    by hand on ``date``: a file from before records."""
     lines = [f"# Memory: {person}\n", f"\n## {SECTIONS[0]}\n"]
     lines += [f"- {e}\n" for e in entries]
     lines += [f"\n## {s}\n" for s in SECTIONS[1:]]
     (root / "memories" / f"{person}.md").write_text("".join(lines), encoding="utf-8")
     git(root, "add", "memories")
-    env = {**os.environ}
-    if date:
-        env |= {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    env = {**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
     subprocess.run(
         ["git", "-C", str(root), "commit", "-q", "-m", f"memory({person}): by hand"],
         check=True,
@@ -57,7 +59,7 @@ ENTRIES = [
 
 
 def test_findings_are_a_dated_dry_run(memrepo: Path, runner: CliRunner) -> None:
-    write_memory(memrepo, "alice", ENTRIES)
+    seed_memory(runner, ENTRIES)
     (memrepo / "README.md").write_text("here\n", encoding="utf-8")
     head = git(memrepo, "rev-parse", "HEAD")
     code, report = tidy(runner)
@@ -84,7 +86,7 @@ def test_findings_are_a_dated_dry_run(memrepo: Path, runner: CliRunner) -> None:
     assert [p["action"] for p in dead["proposals"]] == ["remove"]
     # a dry run: nothing written, nothing committed
     assert git(memrepo, "rev-parse", "HEAD") == head
-    assert not (memrepo / "inbox" / "alice").exists()
+    assert not list((memrepo / "inbox").glob("alice/*.yaml"))
     text = invoke(runner, "tidy")
     assert text.exit_code == 1
     assert text.stdout.startswith(f"tidy report for alice, {report['date']} (memories/alice.md: ")
@@ -93,7 +95,7 @@ def test_findings_are_a_dated_dry_run(memrepo: Path, runner: CliRunner) -> None:
 
 
 def test_to_inbox_files_once_and_review_applies(memrepo: Path, runner: CliRunner) -> None:
-    write_memory(memrepo, "alice", ENTRIES[:4])
+    seed_memory(runner, ENTRIES[:4])
     result = invoke(runner, "tidy", "--to-inbox")
     assert result.exit_code == 1
     assert "2 proposals filed in your inbox" in result.stderr
@@ -125,22 +127,51 @@ def test_nothing_to_tidy_exits_0(memrepo: Path, runner: CliRunner) -> None:
     result = invoke(runner, "tidy")
     assert result.exit_code == 0, result.stderr
     assert "nothing to tidy" in result.stdout
-    write_memory(memrepo, "alice", ["Quote the page after the clause.", "Summaries go first."])
+    seed_memory(runner, ["Quote the page after the clause.", "Summaries go first."])
     assert invoke(runner, "tidy", "--to-inbox").exit_code == 0
     assert invoke(runner, "tidy", "--bogus").exit_code == 2
 
 
-def test_over_the_warning_level_oldest_first(memrepo: Path, runner: CliRunner) -> None:
+def _small_budget(memrepo: Path) -> None:
     config = memrepo / "agentmem.yaml"
     config.write_text(
         config.read_text(encoding="utf-8").replace("budget_chars: 8000", "budget_chars: 400"),
         encoding="utf-8",
     )
     git(memrepo, "commit", "-qam", "small budget")
-    old = [f"Old habit number {n} about drafting supply contracts." for n in ("one", "two")]
-    write_memory(memrepo, "alice", old, date="2026-01-05T10:00:00Z")
-    recent = [f"Recent habit {n} for lease contracts and their annexes." for n in ("A", "B")]
-    write_memory(memrepo, "alice", old + recent, date="2026-11-20T10:00:00Z")
+
+
+OLD = [f"Old habit number {n} about drafting supply contracts." for n in ("one", "two")]
+RECENT = [f"Recent habit {n} for lease contracts and their annexes." for n in ("A", "B")]
+
+
+def test_over_the_warning_level_oldest_first(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _small_budget(memrepo)
+    monkeypatch.setenv("AGENTMEM_TODAY", "2026-01-05")
+    seed_memory(runner, OLD)
+    monkeypatch.setenv("AGENTMEM_TODAY", "2026-11-20")
+    seed_memory(runner, RECENT)
+    code, report = tidy(runner)
+    assert code == 1
+    over = [f for f in report["findings"] if f["kind"] == "over-budget"]
+    assert report["fill"].startswith(("8", "9", "1"))  # at or over 80 %
+    assert [f["entries"][0]["text"] for f in over][:1] == [OLD[0]]
+    assert over[0]["entries"][0]["confirmed"] == "2026-01-05"  # the record's since
+    assert "last confirmed 2026-01-05" in over[0]["reason"]
+    assert all(f["entries"][0]["text"] in OLD for f in over)  # the recent ones stay
+    assert [p["action"] for f in over for p in f["proposals"]] == ["remove"] * len(over)
+
+
+def test_over_the_warning_level_unrecorded_entries_by_blame_date(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    """A file from before records: the day each line was last committed stands in."""
+    _small_budget(memrepo)
+    old, recent = OLD, RECENT
+    write_unrecorded_memory(memrepo, "alice", old, date="2026-01-05T10:00:00Z")
+    write_unrecorded_memory(memrepo, "alice", old + recent, date="2026-11-20T10:00:00Z")
     code, report = tidy(runner)
     assert code == 1
     over = [f for f in report["findings"] if f["kind"] == "over-budget"]
@@ -184,7 +215,9 @@ def test_who_may_tidy_whom(memrepo: Path, runner: CliRunner) -> None:
     }
     (memrepo / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
     git(memrepo, "commit", "-qam", "roles")
-    write_memory(memrepo, "bob", ENTRIES[:3])
+    set_identity(memrepo, "Bob", "bob@example.com")
+    seed_memory(runner, ENTRIES[:3])
+    set_identity(memrepo, "Alice Martin", "alice@example.com")
     code, report = tidy(runner, "--person", "bob")  # an admin reads anyone's report
     assert code == 1 and report["person"] == "bob"
     refused = invoke(runner, "tidy", "--person", "bob", "--to-inbox")
@@ -199,7 +232,7 @@ def test_who_may_tidy_whom(memrepo: Path, runner: CliRunner) -> None:
 def test_tidy_takes_the_repository_lock(
     memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_memory(memrepo, "alice", ENTRIES[:3])
+    seed_memory(runner, ENTRIES[:3])
     lock = memrepo / ".agentmem" / "lock"
     lock.parent.mkdir(exist_ok=True)
     holder = subprocess.Popen(
@@ -219,7 +252,7 @@ def test_tidy_takes_the_repository_lock(
         busy = invoke(runner, "tidy", "--to-inbox")
         assert busy.exit_code == 1
         assert "another agentmem command is writing" in busy.stderr
-        assert not (memrepo / "inbox" / "alice").exists()
+        assert not list((memrepo / "inbox").glob("alice/*.yaml"))
     finally:
         holder.kill()
         holder.wait()
@@ -228,19 +261,15 @@ def test_tidy_takes_the_repository_lock(
 def test_records_expiry_and_confirmation_dates(
     memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("AGENTMEM_TODAY", "2026-01-10")
+    seed_memory(runner, ["Quote the page after the clause."], basis="inferred")  # 90 days
+    monkeypatch.setenv("AGENTMEM_TODAY", "2026-11-02")
+    seed_memory(runner, ["Summaries go first."])  # declared: never expires
     monkeypatch.setenv("AGENTMEM_TODAY", "2026-12-01")
-    write_memory(
-        memrepo,
-        "alice",
-        [
-            "Quote the page after the clause. <!-- am: basis=declared since=2026-01-10 expires=2026-06-01 -->",
-            "Summaries go first. <!-- am: basis=declared since=2026-11-02 expires=2027-06-01 -->",
-        ],
-    )
     code, report = tidy(runner)
     assert code == 1
     assert [(f["kind"], f["reason"]) for f in report["findings"]] == [
-        ("expired", "#1 expired on 2026-06-01 (it reaches no context block)")
+        ("expired", "#1 expired on 2026-04-10 (it reaches no context block)")
     ]
     assert report["findings"][0]["entries"][0]["confirmed"] == "2026-01-10"
     assert [(p["action"], p["target"]) for p in report["findings"][0]["proposals"]] == [

@@ -6,9 +6,12 @@ hold the helpers of one area (``team``: rule files, people and plain-git commits
 
 from __future__ import annotations
 
+import os
 import subprocess
+import tempfile
 from pathlib import Path
 
+import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
@@ -34,3 +37,30 @@ def set_identity(root: Path, name: str, email: str) -> None:
 def invoke(runner: CliRunner, *args: str, input: str | None = None) -> Result:  # noqa: A002
     """Run the CLI in-process; stdout and stderr are separate (typer ≥ 0.26)."""
     return runner.invoke(app, list(args), input=input)
+
+
+def isolate(monkeypatch: pytest.MonkeyPatch, home: Path, scratch: Path) -> None:
+    """The environment every test runs in (``tests/conftest.py`` sets it for each test; a
+    fixture that builds a repository once for a module sets it too): ``home`` as HOME, Alice's git identity, ``scratch``
+    as TMPDIR, no colour, and none of the person's agentmem, Anthropic or git settings."""
+    gitconfig = home / ".gitconfig"
+    gitconfig.write_text(
+        "[user]\n\tname = Alice Martin\n\temail = alice@example.com\n[init]\n\tdefaultBranch = main\n"
+        "[commit]\n\tgpgsign = false\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    # Temporary files (a refused `memory edit` keeps the person's text in one) stay in the
+    # test's own folder, not in the machine's /tmp.
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("TERM", "dumb")
+    for name in list(os.environ):
+        if name.startswith(
+            ("ANTHROPIC_", "AGENTMEM_", "GIT_AUTHOR", "GIT_COMMITTER", "VISUAL", "EDITOR")
+        ):
+            monkeypatch.delenv(name, raising=False)

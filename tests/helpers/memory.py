@@ -1,11 +1,14 @@
-"""Memory seeded through the real accept path: each entry filed as a proposal (as ``remember``,
-the API or a harvest file it) and accepted with ``agentmem review --accept``, so it carries
-its record (``<!-- am: … -->``) exactly as an accept writes it. Tests that need entries use
+"""Memory seeded through the real accept path: each entry filed as a proposal by a harvest and
+accepted with ``agentmem review --accept``, so it carries its record (``<!-- am: … -->``)
+exactly as an accept writes it. Tests that need entries use
 this rather than a hand-written memory file, which has no records and hides what readers do
 with them."""
 
 from __future__ import annotations
 
+import json
+import secrets
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -14,8 +17,9 @@ from typer.testing import CliRunner
 
 import agentmem
 
-Entries = Iterable[str | tuple[str, str]]
-"""Entry texts, or ``(section, text)`` pairs (a text alone goes to the first section)."""
+Entries = Iterable[str | tuple[str | None, str] | tuple[str | None, str, str | None]]
+"""Entry texts, ``(section, text)`` pairs or ``(section, text, scope)`` (a text alone goes to
+the first section; a section None too; the scope, when given, is the entry's own)."""
 
 
 def seed_memory(
@@ -26,30 +30,99 @@ def seed_memory(
     scope: str | None = None,
     root: Path | None = None,
 ) -> str:
-    """File each entry as a memory ``add`` of the actor (``basis``; the API's path, the one
-    ``remember`` takes for ``declared``), then accept them all with ``agentmem review
-    --accept`` (``--scope ID=SCOPE`` for each when ``scope`` is given). Returns the memory
-    file's text as the accept left it. ``root``: the repository (default: the current folder,
-    as the ``memrepo`` fixture sets it)."""
+    """Accept ``entries`` into the actor's memory the way a session's are: ``agentmem harvest``
+    of a session saying them, with the model's answer replayed (``--proposals``: one inbox
+    commit per ``harvest.max_proposals`` entries, each an ``add`` with ``basis``), then
+    ``agentmem review --accept`` of each in order (``--scope ID=SCOPE`` for an entry's scope,
+    or ``scope`` for all). A text the harvest refuses as a repeat of another (what tidy looks
+    for) gets in as a reviewer can let one in: another proposal, edited at review into it (an
+    accept checks no repeats). The dates are today's (``AGENTMEM_TODAY``). Returns the memory
+    file's text as the accepts left it. ``root``: the repository (default: the current
+    folder, as the ``memrepo`` fixture sets it)."""
     mem = agentmem.open(root or Path.cwd())
-    ids = []
-    for item in entries:
-        section, text = item if isinstance(item, tuple) else (None, item)
-        proposal = mem.propose_change(
-            "add",
-            text=text,
-            section=section or mem.repository.config.memory.sections[0],
-            justification="seeded through the accept path",
-            session="seed",
-            source="remember" if basis == "declared" else "api",
-            basis=basis,
-        )
-        ids.append(proposal.id)
-    args = ["review"]
-    for pid in ids:
-        args += ["--scope", f"{pid}={scope}"] if scope else ["--accept", pid]
-    result = invoke(runner, *args)
-    assert result.exit_code == 0, result.stderr
-    actor = mem.actor().id
-    path = mem.repository.root / mem.repository.memory_relpath(actor)
+    first = mem.repository.config.memory.sections[0]
+    items = [_parts(item, scope) for item in entries]
+    ids = _harvest(runner, [(s or first, text) for s, text, _ in items], basis, mem)
+    reviews: list[list[str]] = [[]]  # in order: an edit is accepted after the accepts before it
+    for (section, text, own), pid in zip(items, ids, strict=True):
+        flags = ["--accept", pid] if pid else []
+        if pid is None:
+            _review(runner, reviews)
+            pid = mem.propose_change(
+                "add",
+                text=f"Placeholder {secrets.token_hex(12)}.",
+                section=section or first,
+                justification="seeded through the accept path",
+                session="seed",
+                basis=basis,
+            ).id
+            flags = ["--edit", f"{pid}={text}"]
+        reviews[-1] += flags + (["--scope", f"{pid}={own}"] if own else [])
+        if flags[0] == "--edit":
+            _review(runner, reviews)
+    _review(runner, reviews)
+    path = mem.repository.root / mem.repository.memory_relpath(mem.actor().id)
     return path.read_text(encoding="utf-8")
+
+
+def _harvest(
+    runner: CliRunner, items: list[tuple[str, str]], basis: str, mem: agentmem.Agentmem
+) -> list[str | None]:
+    """The proposal id of each ``(section, text)`` filed by a harvest, None for a repeat."""
+    cap = mem.repository.config.harvest.max_proposals
+    ids: list[str | None] = []
+    for start in range(0, len(items), cap):
+        chunk = items[start : start + cap]
+        folder = Path(tempfile.mkdtemp(prefix="seed-"))
+        answer = folder / "answer.json"
+        answer.write_text(
+            json.dumps(
+                {
+                    "proposals": [
+                        {
+                            "action": "add",
+                            "basis": basis,
+                            "section": section,
+                            "text": text,
+                            "justification": "seeded through the accept path",
+                        }
+                        for section, text in chunk
+                    ]
+                }
+            ),
+            encoding="utf-8",
+        )
+        session = folder / "session.md"
+        said = " ".join(text for _, text in chunk)
+        session.write_text(f"User: {said}\n\n(seed {secrets.token_hex(8)})\n", encoding="utf-8")
+        result = invoke(
+            runner, "harvest", str(session), "--proposals", str(answer), "--format", "json"
+        )
+        try:
+            (done,) = json.loads(result.stdout)
+        except ValueError:
+            raise AssertionError(result.stderr) from None
+        refused = {r["index"]: r["reason"] for r in done["rejected"]}
+        others = [why for why in refused.values() if not why.startswith("repeats ")]
+        assert not others and not done["cut"], (others, result.stderr)
+        kept = iter(p["id"] for p in done["proposals"])
+        ids += [None if n in refused else next(kept) for n in range(1, len(chunk) + 1)]
+    return ids
+
+
+def _parts(
+    item: str | tuple[str | None, str] | tuple[str | None, str, str | None], scope: str | None
+) -> tuple[str | None, str, str | None]:
+    if isinstance(item, str):
+        return None, item, scope
+    if len(item) == 2:
+        return item[0], item[1], scope
+    return item[0], item[1], item[2]  # type: ignore[misc]
+
+
+def _review(runner: CliRunner, reviews: list[list[str]]) -> None:
+    """Run the review gathered last, if any, and start the next one."""
+    if reviews[-1]:
+        result = invoke(runner, "review", *reviews[-1])
+        assert result.exit_code == 0, result.stderr
+        reviews.append([])
