@@ -197,7 +197,7 @@ class Config(Frozen):
     """The whole resolved configuration of one memory repository (a section left None: its
     defaults)."""
 
-    _fields = ("memory", "harvest", "doctrine", "context", "review", "scopes", "retired_scopes")
+    _fields = ("memory", "harvest", "doctrine", "context", "scopes", "retired_scopes", "review")
     memory: MemoryConfig
     harvest: HarvestConfig
     doctrine: DoctrineConfig
