@@ -71,18 +71,22 @@ def current_entries(repo: Repository, person: str) -> list[Entry]:
     return parse_memory(text, person, repo.config.memory, relpath).entries()
 
 
-def contradicted_entries(repo: Repository, proposal: Proposal) -> list[tuple[Entry, Contradiction]]:
+def contradicted_entries(
+    repo: Repository, proposal: Proposal, entries: list[Entry] | None = None
+) -> list[tuple[Entry, Contradiction]]:
     """The entries of the owner's memory, as it is now, that a memory ``add`` or ``modify``
     contradicts (:mod:`agentmem.proposals.conflicts`; a modify is not compared with its own
     target). What review shows beside the proposal, whatever the memory became since
     validation flagged it. Pure read; empty for a remove, a doctrine proposal or a broken
-    file (review reports that one)."""
+    file (review reports that one). ``entries``: the owner's entries as :func:`current_entries`
+    reads them, when the caller has them already (the review page, for every proposal)."""
     if proposal.route != "memory" or proposal.action == "remove" or not proposal.text:
         return []
-    try:
-        entries = current_entries(repo, proposal.person)
-    except InvalidMemoryError:
-        return []
+    if entries is None:
+        try:
+            entries = current_entries(repo, proposal.person)
+        except InvalidMemoryError:
+            return []
     entries = [e for e in entries if not proposal.targets(e.text)]
     found = contradicted(proposal.text, [e.text for e in entries])
     return [(entries[i], why) for i, why in found]

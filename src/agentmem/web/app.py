@@ -129,7 +129,7 @@ class Site:
                 from agentmem.proposals.inbox import list_pending
 
                 pending = list_pending(repo, actor.id)
-            common["badge"] = reads.badge(repo, pending)
+            common["badge"] = reads.badge(repo, pending, ctx.pop("briefs", None))
             common["actor"] = actor
             # lazy: who may do what is asked of governance, never compared here
             from agentmem import governance as gov
@@ -137,6 +137,7 @@ class Site:
             common["is_admin"] = gov.may(actor.role, gov.REVIEW_QUEUE)
         except AgentmemError:
             pass  # the page itself says what is wrong; the header goes without its badge
+        ctx.pop("briefs", None)
         common.update(ctx)
         html = self.env.get_template(template).render(**common)
         return HTMLResponse(html, status_code=status)
@@ -372,7 +373,9 @@ def doctrine(site: Site, request: Request) -> Response:
     status = request.query_params.get("status") or None
     scope = request.query_params.get("scope") or None
     view = reads.doctrine_list(repo, status, scope)
-    return site.render(request, "doctrine.html", nav="doctrine", view=view, repo=repo)
+    return site.render(
+        request, "doctrine.html", nav="doctrine", view=view, repo=repo, briefs=view.found
+    )
 
 
 def review_queue(site: Site, request: Request) -> Response:

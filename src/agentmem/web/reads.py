@@ -30,7 +30,7 @@ from agentmem.doctrine import (
 from agentmem.doctrine.compare import diff_lines, whole
 from agentmem.doctrine.index import Brief, Briefs, read_briefs, rules_of
 from agentmem.errors import AgentmemError, UsageError
-from agentmem.memory.file import budget_status, new_memory_text, parse_memory
+from agentmem.memory.file import Entry, budget_status, new_memory_text, parse_memory
 from agentmem.memory.planner import MemoryPlan, plan_memory
 from agentmem.memory.records import Record, today_iso
 from agentmem.proposals.inbox import Broken, foreign, read_inbox
@@ -114,6 +114,14 @@ class Badge:
     def late(self) -> int:
         return sum(1 for item in self.items if item.late)
 
+    @property
+    def late_proposals(self) -> bool:
+        return any(item.late for item in self.items if item.kind == "proposal")
+
+    @property
+    def late_rules(self) -> bool:
+        return any(item.late for item in self.items if item.kind == "rule")
+
 
 #: ``(rule id, version) → proposed_at`` of the drafts read so far: the badge on every page
 #: parses only the draft files it has not seen at that version.
@@ -138,13 +146,13 @@ def _draft_dates(repo: Repository, found: Briefs, drafts: list[Brief]) -> dict[s
     return dates
 
 
-def badge(repo: Repository, pending: list[Proposal]) -> Badge:
+def badge(repo: Repository, pending: list[Proposal], found: Briefs | None = None) -> Badge:
     """The header of every page: the actor's pending proposals and the rules that wait for an
     admin (drafts, active rules past their review date), oldest first; an item older than
     ``review.remind_days`` is ``late``. Rules come from the rule index (only the drafts not
     seen at their version are read)."""
     remind = repo.config.review.remind_days
-    found = read_briefs(repo.root)
+    found = found if found is not None else read_briefs(repo.root)
     briefs = found.briefs
     items: list[Waiting] = []
     for p in pending:
@@ -249,6 +257,11 @@ def inbox_view(repo: Repository, person: str | None = None) -> InboxView:
     relpath = repo.memory_relpath(who)
     current = read_current(repo.root, relpath)
     base = current if current is not None else new_memory_text(who, repo.config.memory)
+    entries: list[Entry] | None = None
+    try:
+        entries = parse_memory(base, who, repo.config.memory, relpath).entries()
+    except AgentmemError:
+        entries = None  # each plan says what is wrong with the file
     uncommitted: str | None = None
     try:
         require_committed_memory(repo, relpath, current)
@@ -280,7 +293,7 @@ def inbox_view(repo: Repository, person: str | None = None) -> InboxView:
                 problem = str(exc)
         contradicts = tuple(
             Contradiction(e.number, e.section, e.text, why.describe())
-            for e, why in contradicted_entries(repo, p)
+            for e, why in (contradicted_entries(repo, p, entries) if entries is not None else [])
         )
         views.append(
             ProposalView(**common, plan=plan, problem=problem, contradicts=contradicts)  # type: ignore[arg-type]
@@ -431,6 +444,7 @@ class DoctrineList:
     errors: list[str]
     status: str | None
     scope: str | None
+    found: Briefs
 
 
 def doctrine_list(repo: Repository, status: str | None, scope: str | None) -> DoctrineList:
@@ -454,6 +468,7 @@ def doctrine_list(repo: Repository, status: str | None, scope: str | None) -> Do
         [str(e) for e in found.errors],
         status,
         scope,
+        found,
     )
 
 
