@@ -197,7 +197,7 @@ def _drop_broken(repo: Repository, actor: Person, paths: list[str], dry_run: boo
         output.data(f"would drop {', '.join(paths)}")
         return
     with repo.locked():
-        commit, dropped = drop_broken(repo, actor, paths)
+        commit, dropped = drop_broken(repo, paths)
     if commit:
         output.data(f"dropped {', '.join(dropped)} → {commit[:10]}")
     for rel in sorted(set(paths) - set(dropped)):
@@ -400,7 +400,7 @@ def _show_doctrine(
     console.print(f"  basis: {proposal.basis} · session: {output.esc(proposal.session)}")
     console.print(f"  why: {output.esc(proposal.justification)}")
     try:
-        plan = plan_from_proposal(repo, actor, proposal, text=text)
+        plan = plan_from_proposal(repo, proposal, text=text)
     except AgentmemError as exc:
         console.print(f"[red]cannot be made a draft:[/] {output.esc(exc)}\n")
         return False
@@ -517,7 +517,6 @@ def _scripted(
                 plan = plan_accept(repo, proposal, edits.get(proposal.id))
                 commit = commit_accept(
                     repo,
-                    actor,
                     plan,
                     originals.get(proposal.id, proposal),
                     trust.strange.get(proposal.id),
@@ -539,7 +538,6 @@ def _scripted(
         failures += _report_doctrine(
             accept_doctrine(
                 repo,
-                actor,
                 rules,
                 edits,
                 distinct=distinct,
@@ -550,7 +548,7 @@ def _scripted(
     if to_reject and not dry_run:
         with repo.locked():
             to_reject, gone = split_pending(repo, to_reject)
-            commit = commit_reject(repo, actor, to_reject)
+            commit = commit_reject(repo, to_reject)
         _say_decided_meanwhile(gone)
         if commit is not None:
             output.data(f"rejected {', '.join(p.id for p in to_reject)} → {commit[:10]}")
@@ -682,7 +680,6 @@ def _interactive(
                 edits = {proposal.id: text} if text is not None else {}
                 outcomes = accept_doctrine(
                     repo,
-                    actor,
                     [proposal],
                     edits,
                     distinct=distinct,
@@ -693,9 +690,7 @@ def _interactive(
             elif answer == "a" and plan is not None and not isinstance(plan, str):
                 try:
                     with repo.locked():
-                        commit = commit_accept(
-                            repo, actor, plan, original, trust.strange.get(proposal.id)
-                        )
+                        commit = commit_accept(repo, plan, original, trust.strange.get(proposal.id))
                 except AgentmemError as exc:
                     output.error(f"{proposal.id} not applied: {exc}")
                     continue
@@ -707,7 +702,7 @@ def _interactive(
         if rejected:
             with repo.locked():
                 rejected, gone = split_pending(repo, rejected)
-                commit_reject(repo, actor, rejected)
+                commit_reject(repo, rejected)
             _say_decided_meanwhile(gone)
     console.print(_summary(counts, len(everything), stopped))
 

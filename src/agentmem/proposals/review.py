@@ -157,7 +157,6 @@ def _trailers(
 
 def commit_accept(
     repo: Repository,
-    actor: Person,
     plan: MemoryPlan,
     original: Proposal,
     foreign: str | None = None,
@@ -166,8 +165,10 @@ def commit_accept(
 
     ``plan.change.old`` must still be on disk (else :class:`ApplyConflictError`, nothing written).
     ``foreign``: why the proposal is not the owner's, when they accept it all the same
-    (``review --allow-foreign``), recorded as ``Agentmem-Foreign``. Returns the commit id.
+    (``review --allow-foreign``), recorded as ``Agentmem-Foreign``. The reviewer is the
+    repository's actor, who must own the proposal. Returns the commit id.
     """
+    actor = repo.actor()
     proposal = plan.proposal
     require_owner(actor, proposal.person, "accepting into")
     require_memory_role(actor, "accepting into a personal memory")
@@ -207,11 +208,13 @@ def _entry_section(repo: Repository, plan: MemoryPlan) -> str | None:
     return None
 
 
-def commit_reject(repo: Repository, actor: Person, proposals: list[Proposal]) -> str | None:
-    """Remove rejected proposals from the inbox in ONE commit whose trailers list them.
+def commit_reject(repo: Repository, proposals: list[Proposal]) -> str | None:
+    """Remove rejected proposals from the inbox in ONE commit whose trailers list them (the
+    repository's actor must own them).
 
     Proposals no longer pending (decided meanwhile by another review) are left out; None when
     none is left."""
+    actor = repo.actor()
     for proposal in proposals:
         require_owner(actor, proposal.person, "rejecting proposals for")
     proposals, _gone = split_pending(repo, proposals)
@@ -234,10 +237,11 @@ def commit_reject(repo: Repository, actor: Person, proposals: list[Proposal]) ->
     return apply_changes(repo.root, changes, tr.message(subject, trailers))
 
 
-def drop_broken(repo: Repository, actor: Person, paths: list[str]) -> tuple[str | None, list[str]]:
+def drop_broken(repo: Repository, paths: list[str]) -> tuple[str | None, list[str]]:
     """Remove unreadable files from the actor's own inbox in ONE audited commit (``review
     --reject all``): ``(commit, the paths dropped)``. A path outside ``inbox/<actor>/``, or one
     that is not a regular UTF-8 file (a link, a folder), is left alone (``check`` names it)."""
+    actor = repo.actor()
     require_owner(actor, actor.id, "dropping files from the inbox of")
     changes = []
     for rel in paths:
@@ -376,7 +380,6 @@ def keep_records(
 
 def commit_hand_edit(
     repo: Repository,
-    actor: Person,
     old: str | None,
     new: str,
     notes: list[str] | None = None,
@@ -387,8 +390,10 @@ def commit_hand_edit(
 
     ``notes`` (when given) receives one line per entry whose record was restored or added.
     Raises :class:`InvalidMemoryError`, :class:`GuardError` or :class:`BudgetExceededError`
-    before anything is written; returns None when nothing changed.
+    before anything is written; returns None when nothing changed. The file is the repository
+    actor's own.
     """
+    actor = repo.actor()
     require_memory_role(actor, "editing a personal memory")
     relpath = repo.memory_relpath(actor.id)
     config = repo.config.memory
@@ -431,7 +436,6 @@ class DoctrineOutcome:
 
 def accept_doctrine(
     repo: Repository,
-    actor: Person,
     proposals: list[Proposal],
     edits: dict[str, str] | None = None,
     *,
@@ -457,7 +461,6 @@ def accept_doctrine(
                 original = (originals or {}).get(proposal.id)
                 transition = draft_from_proposal(
                     repo,
-                    actor,
                     proposal,
                     text=(edits or {}).get(proposal.id),
                     distinct=distinct,
