@@ -243,3 +243,23 @@ def test_an_approval_on_the_page_is_the_commit_of_doctrine_approve(
         form_fields(html, "/doctrine/rule/warranty-24/suspend"),
     )
     same_commit(team, page2)
+
+
+@pytest.mark.slow
+def test_a_reason_given_on_the_page_is_the_commit_of_approve_with_reason(
+    team: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    set_identity(team, "Bob", "bob@example.com")
+    propose(runner)
+    set_identity(team, "Alice", "alice@example.com")
+    page = twin(team, tmp_path)
+    why = "Agreed with legal on Monday."
+    ok(runner, "doctrine", "approve", "warranty-24", "--version", "1", "--reason", why)
+    web = serve(page)
+    html = web.get("/doctrine/rule/warranty-24")
+    fields = [
+        f for f in form_fields(html, "/doctrine/rule/warranty-24/approve") if f[0] != "reason"
+    ]
+    web.post("/doctrine/rule/warranty-24/approve", [*fields, ("reason", why)])
+    assert head(team)[1] == head(page)[1]
+    assert f"Agentmem-Reason: {why}" in git(page, "log", "-1", "--format=%B")

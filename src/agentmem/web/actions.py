@@ -195,7 +195,7 @@ def accept(
         if fixed.route == "doctrine":
             return _accept_doctrine(repo, actor, original, fixed, text, why, distinct)
         plan = plan_accept(repo, fixed, text)
-        commit = commit_accept(repo, actor, plan, original, why)
+        commit = commit_accept(repo, plan, original, why)
     return Done(f"accepted {original.id} → {_short(commit)}  ({plan.budget.describe()})", commit)
 
 
@@ -210,7 +210,6 @@ def _accept_doctrine(
 ) -> Done:
     (outcome,) = accept_doctrine(
         repo,
-        actor,
         [fixed],
         {fixed.id: text} if text is not None else {},
         distinct=distinct,
@@ -237,7 +236,7 @@ def reject(repo: Repository, proposal_id: str) -> Done:
     actor = repo.actor()
     with repo.locked():
         proposal = _pending(repo, actor, proposal_id)
-        commit = commit_reject(repo, actor, [proposal])
+        commit = commit_reject(repo, [proposal])
     if commit is None:  # decided between the listing and the lock: commit_reject left it out
         raise StaleFormError(f"not rejected: {proposal_id} — decided meanwhile by another review")
     return Done(f"rejected {proposal_id} → {_short(commit)}", commit)
@@ -307,7 +306,7 @@ def edit_entry(repo: Repository, number: int, stamp: str, text: str) -> Done:
         validate_entry_text(new_text, repo.config.memory, f"{relpath}: entry #{number}")
         edited = modify_entry_at(memory, entry, new_text, entry.record)
         notes: list[str] = []
-        commit = commit_hand_edit(repo, actor, old, edited.render(), notes)
+        commit = commit_hand_edit(repo, old, edited.render(), notes)
     if commit is None:
         return Done(f"entry #{number}: no change")
     return Done(f"edited entry #{number} → {_short(commit)}", commit, tuple(notes))
@@ -321,7 +320,7 @@ def remove_entry(repo: Repository, number: int, stamp: str) -> Done:
     with repo.locked():
         old, memory = _own_memory(repo, actor)
         entry = _entry(memory, number, stamp, relpath)
-        commit = commit_hand_edit(repo, actor, old, remove_entry_at(memory, entry).render())
+        commit = commit_hand_edit(repo, old, remove_entry_at(memory, entry).render())
     return Done(f"removed entry #{number} → {_short(commit)}", commit)
 
 
@@ -373,19 +372,25 @@ def _transition(verb: str, t: Transition) -> Done:
     )
 
 
-def approve(repo: Repository, rule_id: str, version: int, content: str | None) -> Done:
+def approve(
+    repo: Repository,
+    rule_id: str,
+    version: int,
+    content: str | None,
+    reason: str | None = None,
+) -> Done:
     """Approve exactly the version the page showed (``doctrine approve ID --version N``;
-    ``content``, its ``content_sha256``, pins the content shown as well): ONE commit. The
-    refusals (admin only, nobody approves their own rule, incomplete rules, the rule moved on:
-    :class:`VersionMovedError` with what changed) are the CLI's."""
+    ``content``, its ``content_sha256``, pins the content shown as well): ONE commit, with
+    ``reason`` recorded (``--reason``). The refusals (admin only, nobody approves their own
+    rule, incomplete rules, the rule moved on: :class:`VersionMovedError` with what changed)
+    are the CLI's."""
     # lazy: the lifecycle only for a decision
     from agentmem.doctrine import VersionMovedError
     from agentmem.doctrine import approve as do_approve
 
-    actor = repo.actor()
     try:
         with repo.locked():
-            t = do_approve(repo, actor, rule_id, version=version, content=content)
+            t = do_approve(repo, rule_id, version=version, content=content, reason=reason)
     except VersionMovedError as exc:
         raise StaleFormError(exc.message, list(exc.changes), hint=exc.hint) from None
     return _transition("approved", t)
@@ -401,32 +406,44 @@ _VERBS = {
 }
 
 
-def transition(repo: Repository, action: str, rule_id: str, version: int, status: str) -> Done:
+def transition(
+    repo: Repository,
+    action: str,
+    rule_id: str,
+    version: int,
+    status: str,
+    reason: str | None = None,
+) -> Done:
     """``doctrine suspend|resume|deactivate|archive|reconfirm ID`` on the rule as the page
-    showed it: ONE commit."""
+    showed it: ONE commit, with ``reason`` recorded (``--reason``)."""
     # lazy: the lifecycle only for a decision
     from agentmem import doctrine
 
     if action not in _TRANSITIONS:
         raise UnknownIdError(f"no action {action!r} on a rule (actions: {', '.join(_TRANSITIONS)})")
     run = getattr(doctrine, action)
-    actor = repo.actor()
     with repo.locked():
         _rule_as_shown(repo, rule_id, version, status)
-        t = run(repo, actor, rule_id)
+        t = run(repo, rule_id, reason=reason)
     return _transition(_VERBS[action], t)
 
 
 def restore(
-    repo: Repository, rule_id: str, version: int, status: str, restored: int, confirmed: bool
+    repo: Repository,
+    rule_id: str,
+    version: int,
+    status: str,
+    restored: int,
+    confirmed: bool,
+    reason: str | None = None,
 ) -> Done:
     """``doctrine restore ID --version N`` on the rule as the page showed it; an active rule
-    asks first (:class:`~agentmem.doctrine.ConfirmationNeeded`, ``confirmed`` answers it)."""
+    asks first (:class:`~agentmem.doctrine.ConfirmationNeeded`, ``confirmed`` answers it);
+    ``reason`` is recorded (``--reason``)."""
     # lazy: the drafts module only for a decision
     from agentmem.doctrine import restore as do_restore
 
-    actor = repo.actor()
     with repo.locked():
         _rule_as_shown(repo, rule_id, version, status)
-        t = do_restore(repo, actor, rule_id, restored, yes=confirmed)
+        t = do_restore(repo, rule_id, restored, yes=confirmed, reason=reason)
     return _transition(f"restored version {restored} of", t)

@@ -404,15 +404,17 @@ def rule_action(site: Site, request: Request, form: Form) -> Response:
     if version is None:
         raise UsageError("the form names no version of the rule", hint="reload the rule's page")
     status = _field(form, "status") or ""
+    reason = _field(form, "reason") or None
     if action == "approve":
-        done = actions.approve(repo, rid, version, _field(form, "content") or None)
+        done = actions.approve(repo, rid, version, _field(form, "content") or None, reason)
     elif action == "restore":
         restored = _int(_field(form, "restore"), "restore")
         if restored is None:
             raise UsageError("choose the version to restore")
-        done = actions.restore(repo, rid, version, status, restored, _field(form, "confirm") == "1")
+        confirm = _field(form, "confirm") == "1"
+        done = actions.restore(repo, rid, version, status, restored, confirm, reason)
     else:
-        done = actions.transition(repo, action, rid, version, status)
+        done = actions.transition(repo, action, rid, version, status, reason)
     return site.done(_back(form, f"/doctrine/rule/{rid}"), [done.message], list(done.notes))
 
 

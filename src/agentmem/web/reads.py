@@ -315,7 +315,7 @@ def _draft_preview(repo: Repository, actor: Person, proposal: Proposal) -> dict[
     from agentmem.doctrine import plan_from_proposal
 
     try:
-        plan = plan_from_proposal(repo, actor, proposal)
+        plan = plan_from_proposal(repo, proposal)
     except AgentmemError as exc:
         return {"problem": str(exc)}
     return {
@@ -597,8 +597,7 @@ def review_queue(repo: Repository) -> ReviewQueue:
     from agentmem.doctrine import due, preview_approval
     from agentmem.doctrine.drafts import similar_rules
 
-    actor = repo.actor()
-    due_rules = due(repo, actor)  # raises the CLI's refusal for anyone but an admin
+    due_rules = due(repo)  # raises the CLI's refusal for anyone but an admin
     found = read_briefs(repo.root)
     drafts = rules_of(repo.root, found, [b.id for b in found.briefs if b.status == "draft"])
     remind = repo.config.review.remind_days
@@ -609,7 +608,7 @@ def review_queue(repo: Repository) -> ReviewQueue:
         changes: tuple[str, ...] = ()
         conflicts: tuple[str, ...] = ()
         try:
-            preview = preview_approval(repo, actor, rule.id)
+            preview = preview_approval(repo, rule.id)
             changes = preview.changes
             conflicts = tuple(c.describe() for c in preview.conflicts)
         except AgentmemError as exc:
