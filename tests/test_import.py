@@ -4,9 +4,12 @@ become pending proposals; bad files are skipped with their reason and commit not
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 from pathlib import Path
 
+import pytest
 from tests.helpers import DATA, git, invoke
 
 IMPORTS = DATA / "imports"
@@ -57,7 +60,10 @@ def test_dry_run_writes_and_commits_nothing(memrepo, runner):
     before = _commits(memrepo)
     result = invoke(runner, "import", str(IMPORTS / "instructions" / "fr_claude.md"), "--dry-run")
     assert result.exit_code == 0, result.stderr
-    assert "15 proposal(s) would be filed" in result.stdout
+    assert (
+        "14 proposal(s) would be filed, 5 left out (1 command, 3 code, 1 tool list)"
+        in result.stdout
+    )
     assert "fr_claude.md:46" in result.stdout  # "Pas d'emojis sauf demande explicite"
     assert "Pas d'emojis sauf demande explicite" in result.stdout
     assert "nothing was written" in result.stderr
@@ -117,25 +123,52 @@ def test_folder_of_binaries_skips_each_file_and_commits_nothing(memrepo, runner,
     assert _inbox(memrepo) == []
 
 
-def test_ten_thousand_line_claude_md_is_skipped_with_its_size(memrepo, runner, tmp_path):
+def test_a_file_over_one_mib_is_refused_in_one_line_and_the_others_go_on(memrepo, runner, tmp_path):
     huge = tmp_path / "CLAUDE.md"
-    huge.write_text("".join(f"- Rule number {i} of a generated file\n" for i in range(10_000)))
+    huge.write_text("- Keep every answer short and plain.\n" * 30_000)  # 1.1 MB
     small = tmp_path / "AGENTS.md"
     shutil.copy(IMPORTS / "instructions" / "AGENTS.md", small)
     before = _commits(memrepo)
     result = invoke(runner, "import", str(huge), str(small))
     assert result.exit_code == 1
-    assert "CLAUDE.md: skipped: 10,001 lines, more than the 3,000 an import reads" in result.stdout
+    assert (
+        "CLAUDE.md: skipped: 1,110,000 bytes, more than the 1,048,576 (1 MiB) an import reads: "
+        "split it\n"
+    ) in result.stdout
+    assert "AGENTS.md: 2 proposal(s) filed" in result.stdout
     assert _commits(memrepo) == before + 1
 
 
-def test_a_file_with_too_many_candidates_is_skipped_whole(memrepo, runner, tmp_path):
+def test_a_file_of_too_many_items_is_refused_whole_and_can_be_imported_in_part(
+    memrepo, runner, tmp_path
+):
     many = tmp_path / "CLAUDE.md"
     many.write_text("".join(f"- Keep rule number {i} in mind\n" for i in range(250)))
     result = invoke(runner, "import", str(many))
     assert result.exit_code == 1
-    assert "250 candidate entries, more than the 200" in result.stdout
+    assert result.stderr.strip() == (
+        "error: these 250 proposals are more than the 200 one import files: import in part "
+        "with --only (e.g. --only 1-200) or --section; nothing was filed"
+    )
+    assert "CLAUDE.md: 250 proposal(s), none filed" in result.stdout
     assert _inbox(memrepo) == []
+    dry = invoke(runner, "import", str(many), "--dry-run")
+    assert dry.exit_code == 1
+    assert "  #250  " in dry.stdout and "CLAUDE.md:250  Keep rule number 249 in mind" in dry.stdout
+    first = invoke(runner, "import", str(many), "--only", "1-50", "--format", "json")
+    assert first.exit_code == 0, first.stderr
+    (entry,) = json.loads(first.stdout)
+    assert [p["number"] for p in entry["proposals"]] == list(range(1, 51))
+    assert entry["not_picked"] == 200
+    assert len(_inbox(memrepo)) == 50
+    # another part of the same file is not "imported before"
+    second = invoke(runner, "import", str(many), "--only", "51-60,70")
+    assert second.exit_code == 0, second.stderr
+    assert "11 proposal(s) filed" in second.stdout
+    assert "  #70  " in second.stdout
+    assert len(_inbox(memrepo)) == 61
+    again = invoke(runner, "import", str(many), "--only", "51-60,70")
+    assert "imported before, unchanged" in again.stdout
 
 
 def test_guard_refuses_a_line_and_never_echoes_the_secret(memrepo, runner, tmp_path):
@@ -187,3 +220,244 @@ def test_folder_with_nothing_to_import_is_a_usage_error(memrepo, runner, tmp_pat
     result = invoke(runner, "import", str(tmp_path / "photos"))
     assert result.exit_code == 2
     assert "no memory or instruction file found" in result.stderr
+
+
+def _proposals(result) -> list[dict]:
+    return [p for entry in json.loads(result.stdout) for p in entry["proposals"]]
+
+
+def test_the_issue_claude_md_proposes_its_rules_and_counts_the_rest(memrepo, runner):
+    """marot/spotter's CLAUDE.md (40 proposals before): shell commands, the stack line and the
+    code how-tos are left out and counted; nested items keep their parent's words."""
+    result = invoke(
+        runner, "import", str(IMPORTS / "instructions" / "CLAUDE.md"), "--dry-run", "--format",
+        "json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    (entry,) = json.loads(result.stdout)
+    texts = [p["text"] for p in entry["proposals"]]
+    assert len(texts) == 13
+    assert not any("Ash, Phoenix" in t or t.startswith(("git gtr", "gtr ")) for t in texts)
+    assert (
+        "Plugin/hook HTTP calls must preserve tracing metadata headers: `traceparent` (when "
+        "available); `x-spotter-hook-event`; `x-spotter-hook-script`"
+    ) in texts
+    assert any(
+        t.startswith("CRITICAL RULES: Work is NOT complete until `git push` succeeds; NEVER stop")
+        for t in texts
+    )
+    assert entry["skipped_counts"] == {
+        "command": 5, "code": 5, "path": 1, "names": 2, "log": 1, "description": 2,
+    }  # fmt: skip
+    assert {"line": 5, "reason": "names"} in entry["skipped"]  # Ash, Phoenix, LiveView, …
+    assert {"line": 14, "reason": "command"} in entry["skipped"]  # git gtr new my-feature
+    text = invoke(runner, "import", str(IMPORTS / "instructions" / "CLAUDE.md"), "--dry-run")
+    assert (
+        "instructions/CLAUDE.md: 13 proposal(s) would be filed, 1 not kept, 16 left out "
+        "(5 commands, 5 code, 1 file path or link, 2 tool and library lists, 1 log line, "
+        "2 descriptions)"
+    ) in text.stdout
+    assert "  #1  " in text.stdout and "instructions/CLAUDE.md:9  " in text.stdout
+
+
+def test_a_nested_item_keeps_its_parent_words(memrepo, runner, tmp_path):
+    rules = tmp_path / "CLAUDE.md"
+    rules.write_text(
+        "## Commands\n\n- **Commandes** :\n  - `npm run dev` — start the server\n"
+        "  - `npm run build` — build\n\n## Review\n\n"
+        "When you review a pull request:\n\n- Read the whole diff first\n"
+        "- Flag missing tests\n\n## Secrets\n\n"
+        "- Never log these headers:\n  - `Authorization`\n  - `Cookie`\n",
+        encoding="utf-8",
+    )
+    result = invoke(runner, "import", str(rules), "--dry-run", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    (entry,) = json.loads(result.stdout)
+    assert [p["text"] for p in entry["proposals"]] == [
+        "When you review a pull request: Read the whole diff first; Flag missing tests",
+        "Never log these headers: `Authorization`; `Cookie`",
+    ]
+    assert entry["skipped_counts"] == {"command": 3}  # the label and its two commands
+
+
+def test_a_cline_progress_log_proposes_nothing(memrepo, runner):
+    result = invoke(
+        runner, "import", str(IMPORTS / "memory-bank" / "progress.md"), "--format", "json"
+    )
+    assert result.exit_code == 0, result.stderr
+    (entry,) = json.loads(result.stdout)
+    assert entry["proposals"] == [] and entry["status"] == "nothing"
+    assert set(entry["skipped_counts"]) == {"log", "code"}
+    assert entry["skipped_counts"]["log"] > 150
+    assert _inbox(memrepo) == []
+
+
+def test_import_keeps_what_a_person_would_keep_on_real_files():
+    """Precision and recall on the hand-written expectations of tests/data/imports/expected.yaml
+    (benchmarks/import_quality.py prints them per file)."""
+    from tests.helpers.imports import FLOOR, expectations, score_file, totals
+
+    scores = [score_file(name, spec) for name, spec in expectations().items()]
+    precision, recall, skipped, _ = totals(scores)
+    assert precision >= FLOOR, [w for s in scores for w in s.wrong]
+    assert recall >= FLOOR, [m for s in scores for m in s.missed]
+    assert skipped >= FLOOR, [x for s in scores for x in s.leaked]
+    assert len(scores) >= 6
+
+
+def test_a_batch_over_the_budget_files_nothing_and_says_how_to_pick(memrepo, runner):
+    (memrepo / "agentmem.yaml").write_text("memory:\n  budget_chars: 1500\n", encoding="utf-8")
+    assert invoke(runner, "remember", "Answer in British English.").exit_code == 0
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    letta = str(IMPORTS / "instructions" / "letta_AGENTS.md")
+    before = _commits(memrepo)
+    dry = invoke(runner, "import", letta, "--dry-run")
+    assert dry.exit_code == 1
+    assert re.fullmatch(
+        r"error: these 3\d proposals need [5-7],\d{3} of 1,500 characters: pick with --only / "
+        r"--section \(your memory holds 1\d\d already\); nothing would be filed",
+        dry.stderr.strip(),
+    ), dry.stderr
+    assert re.search(r"letta_AGENTS.md: 3\d proposal\(s\), none filed", dry.stdout)
+    assert "  #30  " in dry.stdout  # the listing to pick from
+    real = invoke(runner, "import", letta)
+    assert real.exit_code == 1 and "nothing was filed" in real.stderr
+    assert _commits(memrepo) == before and _inbox(memrepo) == []
+    part = invoke(runner, "import", letta, "--only", "1-3")
+    assert part.exit_code == 0, part.stderr
+    assert "3 proposal(s) filed" in part.stdout
+    assert "with them" in part.stderr and "/1500 characters" in part.stderr
+    assert len(_inbox(memrepo)) == 3
+
+
+def test_section_picks_part_of_a_file(memrepo, runner):
+    target = str(IMPORTS / "instructions" / "fr_claude.md")
+    result = invoke(runner, "import", target, "--section", "writing style", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    sections = {p["section"] for p in _proposals(result)}
+    assert sections == {"Writing style"}
+    unknown = invoke(runner, "import", target, "--section", "Style")
+    assert unknown.exit_code == 2
+    assert "--section 'Style': no such memory section" in unknown.stderr
+    assert "Writing style, Priorities & scope" in unknown.stderr
+
+
+def test_only_takes_numbers_from_the_listing(memrepo, runner):
+    target = str(IMPORTS / "instructions" / "AGENTS.md")
+    bad = invoke(runner, "import", target, "--only", "two")
+    assert bad.exit_code == 2 and "expected proposal numbers" in bad.stderr
+    beyond = invoke(runner, "import", target, "--only", "1,9")
+    assert beyond.exit_code == 2
+    assert "--only 9: this import has 2 proposal(s) (numbers 1-2)" in beyond.stderr
+    assert _inbox(memrepo) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"", "empty: nothing to import"),
+        (b"  \n\n\t\n", "empty: nothing to import"),
+        (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", "a binary file, not text"),
+    ],
+)
+def test_an_empty_or_binary_file_gets_a_one_line_refusal(
+    memrepo, runner, tmp_path, content, reason
+):
+    path = tmp_path / "CLAUDE.md"
+    path.write_bytes(content)
+    before = _commits(memrepo)
+    result = invoke(runner, "import", str(path))
+    assert result.exit_code == 1
+    assert result.stdout.strip().endswith(f"CLAUDE.md: skipped: {reason}")
+    assert len(result.stdout.strip().splitlines()) == 1
+    assert _commits(memrepo) == before
+
+
+def test_a_link_out_of_its_folder_is_refused_and_one_inside_is_read_once(memrepo, runner, tmp_path):
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("- Always answer in French.\n", encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "AGENTS.md").symlink_to(outside)
+    result = invoke(runner, "import", str(project / "AGENTS.md"))
+    assert result.exit_code == 1
+    assert "AGENTS.md: skipped: a symbolic link to a file outside its folder" in result.stdout
+    assert _inbox(memrepo) == []
+    # spotter's layout: AGENTS.md is a link to CLAUDE.md beside it; the folder gives one file
+    (project / "AGENTS.md").unlink()
+    shutil.copy(IMPORTS / "instructions" / "AGENTS.md", project / "CLAUDE.md")
+    (project / "AGENTS.md").symlink_to("CLAUDE.md")
+    folder = invoke(runner, "import", str(project), "--dry-run", "--format", "json")
+    assert folder.exit_code == 0, folder.stderr
+    assert len(json.loads(folder.stdout)) == 1
+    link = invoke(runner, "import", str(project / "AGENTS.md"), "--dry-run")
+    assert link.exit_code == 0 and "2 proposal(s) would be filed" in link.stdout
+
+
+def test_a_fifo_is_refused_without_blocking(memrepo, runner, tmp_path):
+    fifo = tmp_path / "CLAUDE.md"
+    os.mkfifo(fifo)  # nobody writes to it: opening it for reading would block
+    result = invoke(runner, "import", str(fifo))
+    assert result.exit_code == 1
+    assert "CLAUDE.md: skipped: not a regular file (a FIFO): nothing read" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("export", "said"),
+    [
+        ("chatgpt/conversations.json", "a ChatGPT conversation export"),
+        ("claude-ai/conversations.json", "a Claude.ai conversation export"),
+    ],
+)
+def test_a_conversation_export_points_at_harvest(memrepo, runner, export, said):
+    result = invoke(runner, "import", str(IMPORTS / export))
+    assert result.exit_code == 1
+    assert result.stdout.strip().endswith(
+        f"conversations.json: skipped: {said}: read it with 'agentmem harvest conversations.json'"
+    )
+    assert _inbox(memrepo) == []
+
+
+def test_an_export_folder_imports_its_memories_and_names_the_conversations(memrepo, runner):
+    result = invoke(runner, "import", str(IMPORTS / "claude-ai"), "--dry-run")
+    assert result.exit_code == 0, result.stderr
+    assert "memories.json: 1 proposal(s) would be filed" in result.stdout
+    assert (
+        "conversations.json: a Claude.ai conversation export: read it with 'agentmem harvest "
+        "conversations.json'"
+    ) in result.stderr
+
+
+def test_a_session_transcript_points_at_harvest(memrepo, runner, tmp_path):
+    session = tmp_path / "notes.md"
+    line = {"type": "user", "sessionId": "s1", "message": {"role": "user", "content": "hi"}}
+    session.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    result = invoke(runner, "import", str(session))
+    assert result.exit_code == 1
+    assert "notes.md: skipped: a session transcript: read it with 'agentmem harvest notes.md'" in (
+        result.stdout
+    )
+
+
+def test_a_secret_in_a_left_out_line_is_reported_not_counted(memrepo, runner, tmp_path):
+    key = "sk-ant-api03-" + "Q" * 40 + "AA"
+    rules = tmp_path / "CLAUDE.md"
+    rules.write_text(f"- Always answer in English.\n- `export ANTHROPIC_API_KEY={key}`\n")
+    result = invoke(runner, "import", str(rules), "--dry-run")
+    assert result.exit_code == 0, result.stderr
+    assert "CLAUDE.md: 1 proposal(s) would be filed, 1 not kept" in result.stdout
+    assert "CLAUDE.md:2  not kept: refused: secret:" in result.stdout
+    assert key not in result.stdout + result.stderr
+
+
+def test_the_report_goes_to_stdout_while_the_bar_runs_on_the_terminal(memrepo, runner, monkeypatch):
+    """`import … > report.txt` with stderr on a terminal: the progress bar used to take
+    stdout over, leaving the file empty."""
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich: both consoles are terminals
+    files = [str(IMPORTS / "instructions" / n) for n in ("AGENTS.md", "fr_claude.md")]
+    result = invoke(runner, "import", *files, "--dry-run")
+    assert result.exit_code == 0, result.stderr
+    assert "AGENTS.md: 2 proposal(s) would be filed" in result.stdout
+    assert "fr_claude.md: 14 proposal(s) would be filed" in result.stdout
+    assert "proposal(s) would be filed," not in result.stderr

@@ -51,7 +51,8 @@ def erase(
     if text == "-":
         text = sys.stdin.readline().rstrip("\r\n")
     repo = repository()
-    target = make_target(repo, person, text)
+    actor = repo.actor()
+    target = make_target(repo, actor, person, text)
     with repo.locked():
         found = survey(repo, target)
         output.info(
@@ -64,7 +65,7 @@ def erase(
                     "erase rewrites history: confirm with --yes (no terminal to ask in)"
                 )
             typer.confirm("Rewrite the history of this repository?", abort=True, err=True)
-        result = run_erase(repo, target, found)
+        result = run_erase(repo, actor, target, found)
     output.data(f"erased {result.target.data_class}: commit {result.commit[:10]}")
     for path in result.files + result.local:
         output.data(f"  cleaned {path}")

@@ -12,7 +12,7 @@ from agentmem.cli.common import FormatOption, PersonOption, repository
 from agentmem.cli.output import Format
 
 if TYPE_CHECKING:
-    from agentmem.harvest.imports import FileResult
+    from agentmem.harvest.imports import FileResult, ImportRun
 
 app = typer.Typer()
 
@@ -34,6 +34,23 @@ def import_command(
             help="Scope recorded with the proposals (e.g. contracts/supply).", show_default=False
         ),
     ] = None,
+    only: Annotated[
+        str | None,
+        typer.Option(
+            "--only",
+            help="Import only these proposals, by their numbers in the dry run's listing "
+            "(e.g. 1-5,8).",
+            show_default=False,
+        ),
+    ] = None,
+    section: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--section",
+            help="Import only the proposals filed to this memory section (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
     dry_run: Annotated[
         bool,
         typer.Option("--dry-run", help="Show what would be proposed; write and commit nothing."),
@@ -48,11 +65,15 @@ def import_command(
 ) -> None:
     """Turn what you already wrote for your agents into proposals in your inbox.
 
-    Each list item or paragraph of an instruction file, each auto-memory topic and each
-    Claude.ai memory becomes one 'add' proposal (basis declared, its file and line in the
-    justification), checked like a harvest's (guard, duplicates, budget). One commit per file;
-    a binary, unreadable, too large or half-written file is skipped with its reason and the
-    others go on (exit 1 at the end, as when every item was refused and nothing was filed).
+    What a person would keep of an instruction file becomes one 'add' proposal each (basis
+    declared, its file and line in the justification): rules and preferences, a nested item
+    with its parent's words. Commands, code, file paths, tool lists, log lines, placeholders
+    and descriptions are skipped and counted. Each auto-memory topic and each Claude.ai memory
+    becomes one too. Every proposal is numbered and checked like a harvest's (guard,
+    duplicates), then the whole batch against your memory's budget: a batch that does not fit
+    files nothing (pick part of it with --only or --section). One commit per file; a binary,
+    empty, unreadable, too large or half-written file, or a conversation export (use
+    'agentmem harvest'), is skipped with its reason and the others go on (exit 1 at the end).
     Nothing reaches your memory before 'agentmem review'.
     """
     from agentmem.governance import require_owner
@@ -64,6 +85,8 @@ def import_command(
     console = output.stderr()
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    # The report is written after the bar is gone, and the bar never takes stdout over: a
+    # report sent to a file stays whole while the bar runs on the terminal.
     progress = Progress(
         TextColumn("importing"),
         BarColumn(),
@@ -71,6 +94,8 @@ def import_command(
         TextColumn("{task.description}"),
         console=console,
         transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
         disable=not console.is_terminal,
     )
     task = progress.add_task("", total=None)
@@ -80,10 +105,8 @@ def import_command(
             progress.update(task, total=total)
             progress.start()
 
-    def done(result: FileResult) -> None:
+    def read(result: FileResult) -> None:
         progress.update(task, advance=1, description=result.source.path.name)
-        if fmt is Format.text:
-            output.data(_render(result))
 
     try:
         run = import_files(
@@ -93,23 +116,45 @@ def import_command(
             scope=scope,
             dry_run=dry_run,
             again=again,
+            only=only,
+            sections=section or (),
             on_start=start,
-            on_file=done,
+            on_file=read,
         )
     finally:
         progress.stop()
     if fmt is Format.json:
         output.as_json(_json(f) for f in run.files)
+    else:
+        output.data_lines(line for f in run.files for line in _render(f, dry_run))
+    _summary(run, dry_run, fmt)
+
+
+def _summary(run: ImportRun, dry_run: bool, fmt: Format) -> None:
+    """The messages after the report (stderr) and the exit code."""
     proposed = sum(len(f.proposals) for f in run.files)
+    for note in run.notes:
+        output.info(f"{output.esc(note)}")
+    if run.ignored and fmt is Format.text:
+        output.info(
+            f"{run.ignored} other file(s) in those folders are not memory or instruction files"
+        )
+    unpicked = sum(f.unpicked for f in run.files)
+    if unpicked and not proposed and not any(f.rejected for f in run.files):
+        output.info(f"--only / --section picked none of the {unpicked} proposal(s)")
+    if run.refusal:
+        output.error(f"{run.refusal}; nothing {'would be' if dry_run else 'was'} filed")
+        raise typer.Exit(1)
+    fill = f" (memory {run.budget.describe()} with them)" if run.budget and proposed else ""
     if fmt is Format.text:
-        if run.ignored:
-            output.info(
-                f"{run.ignored} other file(s) in those folders are not memory or instruction files"
-            )
         if dry_run:
-            output.info(f"dry run: {proposed} proposal(s) would be filed; nothing was written")
+            output.info(
+                f"dry run: {proposed} proposal(s) would be filed{fill}; nothing was written"
+            )
         elif proposed:
-            output.info(f"{proposed} proposal(s) in your inbox; next: [bold]agentmem review[/]")
+            output.info(
+                f"{proposed} proposal(s) in your inbox{fill}; next: [bold]agentmem review[/]"
+            )
     if run.failed:
         raise typer.Exit(1)
     if not proposed and any(f.rejected for f in run.files):
@@ -118,24 +163,44 @@ def import_command(
         raise typer.Exit(1)
 
 
-def _render(result: FileResult) -> str:
-    """The lines for one file: its verdict, then each proposal and rejection with its line."""
+def _counted(counts: dict[str, int]) -> str:
+    from agentmem.harvest.instructions import REASONS
+
+    return ", ".join(f"{n} {REASONS[reason][n != 1]}" for reason, n in counts.items())
+
+
+def _render(result: FileResult, dry_run: bool) -> list[str]:
+    """The lines for one file: its verdict, then each proposal (numbered) and rejection with
+    its line; a dry run refused for its size lists the candidates, to pick from."""
     source = result.source
+    count = len(result.proposals)
     head = {
-        "imported": f"{len(result.proposals)} proposal(s) filed",
-        "dry-run": f"{len(result.proposals)} proposal(s) would be filed",
-        "nothing": "nothing new",
+        "imported": f"{count} proposal(s) filed",
+        "dry-run": f"{count} proposal(s) would be filed",
+        "refused": f"{count or len(result.candidates)} proposal(s), none filed",
+        "nothing": "none picked" if result.unpicked and not count else "nothing new",
         "skipped": f"skipped: {result.reason}",
         "failed": f"skipped: {result.reason}",
     }[result.status]
     if result.rejected and result.status != "failed":
         head += f", {len(result.rejected)} not kept"
+    if result.skipped_items:
+        skipped = result.skipped_counts
+        head += f", {sum(skipped.values())} left out ({_counted(skipped)})"
+    if result.unpicked:
+        head += f", {result.unpicked} not picked"
     lines = [f"{source.shown}: {head}"]
-    for proposal, line in zip(result.proposals, result.lines, strict=True):
-        lines.append(f"  {source.shown}:{line}  {proposal.id}  {proposal.summary()}")
+    for proposal, line, number in zip(result.proposals, result.lines, result.numbers, strict=True):
+        lines.append(f"  #{number}  {source.shown}:{line}  {proposal.id}  {proposal.summary()}")
+    if dry_run and result.status == "refused" and not result.proposals:
+        for candidate in result.candidates:
+            lines.append(
+                f"  #{candidate.number}  {source.shown}:{candidate.line}  {candidate.text}"
+            )
     for rejected in result.rejected:
-        lines.append(f"  {source.shown}:{rejected.line}  not kept: {rejected.reason}")
-    return "\n".join(lines)
+        mark = f"#{rejected.number}  " if rejected.number else ""
+        lines.append(f"  {mark}{source.shown}:{rejected.line}  not kept: {rejected.reason}")
+    return lines
 
 
 def _json(result: FileResult) -> dict[str, object]:
@@ -147,8 +212,14 @@ def _json(result: FileResult) -> dict[str, object]:
         "session": result.session or None,
         "commit": result.commit,
         "proposals": [
-            {**p.to_dict(), "line": line}
-            for p, line in zip(result.proposals, result.lines, strict=True)
+            {**p.to_dict(), "line": line, "number": number}
+            for p, line, number in zip(result.proposals, result.lines, result.numbers, strict=True)
         ],
-        "rejected": [{"line": r.line, "reason": r.reason} for r in result.rejected],
+        "rejected": [
+            {"line": r.line, "number": r.number or None, "reason": r.reason}
+            for r in result.rejected
+        ],
+        "skipped": [{"line": i.line, "reason": i.skip} for i in result.skipped_items],
+        "skipped_counts": result.skipped_counts,
+        "not_picked": result.unpicked,
     }

@@ -67,8 +67,9 @@ def retire(
     from agentmem.tidy.retire import retire_scope
 
     repo = repository()
+    actor = repo.actor()
     with repo.locked():
-        done = retire_scope(repo, scope, reason)
+        done = retire_scope(repo, actor, scope, reason)
     if fmt is Format.json:
         output.as_json(done.to_dict())
         return

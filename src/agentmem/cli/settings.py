@@ -26,8 +26,9 @@ def approve(
     from agentmem.doctrine.settings import approve_relaxation
 
     repo = repository()
+    actor = repo.actor()
     with repo.locked():
-        done = approve_relaxation(repo, rev)
+        done = approve_relaxation(repo, actor, rev)
     output.data(
         f"approved {', '.join(done.names)} relaxed by {done.author or 'its author'} in "
         f"{done.commit[:10]} → {done.approval[:10]}"

@@ -51,8 +51,6 @@ PERSON_ONLY: dict[tuple[str, ...], tuple[frozenset[str] | None, frozenset[str]]]
         None,
         frozenset(
             {
-                "--reason",
-                "--session",
                 "--version",
                 "-v",
             }
@@ -60,48 +58,23 @@ PERSON_ONLY: dict[tuple[str, ...], tuple[frozenset[str] | None, frozenset[str]]]
     ),
     ("doctrine", "suspend"): (
         None,
-        frozenset(
-            {
-                "--reason",
-                "--session",
-            }
-        ),
+        frozenset(),
     ),
     ("doctrine", "resume"): (
         None,
-        frozenset(
-            {
-                "--reason",
-                "--session",
-            }
-        ),
+        frozenset(),
     ),
     ("doctrine", "deactivate"): (
         None,
-        frozenset(
-            {
-                "--reason",
-                "--session",
-            }
-        ),
+        frozenset(),
     ),
     ("doctrine", "archive"): (
         None,
-        frozenset(
-            {
-                "--reason",
-                "--session",
-            }
-        ),
+        frozenset(),
     ),
     ("doctrine", "reconfirm"): (
         None,
-        frozenset(
-            {
-                "--reason",
-                "--session",
-            }
-        ),
+        frozenset(),
     ),
     ("memory", "edit"): (
         None,

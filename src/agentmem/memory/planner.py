@@ -15,6 +15,7 @@ from agentmem.errors import InvalidMemoryError, ProposalError
 from agentmem.memory.file import (
     BudgetStatus,
     add_entry,
+    budget_status,
     check_budget,
     modify_entry,
     new_memory_text,
@@ -29,7 +30,7 @@ from agentmem.store.change import FileChange
 if TYPE_CHECKING:
     from agentmem.guard import Finding
 
-__all__ = ["FileChange", "MemoryPlan", "check_entry", "plan_memory"]
+__all__ = ["FileChange", "MemoryPlan", "budget_after", "check_entry", "plan_memory"]
 
 
 @dataclass(frozen=True)
@@ -138,3 +139,19 @@ def plan_memory(
     new_text = updated.render()
     budget = check_budget(new_text, config, relpath)
     return MemoryPlan(proposal, FileChange(relpath, current, new_text), budget, base, record)
+
+
+def budget_after(
+    proposals: list[Proposal], current: str | None, config: MemoryConfig, relpath: str, person: str
+) -> BudgetStatus:
+    """The fill level of the memory file once every memory ``add`` of ``proposals`` is in it,
+    counted as :func:`plan_memory` counts one (its records' markers left out): what a batch
+    needs before any of it is filed (``agentmem import``). Nothing is refused here."""
+    base = current if current is not None else new_memory_text(person, config)
+    memory = parse_memory(base, person, config, relpath)
+    for proposal in proposals:
+        if proposal.route == "memory" and proposal.action == "add" and proposal.text:
+            assert proposal.section is not None
+            record = new_record(proposal.basis, proposal.scope, config)
+            memory = add_entry(memory, proposal.section, proposal.text, relpath, record)
+    return budget_status(memory.render(), config)
