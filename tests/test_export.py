@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tests.helpers import invoke
 from tests.helpers.context import RULES, write_memory, write_rules
+from tests.helpers.memory import seed_memory
 
 
 def test_memory_export_prints_one_marked_block(memrepo, runner):
@@ -102,11 +103,129 @@ def test_a_half_written_block_is_refused_and_the_file_left_alone(memrepo, runner
     assert target.read_text(encoding="utf-8") == broken
 
 
-def test_scope_goes_with_audit_only(memrepo, runner):
-    result = invoke(runner, "export", "--to", "markdown", "--scope", "contracts")
-    assert result.exit_code == 2
-    assert "--scope goes with --audit" in result.stderr
-    assert invoke(runner, "export", "--to", "markdown", "--audit").exit_code == 2
+def test_audit_needs_a_scope(memrepo, runner):
+    result = invoke(runner, "export", "--to", "markdown", "--audit")
+    assert result.exit_code == 2 and "--audit needs --scope S" in result.stderr
+
+
+def _scoped_memory(runner) -> None:
+    """alice: one entry meant everywhere, two scoped contracts/supply, one contracts/lease."""
+    seed_memory(runner, ["Answer in English."])
+    seed_memory(
+        runner,
+        ["Quote the supplier's clause number.", "Flag penalty clauses above 10 percent."],
+        scope="contracts/supply",
+    )
+    seed_memory(runner, ["Quote the lease index."], scope="contracts/lease")
+
+
+def test_export_scope_gives_what_a_session_of_that_scope_gets(memrepo, runner):
+    """Codex, Gemini and any AGENTS.md reader: --scope S exports S's entries (it was refused:
+    "personal memory has no scope"), and the others are named, never dropped in silence."""
+    _scoped_memory(runner)
+    result = invoke(runner, "export", "--to", "agents-md", "--scope", "contracts/supply")
+    assert result.exit_code == 0, result.stderr
+    assert "1. Answer in English." in result.stdout
+    assert "2. [scope contracts/supply] Quote the supplier's clause number." in result.stdout
+    assert "Quote the lease index" not in result.stdout
+    assert result.stderr == (
+        "warning: left out: 1 entry of scope contracts/lease (not within --scope "
+        "contracts/supply): agentmem export --to agents-md --scope contracts/lease gives them\n"
+    )
+    bad = invoke(runner, "export", "--to", "agents-md", "--scope", "../x")
+    assert bad.exit_code == 2 and "../x" not in bad.stderr
+
+
+def test_an_unscoped_export_says_which_entries_it_leaves_out(memrepo, runner):
+    seed_memory(runner, ["Quote the lease index."], scope="contracts/lease")
+    result = invoke(runner, "export", "--to", "claude-md")
+    assert result.exit_code == 0, result.stderr
+    assert "No entries yet" not in result.stdout
+    assert (
+        "None of alice's 1 entry is given here (no scope): 1 is kept for other scopes "
+        "(contracts/lease: 1)." in result.stdout
+    )
+    assert (
+        "warning: left out: 1 entry of scope contracts/lease has no folder in scopes: — map one "
+        "with agentmem scope map FOLDER contracts/lease, or agentmem export --to claude-md "
+        "--scope contracts/lease gives them" in result.stderr
+    )
+
+
+def test_scoped_entries_go_out_as_claude_and_cursor_rules_for_their_folders(
+    memrepo, runner, tmp_path
+):
+    """The scopes: map says which folders of the project hold a scope: its entries become a
+    Claude Code rule with paths: and a Cursor rule with globs:, found again by check's
+    export-stale and listed in .agentmem/exports.jsonl; a scope that leaves the project takes
+    its rule with it."""
+    _scoped_memory(runner)
+    project = tmp_path / "mono"
+    (project / "supply").mkdir(parents=True)
+    assert (
+        invoke(runner, "scope", "map", str(project / "supply"), "contracts/supply").exit_code == 0
+    )
+    claude = invoke(runner, "export", "--to", "claude-md", "--output", str(project / "CLAUDE.md"))
+    assert claude.exit_code == 0, claude.stderr
+    main = (project / "CLAUDE.md").read_text(encoding="utf-8")
+    assert "1. Answer in English." in main and "clause number" not in main
+    rule = project / ".claude" / "rules" / "agentmem" / "alice" / "contracts" / "supply.md"
+    text = rule.read_text(encoding="utf-8")
+    assert text.startswith(
+        '---\npaths:\n  - "supply/**"\n---\n\n<!-- agentmem:begin memory person=alice'
+    )
+    assert "2. [scope contracts/supply] Quote the supplier's clause number." in text
+    assert "3. [scope contracts/supply] Flag penalty clauses above 10 percent." in text
+    assert "Answer in English" not in text and "lease" not in text
+    assert (
+        f"{rule}: agentmem block (memory of alice, scope contracts/supply for supply/**) written"
+        in claude.stderr
+    )
+    assert (
+        "warning: left out: 1 entry of scope contracts/lease has no folder in scopes:"
+        in claude.stderr
+    )
+    cursor_main = project / ".cursor" / "rules" / "agentmem.mdc"
+    cursor = invoke(runner, "export", "--to", "cursor-rule", "--output", str(cursor_main))
+    assert cursor.exit_code == 0, cursor.stderr
+    mdc = (project / ".cursor" / "rules" / "agentmem-alice-contracts--supply.mdc").read_text(
+        "utf-8"
+    )
+    assert mdc.startswith(
+        "---\ndescription: Remembered preferences of alice for scope contracts/supply (agentmem)\n"
+        "globs: supply/**\nalwaysApply: false\n---\n"
+    )
+    assert cursor_main.read_text("utf-8").startswith(
+        "---\ndescription: Remembered preferences of alice (agentmem)\nglobs:\nalwaysApply: true\n"
+    )
+    listed = [
+        json.loads(line)["path"]
+        for line in (memrepo / ".agentmem" / "exports.jsonl").read_text("utf-8").splitlines()
+    ]
+    assert str(rule.resolve()) in listed and len(listed) == 4
+    # another folder of the scope: the rule's paths follow the map; a new entry makes it stale
+    (project / "tools" / "supply").mkdir(parents=True)
+    invoke(runner, "scope", "map", str(project / "tools" / "supply"), "contracts/supply/tools")
+    seed_memory(runner, ["Name the incoterm."], scope="contracts/supply")
+    stale = [
+        f
+        for f in json.loads(invoke(runner, "check", "-f", "json").stdout)
+        if f["code"] == "export-stale"
+    ]
+    assert str(rule.resolve()) in {f["path"] for f in stale}
+    invoke(runner, "export", "--to", "claude-md", "--output", str(project / "CLAUDE.md"))
+    text = rule.read_text(encoding="utf-8")
+    assert text.startswith('---\npaths:\n  - "supply/**"\n  - "tools/supply/**"\n---\n')
+    assert text.count("agentmem:begin") == 1 and "Name the incoterm." in text
+    # the folders leave the project's scope: the rule goes, and the entries are named
+    invoke(runner, "scope", "map", str(project / "supply"), "contracts/other", "--replace")
+    invoke(
+        runner, "scope", "map", str(project / "tools" / "supply"), "contracts/other/t", "--replace"
+    )
+    gone = invoke(runner, "export", "--to", "claude-md", "--output", str(project / "CLAUDE.md"))
+    assert f"{rule}: deleted (no entry of that scope to export now)" in gone.stderr
+    assert not (project / ".claude" / "rules" / "agentmem").exists()
+    assert "left out: 3 entries of scope contracts/supply have no folder in scopes:" in gone.stderr
 
 
 def test_another_persons_memory_is_for_admins(memrepo, runner, tmp_path: Path):

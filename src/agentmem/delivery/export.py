@@ -17,7 +17,13 @@ doctrine, and one file never holds both: a memory export into a file that holds 
 
 Every file written is remembered in ``.agentmem/exports.jsonl`` (local, never committed) so that
 ``check`` can look at it again; files at the repository's top (``CLAUDE.md``, ``AGENTS.md``,
-``GEMINI.md``, ``.cursor/rules/*.mdc``) are looked at anyway.
+``GEMINI.md``, ``.cursor/rules/*.mdc``, ``.claude/rules/**/*.md``) are looked at anyway.
+
+A memory export keeps scope (:func:`plan_memory`): the block holds what a session started in
+the project gets (its scope from the ``scopes:`` map), and the entries scoped to folders inside
+the project go to rules of their own — Claude Code ``.claude/rules/agentmem/<person>/<scope>.md``
+with ``paths:``, Cursor ``.cursor/rules/agentmem-<person>-<scope>.mdc`` with ``globs:`` — each a
+marked block as above; every entry exported nowhere is named with what gives it.
 """
 
 from __future__ import annotations
@@ -30,17 +36,21 @@ from pathlib import Path
 
 from agentmem.config import load_config
 from agentmem.delivery.context import (
+    ChatContext,
     build_audit,
     build_chat,
     chat_reader,
     render_audit,
     render_chat,
 )
+from agentmem.delivery.hotread import resolved_folder, scope_for_folder
 from agentmem.doctrine import load_rules, normalise_scope, today
 from agentmem.errors import AgentmemError, GovernanceError, UsageError
 from agentmem.governance import ADMIN
+from agentmem.memory.records import scope_contains
+from agentmem.proposals.ids import check_scope
 from agentmem.store import regular
-from agentmem.store.atomic import atomic_write
+from agentmem.store.atomic import atomic_delete, atomic_write
 from agentmem.store.repo import Person, Repository
 
 TARGETS = ("claude-md", "agents-md", "cursor-rule", "markdown")
@@ -64,13 +74,36 @@ class ExportError(AgentmemError):
 class Export:
     """One rendered export: ``kind`` memory | doctrine, ``key`` the person or the scope,
     ``sha`` what it was made from (12 hex digits), ``block`` the text between and with its
-    markers (ends with a newline)."""
+    markers (ends with a newline). A scoped rule (``scope``: the entries' scope) has the
+    ``globs`` it loads for, relative to its project: Claude Code's ``paths:``, Cursor's
+    ``globs:``."""
 
     kind: str
     key: str
     sha: str
     body: str
     target: str
+    scope: str | None = None
+    globs: tuple[str, ...] = ()
+
+    @property
+    def front_matter(self) -> str:
+        """The front matter of a file holding only this export ("" for none)."""
+        if self.target == "cursor-rule":
+            what = (
+                f"Team doctrine for scope {self.key} (agentmem)"
+                if self.kind == "doctrine"
+                else f"Remembered preferences of {self.key}"
+                + (f" for scope {self.scope}" if self.scope else "")
+                + " (agentmem)"
+            )
+            globs = f" {', '.join(self.globs)}" if self.globs else ""
+            always = "false" if self.globs else "true"
+            return f"---\ndescription: {what}\nglobs:{globs}\nalwaysApply: {always}\n---\n"
+        if self.target == "claude-md" and self.globs:
+            paths = "".join(f'  - "{g}"\n' for g in self.globs)
+            return f"---\npaths:\n{paths}---\n"
+        return ""
 
     @property
     def block(self) -> str:
@@ -97,21 +130,246 @@ def doctrine_source_sha(rule_versions: list[tuple[str, int]]) -> str:
     return _sha("\n".join(f"{rule}@{version}" for rule, version in sorted(rule_versions)))
 
 
-def export_memory(repo: Repository, actor: Person, person: str | None, target: str) -> Export:
-    """The chat block of ``person`` (default: the actor; another person's only for an admin),
-    rendered in Markdown. Raises :class:`GovernanceError`, :class:`InvalidMemoryError`."""
+def export_memory(
+    repo: Repository, actor: Person, person: str | None, target: str, scope: str | None = None
+) -> Export:
+    """The chat block of ``person`` (default: the actor; another person's only for an admin)
+    that a session of ``scope`` gets (None: only the entries meant everywhere), rendered in
+    Markdown. Raises :class:`GovernanceError`, :class:`InvalidMemoryError`."""
+    return plan_memory(repo, actor, person, target, scope=scope, project=None).main
+
+
+#: Where the scoped rules of each target go, under the project's folder.
+RULES_DIR = {"claude-md": (".claude", "rules"), "cursor-rule": (".cursor", "rules")}
+_FILE_NAMES = {"agents-md": "AGENTS.md"}
+_GLOB_UNSAFE = frozenset(",*?[]{}\"'\\\n")
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """A memory export (docs/design.md §Context, export): ``main`` the block for the target
+    file; ``rules`` one scoped rule per scope whose entries a session of the project does not
+    get but a folder inside it does (its path and its globs, from the ``scopes:`` map);
+    ``left_out`` one line per group of entries exported nowhere, saying why and what gives
+    them; ``stale`` earlier scoped rules of this person in the project that no entry needs
+    now (their block is removed, the file deleted when nothing else is left)."""
+
+    main: Export
+    rules: tuple[tuple[Path, Export], ...] = ()
+    left_out: tuple[str, ...] = ()
+    stale: tuple[Path, ...] = ()
+
+
+def project_of(target: str, output: Path | None) -> Path:
+    """The project an export is written into: the current folder when it is printed, else the
+    output's folder (``X`` for ``X/CLAUDE.md``, ``X/.claude/CLAUDE.md`` and
+    ``X/.cursor/rules/N.mdc``)."""
+    if output is None:
+        return Path.cwd().resolve()
+    folder = output.resolve().parent
+    if target == "cursor-rule" and folder.name == "rules" and folder.parent.name == ".cursor":
+        return folder.parent.parent
+    if target == "claude-md" and folder.name == ".claude":
+        return folder.parent
+    return folder
+
+
+def rule_path(project: Path, target: str, person: str, scope: str) -> Path:
+    """Where the scoped rule of ``person``'s entries of ``scope`` goes: Claude Code
+    ``.claude/rules/agentmem/<person>/<scope>.md`` (rules are found in sub-folders), Cursor
+    ``.cursor/rules/agentmem-<person>-<scope, / as -->.mdc``."""
+    base = project.joinpath(*RULES_DIR[target])
+    if target == "claude-md":
+        return base.joinpath("agentmem", person, *scope.split("/")).with_suffix(".md")
+    return base / f"agentmem-{person}-{scope.replace('/', '--')}.mdc"
+
+
+def plan_memory(
+    repo: Repository,
+    actor: Person,
+    person: str | None,
+    target: str,
+    *,
+    scope: str | None = None,
+    project: Path | None,
+    writing: bool = False,
+) -> MemoryPlan:
+    """What a memory export of ``person`` writes for ``target``. With ``scope``: the block a
+    session of that scope gets, nothing else. Without: the block a session started in
+    ``project`` gets (its scope from the ``scopes:`` map; ``project`` None: only the entries
+    meant everywhere) and, for the entries scoped elsewhere, a rule per scope whose mapped
+    folders lie inside ``project`` — when ``writing`` files for Claude Code or Cursor — or a
+    ``left_out`` line naming them: never dropped in silence. Raises :class:`ExportError`
+    (an entry withheld), :class:`GovernanceError`, :class:`InvalidMemoryError`."""
     _check_target(target)
     whose = chat_reader(repo, actor, person)
-    ctx = build_chat(repo, whose)
+    clean = _memory_scope(scope)
+    here = clean
+    if clean is None and project is not None:
+        here = scope_for_folder(repo.config.scopes, str(project), repo.root)
+    ctx = build_chat(repo, whose, here)
+    _refuse_withheld(ctx)
+    sha = memory_source_sha(repo, whose)
+    main = Export("memory", whose, sha, render_chat(ctx, "markdown"), target)
+    left: list[str] = []
+    rules: list[tuple[Path, Export]] = []
+    for elsewhere, count in ctx.elsewhere:
+        entries = _count(count)
+        if clean is not None:
+            left.append(
+                f"left out: {entries} of scope {elsewhere} (not within --scope {clean}): "
+                f"agentmem export --to {target} --scope {elsewhere} gives them"
+            )
+            continue
+        folders = [f for f, mapped in repo.config.scopes if scope_contains(elsewhere, mapped)]
+        if not folders:
+            left.append(
+                f"left out: {entries} of scope {elsewhere} {'has' if count == 1 else 'have'} no "
+                "folder in scopes: — map one "
+                f"with agentmem scope map FOLDER {elsewhere}, or agentmem export --to {target} "
+                f"--scope {elsewhere} gives them"
+            )
+            continue
+        globs, odd = _globs(repo.root, folders, project)
+        if not globs:
+            where = ", ".join(folders[:3])
+            why = f"a folder name a glob cannot hold ({odd})" if odd else "outside this project"
+            left.append(
+                f"left out: {entries} of scope {elsewhere}: its folders in scopes: ({where}) are "
+                f"{why}; agentmem export --to {target} --scope {elsewhere} gives them"
+            )
+            continue
+        if not writing or target not in RULES_DIR or project is None:
+            folder = globs[0].removesuffix("/**")
+            how = (
+                f"--output FILE writes them as a rule for {', '.join(globs)}"
+                if target in RULES_DIR
+                else f"{target} has no per-folder rule; agentmem export --to {target} --scope "
+                f"{elsewhere} --output {folder}/{_FILE_NAMES.get(target, 'NOTES.md')} writes "
+                "them where the sessions of that folder read"
+            )
+            left.append(f"left out here: {entries} of scope {elsewhere}: {how}")
+            continue
+        path = rule_path(project, target, whose, elsewhere)
+        if any(path == taken for taken, _ in rules):  # a--b and a/b: one Cursor name
+            path = path.with_name(f"{path.stem}-{_sha(elsewhere)[:6]}{path.suffix}")
+        rules.append((path, _rule(repo, whose, elsewhere, target, sha, globs)))
+    for reason, word in (("expired", "expired"), ("review due", "past review (suspended)")):
+        count = sum(1 for _, why in ctx.left_out if why == reason)
+        if count:
+            left.append(f"left out: {_count(count)} {word} (agentmem memory due)")
+    stale: tuple[Path, ...] = ()
+    if writing and target in RULES_DIR and project is not None and clean is None:
+        stale = _stale_rules(project, target, whose, {path for path, _ in rules})
+    return MemoryPlan(main, tuple(rules), tuple(left), stale)
+
+
+def _count(count: int) -> str:
+    return f"{count} entr{'y' if count == 1 else 'ies'}"
+
+
+def _memory_scope(scope: str | None) -> str | None:
+    if scope is None:
+        return None
+    clean = check_scope(scope, "--scope")
+    if clean is None:
+        raise UsageError("--scope is empty; give a scope such as contracts/supply")
+    return clean
+
+
+def _refuse_withheld(ctx: ChatContext) -> None:
     if ctx.withheld:
         raise ExportError(
             f"{ctx.path}: entr(ies) {', '.join(f'#{n}' for n in ctx.withheld)} hold an agentmem "
             "delimiter or fail the guard; nothing exported",
             hint="run agentmem check and fix the entries with agentmem memory edit",
         )
-    return Export(
-        "memory", whose, memory_source_sha(repo, whose), render_chat(ctx, "markdown"), target
+
+
+def _globs(root: Path, folders: list[str], project: Path | None) -> tuple[tuple[str, ...], str]:
+    """The globs (``sub/**``) of the mapped ``folders`` that lie inside ``project``, and the
+    first such folder whose name a glob cannot hold (a comma, a bracket …; "" when none)."""
+    if project is None:
+        return (), ""
+    found: set[str] = set()
+    odd = ""
+    for folder in folders:
+        path = resolved_folder(folder, root)
+        if project not in path.parents:
+            continue
+        rel = path.relative_to(project).as_posix()
+        if _GLOB_UNSAFE & set(rel):
+            odd = odd or folder
+            continue
+        found.add(f"{rel}/**")
+    return tuple(sorted(found)), odd
+
+
+def _rule(
+    repo: Repository, person: str, scope: str, target: str, sha: str, globs: tuple[str, ...]
+) -> Export:
+    """The block of ``person``'s entries scoped exactly ``scope`` (what a session there gets
+    beyond the project's own block), for a rule loaded on ``globs``."""
+    ctx = build_chat(repo, person, scope)
+    _refuse_withheld(ctx)
+    mine = tuple(e for e in ctx.entries if e.record.scope == scope)
+    numbers = {e.number for e in mine}
+    ctx = ctx.replace(
+        entries=mine,
+        due=tuple(n for n in ctx.due if n in numbers),
+        left_out=(),
+        elsewhere=(),
     )
+    body = render_chat(ctx, "markdown")
+    return Export("memory", person, sha, body, target, scope, globs)
+
+
+def _stale_rules(project: Path, target: str, person: str, keep: set[Path]) -> tuple[Path, ...]:
+    """Scoped rules of ``person`` in ``project`` (by their place and name) that hold their
+    block but are not in ``keep``."""
+    base = project.joinpath(*RULES_DIR[target])
+    if target == "claude-md":
+        folder = base / "agentmem" / person
+        found = sorted(folder.rglob("*.md")) if folder.is_dir() else []
+    else:
+        found = sorted(base.glob(f"agentmem-{person}-*.mdc")) if base.is_dir() else []
+    stale = []
+    for path in found:
+        if path in keep or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if any(m.group("kind") == "memory" and m.group("value") == person
+               for m in _BLOCK.finditer(text)):  # fmt: skip
+            stale.append(path)
+    return tuple(stale)
+
+
+def drop_block(path: Path, kind: str, key: str) -> bool:
+    """Remove the ``kind``/``key`` block from ``path``; the file goes when nothing but a front
+    matter is left. Returns True when the file was deleted."""
+    text = path.read_text(encoding="utf-8")
+    pieces, last = [], 0
+    for match in _BLOCK.finditer(text):
+        if match.group("kind") == kind and match.group("value") == key:
+            pieces.append(text[last : match.start()])
+            last = match.end()
+    pieces.append(text[last:])
+    rest = "".join(pieces)
+    if not _FRONT.sub("", rest, count=1).strip():
+        atomic_delete(path)
+        for parent in path.parents:  # .claude/rules/agentmem/<person>/…: no empty folder left
+            if parent.name == "rules":
+                break
+            try:
+                parent.rmdir()
+            except OSError:
+                break
+        return True
+    atomic_write(path, rest.rstrip("\n") + "\n")
+    return False
 
 
 def export_doctrine(repo: Repository, actor: Person, scope: str, target: str) -> Export:
@@ -144,15 +402,13 @@ def _check_target(target: str) -> None:
 
 def standalone(export: Export) -> str:
     """The whole text of a new file holding only this export (a Cursor rule gets its front
-    matter: always applied, described)."""
-    if export.target != "cursor-rule":
-        return export.block
-    what = (
-        f"Remembered preferences of {export.key} (agentmem)"
-        if export.kind == "memory"
-        else f"Team doctrine for scope {export.key} (agentmem)"
-    )
-    return f"---\ndescription: {what}\nglobs:\nalwaysApply: true\n---\n\n{export.block}"
+    matter: described, always applied or for its globs; a scoped Claude Code rule its
+    ``paths:``)."""
+    front = export.front_matter
+    return f"{front}\n{export.block}" if front else export.block
+
+
+_FRONT = re.compile(r"\A---\n.*?\n---\n", re.S)
 
 
 def merged(existing: str | None, export: Export, where: str) -> str:
@@ -177,6 +433,9 @@ def merged(existing: str | None, export: Export, where: str) -> str:
             "doctrine never share a file",
             hint="export to another file (--output)",
         )
+    if export.globs and _FRONT.match(existing):  # a scoped rule: its paths follow the map
+        existing = _FRONT.sub(lambda _: export.front_matter, existing, count=1)
+        complete = list(_BLOCK.finditer(existing))
     for match in complete:
         if match.group("kind") == export.kind and match.group("value") == export.key:
             return existing[: match.start()] + export.block + existing[match.end() :]
@@ -254,6 +513,9 @@ def stale_exports(root: Path) -> list[StaleExport]:
     rules_dir = root / ".cursor" / "rules"
     if rules_dir.is_dir():
         paths += sorted(rules_dir.glob("*.mdc"))
+    claude_rules = root / ".claude" / "rules"
+    if claude_rules.is_dir():
+        paths += sorted(claude_rules.rglob("*.md"))
     found: list[StaleExport] = []
     seen: set[Path] = set()
     doctrine: dict[str, str] = {}

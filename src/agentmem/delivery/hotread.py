@@ -76,11 +76,17 @@ def scope_for_folder(scopes: Sequence[Sequence[str]], folder: str | None, root: 
     here = Path(folder).expanduser().resolve()
     best: tuple[int, str] | None = None
     for mapped, scope in scopes:
-        path = Path(mapped).expanduser()
-        path = (path if path.is_absolute() else root / path).resolve()
+        path = resolved_folder(mapped, root)
         if (here == path or path in here.parents) and (best is None or len(path.parts) > best[0]):
             best = (len(path.parts), scope)
     return best[1] if best else None
+
+
+def resolved_folder(folder: str, root: Path) -> Path:
+    """A folder of the ``scopes:`` map as a path of this system (``~`` expanded, a relative
+    folder read from the repository ``root``), resolved."""
+    path = Path(folder).expanduser()
+    return (path if path.is_absolute() else root / path).resolve()
 
 
 def folder_key(folder: str, root: Path) -> str | None:

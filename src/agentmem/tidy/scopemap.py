@@ -23,7 +23,7 @@ from agentmem import governance as gov
 from agentmem import guard
 from agentmem import trailers as tr
 from agentmem.config import CONFIG_FILE, parse_config
-from agentmem.delivery.hotread import folder_key, scope_for_folder
+from agentmem.delivery.hotread import folder_key, resolved_folder, scope_for_folder
 from agentmem.doctrine.lifecycle import signing_wanted
 from agentmem.errors import UsageError
 from agentmem.proposals.ids import check_scope, check_session
@@ -99,8 +99,7 @@ def mapped_scope(repo: Repository, key: str) -> str | None:
 
 
 def _resolved(root: Path, folder: str) -> Path:
-    path = Path(folder).expanduser()
-    return (path if path.is_absolute() else root / path).resolve()
+    return resolved_folder(folder, root)
 
 
 def session_scope_here(repo: Repository, key: str) -> str | None:
