@@ -269,3 +269,32 @@ def test_an_agent_may_not_map_a_folder() -> None:
     call = {"tool_name": "Bash", "tool_input": {"command": "agentmem scope map ~/x contracts"}}
     decision = json.loads(decide(json.dumps({"hook_event_name": "PreToolUse", **call})))
     assert decision["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+@pytest.mark.slow
+def test_the_installed_hook_gives_the_block_in_the_mapped_folder_and_the_message_elsewhere(
+    scoped: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    """The real entry point (the hot path and its memo, in fresh processes): twice in each
+    folder, so that the second start of each is answered from the memo."""
+    import os
+    import subprocess
+    import sys
+
+    assert invoke(runner, "scope", "map", FOLDER, SCOPE).exit_code == 0
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+
+    def start(cwd: str) -> str:
+        payload = json.dumps({"session_id": "x", "cwd": cwd, "hook_event_name": "SessionStart"})
+        done = subprocess.run(
+            [sys.executable, "-m", "agentmem", "hook", "session-start"],
+            input=payload, capture_output=True, text=True, env=env, cwd=scoped, check=True,
+        )  # fmt: skip
+        return done.stdout
+
+    for _ in range(2):
+        assert "2. [scope contracts/supply] Flag penalty clauses" in start(FOLDER)
+        for other in ("a", "b"):
+            message = json.loads(start(str(tmp_path / other)))["systemMessage"]
+            assert f"agentmem scope map {tmp_path / other} contracts/supply" in message
+    assert (scoped / ".agentmem" / "hotread.json").is_file()
