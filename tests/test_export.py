@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from tests.helpers import invoke
 from tests.helpers.context import RULES, write_memory, write_rules
 from tests.helpers.memory import seed_memory
@@ -203,7 +204,23 @@ def test_scoped_entries_go_out_as_claude_and_cursor_rules_for_their_folders(
         for line in (memrepo / ".agentmem" / "exports.jsonl").read_text("utf-8").splitlines()
     ]
     assert str(rule.resolve()) in listed and len(listed) == 4
-    # another folder of the scope: the rule's paths follow the map; a new entry makes it stale
+
+
+@pytest.mark.slow
+def test_a_scoped_rule_follows_the_map_and_goes_when_its_scope_leaves_the_project(
+    memrepo, runner, tmp_path
+):
+    """Its paths: follow the scopes: map, a new entry makes it stale for check, and a scope
+    that leaves the project takes its rule with it (named, the file deleted)."""
+    _scoped_memory(runner)
+    project = tmp_path / "mono"
+    (project / "supply").mkdir(parents=True)
+    assert (
+        invoke(runner, "scope", "map", str(project / "supply"), "contracts/supply").exit_code == 0
+    )
+    invoke(runner, "export", "--to", "claude-md", "--output", str(project / "CLAUDE.md"))
+    rule = project / ".claude" / "rules" / "agentmem" / "alice" / "contracts" / "supply.md"
+    assert rule.is_file()
     (project / "tools" / "supply").mkdir(parents=True)
     invoke(runner, "scope", "map", str(project / "tools" / "supply"), "contracts/supply/tools")
     seed_memory(runner, ["Name the incoterm."], scope="contracts/supply")
