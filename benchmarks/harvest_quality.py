@@ -259,12 +259,12 @@ def seed_memory(root: Path, memory: dict[str, list[str]]) -> None:
     from agentmem.proposals.review import commit_accept, plan_accept
 
     mem = agentmem.open(root)
-    repo, actor = mem.repository, mem.actor()
+    repo = mem.repository
     for section, entries in memory.items():
         for text in entries:
             proposal = mem.remember_proposal(text, section=section, session="seed")
             with repo.locked():
-                commit_accept(repo, actor, plan_accept(repo, proposal), proposal)
+                commit_accept(repo, plan_accept(repo, proposal), proposal)
 
 
 def run_case(case: dict[str, Any], base: Path, provider: str) -> list[Any]:

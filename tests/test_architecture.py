@@ -210,18 +210,23 @@ def test_imports_have_no_cycle() -> None:
 
 
 # Which packages a package may not import (lazily or not): the package contract of the layout.
-ORCHESTRATION = {"harvest", "delivery", "check", "sync", "search", "cli"}
+ORCHESTRATION = {"harvest", "delivery", "check", "sync", "search", "cli", "web"}
+# The review pages (agentmem.web) are a front end like the CLI: nothing below imports them, and
+# they do not import the CLI (typer, rich) either.
+FRONT_ENDS = {"cli", "web"}
 FORBIDDEN = {
     "store": {"memory", "proposals", "doctrine", "guard", *ORCHESTRATION},
     "guard": {"store", "memory", "proposals", "doctrine", *ORCHESTRATION},
     "memory": {"doctrine", *ORCHESTRATION},
     "proposals": ORCHESTRATION,
     "doctrine": ORCHESTRATION,
-    "harvest": {"cli"},
-    "delivery": {"cli"},
-    "check": {"cli"},
-    "sync": {"cli"},
-    "search": {"cli"},
+    "harvest": FRONT_ENDS,
+    "delivery": FRONT_ENDS,
+    "check": FRONT_ENDS,
+    "sync": FRONT_ENDS,
+    "search": FRONT_ENDS,
+    "tidy": FRONT_ENDS,
+    "web": {"cli"},
 }
 BASE = {"agentmem.errors", "agentmem.trailers", "agentmem.governance", "agentmem.store.root"}
 

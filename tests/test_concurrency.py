@@ -192,7 +192,7 @@ def test_a_memory_file_changed_since_its_diff_was_shown_is_not_overwritten(
         pytest.raises(ApplyConflictError, match="changed on disk since its diff was shown"),
         repo.locked(),
     ):
-        commit_accept(repo, repo.actor(), plan, proposal)
+        commit_accept(repo, plan, proposal)
     assert "Edited meanwhile" in memory.read_text(encoding="utf-8")
     assert git(memrepo, "rev-parse", "HEAD").strip() == head
 
@@ -223,8 +223,8 @@ def test_a_proposal_decided_by_another_review_is_not_applied_again(
     with repo.locked():
         plan = plan_accept(repo, listed_by_b)
         with pytest.raises(ProposalError, match="no longer pending: it was accepted or rejected"):
-            commit_accept(repo, actor, plan, listed_by_b)
-        assert commit_reject(repo, actor, [listed_by_b]) is None
+            commit_accept(repo, plan, listed_by_b)
+        assert commit_reject(repo, [listed_by_b]) is None
     assert git(memrepo, "rev-parse", "HEAD") == head
     text = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
     assert text.count("Quote clause numbers first.") == 1

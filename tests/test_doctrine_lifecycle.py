@@ -547,7 +547,7 @@ def test_review_dry_run_shows_the_draft_and_writes_nothing(
     head = git(team, "rev-parse", "HEAD")
     result = ok(runner, "review", "--dry-run")
     assert (
-        "draft rule never-accept-a-warranty-under-24-months · scope: to be assigned"
+        "draft:  rule never-accept-a-warranty-under-24-months · scope: to be assigned"
         in result.stdout
     )
     assert git(team, "rev-parse", "HEAD") == head

@@ -205,8 +205,10 @@ def test_a_review_diff_shows_texts_and_the_record_on_its_own_line(
     shown = invoke(runner, "review", "--dry-run")
     assert shown.exit_code == 0, shown.stderr
     assert MARKER_OPEN not in shown.stdout
-    assert "\n-- Summaries in 3 bullets.\n+- Summaries in 5 bullets.\n" in shown.stdout
-    assert "record: declared · everywhere · since 2026-12-01 · review 2027-12-01" in shown.stdout
+    assert "\n  -- Summaries in 3 bullets.\n  +- Summaries in 5 bullets.\n" in shown.stdout
+    assert (
+        "\n  record: declared · everywhere · since 2026-12-01 · review 2027-12-01" in shown.stdout
+    )
 
 
 def test_an_edit_of_a_modify_keeps_the_text_and_writes_a_fresh_record(

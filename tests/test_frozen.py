@@ -23,6 +23,7 @@ from agentmem.config import (
     HarvestConfig,
     MemoryConfig,
     RetentionClass,
+    ReviewConfig,
 )
 from agentmem.delivery.context import AuditContext, ChatContext
 from agentmem.governance import ROLES
@@ -115,6 +116,7 @@ CASES: list[tuple[type, list[tuple[str, Any, object]], dict[str, Any]]] = [
             ("context", [ContextConfig], None),
             ("scopes", (), None),
             ("retired_scopes", (), None),
+            ("review", [ReviewConfig], None),
         ],
         {
             "memory": MemoryConfig(budget_chars=1),
@@ -123,8 +125,10 @@ CASES: list[tuple[type, list[tuple[str, Any, object]], dict[str, Any]]] = [
             "context": ContextConfig(("user",)),
             "scopes": (("/p", "team/p"),),
             "retired_scopes": (("team/old", "2026-01-02"),),
+            "review": ReviewConfig(remind_days=3),
         },
     ),
+    (ReviewConfig, [("remind_days", 7, None)], {"remind_days": 3}),
     (
         Person,
         [("id", REQUIRED, None), ("email", REQUIRED, None), ("role", REQUIRED, None)]

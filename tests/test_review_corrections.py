@@ -15,7 +15,7 @@ import pytest
 from tests.helpers import git, invoke
 from typer.testing import CliRunner
 
-from agentmem.cli.review import _word_diff
+from agentmem.cli.review import _changed_spans
 
 
 def _pending(memrepo: Path, runner: CliRunner, tmp_path: Path, proposals: list[dict]) -> list[str]:
@@ -210,10 +210,12 @@ def test_on_a_terminal_an_empty_answer_after_an_edit_ends_its_line(
     assert "[q]uit: \nPlease select one of the available options" in shown
 
 
-def test_word_diff_marks_the_changed_words() -> None:
-    assert _word_diff("Summaries in 3 bullets.", "Summaries in 5 bullets.") == (
-        "Summaries in [red strike]3[/] [bold green]5[/] bullets."
-    )
+def test_the_changed_words_of_a_modify_are_found() -> None:
+    old, new = "Summaries in 3 bullets, always.", "Summaries in 5 short bullets, every time."
+    removed, added = _changed_spans(old, new)
+    assert [old[a:b] for a, b in removed] == ["3", "always."]
+    assert [new[a:b] for a, b in added] == ["5 short", "every time."]
+    assert _changed_spans("Same words.", "Same words.") == ([], [])
 
 
 def _scoped(memrepo: Path, runner: CliRunner, tmp_path: Path, text: str) -> str:
@@ -258,7 +260,7 @@ def test_review_shows_the_scope_and_scope_flag_changes_record_and_trailers(
     second = _scoped(memrepo, runner, tmp_path, "Sign with initials only.")
     preview = invoke(runner, "review", "--dry-run")
     assert preview.exit_code == 0, preview.stderr
-    assert "basis: declared · scope: contracts/supply · session:" in preview.stdout
+    assert "  record: declared · scope contracts/supply · since " in preview.stdout
     result = invoke(
         runner, "review", "--scope", f"{first}=contracts/sales", "--scope", f"{second}=everywhere"
     )
@@ -326,8 +328,8 @@ def test_interactive_review_shows_and_changes_the_scope(
     # edit: keep the text, the route and the section; scope "contracts/sales"; then accept.
     result = invoke(runner, "review", "--interactive", input="e\n\n\n\ncontracts/sales\na\n")
     assert result.exit_code == 0, result.stderr
-    assert "scope: contracts/supply" in result.stderr
-    assert "scope: contracts/sales" in result.stderr  # shown again after the change
+    assert "record: declared · scope contracts/supply · since" in result.stderr
+    assert "record: declared · scope contracts/sales · since" in result.stderr  # after the change
     assert "scope=contracts/sales since=" in _entry_line(memrepo, "Quote the annex number.")
     trailers = git(memrepo, "log", "-1", "--format=%(trailers)")
     assert pid in trailers and "Agentmem-Scope: contracts/sales" in trailers

@@ -44,6 +44,7 @@ from agentmem.store.root import find_root
 from agentmem.store.writer import read_current
 
 if TYPE_CHECKING:
+    from agentmem.doctrine import Transition
     from agentmem.harvest.run import HarvestResult
     from agentmem.harvest.transcripts import Transcript
     from agentmem.proposals.model import Proposal
@@ -287,11 +288,75 @@ class Agentmem:
         # lazy: doctrine writes only (the duplicate guard, the lifecycle)
         from agentmem.doctrine import Draft, propose
 
-        actor = self.actor()
         draft = Draft(title, instruction, tuple(limits), justification, scope, session)
         with self._repo.locked():
-            transition = propose(self._repo, actor, draft)
+            transition = propose(self._repo, draft)
         return transition.rule.id
+
+    # -- deciding (an admin's) ------------------------------------------------------------------
+
+    def approve_rule(
+        self,
+        rule_id: str,
+        version: int,
+        *,
+        reason: str | None = None,
+        session: str | None = None,
+    ) -> Transition:
+        """Approve version ``version`` of draft rule ``rule_id`` (``agentmem doctrine approve``):
+        the actor must be an admin, not its proposer nor the author of that version; the rule
+        needs a scope, an instruction and a limit. Refused with what changed when the rule has
+        moved past ``version`` (:class:`~agentmem.doctrine.VersionMovedError`). ``reason`` and
+        ``session`` are recorded with the approval (``Agentmem-Reason``, ``Agentmem-Session``).
+        Raises GovernanceError, DoctrineError, GuardError (a reason it refuses)."""
+        # lazy: doctrine writes only
+        from agentmem.doctrine import approve
+
+        with self._repo.locked():
+            return approve(self._repo, rule_id, version=version, reason=reason, session=session)
+
+    def decide_rule(
+        self,
+        action: str,
+        rule_id: str,
+        *,
+        reason: str | None = None,
+        session: str | None = None,
+    ) -> Transition:
+        """One status decision on a rule (admin): ``suspend``, ``resume``, ``deactivate``,
+        ``archive`` or ``reconfirm``, as ``agentmem doctrine ACTION ID``, with ``reason`` and
+        ``session`` recorded. Raises UsageError (another action), GovernanceError,
+        DoctrineError, GuardError."""
+        # lazy: doctrine writes only
+        from agentmem import doctrine
+
+        if action not in _DECISIONS:
+            raise UsageError(f"unknown decision {action!r} (one of {', '.join(_DECISIONS)})")
+        run = getattr(doctrine, action)
+        with self._repo.locked():
+            transition: Transition = run(self._repo, rule_id, reason=reason, session=session)
+        return transition
+
+    def restore_rule(
+        self,
+        rule_id: str,
+        version: int,
+        *,
+        reason: str | None = None,
+        session: str | None = None,
+    ) -> Transition:
+        """Bring back the content of ``version`` as a new draft version (``agentmem doctrine
+        restore --yes``: an approved rule drops to draft), with ``reason`` and ``session``
+        recorded. Raises GovernanceError, DoctrineError, GuardError."""
+        # lazy: doctrine writes only
+        from agentmem.doctrine import restore
+
+        with self._repo.locked():
+            return restore(self._repo, rule_id, version, yes=True, reason=reason, session=session)
+
+
+_DECISIONS = ("suspend", "resume", "deactivate", "archive", "reconfirm")
+"""The rule decisions :meth:`Agentmem.decide_rule` takes (approve and restore have their own)."""
 
 
 def open_repository(path: str | Path | None = None) -> Agentmem:

@@ -171,6 +171,17 @@ class DoctrineConfig(Frozen):
         )
 
 
+class ReviewConfig(Frozen):
+    """``review:`` — when a waiting decision is old (docs/design.md §Settings, §Web):
+    ``agentmem serve`` shows a proposal or a rule waiting longer than ``remind_days`` in red."""
+
+    _fields = ("remind_days",)
+    remind_days: int
+
+    def __init__(self, remind_days: int = 7) -> None:
+        self._set(remind_days=remind_days)
+
+
 class ContextConfig(Frozen):
     """``context:`` — which roles get doctrine in audit prompts (docs/design.md §Settings,
     §Context)."""
@@ -186,11 +197,12 @@ class Config(Frozen):
     """The whole resolved configuration of one memory repository (a section left None: its
     defaults)."""
 
-    _fields = ("memory", "harvest", "doctrine", "context", "scopes", "retired_scopes")
+    _fields = ("memory", "harvest", "doctrine", "context", "scopes", "retired_scopes", "review")
     memory: MemoryConfig
     harvest: HarvestConfig
     doctrine: DoctrineConfig
     context: ContextConfig
+    review: ReviewConfig
     #: ``scopes:`` — project folder (absolute, ``~/…`` or relative to the repository) → scope,
     #: in the order written; the hooks take the scope of the longest folder holding the session.
     scopes: tuple[tuple[str, str], ...]
@@ -207,12 +219,14 @@ class Config(Frozen):
         context: ContextConfig | None = None,
         scopes: tuple[tuple[str, str], ...] = (),
         retired_scopes: tuple[tuple[str, str], ...] = (),
+        review: ReviewConfig | None = None,
     ) -> None:
         self._set(
             memory=MemoryConfig() if memory is None else memory,
             harvest=HarvestConfig() if harvest is None else harvest,
             doctrine=DoctrineConfig() if doctrine is None else doctrine,
             context=ContextConfig() if context is None else context,
+            review=ReviewConfig() if review is None else review,
             scopes=scopes,
             retired_scopes=retired_scopes,
         )
@@ -243,6 +257,7 @@ _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
         "require_signed": bool,
     },
     "context": {"doctrine_for_roles": list},
+    "review": {"remind_days": int},
 }
 _CHOICES = {
     ("harvest", "provider"): ("auto", "anthropic", "offline", "openai"),
@@ -414,6 +429,7 @@ def parse_config(data: Any, where: str) -> Config:
         harvest=HarvestConfig(**groups.get("harvest", {})),
         doctrine=DoctrineConfig(**groups.get("doctrine", {})),
         context=ContextConfig(**groups.get("context", {})),
+        review=ReviewConfig(**groups.get("review", {})),
         scopes=scopes,
         retired_scopes=retired,
     )

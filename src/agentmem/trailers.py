@@ -37,7 +37,12 @@ DECISION = PREFIX + "Decision"
 PROPOSAL = PREFIX + "Proposal"
 """A proposal id (repeated on a harvest or a rejection that names several)."""
 SESSION = PREFIX + "Session"
-"""A session id (repeated on a rejection that spans several sessions)."""
+"""A session id (repeated on a rejection that spans several sessions); on a person's decision
+(``doctrine approve``, ``suspend`` …, ``--session``), the session it was taken in."""
+REASON = PREFIX + "Reason"
+"""Why a person decided, in their words (``--reason`` of ``doctrine approve``, ``suspend``,
+``resume``, ``deactivate``, ``archive``, ``reconfirm``, ``restore``; one line, passed through
+the guard)."""
 SOURCE = PREFIX + "Source"
 """Where proposals came from on a harvest: a provider name or ``remember``."""
 SCOPE = PREFIX + "Scope"
@@ -79,7 +84,7 @@ APPROVES = PREFIX + "Approves"
 ALL = (
     ACTION, ACTOR, ROLE, ROUTE, DECISION, PROPOSAL, SESSION, SOURCE, SCOPE, BASIS, SECTION,
     EDITED, JUSTIFICATION, RULE, VERSION, STATUS_FROM, STATUS_TO, DISTINCT_FROM, RESTORED_FROM,
-    REVIEW_DUE, ERASED, APPROVES, FOREIGN,
+    REVIEW_DUE, ERASED, APPROVES, FOREIGN, REASON,
 )  # fmt: skip
 """Every trailer name agentmem writes."""
 

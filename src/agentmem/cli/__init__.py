@@ -95,6 +95,7 @@ SHORT_HELP = {
     "hook": "Claude Code hooks (session-start, session-end, pre-compact).",
     "scope": "Map a project folder to a scope; retire a scope (back to review).",
     "settings": "Governance settings: a second admin approves relaxing one.",
+    "serve": "The review pages in your browser (127.0.0.1, a token link).",
 }
 
 
@@ -263,6 +264,7 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "mcp": ("mcp", False),
     "sync": ("sync", False),
     "erase": ("erase", False),
+    "serve": ("serve", False),
     "memory": ("memory", True),
     "doctrine": ("doctrine", True),
     "context": ("context", True),

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from agentmem import trailers as tr
 from agentmem.cli import output
 from agentmem.cli.common import FormatOption, repository
 from agentmem.cli.output import Format
@@ -16,7 +17,7 @@ from agentmem.cli.output import Format
 if TYPE_CHECKING:
     from agentmem.doctrine import ApprovalPreview, Rule, Transition
     from agentmem.doctrine.index import Brief
-    from agentmem.store.repo import Person, Repository
+    from agentmem.store.repo import Repository
 
 app = typer.Typer(
     help="Team doctrine: rules anyone may propose and only an admin activates.",
@@ -39,6 +40,22 @@ Limits = Annotated[
     list[str] | None,
     typer.Option(
         "--limit", "-l", help="An explicit limit of the rule. Repeatable.", show_default=False
+    ),
+]
+Reason = Annotated[
+    str | None,
+    typer.Option(
+        "--reason",
+        help=f"Why you decide this: recorded with the decision ({tr.REASON}).",
+        show_default=False,
+    ),
+]
+Session = Annotated[
+    str | None,
+    typer.Option(
+        "--session",
+        help=f"The session the decision was taken in, when there is one ({tr.SESSION}).",
+        show_default=False,
     ),
 ]
 EditLimits = Annotated[
@@ -78,13 +95,18 @@ def _report(verb: str, t: Transition) -> None:
 
 
 def _each(
-    ids: list[str], verb: str, action: Callable[[Repository, Person, str], Transition]
+    ids: list[str],
+    verb: str,
+    action: Callable[..., Transition],
+    reason: str | None,
+    session: str | None,
 ) -> None:
-    """Run one transition per id (one commit each, under the lock); see :func:`_run_each`."""
+    """Run one transition per id (one commit each, under the lock, with ``reason`` and
+    ``session`` recorded); see :func:`_run_each`."""
 
-    def locked(repo: Repository, actor: Person, rule_id: str, _version: int | None) -> Transition:
+    def locked(repo: Repository, rule_id: str, _version: int | None) -> Transition:
         with repo.locked():
-            return action(repo, actor, rule_id)
+            return action(repo, rule_id, reason=reason, session=session)
 
     _run_each([(rule_id, None) for rule_id in dict.fromkeys(ids)], verb, locked, len(ids) == 1)
 
@@ -92,20 +114,21 @@ def _each(
 def _run_each(
     pairs: list[tuple[str, int | None]],
     verb: str,
-    action: Callable[[Repository, Person, str, int | None], Transition],
+    action: Callable[[Repository, str, int | None], Transition],
     alone: bool,
 ) -> None:
     """Run ``action`` for each ``(rule id, version)`` and report its transition; a failure is
     raised as it is when the command named one rule (``alone``), else reported, and the
-    command exits 1 once every rule was tried."""
+    command exits 1 once every rule was tried. The actor is the repository's, found by each
+    lifecycle function itself (an unknown identity is refused before any rule is tried)."""
     from agentmem.errors import AgentmemError
 
     repo = repository()
-    actor = repo.actor()
+    repo.actor()
     failed = 0
     for rule_id, version in pairs:
         try:
-            transition = action(repo, actor, rule_id, version)
+            transition = action(repo, rule_id, version)
         except AgentmemError as exc:
             if alone:
                 raise
@@ -178,10 +201,9 @@ def propose(
     from agentmem.doctrine import propose as do_propose
 
     repo = repository()
-    actor = repo.actor()
     draft = Draft(title, instruction, tuple(limit or ()), justification, scope, session)
     with repo.locked():
-        transition = do_propose(repo, actor, draft, rule_id=rule_id, distinct=distinct)
+        transition = do_propose(repo, draft, rule_id=rule_id, distinct=distinct)
     _report("proposed", transition)
     if transition.rule.scope is None:
         output.info(
@@ -220,7 +242,6 @@ def edit(
     from agentmem.doctrine import edit as do_edit
 
     repo = repository()
-    actor = repo.actor()
     changes = Changes(
         title,
         instruction,
@@ -231,7 +252,7 @@ def edit(
 
     def run(confirmed: bool) -> Transition:
         with repo.locked():
-            return do_edit(repo, actor, rule_id, changes, yes=confirmed or yes, distinct=distinct)
+            return do_edit(repo, rule_id, changes, yes=confirmed or yes, distinct=distinct)
 
     transition = _confirmed(run)
     _report("edited", transition)
@@ -249,11 +270,10 @@ def assign(
     from agentmem.doctrine import assign as do_assign
 
     repo = repository()
-    actor = repo.actor()
 
     def run(confirmed: bool) -> Transition:
         with repo.locked():
-            return do_assign(repo, actor, rule_id, scope, yes=confirmed or yes, distinct=distinct)
+            return do_assign(repo, rule_id, scope, yes=confirmed or yes, distinct=distinct)
 
     _report("assigned", _confirmed(run))
 
@@ -266,18 +286,25 @@ def restore(
     ],
     yes: Yes = False,
     distinct: Distinct = False,
+    reason: Reason = None,
+    session: Session = None,
 ) -> None:
     """Bring back the content of version N (from git history) as a new draft version; its old
     status and approval never come back (member, admin)."""
     from agentmem.doctrine import restore as do_restore
 
     repo = repository()
-    actor = repo.actor()
 
     def run(confirmed: bool) -> Transition:
         with repo.locked():
             return do_restore(
-                repo, actor, rule_id, version, yes=confirmed or yes, distinct=distinct
+                repo,
+                rule_id,
+                version,
+                yes=confirmed or yes,
+                distinct=distinct,
+                reason=reason,
+                session=session,
             )
 
     _report(f"restored version {version} of", _confirmed(run))
@@ -344,12 +371,20 @@ def _show_preview(preview: ApprovalPreview) -> None:
         )
 
 
-def _approve_one(repo: Repository, actor: Person, rule_id: str, version: int | None) -> Transition:
+def _approve_one(
+    repo: Repository,
+    rule_id: str,
+    version: int | None,
+    reason: str | None = None,
+    session: str | None = None,
+) -> Transition:
     from agentmem.doctrine import DoctrineError, VersionMovedError, content_sha256, preview_approval
     from agentmem.doctrine import approve as do_approve
+    from agentmem.doctrine.lifecycle import decision_trailers
     from agentmem.errors import UsageError
 
-    preview = preview_approval(repo, actor, rule_id)
+    decision_trailers(reason, session)  # a refused reason is said before anything is shown
+    preview = preview_approval(repo, rule_id)
     rule = preview.rule
     content: str | None = None
     if version is None or version == rule.version:
@@ -378,7 +413,9 @@ def _approve_one(repo: Repository, actor: Person, rule_id: str, version: int | N
         version, content = rule.version, content_sha256(rule)
     try:
         with repo.locked():
-            return do_approve(repo, actor, rule_id, version=version, content=content)
+            return do_approve(
+                repo, rule_id, version=version, content=content, reason=reason, session=session
+            )
     except VersionMovedError as exc:
         for line in exc.changes:
             output.data(line)
@@ -405,14 +442,21 @@ def approve(
             show_default=False,
         ),
     ] = None,
+    reason: Reason = None,
+    session: Session = None,
 ) -> None:
     """Activate draft rules (admin, never the proposer; needs scope, instruction, ≥1 limit).
 
     Shows what changed since the rule's last active version (the whole rule if it never was)
     and any live rule of an overlapping scope it contradicts, then approves exactly the version
-    you name (--version N, or ID@N); at a terminal without it, asks."""
+    you name (--version N, or ID@N); at a terminal without it, asks. --reason says why (it is
+    recorded with the approval)."""
     pins = _pins(rule_ids, version)
-    _run_each(pins, "approved", _approve_one, len(pins) == 1)
+
+    def one(repo: Repository, rule_id: str, pinned: int | None) -> Transition:
+        return _approve_one(repo, rule_id, pinned, reason, session)
+
+    _run_each(pins, "approved", one, len(pins) == 1)
 
 
 @app.command("diff")
@@ -456,43 +500,43 @@ def diff_rule(
 
 
 @app.command()
-def suspend(rule_ids: Ids) -> None:
+def suspend(rule_ids: Ids, reason: Reason = None, session: Session = None) -> None:
     """Stop applying active rules for a while (admin); resume brings them back."""
     from agentmem.doctrine import suspend as do
 
-    _each(rule_ids, "suspended", do)
+    _each(rule_ids, "suspended", do, reason, session)
 
 
 @app.command()
-def resume(rule_ids: Ids) -> None:
+def resume(rule_ids: Ids, reason: Reason = None, session: Session = None) -> None:
     """Re-activate suspended rules (admin) whose content still matches their approval."""
     from agentmem.doctrine import resume as do
 
-    _each(rule_ids, "resumed", do)
+    _each(rule_ids, "resumed", do, reason, session)
 
 
 @app.command()
-def deactivate(rule_ids: Ids) -> None:
+def deactivate(rule_ids: Ids, reason: Reason = None, session: Session = None) -> None:
     """Retire active or suspended rules (admin); their approval is cleared."""
     from agentmem.doctrine import deactivate as do
 
-    _each(rule_ids, "deactivated", do)
+    _each(rule_ids, "deactivated", do, reason, session)
 
 
 @app.command()
-def archive(rule_ids: Ids) -> None:
+def archive(rule_ids: Ids, reason: Reason = None, session: Session = None) -> None:
     """Archive rules in any status (admin): kept for the record, never changed again."""
     from agentmem.doctrine import archive as do
 
-    _each(rule_ids, "archived", do)
+    _each(rule_ids, "archived", do, reason, session)
 
 
 @app.command()
-def reconfirm(rule_ids: Ids) -> None:
+def reconfirm(rule_ids: Ids, reason: Reason = None, session: Session = None) -> None:
     """Review active rules (admin, not the proposer): review_due moves review_days ahead."""
     from agentmem.doctrine import reconfirm as do
 
-    _each(rule_ids, "reconfirmed", do)
+    _each(rule_ids, "reconfirmed", do, reason, session)
 
 
 def _line(rule: Rule) -> str:
@@ -603,6 +647,8 @@ def history(rule_id: Id, fmt: FormatOption = Format.text) -> None:
         output.data(
             f"{version:<4} {e.date[:19]}  {e.actor:<32} {e.action:<10} {change:<22} {e.commit[:10]}"
         )
+        if e.reason:
+            output.data(f"     why: {e.reason}")
 
 
 @app.command()
@@ -612,7 +658,7 @@ def due(fmt: FormatOption = Format.text) -> None:
     from agentmem.doctrine import due as find_due
 
     repo = repository()
-    items = find_due(repo, repo.actor())
+    items = find_due(repo)
     if fmt is Format.json:
         output.as_json(d.to_dict() for d in items)
         return

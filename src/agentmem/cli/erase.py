@@ -51,8 +51,7 @@ def erase(
     if text == "-":
         text = sys.stdin.readline().rstrip("\r\n")
     repo = repository()
-    actor = repo.actor()
-    target = make_target(repo, actor, person, text)
+    target = make_target(repo, person, text)
     with repo.locked():
         found = survey(repo, target)
         output.info(
@@ -65,7 +64,7 @@ def erase(
                     "erase rewrites history: confirm with --yes (no terminal to ask in)"
                 )
             typer.confirm("Rewrite the history of this repository?", abort=True, err=True)
-        result = run_erase(repo, actor, target, found)
+        result = run_erase(repo, target, found)
     output.data(f"erased {result.target.data_class}: commit {result.commit[:10]}")
     for path in result.files + result.local:
         output.data(f"  cleaned {path}")

@@ -45,11 +45,15 @@ def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     memory = [p for p in pending if p.route == "memory"]
     doctrine = [p for p in pending if p.route == "doctrine"]
     output.data(f"{len(pending)} pending proposal{'s' if len(pending) != 1 else ''} for {who}:")
+    console = output.stdout()  # on a terminal each proposal wraps under its summary's start
     for p in memory + doctrine:
         flag = f", contradicts {len(p.contradicts)} of your entries" if p.contradicts else ""
-        output.data(f"  {p.id}  {p.summary()}  [{p.basis}, session {p.session[:12]}{flag}]")
+        tags = f"[{p.basis}, session {p.session[:12]}{flag}]"
+        output.wrapped(console, f"  {p.id}  ", output.esc(f"{p.summary()}  {tags}"))
         if p.id in strange:
-            output.data(f"      NOT FROM {who.upper()}: {strange[p.id]}")
+            output.wrapped(
+                console, "      ", output.esc(f"NOT FROM {who.upper()}: {strange[p.id]}")
+            )
     if strange:
         output.warn(
             f"{len(strange)} proposal(s) were not put in {who}'s inbox by {who}: review shows "

@@ -146,7 +146,7 @@ def edit() -> None:
     notes: list[str] = []
     try:
         with repo.locked():
-            commit = commit_hand_edit(repo, actor, old, new, notes)
+            commit = commit_hand_edit(repo, old, new, notes)
     except GuardError as exc:
         os.unlink(tmp)  # the guard refused it: it may hold a secret, so it does not stay on disk
         exc.hint = (

@@ -8,10 +8,13 @@ import sys
 from collections.abc import Iterable
 from enum import StrEnum
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 class Format(StrEnum):
@@ -45,6 +48,33 @@ def table(renderable: Any) -> None:
 
 def stderr() -> Console:
     return Console(stderr=True, highlight=False, no_color=_no_color(), soft_wrap=True)
+
+
+def wrapped(
+    console: Console, lead: Text | str, body: Text | str, indent: int | None = None
+) -> None:
+    """``lead`` then ``body`` (rich markup, or :class:`Text`): on a terminal wrapped on word
+    boundaries to its width with a hanging indent (continuation lines start ``indent``
+    cells in, by default under the body's first word), so that no continuation reads as a
+    line of its own (a ``- …`` entry, a ``+``/``-`` diff line); piped or redirected, one
+    whole line (for ``grep``), as :func:`table` does."""
+    # lazy: rich.text is loaded by the screens that wrap
+    from rich.text import Text
+
+    head = Text.from_markup(lead, emoji=False) if isinstance(lead, str) else lead
+    text = Text.from_markup(body, emoji=False) if isinstance(body, str) else body
+    pad = head.cell_len if indent is None else indent
+    room = console.width - pad
+    if not console.is_terminal or room < 20 or head.cell_len + text.cell_len <= console.width:
+        console.print(head + text, soft_wrap=True)
+        return
+    out = Text()
+    for number, line in enumerate(text.wrap(console, room)):
+        line.rstrip()
+        out.append_text(head if number == 0 else Text(" " * pad))
+        out.append_text(line)
+        out.append("\n")
+    console.print(out, end="", soft_wrap=True)
 
 
 #: Characters a terminal acts on instead of showing: C0 controls but tab and line feed, DEL, C1
@@ -110,7 +140,10 @@ _EMOJI_CODE = re.compile(r":\S*?:")
 
 
 def _print_markup(markup: str) -> None:
-    stderr().print(markup, emoji=None if _EMOJI_CODE.search(markup) else False)
+    """On a terminal a message wraps on word boundaries (never mid-word at 80 columns)."""
+    console = stderr()
+    emoji = None if _EMOJI_CODE.search(markup) else False
+    console.print(markup, emoji=emoji, soft_wrap=not console.is_terminal)
 
 
 def info(message: str) -> None:

@@ -197,7 +197,7 @@ def _drop_broken(repo: Repository, actor: Person, paths: list[str], dry_run: boo
         output.data(f"would drop {', '.join(paths)}")
         return
     with repo.locked():
-        commit, dropped = drop_broken(repo, actor, paths)
+        commit, dropped = drop_broken(repo, paths)
     if commit:
         output.data(f"dropped {', '.join(dropped)} → {commit[:10]}")
     for rel in sorted(set(paths) - set(dropped)):
@@ -272,21 +272,28 @@ def _corrections(
     return corrected, originals
 
 
-def _word_diff(old: str, new: str) -> str:
-    """Rich markup of ``new`` against ``old`` word by word: removed words struck in red, added
-    ones in bold green (every word through :func:`output.esc`)."""
+def _changed_spans(old: str, new: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Where ``old`` and ``new`` differ, word by word: the ``(start, end)`` offsets of the words
+    removed from ``old`` and of those added in ``new`` (what a modify changes within its
+    entry: "Summaries in [3] bullets." / "Summaries in [5] bullets.")."""
     import difflib
 
-    a, b = old.split(), new.split()
-    parts: list[str] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+    a, b = list(_WORD.finditer(old)), list(_WORD.finditer(new))
+    matcher = difflib.SequenceMatcher(
+        a=[m.group() for m in a], b=[m.group() for m in b], autojunk=False
+    )
+    removed: list[tuple[int, int]] = []
+    added: list[tuple[int, int]] = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op in ("delete", "replace"):
-            parts.append(f"[red strike]{output.esc(' '.join(a[i1:i2]))}[/]")
+            removed.append((a[i1].start(), a[i2 - 1].end()))
         if op in ("insert", "replace"):
-            parts.append(f"[bold green]{output.esc(' '.join(b[j1:j2]))}[/]")
-        if op == "equal":
-            parts.append(output.esc(" ".join(a[i1:i2])))
-    return " ".join(parts)
+            added.append((b[j1].start(), b[j2 - 1].end()))
+    return removed, added
+
+
+_WORD = re.compile(r"\S+")
+_HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)")
 
 
 def _plan_or_none(
@@ -333,6 +340,16 @@ def _contradicted(repo: Repository, proposal: Proposal) -> list[tuple[Entry, Con
     return contradicted_entries(repo, proposal)
 
 
+#: The width of the labels of a proposal's facts (``why:``, ``record:``, ``from:``).
+_LABEL = 10
+
+
+def _fact(console: Console, label: str, value: str) -> None:
+    """One fact of a proposal, its label in a column of its own: ``  why:    …`` (``value`` is
+    markup), wrapped under its first word on a terminal."""
+    output.wrapped(console, f"  {label + ':':<{_LABEL - 2}}", value)
+
+
 def _show(
     proposal: Proposal,
     plan: MemoryPlan | str,
@@ -341,21 +358,33 @@ def _show(
     *,
     scripted: bool = False,
 ) -> None:
-    """A memory proposal: summary, basis, scope, why, the entries it contradicts (with how to
-    make it a modify of one), the diff and the fill level after it."""
-    from rich.syntax import Syntax
-
+    """A memory proposal as one screen: what it does; its facts apart (why, the record an
+    accept writes — basis, scope, dates — or the basis of a remove, where it comes from, the
+    entries it contradicts with how to make it a modify of one); then the diff of the
+    entries' texts (the words a modify changes marked) and the fill level after it. On a
+    terminal every line wraps on word boundaries with a hanging indent."""
     console = console or output.stderr()
-    console.print(f"[bold]{proposal.id}[/]  {output.esc(proposal.summary())}")
-    console.print(
-        f"  basis: {proposal.basis} · scope: {output.esc(proposal.scope or 'everywhere')} · "
-        f"session: {output.esc(proposal.session)} · source: {proposal.source}"
-    )
-    console.print(f"  why: {output.esc(proposal.justification)}")
+    where = f' "{output.esc(proposal.section)}"' if proposal.section else ""
+    prep = {"add": "to", "modify": "in", "remove": "from"}[proposal.action]
+    console.print(f"[bold]{proposal.id}[/]  [bold]{proposal.action} {prep}{where}[/]")
+    if isinstance(plan, str):  # no diff to show the texts in
+        if proposal.target:
+            output.wrapped(console, "  [red]-[/] ", output.esc(proposal.target))
+        if proposal.text:
+            output.wrapped(console, "  [green]+[/] ", output.esc(proposal.text))
+    _fact(console, "why", output.esc(proposal.justification))
+    if not isinstance(plan, str) and plan.record is not None:
+        _fact(console, "record", output.esc(plan.record.describe()))
+    else:
+        scope = f"scope {proposal.scope}" if proposal.scope else "everywhere"
+        _fact(console, "basis", f"{proposal.basis} · {output.esc(scope)}")
+    _fact(console, "from", f"session {output.esc(proposal.session)} · {proposal.source}")
     for entry, why in contradicts or []:
-        console.print(
-            f"  [yellow]contradicts entry #{entry.number}[/] ({output.esc(entry.section)}): "
-            f"{output.esc(entry.text)} — {why.describe()}"
+        output.wrapped(
+            console,
+            "  [yellow]contradicts[/] ",
+            f"entry #{entry.number} ({output.esc(entry.section)}): {output.esc(entry.text)} — "
+            f"{why.describe()}",
         )
     if contradicts and proposal.action == "add":
         number = contradicts[0][0].number
@@ -364,24 +393,52 @@ def _show(
             if scripted
             else f"answer m to make it a modify of #{number}"
         )
-        console.print(f"  to replace that entry instead of adding beside it: {how}")
-    if proposal.action == "modify" and proposal.target and proposal.text:
-        console.print(f"  words: {_word_diff(proposal.target, proposal.text)}")
+        output.wrapped(console, "  ", f"to replace that entry instead of adding beside it: {how}")
     if isinstance(plan, str):
-        console.print(f"[red]cannot be applied:[/] {output.esc(plan)}\n")
+        output.wrapped(console, "[red]cannot be applied:[/] ", output.esc(plan))
+        console.print("")
         return
-    if plan.record is not None:
-        console.print(f"[dim]  record: {output.esc(plan.record.describe())}[/]")
-    console.print(
-        Syntax(
-            output.visible(plan.diff() or "(no change)"),
-            "diff",
-            theme="ansi_dark",
-            background_color="default",
-        )
-    )
+    console.print("")
+    _show_diff(console, plan)
+    console.print("")
     colour = {"ok": "green", "warning": "yellow", "over": "red"}[plan.budget.level]
-    console.print(f"fill level after: [{colour}]{plan.budget.describe()}[/]\n")
+    console.print(f"  fill level after: [{colour}]{plan.budget.describe()}[/]\n")
+
+
+def _show_diff(console: Console, plan: MemoryPlan) -> None:
+    """The plan's diff (:meth:`MemoryPlan.diff`: entries as ``- text``, records apart) under
+    the file's name: context dim, removed lines red, added green; in an entry a modify
+    changes, the words removed and added in reverse video (visible without colour)."""
+    # lazy: rich.text only for a review screen
+    from rich.text import Text
+
+    lines = [output.visible(line) for line in plan.diff().splitlines()[2:]]  # no ---/+++
+    while lines and not lines[-1].strip():  # a blank line of the file closing the context
+        lines.pop()
+    if not lines:
+        console.print("  (no change)")
+        return
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for i in range(1, len(lines)):
+        before, after = lines[i - 1], lines[i]
+        lone = (i < 2 or lines[i - 2][:1] != "-") and (
+            i + 1 >= len(lines) or lines[i + 1][:1] != "+"
+        )
+        if before[:3] == "-- " and after[:3] == "+- " and lone:
+            spans[i - 1], spans[i] = _changed_spans(before[3:], after[3:])
+    for i, line in enumerate(lines):
+        tag, rest = line[:1], line[1:]
+        if tag == "@":  # @@ -3,4 +3,5 @@: where in the file
+            at = _HUNK.match(line)
+            where = f" · line {at.group(1)}" if at else ""
+            console.print(f"  [dim]{output.esc(plan.change.path)}{where}[/]")
+            continue
+        style = {"-": "red", "+": "green"}.get(tag, "dim")
+        entry = rest[:2] == "- "
+        body = Text(rest[2:] if entry else rest, style=style)
+        for start, end in spans.get(i, []):
+            body.stylize("bold reverse", start, end)
+        output.wrapped(console, Text(f"  {tag}{'- ' if entry else ''}", style=style), body)
 
 
 def _show_doctrine(
@@ -391,25 +448,27 @@ def _show_doctrine(
     text: str | None = None,
     console: Console | None = None,
 ) -> bool:
-    """Show the draft rule a doctrine proposal would become; False when it cannot be made."""
+    """Show the draft rule a doctrine proposal would become (its text, then its facts apart);
+    False when it cannot be made."""
     from agentmem.doctrine import plan_from_proposal
     from agentmem.errors import AgentmemError
 
     console = console or output.stderr()
-    console.print(f"[bold]{proposal.id}[/]  {output.esc(proposal.summary())}")
-    console.print(f"  basis: {proposal.basis} · session: {output.esc(proposal.session)}")
-    console.print(f"  why: {output.esc(proposal.justification)}")
+    console.print(f"[bold]{proposal.id}[/]  [bold]doctrine rule[/] (for the team)")
+    output.wrapped(console, "  ", output.esc(text if text is not None else proposal.text or ""))
+    _fact(console, "why", output.esc(proposal.justification))
+    _fact(console, "basis", proposal.basis)
+    _fact(console, "from", f"session {output.esc(proposal.session)} · {proposal.source}")
     try:
-        plan = plan_from_proposal(repo, actor, proposal, text=text)
+        plan = plan_from_proposal(repo, proposal, text=text)
     except AgentmemError as exc:
-        console.print(f"[red]cannot be made a draft:[/] {output.esc(exc)}\n")
+        output.wrapped(console, "[red]cannot be made a draft:[/] ", output.esc(exc))
+        console.print("")
         return False
     scope = plan.rule.scope or "to be assigned"
-    console.print(
-        f"  draft rule {plan.rule.id} · scope: {output.esc(scope)} · a draft applies nowhere"
-    )
+    _fact(console, "draft", f"rule {plan.rule.id} · scope: {output.esc(scope)} · applies nowhere")
     for similar in plan.similar:
-        console.print(f"  [yellow]similar:[/] {output.esc(similar.describe())}")
+        output.wrapped(console, "  [yellow]similar:[/] ", output.esc(similar.describe()))
     console.print("")
     return True
 
@@ -517,7 +576,6 @@ def _scripted(
                 plan = plan_accept(repo, proposal, edits.get(proposal.id))
                 commit = commit_accept(
                     repo,
-                    actor,
                     plan,
                     originals.get(proposal.id, proposal),
                     trust.strange.get(proposal.id),
@@ -539,7 +597,6 @@ def _scripted(
         failures += _report_doctrine(
             accept_doctrine(
                 repo,
-                actor,
                 rules,
                 edits,
                 distinct=distinct,
@@ -550,7 +607,7 @@ def _scripted(
     if to_reject and not dry_run:
         with repo.locked():
             to_reject, gone = split_pending(repo, to_reject)
-            commit = commit_reject(repo, actor, to_reject)
+            commit = commit_reject(repo, to_reject)
         _say_decided_meanwhile(gone)
         if commit is not None:
             output.data(f"rejected {', '.join(p.id for p in to_reject)} → {commit[:10]}")
@@ -624,13 +681,14 @@ def _interactive(
     trust = trust or _Trust({}, False)
     everything = [*memory, *(doctrine or [])]  # memory first
     stopped = False
+    screen = _Screen(console)
     try:
         for number, proposal in enumerate(everything, start=1):
             original = proposal
-            console.rule(f"proposal {number} of {len(everything)}")
             text: str | None = None
             plan: MemoryPlan | str | None = None
             while True:
+                screen.start(f"proposal {number} of {len(everything)}")
                 trust.show(proposal, console)
                 contradicts: list[tuple[Entry, Contradiction]] = []
                 if proposal.route == "doctrine":
@@ -654,7 +712,7 @@ def _interactive(
                     try:
                         proposal = _ask_modify_of(repo, console, proposal, contradicts)
                     except AgentmemError as exc:
-                        output.error(str(exc))
+                        screen.error(str(exc))
                     continue
                 if answer == "e":
                     # A refused text holding terminal controls is not offered back as is.
@@ -664,7 +722,7 @@ def _interactive(
                     try:
                         proposal = _ask_corrections(repo, console, proposal)
                     except AgentmemError as exc:
-                        output.error(str(exc))
+                        screen.error(str(exc))
                     continue
                 break
             if answer == "q":
@@ -673,16 +731,15 @@ def _interactive(
             if answer == "s":
                 counts["skipped"] += 1
                 note = "; your edited text is not kept" if text is not None else ""
-                console.print(f"skipped {proposal.id}: it stays in your inbox as it was{note}")
+                screen.say(f"skipped {proposal.id}: it stays in your inbox as it was{note}")
             elif answer == "r":
                 rejected.append(proposal)
                 counts["rejected"] += 1
-                console.print(f"[yellow]rejected[/] {proposal.id} (committed when the review ends)")
+                screen.say(f"[yellow]rejected[/] {proposal.id} (committed when the review ends)")
             elif answer == "a" and proposal.route == "doctrine":
                 edits = {proposal.id: text} if text is not None else {}
                 outcomes = accept_doctrine(
                     repo,
-                    actor,
                     [proposal],
                     edits,
                     distinct=distinct,
@@ -690,26 +747,64 @@ def _interactive(
                     foreign=trust.strange,
                 )
                 counts["accepted"] += 1 - _report_doctrine(outcomes)
+                for outcome in outcomes:
+                    if outcome.transition is not None:
+                        screen.keep(
+                            f"[green]accepted[/] {proposal.id} → draft rule "
+                            f"{outcome.transition.rule.id}"
+                        )
+                    else:
+                        screen.keep(f"[bold red]{proposal.id} not made a draft rule[/]")
             elif answer == "a" and plan is not None and not isinstance(plan, str):
                 try:
                     with repo.locked():
-                        commit = commit_accept(
-                            repo, actor, plan, original, trust.strange.get(proposal.id)
-                        )
+                        commit = commit_accept(repo, plan, original, trust.strange.get(proposal.id))
                 except AgentmemError as exc:
-                    output.error(f"{proposal.id} not applied: {exc}")
+                    screen.error(f"{proposal.id} not applied: {exc}")
                     continue
                 counts["accepted"] += 1
-                console.print(
+                screen.say(
                     f"[green]accepted[/] {proposal.id} → {commit[:10] if commit else 'no change'}"
                 )
     finally:
         if rejected:
             with repo.locked():
                 rejected, gone = split_pending(repo, rejected)
-                commit_reject(repo, actor, rejected)
+                commit_reject(repo, rejected)
             _say_decided_meanwhile(gone)
     console.print(_summary(counts, len(everything), stopped))
+
+
+class _Screen:
+    """One proposal per screen on a terminal: each proposal (and each showing of it again
+    after an edit) starts on a cleared screen, under the outcome and errors of the step
+    before it, which the clearing would otherwise take away. Elsewhere (piped answers, a
+    dumb terminal) nothing is cleared and each screen follows the last."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.clears = console.is_terminal and not console.is_dumb_terminal
+        self.notes: list[str] = []
+
+    def start(self, title: str) -> None:
+        if self.clears:
+            self.console.clear()
+            for note in self.notes:
+                output.wrapped(self.console, "", note)
+        self.notes = []
+        self.console.rule(title)
+
+    def keep(self, markup: str) -> None:
+        """Show ``markup`` again at the top of the next screen (it was printed already)."""
+        self.notes.append(markup)
+
+    def say(self, markup: str) -> None:
+        output.wrapped(self.console, "", markup)
+        self.keep(markup)
+
+    def error(self, message: str) -> None:
+        output.error(message)
+        self.keep(f"[bold red]error:[/] {output.esc(message)}")
 
 
 def _summary(counts: dict[str, int], total: int, stopped: bool) -> str:

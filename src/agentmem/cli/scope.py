@@ -67,9 +67,8 @@ def retire(
     from agentmem.tidy.retire import retire_scope
 
     repo = repository()
-    actor = repo.actor()
     with repo.locked():
-        done = retire_scope(repo, actor, scope, reason)
+        done = retire_scope(repo, scope, reason)
     if fmt is Format.json:
         output.as_json(done.to_dict())
         return

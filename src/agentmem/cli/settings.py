@@ -26,9 +26,8 @@ def approve(
     from agentmem.doctrine.settings import approve_relaxation
 
     repo = repository()
-    actor = repo.actor()
     with repo.locked():
-        done = approve_relaxation(repo, actor, rev)
+        done = approve_relaxation(repo, rev)
     output.data(
         f"approved {', '.join(done.names)} relaxed by {done.author or 'its author'} in "
         f"{done.commit[:10]} → {done.approval[:10]}"

@@ -51,6 +51,8 @@ PERSON_ONLY: dict[tuple[str, ...], tuple[frozenset[str] | None, frozenset[str]]]
         None,
         frozenset(
             {
+                "--reason",
+                "--session",
                 "--version",
                 "-v",
             }
@@ -58,23 +60,48 @@ PERSON_ONLY: dict[tuple[str, ...], tuple[frozenset[str] | None, frozenset[str]]]
     ),
     ("doctrine", "suspend"): (
         None,
-        frozenset(),
+        frozenset(
+            {
+                "--reason",
+                "--session",
+            }
+        ),
     ),
     ("doctrine", "resume"): (
         None,
-        frozenset(),
+        frozenset(
+            {
+                "--reason",
+                "--session",
+            }
+        ),
     ),
     ("doctrine", "deactivate"): (
         None,
-        frozenset(),
+        frozenset(
+            {
+                "--reason",
+                "--session",
+            }
+        ),
     ),
     ("doctrine", "archive"): (
         None,
-        frozenset(),
+        frozenset(
+            {
+                "--reason",
+                "--session",
+            }
+        ),
     ),
     ("doctrine", "reconfirm"): (
         None,
-        frozenset(),
+        frozenset(
+            {
+                "--reason",
+                "--session",
+            }
+        ),
     ),
     ("memory", "edit"): (
         None,

@@ -144,7 +144,7 @@ def propose_rule(
     actor = repo.actor()
     draft = Draft(title, instruction, tuple(limits), justification, scope, session)
     with repo.locked():
-        transition = propose(repo, actor, draft)
+        transition = propose(repo, draft)
     rule = transition.rule
     where = f"scope {rule.scope}" if rule.scope else "scope to be assigned"
     notes = "".join(f" Note: {w}." for w in transition.warnings)
@@ -181,7 +181,7 @@ def propose_rule_transition(
     repo = open_repo()
     draft = Draft(title, instruction, tuple(limits), justification, scope, session)
     with repo.locked():
-        return propose(repo, repo.actor(), draft)
+        return propose(repo, draft)
 
 
 def memory_context(scope: str | None = None) -> Any:

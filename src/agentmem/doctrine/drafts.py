@@ -24,6 +24,7 @@ from agentmem.doctrine.lifecycle import (
     Transition,
     commit_rule,
     current,
+    decision_trailers,
     guard_rule,
 )
 from agentmem.doctrine.model import (
@@ -197,14 +198,24 @@ class DraftPlan:
 
 def plan_draft(
     repo: Repository,
+    draft: Draft,
+    *,
+    rule_id: str | None = None,
+    proposal: Proposal | None = None,
+) -> DraftPlan:
+    """Everything :func:`propose` checks, without writing: role (of the repository's actor),
+    scope, id, guard (raises) and the duplicate guard's findings (returned, not raised)."""
+    return _plan(repo, repo.actor(), draft, rule_id=rule_id, proposal=proposal)
+
+
+def _plan(
+    repo: Repository,
     actor: Person,
     draft: Draft,
     *,
     rule_id: str | None = None,
     proposal: Proposal | None = None,
 ) -> DraftPlan:
-    """Everything :func:`propose` checks, without writing: role, scope, id, guard (raises) and
-    the duplicate guard's findings (returned, not raised)."""
     gov.require(actor, gov.PROPOSE, "proposing doctrine")
     scope = normalise_scope(draft.scope)
     if scope is None and draft.session:
@@ -243,6 +254,20 @@ def plan_draft(
 
 def propose(
     repo: Repository,
+    draft: Draft,
+    *,
+    rule_id: str | None = None,
+    distinct: bool = False,
+) -> Transition:
+    """(new) → draft (member, admin): the repository's actor proposes ``draft``. The scope is
+    ``draft.scope``, else the scope of ``draft.session``'s harvest, else None ("to be
+    assigned"). Raises :class:`GovernanceError`, :class:`GuardError`,
+    :class:`DuplicateRuleError`, :class:`DoctrineError`."""
+    return _propose(repo, repo.actor(), draft, rule_id=rule_id, distinct=distinct)
+
+
+def _propose(
+    repo: Repository,
     actor: Person,
     draft: Draft,
     *,
@@ -252,13 +277,13 @@ def propose(
     corrections: list[str] | None = None,
     foreign: str | None = None,
 ) -> Transition:
-    """(new) → draft (member, admin). ``corrections`` (the reviewer's, ``field: old -> new``)
+    """:func:`propose`, from a reviewed proposal too. ``corrections`` (the reviewer's, ``field: old -> new``)
     become ``Agentmem-Corrected`` trailers; ``foreign`` (why ``proposal`` is not its owner's,
     accepted with ``review --allow-foreign``) an ``Agentmem-Foreign`` one. The scope is ``draft.scope``, else the scope of
     ``draft.session``'s harvest, else None ("to be assigned"). With ``proposal``, its inbox file
     is removed in the same commit. Raises :class:`GovernanceError`, :class:`GuardError`,
     :class:`DuplicateRuleError`, :class:`DoctrineError`."""
-    plan = plan_draft(repo, actor, draft, rule_id=rule_id, proposal=proposal)
+    plan = _plan(repo, actor, draft, rule_id=rule_id, proposal=proposal)
     rule = _duplicates(repo, plan.rule, distinct, plan.similar)
     extra = [(tr.SESSION, draft.session)] if draft.session else []
     more: list[FileChange] = []
@@ -296,15 +321,15 @@ def _proposal_draft(actor: Person, proposal: Proposal, text: str | None) -> Draf
 
 
 def plan_from_proposal(
-    repo: Repository, actor: Person, proposal: Proposal, *, text: str | None = None
+    repo: Repository, proposal: Proposal, *, text: str | None = None
 ) -> DraftPlan:
     """The draft a review would make of a ``doctrine`` proposal (``--dry-run``)."""
-    return plan_draft(repo, actor, _proposal_draft(actor, proposal, text), proposal=proposal)
+    actor = repo.actor()
+    return _plan(repo, actor, _proposal_draft(actor, proposal, text), proposal=proposal)
 
 
 def draft_from_proposal(
     repo: Repository,
-    actor: Person,
     proposal: Proposal,
     *,
     text: str | None = None,
@@ -316,9 +341,10 @@ def draft_from_proposal(
     and it becomes a draft rule whose proposer is the proposal's person, with the proposal's scope
     and session; the inbox file goes in the same commit. ``text`` is the person's edited
     instruction. The title is the text's first sentence; the draft has no limit yet (approval asks
-    for one). ``foreign``: as for :func:`propose`."""
+    for one). ``foreign``: as for :func:`propose`. The reviewer is the repository's actor."""
+    actor = repo.actor()
     draft = _proposal_draft(actor, proposal, text)
-    return propose(
+    return _propose(
         repo,
         actor,
         draft,
@@ -388,7 +414,6 @@ def _content_change(
 
 def edit(
     repo: Repository,
-    actor: Person,
     rule_id: str,
     changes: Changes,
     *,
@@ -397,7 +422,8 @@ def edit(
 ) -> Transition:
     """A content edit (member, admin): a new version; an active or suspended rule drops to draft
     and its approval is cleared (raises :class:`ConfirmationNeeded` unless ``yes``). Limits are
-    added, or replaced with ``changes.replace_limits``."""
+    added, or replaced with ``changes.replace_limits``. The editor is the repository's actor."""
+    actor = repo.actor()
     gov.require(actor, gov.EDIT, "editing doctrine")
     rule, text = current(repo, rule_id)
     fields: dict[str, object] = {}
@@ -432,7 +458,6 @@ def edit(
 
 def assign(
     repo: Repository,
-    actor: Person,
     rule_id: str,
     scope: str,
     *,
@@ -440,6 +465,7 @@ def assign(
     distinct: bool = False,
 ) -> Transition:
     """Give a rule its scope (member, admin): a content change like :func:`edit`."""
+    actor = repo.actor()
     gov.require(actor, gov.ASSIGN, "assigning a scope")
     rule, text = current(repo, rule_id)
     new_scope = normalise_scope(scope, "--scope")
@@ -453,16 +479,20 @@ def assign(
 
 def restore(
     repo: Repository,
-    actor: Person,
     rule_id: str,
     version: int,
     *,
     yes: bool = False,
     distinct: bool = False,
+    reason: str | None = None,
+    session: str | None = None,
 ) -> Transition:
     """Bring back the content (title, scope, instruction, limits) of ``version`` from git history
     as a new version, status draft, no approval — never the old status or approval
-    (docs/design.md §Rule file)."""
+    (docs/design.md §Rule file). ``reason`` and ``session`` are recorded with it
+    (:func:`~agentmem.doctrine.lifecycle.decision_trailers`)."""
+    recorded = decision_trailers(reason, session)
+    actor = repo.actor()
     gov.require(actor, gov.RESTORE, "restoring doctrine")
     rule, text = current(repo, rule_id)
     if version == rule.version:
@@ -478,7 +508,7 @@ def restore(
             f"{rule.path}: version {version} has the same content as version {rule.version}"
         )
     after = after.with_changes(status="draft", approval=None, review_due=None)
-    extra = [(tr.RESTORED_FROM, str(version))]
+    extra = [(tr.RESTORED_FROM, str(version)), *recorded]
     if rule.status in APPROVED_STATUSES and not yes:
         raise ConfirmationNeeded(
             f"{rule.id} is {rule.status}: restoring version {version} makes version "

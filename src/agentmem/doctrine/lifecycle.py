@@ -2,8 +2,12 @@
 archive, reconfirm, and the ``due`` queue. Each transition is ONE audit commit
 (docs/design.md §Trailers, plus ``Agentmem-Rule``, ``-Version``, ``-Status-From``, ``-Status-To``).
 
-Roles come from ``roles.yaml`` through :meth:`Repository.actor`; a refusal names the role needed
-and the actor's. Callers hold :meth:`Repository.locked` around each call.
+The actor is always the repository's: the git identity that runs the call, mapped to a person
+by ``roles.yaml`` (:meth:`Repository.actor`) — no function here takes a person from its caller,
+so a library call cannot approve in someone else's name. A refusal names the role needed and
+the actor's. A person's decision may carry why (``reason``) and the session it was taken in
+(``session``): the ``Agentmem-Reason`` and ``Agentmem-Session`` trailers. Callers hold
+:meth:`Repository.locked` around each call.
 """
 
 from __future__ import annotations
@@ -85,6 +89,29 @@ def guard_rule(rule: Rule) -> tuple[str, ...]:
             )
             warnings += [f"{rule.path}: {key}: {f.message}" for f in found]
     return tuple(warnings)
+
+
+REASON_MAX_CHARS = 500
+"""The longest ``--reason`` (it is one trailer line)."""
+
+
+def decision_trailers(reason: str | None, session: str | None) -> list[tuple[str, str]]:
+    """The ``Agentmem-Reason`` and ``Agentmem-Session`` trailers of a person's decision:
+    ``reason`` on one line, through the guard (refused, never echoed: a reason is no place for
+    a secret or personal data); ``session`` a valid session id. Empty values are left out.
+    Raises :class:`GuardError` or :class:`UsageError`."""
+    # lazy: the guard and the id rules load only for a decision that carries them
+    from agentmem import guard
+    from agentmem.proposals.ids import check_session
+
+    found: list[tuple[str, str]] = []
+    if reason is not None and reason.strip():
+        line = " ".join(reason.split())
+        guard.check(line, where="--reason", max_chars=REASON_MAX_CHARS, kind="entry")
+        found.append((tr.REASON, line))
+    if session is not None and session.strip():
+        found.append((tr.SESSION, check_session(session.strip())))
+    return found
 
 
 def trailers_for(
@@ -279,10 +306,10 @@ def changes_since_active(repo: Repository, rule: Rule) -> tuple[Rule | None, tup
     return base, tuple(whole(rule) if base is None else diff_lines(base, rule))
 
 
-def preview_approval(repo: Repository, actor: Person, rule_id: str) -> ApprovalPreview:
-    """Check that ``actor`` may approve ``rule_id`` now (raises as :func:`approve` does) and
-    return what they must read first."""
-    rule, _text, _sign = _approvable(repo, actor, rule_id)
+def preview_approval(repo: Repository, rule_id: str) -> ApprovalPreview:
+    """Check that the repository's actor may approve ``rule_id`` now (raises as :func:`approve`
+    does) and return what they must read first."""
+    rule, _text, _sign = _approvable(repo, repo.actor(), rule_id)
     base, changes = changes_since_active(repo, rule)
     return ApprovalPreview(rule, base, changes, rule_conflicts(repo, rule))
 
@@ -316,41 +343,47 @@ def _pinned(repo: Repository, rule: Rule, version: int, content: str | None) -> 
 
 def approve(
     repo: Repository,
-    actor: Person,
     rule_id: str,
     *,
     version: int,
     content: str | None = None,
+    reason: str | None = None,
+    session: str | None = None,
 ) -> Transition:
     """draft → active (admin, not the proposer; scope, instruction and ≥1 limit present), for
-    ``version`` only: the version the admin read (docs/design.md §Lifecycle). When the rule is
-    at another version, :class:`VersionMovedError` carries what changed since ``version``;
-    ``content`` (a ``content_sha256``) pins the exact content shown as well.
+    ``version`` only: the version the admin read (docs/design.md §Lifecycle). The admin is the
+    repository's actor (its git identity in ``roles.yaml``). When the rule is at another
+    version, :class:`VersionMovedError` carries what changed since ``version``; ``content`` (a
+    ``content_sha256``) pins the exact content shown as well. ``reason`` and ``session`` are
+    recorded with the decision (:func:`decision_trailers`).
 
     Sets ``approval`` (by, at, version, content hash) and ``review_due`` = today +
     ``review_days``; the commit is signed when a key is configured. Raises
     :class:`GovernanceError` or :class:`DoctrineError` (naming what is missing).
     """
+    actor = repo.actor()
     rule, text, sign = _approvable(repo, actor, rule_id)
     _pinned(repo, rule, version, content)
+    recorded = decision_trailers(reason, session)
     warnings = guard_rule(rule)
     approval = Approval(actor.id, now_stamp(), rule.version, content_sha256(rule))
     after = rule.with_changes(
         status="active", approval=approval, review_due=_review_due(repo, today())
     )
-    commit = commit_rule(repo, actor, rule, after, "approve", text, sign=sign)
+    commit = commit_rule(repo, actor, rule, after, "approve", text, extra=recorded, sign=sign)
     return Transition(after, rule.status, commit, sign, warnings, rule)
 
 
 def _simple(
     repo: Repository,
-    actor: Person,
     rule_id: str,
     action: str,
     allowed: Sequence[str],
     status: str,
     doing: str,
+    recorded: list[tuple[str, str]],
 ) -> Transition:
+    actor = repo.actor()
     gov.require(actor, action, doing)
     rule, text = current(repo, rule_id)
     _from(rule, allowed, action)
@@ -358,49 +391,62 @@ def _simple(
     if status not in APPROVED_STATUSES:
         changes.update(approval=None, review_due=None)
     after = rule.with_changes(**changes)
-    return Transition(after, rule.status, commit_rule(repo, actor, rule, after, action, text))
+    commit = commit_rule(repo, actor, rule, after, action, text, extra=recorded)
+    return Transition(after, rule.status, commit)
 
 
-def suspend(repo: Repository, actor: Person, rule_id: str) -> Transition:
+def suspend(
+    repo: Repository, rule_id: str, *, reason: str | None = None, session: str | None = None
+) -> Transition:
     """active → suspended (admin): it stops applying; its approval is kept for ``resume``."""
-    return _simple(repo, actor, rule_id, "suspend", ("active",), "suspended", "suspending doctrine")
+    recorded = decision_trailers(reason, session)
+    statuses = ("active",)
+    return _simple(repo, rule_id, "suspend", statuses, "suspended", "suspending doctrine", recorded)
 
 
-def deactivate(repo: Repository, actor: Person, rule_id: str) -> Transition:
+def deactivate(
+    repo: Repository, rule_id: str, *, reason: str | None = None, session: str | None = None
+) -> Transition:
     """active/suspended → deactivated (admin); the approval and review date are cleared."""
+    recorded = decision_trailers(reason, session)
+    statuses = ("active", "suspended")
     return _simple(
-        repo,
-        actor,
-        rule_id,
-        "deactivate",
-        ("active", "suspended"),
-        "deactivated",
-        "deactivating doctrine",
+        repo, rule_id, "deactivate", statuses, "deactivated", "deactivating doctrine", recorded
     )
 
 
-def archive(repo: Repository, actor: Person, rule_id: str) -> Transition:
+def archive(
+    repo: Repository, rule_id: str, *, reason: str | None = None, session: str | None = None
+) -> Transition:
     """any → archived (admin); the approval and review date are cleared."""
+    recorded = decision_trailers(reason, session)
     statuses = ("draft", "active", "suspended", "deactivated")
-    return _simple(repo, actor, rule_id, "archive", statuses, "archived", "archiving doctrine")
+    return _simple(repo, rule_id, "archive", statuses, "archived", "archiving doctrine", recorded)
 
 
-def resume(repo: Repository, actor: Person, rule_id: str) -> Transition:
+def resume(
+    repo: Repository, rule_id: str, *, reason: str | None = None, session: str | None = None
+) -> Transition:
     """suspended → active (admin), only if the content still matches its approval hash."""
+    recorded = decision_trailers(reason, session)
+    actor = repo.actor()
     gov.require(actor, gov.RESUME, "resuming doctrine")
     rule, text = current(repo, rule_id)
     _from(rule, ("suspended",), "resume")
     _unchanged_since_approval(rule, "resume")
     sign = signing_wanted(repo)
     after = rule.with_changes(status="active")
-    return Transition(
-        after, rule.status, commit_rule(repo, actor, rule, after, "resume", text, sign=sign), sign
-    )
+    commit = commit_rule(repo, actor, rule, after, "resume", text, extra=recorded, sign=sign)
+    return Transition(after, rule.status, commit, sign)
 
 
-def reconfirm(repo: Repository, actor: Person, rule_id: str) -> Transition:
+def reconfirm(
+    repo: Repository, rule_id: str, *, reason: str | None = None, session: str | None = None
+) -> Transition:
     """Review of an active (or suspended) rule (admin, not its proposer): the content must still
     match its approval; ``review_due`` moves to today + ``review_days``."""
+    recorded = decision_trailers(reason, session)
+    actor = repo.actor()
     gov.require(actor, gov.RECONFIRM, "reconfirming doctrine")
     rule, text = current(repo, rule_id)
     _from(rule, APPROVED_STATUSES, "reconfirm")
@@ -408,7 +454,7 @@ def reconfirm(repo: Repository, actor: Person, rule_id: str) -> Transition:
     _unchanged_since_approval(rule, "reconfirm")
     sign = signing_wanted(repo)
     after = rule.with_changes(review_due=_review_due(repo, today()))
-    extra = [(tr.REVIEW_DUE, f"{rule.review_due} → {after.review_due}")]
+    extra = [(tr.REVIEW_DUE, f"{rule.review_due} → {after.review_due}"), *recorded]
     commit = commit_rule(repo, actor, rule, after, "reconfirm", text, extra=extra, sign=sign)
     return Transition(after, rule.status, commit, sign)
 
@@ -433,11 +479,11 @@ class DueRule:
         }
 
 
-def due(repo: Repository, actor: Person, on: date | None = None) -> list[DueRule]:
+def due(repo: Repository, on: date | None = None) -> list[DueRule]:
     """Active rules whose ``review_due`` is before ``on`` (default :func:`today`), or whose
     scope was retired since they were last confirmed (``agentmem scope retire``), most overdue
     first (admin: the review queue is theirs)."""
-    gov.require(actor, gov.REVIEW_QUEUE, "the doctrine review queue")
+    gov.require(repo.actor(), gov.REVIEW_QUEUE, "the doctrine review queue")
     on = on or today()
     config = repo.config
     applied = config.doctrine.on_review_due == "alert"

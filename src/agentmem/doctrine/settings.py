@@ -23,7 +23,7 @@ from agentmem.config import (
 )
 from agentmem.errors import AgentmemError, GovernanceError, UsageError
 from agentmem.store import gitio
-from agentmem.store.repo import Person, Repository, parse_roles
+from agentmem.store.repo import Repository, parse_roles
 from agentmem.store.yamlio import load_yaml_text
 
 _DOCTRINE, _MEMORY, _CONTEXT = DoctrineConfig(), MemoryConfig(), ContextConfig()
@@ -131,11 +131,12 @@ def _at(repo: Repository, rev: str, path: str) -> str | None:
     return gitio.show_file(repo.root, rev, path)
 
 
-def approve_relaxation(repo: Repository, actor: Person, rev: str) -> SettingsApproval:
+def approve_relaxation(repo: Repository, rev: str) -> SettingsApproval:
     """Approve, as a second admin, the commit ``rev`` that relaxed governance settings of
-    ``agentmem.yaml``: one empty audit commit. Refused (``GovernanceError``) unless the actor
-    is an admin other than its author; ``UsageError`` when ``rev`` is not a commit of this
-    branch or relaxes nothing. Call it under the repository lock."""
+    ``agentmem.yaml``: one empty audit commit. Refused (``GovernanceError``) unless the
+    repository's actor is an admin other than its author; ``UsageError`` when ``rev`` is not a
+    commit of this branch or relaxes nothing. Call it under the repository lock."""
+    actor = repo.actor()
     gov.require(actor, gov.SETTINGS, "approving a relaxed setting")
     proc = gitio.run_git(
         repo.root, ["rev-parse", "-q", "--verify", f"{rev}^{{commit}}"], check=False

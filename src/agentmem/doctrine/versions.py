@@ -25,7 +25,8 @@ class HistoryEntry:
     """One commit of a rule file, oldest first in :func:`rule_history`.
 
     ``actor`` is ``person <email>`` from the trailers (the git author for a hand commit);
-    ``date`` ISO 8601; ``version``/``status_*`` None when unknown (a file that no longer parses).
+    ``date`` ISO 8601; ``version``/``status_*`` None when unknown (a file that no longer parses);
+    ``reason`` and ``session``: what the person recorded with the decision, when anything.
     """
 
     commit: str
@@ -36,6 +37,8 @@ class HistoryEntry:
     status_from: str | None
     status_to: str | None
     subject: str
+    reason: str | None = None
+    session: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -76,6 +79,8 @@ def rule_history(root: Path, rule_id: str) -> list[HistoryEntry]:
                 status_from,
                 status_to,
                 info.subject,
+                t.get(tr.REASON),
+                t.get(tr.SESSION),
             )
         )
         previous = state

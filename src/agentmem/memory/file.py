@@ -396,3 +396,10 @@ def remove_entry(memory: MemoryFile, target: str, where: str) -> MemoryFile:
     lines = list(memory.lines)
     del lines[entry.line - 1]
     return MemoryFile(memory.person, lines)
+
+
+def remove_entry_at(memory: MemoryFile, entry: Entry) -> MemoryFile:
+    """A new MemoryFile without ``entry`` (by its line: the entry a person picked by number)."""
+    lines = list(memory.lines)
+    del lines[entry.line - 1]
+    return MemoryFile(memory.person, lines)

@@ -71,18 +71,22 @@ def current_entries(repo: Repository, person: str) -> list[Entry]:
     return parse_memory(text, person, repo.config.memory, relpath).entries()
 
 
-def contradicted_entries(repo: Repository, proposal: Proposal) -> list[tuple[Entry, Contradiction]]:
+def contradicted_entries(
+    repo: Repository, proposal: Proposal, entries: list[Entry] | None = None
+) -> list[tuple[Entry, Contradiction]]:
     """The entries of the owner's memory, as it is now, that a memory ``add`` or ``modify``
     contradicts (:mod:`agentmem.proposals.conflicts`; a modify is not compared with its own
     target). What review shows beside the proposal, whatever the memory became since
     validation flagged it. Pure read; empty for a remove, a doctrine proposal or a broken
-    file (review reports that one)."""
+    file (review reports that one). ``entries``: the owner's entries as :func:`current_entries`
+    reads them, when the caller has them already (the review page, for every proposal)."""
     if proposal.route != "memory" or proposal.action == "remove" or not proposal.text:
         return []
-    try:
-        entries = current_entries(repo, proposal.person)
-    except InvalidMemoryError:
-        return []
+    if entries is None:
+        try:
+            entries = current_entries(repo, proposal.person)
+        except InvalidMemoryError:
+            return []
     entries = [e for e in entries if not proposal.targets(e.text)]
     found = contradicted(proposal.text, [e.text for e in entries])
     return [(entries[i], why) for i, why in found]
@@ -153,7 +157,6 @@ def _trailers(
 
 def commit_accept(
     repo: Repository,
-    actor: Person,
     plan: MemoryPlan,
     original: Proposal,
     foreign: str | None = None,
@@ -162,8 +165,10 @@ def commit_accept(
 
     ``plan.change.old`` must still be on disk (else :class:`ApplyConflictError`, nothing written).
     ``foreign``: why the proposal is not the owner's, when they accept it all the same
-    (``review --allow-foreign``), recorded as ``Agentmem-Foreign``. Returns the commit id.
+    (``review --allow-foreign``), recorded as ``Agentmem-Foreign``. The reviewer is the
+    repository's actor, who must own the proposal. Returns the commit id.
     """
+    actor = repo.actor()
     proposal = plan.proposal
     require_owner(actor, proposal.person, "accepting into")
     require_memory_role(actor, "accepting into a personal memory")
@@ -203,11 +208,13 @@ def _entry_section(repo: Repository, plan: MemoryPlan) -> str | None:
     return None
 
 
-def commit_reject(repo: Repository, actor: Person, proposals: list[Proposal]) -> str | None:
-    """Remove rejected proposals from the inbox in ONE commit whose trailers list them.
+def commit_reject(repo: Repository, proposals: list[Proposal]) -> str | None:
+    """Remove rejected proposals from the inbox in ONE commit whose trailers list them (the
+    repository's actor must own them).
 
     Proposals no longer pending (decided meanwhile by another review) are left out; None when
     none is left."""
+    actor = repo.actor()
     for proposal in proposals:
         require_owner(actor, proposal.person, "rejecting proposals for")
     proposals, _gone = split_pending(repo, proposals)
@@ -230,10 +237,11 @@ def commit_reject(repo: Repository, actor: Person, proposals: list[Proposal]) ->
     return apply_changes(repo.root, changes, tr.message(subject, trailers))
 
 
-def drop_broken(repo: Repository, actor: Person, paths: list[str]) -> tuple[str | None, list[str]]:
+def drop_broken(repo: Repository, paths: list[str]) -> tuple[str | None, list[str]]:
     """Remove unreadable files from the actor's own inbox in ONE audited commit (``review
     --reject all``): ``(commit, the paths dropped)``. A path outside ``inbox/<actor>/``, or one
     that is not a regular UTF-8 file (a link, a folder), is left alone (``check`` names it)."""
+    actor = repo.actor()
     require_owner(actor, actor.id, "dropping files from the inbox of")
     changes = []
     for rel in paths:
@@ -372,7 +380,6 @@ def keep_records(
 
 def commit_hand_edit(
     repo: Repository,
-    actor: Person,
     old: str | None,
     new: str,
     notes: list[str] | None = None,
@@ -383,8 +390,10 @@ def commit_hand_edit(
 
     ``notes`` (when given) receives one line per entry whose record was restored or added.
     Raises :class:`InvalidMemoryError`, :class:`GuardError` or :class:`BudgetExceededError`
-    before anything is written; returns None when nothing changed.
+    before anything is written; returns None when nothing changed. The file is the repository
+    actor's own.
     """
+    actor = repo.actor()
     require_memory_role(actor, "editing a personal memory")
     relpath = repo.memory_relpath(actor.id)
     config = repo.config.memory
@@ -427,7 +436,6 @@ class DoctrineOutcome:
 
 def accept_doctrine(
     repo: Repository,
-    actor: Person,
     proposals: list[Proposal],
     edits: dict[str, str] | None = None,
     *,
@@ -453,7 +461,6 @@ def accept_doctrine(
                 original = (originals or {}).get(proposal.id)
                 transition = draft_from_proposal(
                     repo,
-                    actor,
                     proposal,
                     text=(edits or {}).get(proposal.id),
                     distinct=distinct,

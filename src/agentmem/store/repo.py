@@ -9,8 +9,10 @@ command — never a name read from a transcript or a model's answer.
 from __future__ import annotations
 
 import os
+import re
+import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,6 +41,40 @@ if TYPE_CHECKING:
     from agentmem.store.hotcache import HotCache
 
 LOCK_TIMEOUT_SECONDS = 15.0
+#: Beside the lock while it is held: which command holds it (``agentmem review (pid 4242)``), so
+#: that one that waited in vain can say who is writing (:class:`BusyError`). Never a value the
+#: person typed: the command's first word only, when it is a plain word.
+HOLDER_FILE = "lock.holder"
+_HOLDER = re.compile(r"agentmem(?: [a-z][a-z-]{0,30}){0,2} \(pid [0-9]{1,10}\)")
+_holder_name: list[str] = []
+
+
+def name_lock_holder(name: str) -> None:
+    """Say which front end holds the lock when this process writes (``agentmem serve``: the
+    command line's first word would say only ``serve``); ``name`` is ``agentmem`` and plain
+    lower-case words."""
+    _holder_name[:] = [name]
+
+
+def _holder_text() -> str:
+    if _holder_name:
+        name = _holder_name[0]
+    else:
+        args = sys.argv[1:]
+        while args[:1] == ["--repo"] or (args[:1] and args[0].startswith("--repo=")):
+            args = args[2:] if args[0] == "--repo" else args[1:]
+        first = args[0] if args else ""
+        name = "agentmem " + first if re.fullmatch(r"[a-z][a-z-]{0,30}", first) else "agentmem"
+    return f"{name} (pid {os.getpid()})"
+
+
+def lock_holder(root: Path) -> str | None:
+    """The command that holds ``root``'s lock, as it wrote itself down (None when unknown)."""
+    try:
+        text = (root / LOCAL_DIR / HOLDER_FILE).read_text(encoding="ascii")[:200].strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if _HOLDER.fullmatch(text) else None
 
 
 class Person(Frozen):
@@ -171,12 +207,18 @@ class Repository(Frozen):
         try:
             lock.acquire(timeout=_lock_timeout(timeout))
         except Timeout:
+            holder = lock_holder(self.root)
             raise BusyError(
-                "another agentmem command is writing to this repository",
+                "another agentmem command is writing to this repository"
+                + (f": {holder}" if holder else ""),
                 hint="retry in a moment (or raise AGENTMEM_LOCK_TIMEOUT, in seconds)",
             ) from None
+        first = lock.lock_counter == 1
+        holder_path = self.local_dir / HOLDER_FILE
         try:
-            if lock.lock_counter == 1:
+            if first:
+                with suppress(OSError):  # a courtesy to whoever waits, never a reason to fail
+                    holder_path.write_text(_holder_text(), encoding="ascii")
                 # lazy: the journal and the git adapter load when something may be written
                 from agentmem.store import gitio, journal
 
@@ -184,6 +226,9 @@ class Repository(Frozen):
                 journal.recover(self.root)
             yield
         finally:
+            if first:
+                with suppress(OSError):
+                    holder_path.unlink()
             lock.release()
 
 

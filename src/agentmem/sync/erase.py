@@ -107,16 +107,22 @@ class EraseResult:
     untracked: list[str] = field(default_factory=list)
 
 
-def make_target(
-    repo: Repository, actor: Person, person: str | None, text: str | None
-) -> EraseTarget:
-    """Validate the request: admin only, exactly one of ``person``/``text``. Raises
-    :class:`GovernanceError` (naming the role needed and the actor's) or :class:`UsageError`."""
+def eraser(repo: Repository) -> Person:
+    """The repository's actor, when they may erase (an admin). Raises :class:`GovernanceError`
+    naming the role needed and the actor's."""
+    actor = repo.actor()
     if not governance.may(actor.role, governance.ERASE):
         raise GovernanceError(
             f"erase needs the {governance.needed(governance.ERASE)} role; you are {actor.id} ({actor.role})",
             hint="ask an admin of this repository (see roles.yaml) to run it",
         )
+    return actor
+
+
+def make_target(repo: Repository, person: str | None, text: str | None) -> EraseTarget:
+    """Validate the request: admin only (the repository's actor, :func:`eraser`), exactly one
+    of ``person``/``text``. Raises :class:`GovernanceError` or :class:`UsageError`."""
+    eraser(repo)
     if (person is None) == (text is None):
         raise UsageError("erase takes exactly one of --person P or --text TEXT")
     if person is not None:
@@ -196,13 +202,13 @@ def survey(repo: Repository, target: EraseTarget, scrubber: Scrubber | None = No
     return Survey(files, len(commits), local, objects)
 
 
-def erase(
-    repo: Repository, actor: Person, target: EraseTarget, found: Survey | None = None
-) -> EraseResult:
-    """Run steps 1–5 of the module docstring. ``found`` is the :func:`survey` the caller already
-    made under the same lock (it reads every object once; not done again). Raises
+def erase(repo: Repository, target: EraseTarget, found: Survey | None = None) -> EraseResult:
+    """Run steps 1–5 of the module docstring as the repository's actor (an admin:
+    :func:`eraser`). ``found`` is the :func:`survey` the caller already made under the same
+    lock (it reads every object once; not done again). Raises :class:`GovernanceError`,
     :class:`EraseError` (refused before any change, or a verification that failed) or
     :class:`GitError`."""
+    actor = eraser(repo)
     root = repo.root
     _preflight(root)
     scrubber = scrubber_for(root, target.text) if target.text else None

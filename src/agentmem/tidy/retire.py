@@ -30,7 +30,7 @@ from agentmem.memory.records import retired_on, today_iso
 from agentmem.proposals.ids import check_scope
 from agentmem.store import gitio, regular
 from agentmem.store.change import FileChange
-from agentmem.store.repo import Person, Repository
+from agentmem.store.repo import Repository
 from agentmem.store.writer import apply_changes, read_current
 from agentmem.store.yamlio import load_yaml_text
 
@@ -137,15 +137,14 @@ def affected(repo: Repository, scope: str, day: str) -> tuple[dict[str, list[int
     return entries, rules
 
 
-def retire_scope(
-    repo: Repository, actor: Person, scope: str, reason: str | None = None
-) -> Retirement:
-    """Retire ``scope`` today (``AGENTMEM_TODAY`` drives the clock): ONE audited commit of
-    ``agentmem.yaml`` (action ``retire-scope``). Caller holds the lock.
+def retire_scope(repo: Repository, scope: str, reason: str | None = None) -> Retirement:
+    """Retire ``scope`` today (``AGENTMEM_TODAY`` drives the clock) as the repository's actor:
+    ONE audited commit of ``agentmem.yaml`` (action ``retire-scope``). Caller holds the lock.
 
     Raises :class:`GovernanceError` for anyone but an admin, :class:`UsageError` for an
     invalid scope or one already retired today, :class:`GuardError` for a reason the guard
     refuses, :class:`ConfigError` when the settings cannot be read or would not read back."""
+    actor = repo.actor()
     gov.require(actor, gov.RETIRE_SCOPE, "retiring a scope")
     clean = check_scope(scope, "scope")
     if clean is None:
