@@ -113,3 +113,15 @@ def test_each_proposal_starts_a_screen_under_the_last_outcome() -> None:
     assert "proposal 2 of 2" in shown[2]
     piped = _Screen(Console(file=io.StringIO()))
     assert not piped.clears  # answers piped in: nothing is cleared
+
+
+def test_listings_wrap_on_a_terminal_and_stay_whole_piped(capsys: pytest.CaptureFixture) -> None:
+    line = 'add to "Writing style": one two three four five six seven [x] eight  [declared]'
+    console, out = _terminal(50)
+    output.data_wrapped(console, "  p-1  ", line)
+    assert _STYLE.sub("", out.getvalue()).splitlines() == [
+        '  p-1  add to "Writing style": one two three four',
+        "       five six seven [x] eight  [declared]",
+    ]
+    output.data_wrapped(Console(file=io.StringIO()), "  p-1  ", line)  # not a terminal
+    assert capsys.readouterr().out == f"  p-1  {line}\n"

@@ -283,10 +283,13 @@ def _print_result(result: object) -> None:
 
     assert isinstance(result, HarvestResult)
     kept = len(result.kept)
-    output.data(
+    console = output.stdout()  # on a terminal each line wraps under its first word
+    output.data_wrapped(
+        console,
+        "",
         f"session {result.session} ({Path(result.transcript).name}, {result.turns} turns, "
         f"{result.user_turns} of them yours) via {result.provider}: "
-        f"{kept} proposal{'s' if kept != 1 else ''} kept, {len(result.rejected)} rejected"
+        f"{kept} proposal{'s' if kept != 1 else ''} kept, {len(result.rejected)} rejected",
     )
     if result.cut:
         output.data(
@@ -297,9 +300,9 @@ def _print_result(result: object) -> None:
             output.data(f"  cut #{c.index} {c.label}: {c.reason}")
     for p in result.kept:
         flag = f", contradicts {len(p.contradicts)} of your entries" if p.contradicts else ""
-        output.data(f"  {p.id}  {p.summary()}  [{p.basis}{flag}]")
+        output.data_wrapped(console, f"  {p.id}  ", f"{p.summary()}  [{p.basis}{flag}]")
     for r in result.rejected:
-        output.data(f"  rejected #{r.index} {r.label}: {r.reason}")
+        output.data_wrapped(console, "  rejected ", f"#{r.index} {r.label}: {r.reason}")
 
 
 def _result_json(result: HarvestResult) -> dict[str, object]:

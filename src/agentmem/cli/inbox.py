@@ -49,11 +49,9 @@ def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     for p in memory + doctrine:
         flag = f", contradicts {len(p.contradicts)} of your entries" if p.contradicts else ""
         tags = f"[{p.basis}, session {p.session[:12]}{flag}]"
-        output.wrapped(console, f"  {p.id}  ", output.esc(f"{p.summary()}  {tags}"))
+        output.data_wrapped(console, f"  {p.id}  ", f"{p.summary()}  {tags}")
         if p.id in strange:
-            output.wrapped(
-                console, "      ", output.esc(f"NOT FROM {who.upper()}: {strange[p.id]}")
-            )
+            output.data_wrapped(console, "      ", f"NOT FROM {who.upper()}: {strange[p.id]}")
     if strange:
         output.warn(
             f"{len(strange)} proposal(s) were not put in {who}'s inbox by {who}: review shows "

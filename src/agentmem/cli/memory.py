@@ -67,9 +67,11 @@ def show(
         if line.kind is not LineKind.ENTRY:
             output.data(line.raw.rstrip("\n"))
             continue
-        output.data(f"- {line.text}")
+        output.data_wrapped(console, "- ", line.text)  # on a terminal: hangs under the text
         if records and number in by_line:
-            console.print(f"[dim]    {output.esc(by_line[number].record.describe())}[/]")
+            output.wrapped(
+                console, "    ", f"[dim]{output.esc(by_line[number].record.describe())}[/]"
+            )
     output.data("")
     output.data(f"[{status.describe()}]")
     _record_summary(memory.entries(), repo.config.memory.on_review_due, repo.config.retired_scopes)

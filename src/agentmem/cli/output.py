@@ -50,6 +50,16 @@ def stderr() -> Console:
     return Console(stderr=True, highlight=False, no_color=_no_color(), soft_wrap=True)
 
 
+def data_wrapped(console: Console, lead: str, body: str) -> None:
+    """Plain data ``lead`` + ``body`` on stdout as :func:`data` prints it; on a terminal
+    (``console``, a :func:`stdout` console) wrapped as :func:`wrapped` wraps it. Piped, no rich
+    rendering is paid (a listing of hundreds of lines)."""
+    if not console.is_terminal:
+        data(lead + body)
+        return
+    wrapped(console, esc(lead), esc(body))
+
+
 def wrapped(
     console: Console, lead: Text | str, body: Text | str, indent: int | None = None
 ) -> None:
