@@ -71,6 +71,7 @@ def test_without_the_token_every_page_is_refused_in_words_and_nothing_is_written
     assert response.status_code == 403
     assert commit_count(memrepo) == before
     assert (memrepo / "inbox" / "alice" / f"{two[0]}.yaml").exists()
+    assert "GET /inbox 403 (token)" in web.log and web.keys.token not in "".join(web.log)
 
 
 def test_the_token_in_the_link_becomes_a_strict_cookie_and_leaves_the_url(memrepo: Path) -> None:
@@ -400,3 +401,51 @@ def test_terminal_and_bidi_controls_are_shown_as_escapes_like_the_cli() -> None:
     assert _UNSAFE.pattern == cli_unsafe
     assert visible("evil\u202etxt.exe\x1b[2J") == "evil\\u202etxt.exe\\x1b[2J"
     assert BASE.startswith("http://127.0.0.1:")
+
+
+def test_approval_refusals_are_the_clis_word_for_word(memrepo: Path, runner: CliRunner) -> None:
+    """Nobody approves their own rule; an incomplete rule is refused; the queue is admins'."""
+    ok = invoke(runner, "doctrine", "propose", "--id", "mine", "--title", "Warranty",
+                "--instruction", "Never accept a warranty under 24 months.",
+                "--scope", "contracts/supply", "--limit", "Not for licences.")  # fmt: skip
+    assert ok.exit_code == 0, ok.stderr
+    (memrepo / "roles.yaml").write_text(
+        "alice: {email: alice@example.com, role: admin}\nbob: {email: bob@example.com, role: member}\n"
+    )
+    git(memrepo, "commit", "-qam", "roles")
+    set_identity(memrepo, "Bob", "bob@example.com")
+    bare = invoke(runner, "doctrine", "propose", "--id", "bare", "--title", "Payment terms")
+    assert bare.exit_code == 0, bare.stderr
+    set_identity(memrepo, "Alice", "alice@example.com")
+    web = serve(memrepo)
+    for rule_id in ("mine", "bare"):
+        cli = invoke(runner, "doctrine", "approve", rule_id, "--version", "1")
+        assert cli.exit_code == 1
+        html = web.get(f"/doctrine/rule/{rule_id}")
+        page = web.post(
+            f"/doctrine/rule/{rule_id}/approve",
+            form_fields(html, f"/doctrine/rule/{rule_id}/approve"),
+            status=None,
+        )
+        assert page.status_code in (403, 422)
+        words = text_of(page.text)
+        message, _, hint = cli.stderr.strip().removeprefix("error: ").partition("\n  hint: ")
+        assert message in words and hint in words, (cli.stderr, words)
+    queue = text_of(web.get("/doctrine/review"))
+    assert "distinct_approver: alice proposed mine" in queue
+    assert "cannot approve bare: missing scope, instruction, limit" in queue
+
+
+def test_the_review_queue_is_refused_to_a_member_with_the_clis_words(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    (memrepo / "roles.yaml").write_text(
+        "alice: {email: alice@example.com, role: admin}\nbob: {email: bob@example.com, role: member}\n"
+    )
+    git(memrepo, "commit", "-qam", "roles")
+    set_identity(memrepo, "Bob", "bob@example.com")
+    cli = invoke(runner, "doctrine", "due")
+    web = serve(memrepo)
+    html = web.get("/doctrine/review", 403)
+    assert cli.stderr.strip().removeprefix("error: ").splitlines()[0] in text_of(html)
+    assert "To review" not in text_of(web.get("/inbox"))  # not offered in the header

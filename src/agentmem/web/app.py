@@ -496,7 +496,7 @@ def build_app(root: Path, keys: Keys, log: Callable[[str], None] | None = None) 
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
         Route("/{rest:path}", page(not_found), methods=["GET", "POST"]),
     ]
-    return Gate(Starlette(routes=routes), keys)
+    return Gate(Starlette(routes=routes), keys, site.log)
 
 
 def default_log(line: str) -> None:

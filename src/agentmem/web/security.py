@@ -116,9 +116,14 @@ class Gate:
     """ASGI middleware in front of every route: host, token (URL → cookie), origin of a
     change; the security headers on every answer."""
 
-    def __init__(self, app: ASGIApp, keys: Keys) -> None:
+    def __init__(self, app: ASGIApp, keys: Keys, log: Callable[[str], None] | None = None) -> None:
         self.app = app
         self.keys = keys
+        self.log = log or (lambda line: None)
+
+    async def _refuse(self, scope: Scope, send: Send, reason: str, why: str) -> None:
+        self.log(f"{scope.get('method', '?')} {scope.get('path', '?')} 403 ({why})")
+        await _refuse(send, reason)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -127,14 +132,18 @@ class Gate:
         keys = self.keys
         host = _header(scope, b"host") or ""
         if keys.hosts and host not in keys.hosts:
-            await _refuse(send, "This address is not the one agentmem serve listens on.")
+            await self._refuse(
+                scope, send, "This address is not the one agentmem serve listens on.", "host"
+            )
             return
         origins = keys.origins or frozenset({f"http://{host}"})
         query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
         given = [v for k, v in query if k == "token"]
         if given:
             if not keys.token_ok(given[-1]):
-                await _refuse(send, "The token in this link is not this server's.")
+                await self._refuse(
+                    scope, send, "The token in this link is not this server's.", "token"
+                )
                 return
             rest = urlencode([(k, v) for k, v in query if k != "token"])
             location = scope.get("path", "/") + (f"?{rest}" if rest else "")
@@ -160,7 +169,7 @@ class Gate:
             jar = SimpleCookie()
         morsel = jar.get(keys.cookie)
         if not keys.token_ok(morsel.value if morsel is not None else None):
-            await _refuse(send, "This page needs the link with its token.")
+            await self._refuse(scope, send, "This page needs the link with its token.", "token")
             return
         if scope.get("method", "GET") not in SAFE_METHODS:
             origin = _header(scope, b"origin")
@@ -168,7 +177,9 @@ class Gate:
             if (origin is not None and origin not in origins) or (
                 site is not None and site not in ("same-origin", "none")
             ):
-                await _refuse(send, "A change must come from this page itself.")
+                await self._refuse(
+                    scope, send, "A change must come from this page itself.", "origin"
+                )
                 return
 
         async def with_headers(message: Message) -> None:
