@@ -24,6 +24,7 @@ from agentmem.config import (
     MemoryConfig,
     RetentionClass,
     ReviewConfig,
+    SigningConfig,
 )
 from agentmem.delivery.context import AuditContext, ChatContext
 from agentmem.governance import ROLES
@@ -117,6 +118,7 @@ CASES: list[tuple[type, list[tuple[str, Any, object]], dict[str, Any]]] = [
             ("scopes", (), None),
             ("retired_scopes", (), None),
             ("review", [ReviewConfig], None),
+            ("signing", [SigningConfig], None),
         ],
         {
             "memory": MemoryConfig(budget_chars=1),
@@ -126,9 +128,11 @@ CASES: list[tuple[type, list[tuple[str, Any, object]], dict[str, Any]]] = [
             "scopes": (("/p", "team/p"),),
             "retired_scopes": (("team/old", "2026-01-02"),),
             "review": ReviewConfig(remind_days=3),
+            "signing": SigningConfig(decisions="required"),
         },
     ),
     (ReviewConfig, [("remind_days", 7, None)], {"remind_days": 3}),
+    (SigningConfig, [("decisions", "optional", None)], {"decisions": "required"}),
     (
         Person,
         [("id", REQUIRED, None), ("email", REQUIRED, None), ("role", REQUIRED, None)]

@@ -182,6 +182,20 @@ class ReviewConfig(Frozen):
         self._set(remind_days=remind_days)
 
 
+class SigningConfig(Frozen):
+    """``signing:`` — ``decisions: required`` signs every decision commit (accept, hand edit,
+    approve and the other rule transitions, settings approve, scope retire, erase), refused
+    without a key, and ``check --history`` verifies each against ``roles.yaml``'s keys
+    (docs/design.md §Settings, §Trust boundary); ``optional`` (the default) signs when a key
+    is set."""
+
+    _fields = ("decisions",)
+    decisions: str
+
+    def __init__(self, decisions: str = "optional") -> None:
+        self._set(decisions=decisions)
+
+
 class ContextConfig(Frozen):
     """``context:`` — which roles get doctrine in audit prompts (docs/design.md §Settings,
     §Context)."""
@@ -197,12 +211,22 @@ class Config(Frozen):
     """The whole resolved configuration of one memory repository (a section left None: its
     defaults)."""
 
-    _fields = ("memory", "harvest", "doctrine", "context", "scopes", "retired_scopes", "review")
+    _fields = (
+        "memory",
+        "harvest",
+        "doctrine",
+        "context",
+        "scopes",
+        "retired_scopes",
+        "review",
+        "signing",
+    )
     memory: MemoryConfig
     harvest: HarvestConfig
     doctrine: DoctrineConfig
     context: ContextConfig
     review: ReviewConfig
+    signing: SigningConfig
     #: ``scopes:`` — project folder (absolute, ``~/…`` or relative to the repository) → scope,
     #: in the order written; the hooks take the scope of the longest folder holding the session.
     scopes: tuple[tuple[str, str], ...]
@@ -220,6 +244,7 @@ class Config(Frozen):
         scopes: tuple[tuple[str, str], ...] = (),
         retired_scopes: tuple[tuple[str, str], ...] = (),
         review: ReviewConfig | None = None,
+        signing: SigningConfig | None = None,
     ) -> None:
         self._set(
             memory=MemoryConfig() if memory is None else memory,
@@ -227,6 +252,7 @@ class Config(Frozen):
             doctrine=DoctrineConfig() if doctrine is None else doctrine,
             context=ContextConfig() if context is None else context,
             review=ReviewConfig() if review is None else review,
+            signing=SigningConfig() if signing is None else signing,
             scopes=scopes,
             retired_scopes=retired_scopes,
         )
@@ -258,11 +284,13 @@ _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
     },
     "context": {"doctrine_for_roles": list},
     "review": {"remind_days": int},
+    "signing": {"decisions": str},
 }
 _CHOICES = {
     ("harvest", "provider"): ("auto", "anthropic", "offline", "openai"),
     ("doctrine", "on_review_due"): ("alert", "suspend"),
     ("memory", "on_review_due"): ("alert", "suspend"),
+    ("signing", "decisions"): ("optional", "required"),
 }
 
 
@@ -430,6 +458,7 @@ def parse_config(data: Any, where: str) -> Config:
         doctrine=DoctrineConfig(**groups.get("doctrine", {})),
         context=ContextConfig(**groups.get("context", {})),
         review=ReviewConfig(**groups.get("review", {})),
+        signing=SigningConfig(**groups.get("signing", {})),
         scopes=scopes,
         retired_scopes=retired,
     )

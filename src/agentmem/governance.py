@@ -204,6 +204,10 @@ def _longer(old: object, new: object) -> bool:
     return new is None or (isinstance(new, int) and new > old)
 
 
+def _unrequired(old: object, new: object) -> bool:
+    return old == "required" and new != "required"
+
+
 def _higher(old: object, new: object) -> bool:
     return isinstance(old, int) and isinstance(new, int) and new > old
 
@@ -233,9 +237,11 @@ RELAXABLE: dict[str, Callable[[object, object], bool]] = {
     "memory.retention.inferred.review_days": _longer,
     "memory.retention.inferred.expire_days": _longer,
     "retired_scopes": _fewer,
+    "signing.decisions": _unrequired,
 }
 """The governance settings of ``agentmem.yaml`` and when a change relaxes one (``old, new`` →
-True): the distinct-approver rule or required signatures turned off, ``suspend`` turned to
+True): the distinct-approver rule or required signatures (``doctrine.require_signed``,
+``signing.decisions: required``) turned off, ``suspend`` turned to
 ``alert``, a longer review or expiry period (``null``: never expires), a higher duplicate
 threshold (fewer rules blocked), fewer roles given doctrine, a retired scope dropped or its
 day moved later. ``check --history`` calls such a change a finding unless a second admin
@@ -256,6 +262,28 @@ def may_approve_settings(approver: Actor | None, author: str | None) -> bool:
     """True when ``approver`` may approve a settings change ``author`` made: an admin (the
     :data:`SETTINGS` action) who is not its author — a relaxation needs two admins."""
     return approver is not None and may(approver.role, SETTINGS) and approver.id != author
+
+
+DECISION_ACTIONS = frozenset(
+    {APPROVE, SUSPEND, RESUME, DEACTIVATE, ARCHIVE, RECONFIRM, ERASE, APPROVE_SETTINGS}
+) | {RETIRE_SCOPE}
+"""The action trailer's values of a person's decision on a rule, a setting, a scope or
+erased data (with :func:`is_decision`'s accepts: what ``signing.decisions: required`` signs)."""
+
+
+def is_decision(
+    action: str | None, decision: str | None, proposal: bool, route: str | None
+) -> bool:
+    """True when a commit with this ``Agentmem-Action``, ``Agentmem-Decision``, (whether it
+    names) ``Agentmem-Proposal`` and ``Agentmem-Route`` is a person's decision that ``signing.decisions: required``
+    signs: a rule transition, a settings approval, a scope retirement, an erase, an accepted or
+    hand-edited memory change, a draft made from an accepted doctrine proposal. Rejections,
+    proposals and drafts proposed by hand promote nothing: not decisions here."""
+    if action in DECISION_ACTIONS:
+        return True
+    if decision in ("accepted", "edited"):
+        return True
+    return action == PROPOSE and proposal and route == "doctrine"
 
 
 SelfApproval = Literal["proposed", "created", "wrote"]

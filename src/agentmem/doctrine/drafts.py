@@ -45,6 +45,7 @@ from agentmem.errors import GovernanceError, ProposalError
 from agentmem.proposals.inbox import list_pending, proposal_relpath
 from agentmem.store.change import FileChange
 from agentmem.store.repo import Person, Repository
+from agentmem.store.sign import signing_wanted
 from agentmem.store.writer import read_current
 
 if TYPE_CHECKING:
@@ -297,7 +298,10 @@ def _propose(
     extra += _distinct_trailer(None, rule)
     if rule.justification:
         extra.append((tr.JUSTIFICATION, rule.justification))
-    commit = commit_rule(repo, actor, None, rule, "propose", None, extra=extra, more=more)
+    signed = signing_wanted(repo) if proposal is not None else False  # an accept: a decision
+    commit = commit_rule(
+        repo, actor, None, rule, "propose", None, extra=extra, more=more, sign=signed
+    )
     return Transition(rule, "new", commit, False, plan.warnings)
 
 

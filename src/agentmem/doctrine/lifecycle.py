@@ -38,7 +38,7 @@ from agentmem.doctrine.parse import load_rule, load_rules, load_rules_and_errors
 from agentmem.doctrine.render import canonical_text, updated_text
 from agentmem.doctrine.versions import last_active, version_author, version_content
 from agentmem.errors import GovernanceError
-from agentmem.store import gitio
+from agentmem.store import gitio, sign
 from agentmem.store.change import FileChange
 from agentmem.store.repo import Person, Repository
 from agentmem.store.writer import apply_changes, read_current
@@ -162,16 +162,9 @@ def commit_rule(
 
 def signing_wanted(repo: Repository) -> bool:
     """Sign approval commits when a key is configured (``user.signingkey``); refuse when
-    ``doctrine.require_signed`` is true and none is (docs/design.md §Lifecycle)."""
-    key = gitio.run_git(repo.root, ["config", "user.signingkey"], check=False).stdout.strip()
-    if key:
-        return True
-    if repo.config.doctrine.require_signed:
-        raise GovernanceError(
-            "doctrine.require_signed is true but git has no signing key (user.signingkey)",
-            hint="git config user.signingkey <key> (with gpg.format ssh for an SSH key), then retry",
-        )
-    return False
+    ``doctrine.require_signed`` is true or ``signing.decisions`` is required and none is
+    (docs/design.md §Lifecycle, :func:`agentmem.store.sign.signing_wanted`)."""
+    return sign.signing_wanted(repo, activation=True)
 
 
 def _distinct_approver(repo: Repository, actor: Person, rule: Rule, doing: str) -> None:
@@ -391,8 +384,9 @@ def _simple(
     if status not in APPROVED_STATUSES:
         changes.update(approval=None, review_due=None)
     after = rule.with_changes(**changes)
-    commit = commit_rule(repo, actor, rule, after, action, text, extra=recorded)
-    return Transition(after, rule.status, commit)
+    signed = sign.signing_wanted(repo)
+    commit = commit_rule(repo, actor, rule, after, action, text, extra=recorded, sign=signed)
+    return Transition(after, rule.status, commit, signed)
 
 
 def suspend(

@@ -24,6 +24,7 @@ from agentmem.config import (
 from agentmem.errors import AgentmemError, GovernanceError, UsageError
 from agentmem.store import gitio
 from agentmem.store.repo import Repository, parse_roles
+from agentmem.store.sign import signing_wanted
 from agentmem.store.yamlio import load_yaml_text
 
 _DOCTRINE, _MEMORY, _CONTEXT = DoctrineConfig(), MemoryConfig(), ContextConfig()
@@ -41,6 +42,7 @@ GOVERNANCE_DEFAULTS: dict[str, object] = {
         for key in ("review_days", "expire_days")
     },
     "retired_scopes": (),
+    "signing.decisions": "optional",
 }
 """Every :data:`agentmem.governance.RELAXABLE` setting with its default (config.py's)."""
 
@@ -51,6 +53,8 @@ def _valid(name: str, value: object) -> bool:
         return isinstance(value, bool)
     if name.endswith("on_review_due"):
         return value in ("alert", "suspend")
+    if name == "signing.decisions":
+        return value in ("optional", "required")
     if name.endswith("expire_days") and value is None:
         return True
     if isinstance(default, int) or name.endswith("_days"):
@@ -72,7 +76,7 @@ def governance_values(text: str | None) -> dict[str, object]:
     if not isinstance(data, dict):
         return values
     found: dict[str, object] = {}
-    for group in ("doctrine", "context", "memory"):
+    for group in ("doctrine", "context", "memory", "signing"):
         section = data.get(group)
         if isinstance(section, dict):
             for key, value in section.items():
@@ -175,6 +179,7 @@ def approve_relaxation(repo: Repository, rev: str) -> SettingsApproval:
         )
     trailers = [(tr.ACTION, gov.APPROVE_SETTINGS), *tr.audit(actor), (tr.APPROVES, sha)]
     subject = f"settings: approve {', '.join(names)} relaxed in {sha[:10]}"
+    signed = signing_wanted(repo, activation=True)
     gitio.check_state(repo.root)
-    commit = gitio.commit_paths(repo.root, [], tr.message(subject, trailers))
+    commit = gitio.commit_paths(repo.root, [], tr.message(subject, trailers), sign=signed)
     return SettingsApproval(sha, author or "", tuple(names), commit)

@@ -24,6 +24,7 @@ from agentmem.memory.file import MemoryFile, modify_entry_at, new_memory_text, p
 from agentmem.memory.records import Record, retired_on, today_iso
 from agentmem.store.change import FileChange
 from agentmem.store.repo import Person, Repository
+from agentmem.store.sign import signing_wanted
 
 
 @dataclass(frozen=True)
@@ -160,5 +161,6 @@ def reconfirm(repo: Repository, actor: Person, numbers: list[int]) -> tuple[str 
         (tr.JUSTIFICATION, f"reconfirmed entries {listed} on {day}"),
     ]
     message = tr.message(f"memory({actor.id}): reconfirm {listed}", trailers)
-    commit = apply_changes(repo.root, [FileChange(relpath, old, memory.render())], message)
+    change = FileChange(relpath, old, memory.render())
+    commit = apply_changes(repo.root, [change], message, sign=signing_wanted(repo))
     return commit, lines

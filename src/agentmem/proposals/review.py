@@ -37,6 +37,7 @@ from agentmem.proposals.model import Proposal, parse_proposal
 from agentmem.proposals.validate import validate
 from agentmem.store import gitio
 from agentmem.store.repo import INBOX_DIR, Person, Repository
+from agentmem.store.sign import signing_wanted
 from agentmem.store.writer import apply_changes, read_current
 
 if TYPE_CHECKING:
@@ -193,7 +194,7 @@ def commit_accept(
     message = tr.message(
         subject, _trailers(actor, proposal, "accepted", edited, corrections, foreign)
     )
-    return apply_changes(repo.root, changes, message)
+    return apply_changes(repo.root, changes, message, sign=signing_wanted(repo))
 
 
 def _entry_section(repo: Repository, plan: MemoryPlan) -> str | None:
@@ -422,7 +423,9 @@ def commit_hand_edit(
     if new == old:  # the file already holds the checked text (an earlier uncommitted edit)
         gitio.check_state(repo.root)
         return gitio.commit_paths(repo.root, [relpath], message)
-    return apply_changes(repo.root, [FileChange(relpath, old, new)], message)
+    return apply_changes(
+        repo.root, [FileChange(relpath, old, new)], message, sign=signing_wanted(repo)
+    )
 
 
 @dataclass(frozen=True)

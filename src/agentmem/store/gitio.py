@@ -345,9 +345,17 @@ def tree_with(root: Path, base: str, updates: Sequence[tuple[str, tuple[str, str
             os.unlink(index)
 
 
-def commit_like(root: Path, original: str, tree: str, parents: Sequence[str] | None = None) -> str:
+def commit_like(
+    root: Path,
+    original: str,
+    tree: str,
+    parents: Sequence[str] | None = None,
+    *,
+    sign: bool | None = None,
+) -> str:
     """A commit of ``tree`` with ``original``'s author, date and exact message, on ``parents``
-    (default: ``original``'s own), signed when ``original`` was; returns its id (no ref moves)."""
+    (default: ``original``'s own), signed when ``original`` was (``sign``: True or False says
+    so instead); returns its id (no ref moves)."""
     raw = run_git(root, ["cat-file", "commit", original]).stdout
     header, _sep, message = raw.partition("\n\n")
     lines = header.splitlines()
@@ -358,7 +366,7 @@ def commit_like(root: Path, original: str, tree: str, parents: Sequence[str] | N
     email, _gt, when = rest.partition("> ")
     env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_AUTHOR_DATE": when}
     args = ["commit-tree", tree, *[x for p in parents for x in ("-p", p)]]
-    if any(ln.startswith("gpgsig") for ln in lines):
+    if sign if sign is not None else any(ln.startswith("gpgsig") for ln in lines):
         args.append("-S")
     return run_git(root, [*args, "-F", "-"], input_text=message, env=env).stdout.strip()
 

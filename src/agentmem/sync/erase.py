@@ -58,6 +58,7 @@ from agentmem.store.atomic import atomic_delete, atomic_write
 from agentmem.store.change import FileChange
 from agentmem.store.paths import check_slug
 from agentmem.store.repo import INBOX_DIR, LOCAL_DIR, MEMORY_DIR, Person, Repository
+from agentmem.store.sign import signing_wanted
 from agentmem.store.writer import apply_changes, read_current
 from agentmem.store.yamlio import load_yaml_text
 from agentmem.sync.replay import ERASE_MARKER
@@ -227,7 +228,8 @@ def erase(repo: Repository, target: EraseTarget, found: Survey | None = None) ->
         *tr.audit(actor),
     ]
     message = tr.message(f"erase: {target.data_class}", trailers)
-    commit = apply_changes(root, [*changes, record], message)
+    signed = signing_wanted(repo)
+    commit = apply_changes(root, [*changes, record], message, sign=signed)
     assert commit is not None  # the record gains an entry: an erase is never a no-op
     result = EraseResult(target, commit, [c.path for c in changes if c.new is not None])
     folder = root / INBOX_DIR / (target.person or "")
@@ -238,7 +240,7 @@ def erase(repo: Repository, target: EraseTarget, found: Survey | None = None) ->
     result.local += [p for p in rule_index.purge(root) if p not in result.local]
     result.local += [p for p in hotread.purge(root) if p not in result.local]
     result.first_changed = _rewrite_history(root, target, scrubber)
-    _amend_record(root, result.first_changed)
+    _amend_record(root, result.first_changed, signed)
     result.commit = gitio.head(root) or commit  # the erase commit, rewritten like the others
     _purge(root)
     result.checks = _verify(repo, target, scrubber, result.files)
@@ -536,12 +538,14 @@ def _take_back(root: Path, mirror: Path) -> None:
     gitio.run_git(root, ["reset", "-q"])
 
 
-def _amend_record(root: Path, first_changed: list[str]) -> None:
+def _amend_record(root: Path, first_changed: list[str], signed: bool) -> None:
     """Give the erase commit's (HEAD's) record entry the first rewritten commits: the same
     commit, author and message, its ``erasures.yaml`` completed (HEAD is local and was just
-    rewritten anyway)."""
+    rewritten anyway), signed again when ``signed`` (the rewrite drops signatures)."""
     text = read_current(root, erasures.ERASURES_FILE)
     if text is None or not first_changed:
+        if signed:
+            _sign_head(root)
         return
     record = erasures.parse_record(text)
     last = record.erasures[-1]
@@ -559,10 +563,22 @@ def _amend_record(root: Path, first_changed: list[str]) -> None:
         .strip()
     )
     tree = gitio.tree_with(root, old, [(erasures.ERASURES_FILE, ("100644", blob))])
-    new = gitio.commit_like(root, old, tree)
+    new = gitio.commit_like(root, old, tree, sign=signed or None)
     atomic_write(root / erasures.ERASURES_FILE, new_text)
     gitio.run_git(root, ["update-ref", "-m", "agentmem: erase record", "HEAD", new, old])
     gitio.run_git(root, ["reset", "-q"])
+
+
+def _sign_head(root: Path) -> None:
+    """HEAD (the erase commit) signed again when the history rewrite dropped its signature."""
+    old = gitio.head(root)
+    assert old is not None
+    raw = gitio.run_git(root, ["cat-file", "commit", old]).stdout
+    if "\ngpgsig " in raw.partition("\n\n")[0]:
+        return
+    tree = gitio.run_git(root, ["rev-parse", f"{old}^{{tree}}"]).stdout.strip()
+    new = gitio.commit_like(root, old, tree, sign=True)
+    gitio.run_git(root, ["update-ref", "-m", "agentmem: erase signed", "HEAD", new, old])
 
 
 def _purge(root: Path) -> None:

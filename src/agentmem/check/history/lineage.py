@@ -121,6 +121,8 @@ class Settings:
     require_signed: bool = False
     distinct_approver: bool = True
     notes: tuple[tuple[str, str], ...] = ()
+    #: ``signing.decisions: required``: every decision commit is signed
+    decisions_signed: bool = False
 
     def join(self, other: Settings) -> Settings:
         """The stricter of both, setting by setting (the notes of both kept)."""
@@ -128,6 +130,7 @@ class Settings:
             self.require_signed or other.require_signed,
             self.distinct_approver or other.distinct_approver,
             tuple(dict.fromkeys((*self.notes, *other.notes))),
+            self.decisions_signed or other.decisions_signed,
         )
 
     def note(self, name: str) -> str | None:
@@ -148,13 +151,17 @@ def parse_settings_text(text: str | None) -> Settings:
         data = load_yaml_text(text, CONFIG_FILE)
     except AgentmemError:
         return found
+    signing = data.get("signing") if isinstance(data, dict) else None
+    decisions = isinstance(signing, dict) and signing.get("decisions") == "required"
     group = data.get("doctrine") if isinstance(data, dict) else None
     if not isinstance(group, dict):
-        return found
+        return Settings(found.require_signed, found.distinct_approver, (), decisions)
     signed, distinct = group.get("require_signed"), group.get("distinct_approver")
     return Settings(
         signed if isinstance(signed, bool) else found.require_signed,
         distinct if isinstance(distinct, bool) else found.distinct_approver,
+        (),
+        decisions,
     )
 
 

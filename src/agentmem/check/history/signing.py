@@ -18,8 +18,12 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentmem.store.gitio import run_git
+
+if TYPE_CHECKING:
+    from agentmem.check.findings import Finding
 
 SSH_KEY_TYPES = (
     "ssh-ed25519",
@@ -141,3 +145,95 @@ def read_signatures(
 
 def keys_of(people_keys: Mapping[str, tuple[str, ...]], person: str | None) -> tuple[str, ...]:
     return people_keys.get(person or "", ())
+
+
+_RECORD = "\x1e"
+_FIELD = "\x1f"
+
+
+def _roles_at(root: Path, rev: str) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """``roles.yaml`` at ``rev``: e-mail (lower case) → person, and person → signing keys
+    (both empty when the file is absent or unreadable)."""
+    # lazy: the YAML reader only for a decision to verify
+    from agentmem.errors import AgentmemError
+    from agentmem.store.yamlio import load_yaml_text
+
+    text = run_git(root, ["show", f"{rev}:roles.yaml"], check=False).stdout
+    try:
+        data = load_yaml_text(text, "roles.yaml") if text else None
+    except AgentmemError:
+        return {}, {}
+    emails: dict[str, str] = {}
+    if isinstance(data, dict):
+        for pid, info in data.items():
+            if isinstance(info, dict) and isinstance(info.get("email"), str):
+                emails[info["email"].strip().lower()] = str(pid)
+    return emails, signing_keys(data)
+
+
+def verify_decisions(root: Path, revisions: Sequence[str]) -> list[Finding]:
+    """The decision commits of ``revisions`` (``git log`` arguments: ``["old..new"]`` in a
+    pre-receive hook, ``["HEAD"]`` for all) that are not signed by a key ``roles.yaml`` lists
+    for their author at their parent: one ``history-decision-unsigned`` finding each
+    (docs/design.md §Check, §Trust boundary). A decision is what
+    :func:`agentmem.governance.is_decision` says; the caller decides that signatures are
+    required (``signing.decisions: required``). Two git processes, plus one per parent whose
+    ``roles.yaml`` is read. Raises :class:`~agentmem.errors.GitError` when git fails."""
+    # lazy: the findings and the trailer names only for a verification (not the walk's reader)
+    from agentmem import governance as gov
+    from agentmem import trailers as tr
+    from agentmem.check.findings import ERROR, Finding
+
+    fmt = _RECORD + _FIELD.join(["%H", "%P", "%ae", "%an", "%(trailers:only,unfold)"])
+    log = run_git(root, ["log", f"--format={fmt}", *revisions]).stdout
+    decisions: list[tuple[str, str, str, str, str, str]] = []
+    for record in log.split(_RECORD):
+        parts = record.split(_FIELD)
+        if len(parts) != 5:
+            continue
+        sha, parents, email, name, rest = parts
+        said = tr.parse(rest)
+
+        def last(key: str, said: dict[str, list[str]] = said) -> str | None:
+            values = said.get(key)
+            return values[-1] if values else None
+
+        action = last(tr.ACTION)
+        if not gov.is_decision(action, last(tr.DECISION), tr.PROPOSAL in said, last(tr.ROUTE)):
+            continue
+        rule, actor = last(tr.RULE), tr.actor_id(last(tr.ACTOR) or "")
+        path = (
+            f"doctrine/{rule}.yaml"
+            if rule
+            else "erasures.yaml"
+            if action == gov.ERASE
+            else f"memories/{actor}.md"
+            if last(tr.ROUTE) == "memory" and actor
+            else "agentmem.yaml"
+        )
+        parent = parents.split()[0] if parents.split() else sha
+        decisions.append((sha, parent, email, name, action or "", path))
+    if not decisions:
+        return []
+    roles = {parent: _roles_at(root, parent) for _s, parent, *_rest in decisions}
+    every = {k for _emails, keys in roles.values() for ks in keys.values() for k in ks}
+    signatures = read_signatures(root, [d[0] for d in decisions], every)
+    findings: list[Finding] = []
+    for sha, parent, email, name, action, path in decisions:
+        emails, keys = roles[parent]
+        who = emails.get(email.lower())
+        sig = signatures.get(sha, Signature("N", ""))
+        wanted = keys.get(who or "", ())
+        if sig.status == "N":
+            problem = "is not signed; signing.decisions is required"
+        elif sig.status not in ("G", "U"):
+            problem = f"has a signature git does not accept (%G? = {sig.status})"
+        elif not wanted:
+            problem = f"is signed, but {who or 'its author'} lists no signing key in roles.yaml"
+        elif not sig.matches(wanted):
+            problem = f"is signed with {sig.key or 'a key'}, which roles.yaml does not list"
+        else:
+            continue
+        message = f"commit {sha[:10]} by {name} <{email}> (a decision: {action}) {problem}"
+        findings.append(Finding(path, 1, ERROR, "history-decision-unsigned", message, sha))
+    return findings

@@ -145,14 +145,21 @@ def _walk(
     origins = Origins(blobs)
     findings: list[Finding] = []
     to_sign: dict[str, tuple[CommitRecord, Standing, tuple[str, str]]] = {}
+    decisions: dict[str, tuple[CommitRecord, Standing, tuple[str, str]]] = {}
     for commit in commits:
         standing = walk.standing(commit)
         judge = _Judge(commit, standing, blobs, origins, relaxed.get(commit.sha))
         findings += judge.run()
         if standing.settings.require_signed and judge.signed_reason:
             to_sign[commit.sha] = (commit, standing, judge.signed_reason)
+        elif standing.settings.decisions_signed and decision_of(commit):
+            decisions[commit.sha] = (commit, standing, decision_of(commit) or ("", ""))
     if to_sign:
         findings += _signature_findings(root, to_sign, commits, blobs)
+    if decisions:
+        findings += _signature_findings(
+            root, decisions, commits, blobs, "history-decision-unsigned"
+        )
     for commit, path, others in casefold.collisions(root, commits, since):
         message = (
             f"commit {commit.sha[:10]} by {commit.who} puts {path} beside {', '.join(others)}: "
@@ -251,8 +258,21 @@ def _relaxations(commits: list[CommitRecord], walk: Walk, blobs: Blobs) -> dict[
                 bool(kept["doctrine.require_signed"]),
                 bool(kept["doctrine.distinct_approver"]),
                 tuple((name, why) for name, (_held, why) in kept_notes.items()),
+                kept["signing.decisions"] == "required",
             )
     return found
+
+
+def decision_of(commit: CommitRecord) -> tuple[str, str] | None:
+    """``(path, what)`` when ``commit`` is a person's decision that ``signing.decisions:
+    required`` signs (:func:`agentmem.governance.is_decision`), else None."""
+    action = commit.trailer(tr.ACTION)
+    proposal = bool(commit.trailers.get(tr.PROPOSAL))
+    route = commit.trailer(tr.ROUTE)
+    if not gov.is_decision(action, commit.trailer(tr.DECISION), proposal, route):
+        return None
+    path = commit.changes[0].path if commit.changes else CONFIG_FILE
+    return path, f"a decision: {action}"
 
 
 def _signature_findings(
@@ -260,6 +280,7 @@ def _signature_findings(
     to_sign: dict[str, tuple[CommitRecord, Standing, tuple[str, str]]],
     commits: list[CommitRecord],
     blobs: Blobs,
+    code: str = "history-signature",
 ) -> list[Finding]:
     every_key: set[str] = set()
     for roles in blobs.roles.values():
@@ -282,7 +303,11 @@ def _signature_findings(
         head = f"commit {sha[:10]} by {commit.who} ({what})"
         who = author.id if author else "its author"
         if sig.status == "N":
-            problem = "is not signed; signatures are required"
+            problem = (
+                "is not signed; signing.decisions is required"
+                if code == "history-decision-unsigned"
+                else "is not signed; signatures are required"
+            )
         elif sig.status not in ("G", "U"):
             problem = f"has a signature git does not accept (%G? = {sig.status})"
         elif not keys:
@@ -291,7 +316,7 @@ def _signature_findings(
             problem = f"is signed with {sig.key or 'a key'}, which {standing.where} does not list for {who}"
         else:
             continue
-        findings.append(Finding(path, 1, ERROR, "history-signature", f"{head} {problem}", sha))
+        findings.append(Finding(path, 1, ERROR, code, f"{head} {problem}", sha))
     return findings
 
 

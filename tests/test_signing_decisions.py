@@ -1,0 +1,192 @@
+"""``signing.decisions: required`` (docs/design.md §Settings, §Check, §Trust boundary): every
+decision commit — an accept, an approval and the other rule transitions, an erase — is signed
+with git's SSH signing, refused without a key, and ``check --history`` (and
+``signing.verify_decisions``, for a server hook on a commit range) reports an unsigned one.
+Real ed25519 keys made in ``tmp_path``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from tests.helpers import git, invoke, set_identity
+from tests.helpers.team import ssh_key
+from typer.testing import CliRunner
+
+from agentmem import governance as gov
+from agentmem.check.history.signing import verify_decisions
+
+pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+
+
+@pytest.fixture
+def signed_team(memrepo: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """alice admin with an SSH signing key listed in roles.yaml, bob member; the settings say
+    ``signing.decisions: required``. Returns the repository and alice's private key."""
+    key, public = ssh_key(tmp_path, "alice")
+    people = {
+        "alice": {"email": "alice@example.com", "role": "admin", "signing_keys": [public]},
+        "bob": {"email": "bob@example.com", "role": "member"},
+    }
+    (memrepo / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
+    config = memrepo / "agentmem.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "signing:\n  decisions: required\n", encoding="utf-8"
+    )
+    git(memrepo, "add", "roles.yaml", "agentmem.yaml")
+    git(memrepo, "commit", "-qm", "roles and settings: decisions are signed")
+    return memrepo, key
+
+
+def _use_key(root: Path, key: Path | None) -> None:
+    if key is None:
+        git(root, "config", "--unset", "user.signingkey")
+        return
+    git(root, "config", "gpg.format", "ssh")
+    git(root, "config", "user.signingkey", str(key))
+
+
+def _signed(root: Path, rev: str = "HEAD") -> bool:
+    return "\ngpgsig " in git(root, "cat-file", "commit", rev).partition("\n\n")[0]
+
+
+def _history(runner: CliRunner) -> list[dict[str, str]]:
+    found: list[dict[str, str]] = json.loads(
+        invoke(runner, "check", "--history", "--format", "json").stdout
+    )
+    return found
+
+
+def _bob_proposes(root: Path, runner: CliRunner) -> None:
+    set_identity(root, "Bob", "bob@example.com")
+    result = invoke(
+        runner, "doctrine", "propose", "--id", "warranty-floor", "--title", "Warranty floor",
+        "--instruction", "Refuse warranties under 24 months.", "--scope", "contracts",
+        "--limit", "Not for software licences.",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    set_identity(root, "Alice", "alice@example.com")
+
+
+def test_without_a_key_a_decision_is_refused_and_nothing_is_written(
+    signed_team: tuple[Path, Path], runner: CliRunner
+) -> None:
+    root, _key = signed_team
+    _bob_proposes(root, runner)
+    assert invoke(runner, "remember", "Quote clause numbers first.").exit_code == 0
+    head = git(root, "rev-parse", "HEAD")
+    accept = invoke(runner, "review", "--accept", "all")
+    assert accept.exit_code == 1
+    assert "signing.decisions is required" in accept.stderr
+    approve = invoke(runner, "doctrine", "approve", "warranty-floor", "--version", "1")
+    assert approve.exit_code == 1
+    assert "signing.decisions is required: a decision is a signed commit" in approve.stderr
+    assert "git config user.signingkey" in approve.stderr
+    assert git(root, "rev-parse", "HEAD") == head
+    assert git(root, "status", "--porcelain", "--", "memories", "doctrine", "inbox") == ""
+
+
+def test_with_a_key_every_decision_is_signed_and_check_accepts_them(
+    signed_team: tuple[Path, Path], runner: CliRunner
+) -> None:
+    root, key = signed_team
+    _bob_proposes(root, runner)
+    assert not _signed(root)  # a proposal decides nothing: not signed
+    _use_key(root, key)
+    assert invoke(runner, "remember", "Quote clause numbers first.").exit_code == 0
+    accepted = invoke(runner, "review", "--accept", "all")
+    assert accepted.exit_code == 0, accepted.stderr
+    assert _signed(root)
+    approved = invoke(
+        runner, "doctrine", "approve", "warranty-floor", "-v", "1", "--reason", "Agreed."
+    )
+    assert approved.exit_code == 0, approved.stderr
+    assert ", signed)" in approved.stdout and _signed(root)
+    suspended = invoke(runner, "doctrine", "suspend", "warranty-floor")
+    assert suspended.exit_code == 0 and _signed(root)
+    assert _history(runner) == []
+    assert verify_decisions(root, ["HEAD"]) == []
+
+
+def test_an_unsigned_decision_is_reported_by_check_and_the_range_verifier(
+    signed_team: tuple[Path, Path], runner: CliRunner
+) -> None:
+    root, key = signed_team
+    _bob_proposes(root, runner)
+    _use_key(root, key)
+    assert invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1").exit_code == 0
+    before = git(root, "rev-parse", "HEAD~1").strip()
+    # the approval made again without its signature, as a hand or another tool would
+    git(root, "-c", "commit.gpgsign=false", "commit", "-q", "--amend", "--no-edit", "--no-gpg-sign")
+    unsigned = git(root, "rev-parse", "HEAD").strip()
+    assert not _signed(root)
+    findings = _history(runner)
+    assert [f["code"] for f in findings] == ["history-decision-unsigned"]
+    assert findings[0]["commit"] == unsigned
+    assert (
+        "(a decision: approve) is not signed; signing.decisions is required"
+        in findings[0]["message"]
+    )
+    ranged = verify_decisions(root, [f"{before}..HEAD"])
+    assert [(f.code, f.commit, f.path) for f in ranged] == [
+        ("history-decision-unsigned", unsigned, "doctrine/warranty-floor.yaml")
+    ]
+    assert verify_decisions(root, [f"{unsigned}..HEAD"]) == []
+
+
+def test_a_decision_signed_with_a_key_roles_yaml_does_not_list_is_reported(
+    signed_team: tuple[Path, Path], runner: CliRunner, tmp_path: Path
+) -> None:
+    root, _key = signed_team
+    other, _public = ssh_key(tmp_path, "stranger")
+    _bob_proposes(root, runner)
+    _use_key(root, other)
+    assert invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1").exit_code == 0
+    findings = _history(runner)
+    assert [f["code"] for f in findings] == ["history-decision-unsigned"]
+    assert "which roles.yaml at the parent commit does not list for alice" in findings[0]["message"]
+    assert len(verify_decisions(root, ["HEAD"])) == 1
+
+
+def test_turning_required_signatures_off_is_a_relaxation() -> None:
+    before = {"signing.decisions": "required"}
+    assert gov.relaxations(before, {"signing.decisions": "optional"}) == ["signing.decisions"]
+    assert gov.relaxations({"signing.decisions": "optional"}, before) == []
+    assert gov.is_decision("approve", None, False, "doctrine")
+    assert gov.is_decision("add", "accepted", True, "memory")
+    assert gov.is_decision("propose", None, True, "doctrine")  # a draft from an accepted proposal
+    assert not gov.is_decision("propose", None, True, None)  # a harvest into the inbox
+    assert not gov.is_decision("reject", "rejected", True, None)
+
+
+def test_a_bad_setting_is_refused_with_the_choices(memrepo: Path, runner: CliRunner) -> None:
+    config = memrepo / "agentmem.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "signing:\n  decisions: always\n", encoding="utf-8"
+    )
+    result = invoke(runner, "inbox")
+    assert result.exit_code == 1
+    assert "signing.decisions" in result.stderr and "required" in result.stderr
+
+
+@pytest.mark.slow
+def test_an_erase_under_required_signing_is_signed(
+    signed_team: tuple[Path, Path], runner: CliRunner
+) -> None:
+    root, key = signed_team
+    _use_key(root, key)
+    assert invoke(runner, "remember", "Call Dana Whitfield before the audit.").exit_code == 0
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    erased = invoke(runner, "erase", "--text", "Dana Whitfield", "--yes")
+    assert erased.exit_code == 0, erased.stderr
+    assert git(root, "log", "-1", "--format=%(trailers:key=Agentmem-Action,valueonly)").strip() == (
+        "erase"
+    )
+    assert _signed(root)
+    # the accept it rewrote lost its signature (a rewritten commit's would not verify): named
+    found = _history(runner)
+    assert [f["code"] for f in found] == ["history-decision-unsigned"]
+    assert "(a decision: add) is not signed" in found[0]["message"]
