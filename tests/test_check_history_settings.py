@@ -169,6 +169,7 @@ def test_the_relaxable_table_covers_every_governance_setting() -> None:
         "memory.retention.inferred.review_days",
         "memory.retention.inferred.expire_days",
         "retired_scopes",
+        "signing.decisions",
     ]
     old = {"doctrine.review_days": 90, "memory.retention.inferred.expire_days": 90}
     assert governance.relaxations(old, {**old, "doctrine.review_days": 30}) == []
