@@ -93,8 +93,8 @@ def test_harvest_a_transcript_file_and_outcomes(memrepo: Path, tmp_path: Path):
         "User: Please remember that I want the clause number quoted first.\nAssistant: Noted.\n"
     )
     outcomes = [
-        {"suggestion": "a", "decision": "reworked"},
-        {"suggestion": "b", "decision": "reworked"},
+        {"suggestion": "Soften the warranty comment.", "decision": "reworked"},
+        {"suggestion": "Shorten the warranty request.", "decision": "reworked"},
     ]
     result = agentmem.open().harvest(session, outcomes=outcomes, provider="offline")
     bases = sorted(p.basis for p in result.kept)

@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.helpers import invoke
+from tests.helpers import CORPUS, invoke
 from typer.testing import CliRunner
 
 from agentmem.harvest import markers
 from agentmem.harvest.own import restates, split_own
-from agentmem.harvest.providers import HarvestRequest
+from agentmem.harvest.providers import HarvestRequest, Outcome
 from agentmem.harvest.providers.offline import harvest
 from agentmem.harvest.transcripts import Transcript, Turn
 
@@ -385,3 +385,265 @@ def test_removing_an_entry_and_adding_it_back_is_a_no_op(
     assert len(reasons) == 2 and all("a no-op, the entry stays as it is" in r for r in reasons)
     assert entry in (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
     assert invoke(runner, "inbox", "--format", "json").stdout.count('"id"') == 0
+
+
+# --- how people really ask: cues instead of trigger words ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        ("Stop adding emojis to the UI.", "Stop adding emojis to the UI."),
+        (
+            "Don't use Firecrawl anymore, use Context7.",
+            "Don't use Firecrawl anymore, use Context7.",
+        ),
+        ("TE DIJE NO USAMOS EMOJIS", "No usamos emojis."),
+        ("que dejes de abrir el navegador nunca mas", "Deja de abrir el navegador nunca mas."),
+        (
+            "N'utilise jamais d'emojis dans l'interface.",
+            "N'utilise jamais d'emojis dans l'interface.",
+        ),
+        (
+            "Hör auf, Emojis in die Oberfläche einzubauen.",
+            "Hör auf, Emojis in die Oberfläche einzubauen.",
+        ),
+        ("Could you always answer in French from now on?", "Always answer in French."),
+        ("+NNUNCA ASUMAS", "Nunca asumas."),
+    ],
+)
+def test_standing_requests_without_a_trigger_word(said: str, text: str) -> None:
+    (proposal,) = _offline(said)
+    assert (proposal["action"], proposal["route"], proposal["text"]) == ("add", "memory", text)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # stopping what the agent is doing right now, one thing of this session, idioms
+        "QUE DEJES DE MODIFICAR LA FOTO. ESTAS HACIENDOLA MAS GRANDE Y MAS PEQUEÑA.",
+        "No, I don't really like that. Not the text. Let's actually revert that back.",
+        "Don't touch that clause.",
+        "Always check clause 5 first.",
+        "Don't worry, I'll handle the annex.",
+        "Stop being so slow.",
+        "Remember, the deadline is Friday.",
+        "Translate clause 3 into French and keep the defined terms in English.",
+        "They never reply on time.",
+        # one change to the work, asked again
+        "PRIMERO ELIMINAR LA ETIQUETA DOBLE, YA VAN 3 VECES QUE TE LO RECUERDO.",
+    ],
+)
+def test_one_off_requests_and_statements_are_not_proposed(said: str) -> None:
+    assert _offline(said) == []
+
+
+def test_shouting_profanity_and_reproach_are_never_copied() -> None:
+    (proposal,) = _offline("DEJA DE USAR FIRECRAWL JODER, TE LO HE DICHO YA ULTRATHINK PROACTIVELY")
+    assert proposal["text"] == "Deja de usar firecrawl."
+    assert "they had asked before" in proposal["justification"]
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (
+            "Your wording is too aggressive, we've been negotiating with these suppliers for years.",
+            "Avoid aggressive wording, we've been negotiating with these suppliers for years.",
+        ),
+        (
+            "Ta formulation est trop agressive, on négocie avec ces fournisseurs depuis des années.",
+            "Éviter une formulation trop agressive, on négocie avec ces fournisseurs depuis des années.",
+        ),
+        ("Tu redacción es demasiado agresiva.", "Evitar redacción demasiado agresiva."),
+        ("Deine Formulierung ist viel zu förmlich.", "Formulierung nicht zu förmlich."),
+    ],
+)
+def test_a_complaint_about_wording_is_a_writing_style_entry(said: str, text: str) -> None:
+    (proposal,) = _offline(said)
+    assert (proposal["section"], proposal["text"]) == ("Writing style", text)
+
+
+def test_a_complaint_gives_way_to_what_the_person_wants_instead() -> None:
+    said = "The tone is far too harsh. Remember that I want a collaborative tone with suppliers."
+    assert [p["text"] for p in _offline(said)] == ["I want a collaborative tone with suppliers."]
+
+
+def test_the_founding_articles_three_remarks_in_english_and_french() -> None:
+    english = _offline(
+        "Don't suggest revisions on the confidentiality clauses, we handle those separately.",
+        "Your wording is too aggressive, we've been negotiating with these suppliers for years.",
+        "On this type of contract, a twelve-month warranty is acceptable even if the playbook "
+        "says twenty-four.",
+    )
+    french = _offline(
+        "Ne propose pas de révisions sur les clauses de confidentialité, nous les traitons à part.",
+        "Ta formulation est trop agressive, nous négocions avec ces fournisseurs depuis des années.",
+        "Sur ce type de contrat, une garantie de douze mois est acceptable même si le playbook "
+        "dit vingt-quatre.",
+    )
+    for proposals in (english, french):
+        assert [(p["route"], p["section"]) for p in proposals] == [
+            ("memory", "Priorities & scope"),
+            ("memory", "Writing style"),
+            ("doctrine", None),
+        ]
+
+
+@pytest.mark.parametrize(
+    ("said", "entry", "expected"),
+    [
+        (
+            "Actually, make it four bullet points instead of three.",
+            "Summaries in 3 bullets.",
+            ("modify", "Summaries in 4 bullets."),
+        ),
+        (
+            "From now on, keep summaries to five bullets.",
+            "Summaries in 3 bullets.",
+            ("modify", "Summaries in 5 bullets."),
+        ),
+        (
+            "Scrap the rule about signature blocks.",
+            "Flag every missing signature block.",
+            ("remove", None),
+        ),
+        (
+            "I no longer want you to flag missing signature blocks.",
+            "Flag every missing signature block.",
+            ("remove", None),
+        ),
+        (
+            "We don't use Firecrawl anymore, use Context7 for docs.",
+            "Use Firecrawl to read documentation.",
+            ("modify", "We don't use Firecrawl anymore, use Context7 for docs."),
+        ),
+        (
+            "Ya no quiero que señales las cláusulas de arbitraje.",
+            "Señalar cada cláusula de arbitraje.",
+            ("remove", None),
+        ),
+        (
+            "Laisse tomber la règle sur les clauses d'arbitrage.",
+            "Signaler chaque clause d'arbitrage.",
+            ("remove", None),
+        ),
+        (
+            "Lieber 5 Punkte statt 3.",
+            "Zusammenfassungen in 3 Punkten.",
+            ("modify", "Zusammenfassungen in 5 Punkten."),
+        ),
+    ],
+)
+def test_a_change_of_mind_said_without_a_marker_word(
+    said: str, entry: str, expected: tuple
+) -> None:
+    (proposal,) = _offline(said, memory=_memory(recurring=[entry]))
+    assert (proposal["action"], proposal["text"]) == expected
+    assert proposal["target"] == entry
+
+
+def test_stopping_something_unrelated_to_an_entry_is_an_add() -> None:
+    memory = _memory(writing=["Use British English in the UI."])
+    (proposal,) = _offline("Stop adding emojis to the UI.", memory=memory)
+    assert proposal["action"] == "add"
+
+
+def _outcomes(*items: tuple[str, str, str | None]) -> list[dict]:
+    turns = [Turn("user", "Thanks.", 1)]
+    request = HarvestRequest(
+        person="alice",
+        transcript=Transcript(Path("s.md"), "text", "s1", turns),
+        memory_text=_memory(),
+        doctrine_text="",
+        sections=SECTIONS,
+        max_proposals=6,
+        scope=None,
+        model="m",
+        outcomes=tuple(Outcome(s, d, f) for s, d, f in items),
+    )
+    return harvest(request).proposals
+
+
+def test_outcome_signals_repeated_on_one_topic() -> None:
+    proposals = _outcomes(
+        ("Narrow the definition of confidential information in clause 14.", "ignored", None),
+        ("Delete the confidentiality carve-out in clause 14.3.", "ignored", None),
+        (
+            "Ask Dupont for a 24-month warranty in clause 8.2.",
+            "reworked",
+            "Could we discuss 24 months?",
+        ),
+        ("Ask the supplier to extend the warranty to 36 months.", "reworked", "A longer warranty?"),
+        ("Raise the penalty cap to 10 %.", "accepted", None),
+    )
+    assert [(p["section"], p["text"], p["basis"]) for p in proposals] == [
+        (
+            "Priorities & scope",
+            "Leave suggestions on confidentiality aside unless asked: they are usually ignored.",
+            "inferred",
+        ),
+        (
+            "Writing style",
+            "Offer wording on warranty as a draft: it is usually rewritten; phrase it as a "
+            "question, keep it shorter.",
+            "inferred",
+        ),
+    ]
+
+
+def test_outcome_signals_on_different_topics_or_alone_are_noise() -> None:
+    assert (
+        _outcomes(
+            ("Narrow the definition of confidential information.", "ignored", None),
+            ("Raise the late-delivery penalty cap from 5 % to 10 %.", "ignored", None),
+            ("Ask for a 24-month warranty.", "accepted", None),
+        )
+        == []
+    )
+
+
+def test_outcome_entries_are_written_in_the_sessions_language() -> None:
+    (proposal,) = _outcomes(
+        ("Réduire la définition des informations confidentielles.", "ignored", None),
+        ("Supprimer l'exception de confidentialité.", "ignored", None),
+    )
+    assert proposal["text"].startswith("Ne pas proposer de changements sur confidenti")
+
+
+# The 25 real prompts (tests/data/corpus/memory-directives): the standing ones, by reading them;
+# the others are corrections of the work at hand or feature requests.
+STANDING = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 17}
+
+
+def test_the_real_prompts_standing_are_proposed_and_one_offs_not() -> None:
+    path = CORPUS / "memory-directives" / "real_user_prompt_directives.jsonl"
+    prompts = [json.loads(line)["payload"]["prompt"] for line in path.open(encoding="utf-8")]
+    proposed = {i for i, prompt in enumerate(prompts) if _offline(prompt)}
+    assert len(prompts) == 25
+    assert len(proposed & STANDING) >= 13  # of 15
+    assert sorted(proposed - STANDING) == [16]  # "deja de usar context7 …": read as standing
+    texts = [p["text"] for prompt in prompts for p in _offline(prompt)]
+    for word in ("puta", "mierda", "cabron", "ultrathink", "te dije", "hemos dicho"):
+        assert not any(word in markers.fold(t)[0] for t in texts), word
+
+
+def test_a_session_in_a_language_without_markers_is_named_in_the_summary(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    session = tmp_path / "it.md"
+    session.write_text(
+        "User: Ricordati che preferisco frasi brevi nei commenti. Non usare mai emoji.\n"
+        "Assistant: Va bene.\n",
+        encoding="utf-8",
+    )
+    result = invoke(runner, "harvest", str(session), "--provider", "offline")
+    assert result.exit_code == 0, result.stderr
+    assert "note: the session is in Italian, a language the offline extractor has no markers" in (
+        result.stdout
+    )
+    assert (
+        markers.unmarked_language("@CLAUDE.md を最新の状態にアップデートしてください") == "Japanese"
+    )
+    assert markers.unmarked_language("Retiens que je préfère des phrases courtes.") is None
+    assert markers.unmarked_language("Remember that I prefer short sentences.") is None

@@ -70,7 +70,7 @@ def test_offline_harvest_of_the_example_session(memrepo: Path, runner: CliRunner
         (
             "memory",
             "Priorities & scope",
-            "Keep suggestions to what was asked; unrequested changes are often left aside.",
+            "Leave suggestions on penalties aside unless asked: they are usually ignored.",
             "inferred",
         ),
     ]

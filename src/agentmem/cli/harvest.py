@@ -291,6 +291,8 @@ def _print_result(result: object) -> None:
         f"{result.user_turns} of them yours) via {result.provider}: "
         f"{kept} proposal{'s' if kept != 1 else ''} kept, {len(result.rejected)} rejected",
     )
+    for note in result.notes:
+        output.data(f"  note: {note}")
     if result.cut:
         output.data(
             f"  the answer held {result.received} proposals; only the first "
@@ -319,6 +321,7 @@ def _result_json(result: HarvestResult) -> dict[str, object]:
         ],
         "commit": result.commit,
         "folder": result.folder,
+        "notes": list(result.notes),
         "proposals": [p.to_dict() for p in result.kept],
         "rejected": [
             {"index": x.index, "label": x.label, "reason": x.reason} for x in result.rejected

@@ -3,10 +3,18 @@
 One data file per language (English, French, Spanish, German) holds the triggers of an explicit
 request, the markers of a change of mind (``remove``, ``replace``), of who is concerned
 (``person``, ``team``), the statements of what the team accepts (``doctrine_statements``), what
-is not a standing request (``not_standing``, ``document_facts``) and the section keywords. Every
-pattern is a regular expression matched on :func:`fold`'s copy of a sentence (lower case,
-accents removed, straight apostrophes). Adding a language is adding a file; no code changes.
-See docs/design.md §Harvest.
+is not a standing request (``not_standing``, ``document_facts``) and the section keywords; then
+the general cues of a request said without a trigger word: its mood (``mood``: an imperative,
+a prohibition, an obligation, a wish, how "we" work), time and frequency (``standing``),
+stopping a habit (``cessation``), a prohibition, a preference or how "we" work about something
+general (``general``), having asked before (``reproach``), one thing of this session (``deictic``,
+``current``, ``edit_verbs``), "stop being X", "don't worry" (``idioms``), a complaint about tone or wording
+(``complaint`` → ``complaint_entry``), words never copied (``profanity``, ``noise``), cue words
+whose typos count (``fuzzy``), question tags, a request asked as a question (``polite``) or hedged (``hedges``), an offer of the
+agent the person confirms (``offers``, ``confirm``), and the wording of outcome-derived entries
+(``outcomes``, ``generic``). Every pattern is a regular expression matched on :func:`fold`'s
+copy of a sentence (lower case, accents removed, straight apostrophes). Adding a language is
+adding a file; no code changes. See docs/design.md §Harvest.
 """
 
 from __future__ import annotations
@@ -31,7 +39,25 @@ _PATTERN_KEYS = (
     "doctrine_statements",
     "not_standing",
     "document_facts",
+    "standing",
+    "mood",
+    "cessation",
+    "general",
+    "reproach",
+    "deictic",
+    "current",
+    "edit_verbs",
+    "idioms",
+    "complaint",
+    "profanity",
+    "noise",
+    "question_tags",
+    "polite",
+    "hedges",
+    "offers",
+    "confirm",
 )
+_OUTCOME_KEYS = ("ignored", "reworked", "accepted", "question", "shorter")
 
 
 @dataclass(frozen=True)
@@ -39,6 +65,7 @@ class Language:
     """The compiled markers of one language (see the module)."""
 
     code: str
+    name: str
     detect: frozenset[str]
     triggers: tuple[re.Pattern[str], ...]
     scope_triggers: tuple[re.Pattern[str], ...]
@@ -49,14 +76,60 @@ class Language:
     doctrine_statements: tuple[re.Pattern[str], ...]
     not_standing: tuple[re.Pattern[str], ...]
     document_facts: tuple[re.Pattern[str], ...]
+    standing: tuple[re.Pattern[str], ...]
+    mood: tuple[re.Pattern[str], ...]
+    cessation: tuple[re.Pattern[str], ...]
+    general: tuple[re.Pattern[str], ...]
+    reproach: tuple[re.Pattern[str], ...]
+    deictic: tuple[re.Pattern[str], ...]
+    current: tuple[re.Pattern[str], ...]
+    edit_verbs: tuple[re.Pattern[str], ...]
+    idioms: tuple[re.Pattern[str], ...]
+    complaint: tuple[re.Pattern[str], ...]
+    profanity: tuple[re.Pattern[str], ...]
+    noise: tuple[re.Pattern[str], ...]
+    question_tags: tuple[re.Pattern[str], ...]
+    polite: tuple[re.Pattern[str], ...]
+    hedges: tuple[re.Pattern[str], ...]
+    offers: tuple[re.Pattern[str], ...]
+    confirm: tuple[re.Pattern[str], ...]
     lead_ins: tuple[str, ...]
     sections: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
+    complaint_entry: str
+    complaint_articles: tuple[tuple[str, str], ...]
+    fuzzy: tuple[str, ...]
+    outcomes: tuple[tuple[str, str], ...]
+    generic: frozenset[str]
+    rephrase: tuple[tuple[re.Pattern[str], str], ...]
+    numbers: tuple[tuple[str, str], ...]
 
 
 def _strings(value: object, where: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{where}: expected a list of strings")
     return value
+
+
+def _mapping(value: object, where: str) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise ConfigError(f"{where}: expected a mapping of strings")
+    return value
+
+
+def _rephrase(value: object, where: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+    if not isinstance(value, list) or not all(
+        isinstance(v, list) and len(v) == 2 and all(isinstance(s, str) for s in v) for v in value
+    ):
+        raise ConfigError(f"{where}: expected a list of [pattern, replacement] pairs")
+    out = []
+    for pattern, replacement in value:
+        try:
+            out.append((re.compile(pattern, re.I), replacement))
+        except re.error as exc:
+            raise ConfigError(f"{where}: invalid pattern {pattern!r}: {exc}") from None
+    return tuple(out)
 
 
 def _compile(patterns: list[str], where: str) -> tuple[re.Pattern[str], ...]:
@@ -81,9 +154,29 @@ def parse_language(text: str, where: str) -> Language:
     sections = data.get("sections", {})
     if not isinstance(sections, dict):
         raise ConfigError(f"{where}: sections: expected a mapping of section → patterns")
+    outcomes = _mapping(data.get("outcomes", {}), f"{where}: outcomes")
+    unknown = sorted(set(outcomes) - set(_OUTCOME_KEYS))
+    if unknown:
+        raise ConfigError(f"{where}: outcomes: unknown key {unknown[0]!r}")
+    entry = data.get("complaint_entry", "")
+    if not isinstance(entry, str):
+        raise ConfigError(f"{where}: complaint_entry: expected a string")
+    name = data.get("name", data["language"])
+    if not isinstance(name, str):
+        raise ConfigError(f"{where}: name: expected a string")
     return Language(
         code=data["language"],
+        name=name,
         detect=frozenset(_strings(data.get("detect", []), f"{where}: detect")),
+        complaint_entry=entry,
+        complaint_articles=tuple(
+            _mapping(data.get("complaint_articles", {}), f"{where}: complaint_articles").items()
+        ),
+        fuzzy=tuple(_strings(data.get("fuzzy", []), f"{where}: fuzzy")),
+        outcomes=tuple(outcomes.items()),
+        generic=frozenset(_strings(data.get("generic", []), f"{where}: generic")),
+        rephrase=_rephrase(data.get("rephrase", []), f"{where}: rephrase"),
+        numbers=tuple(_mapping(data.get("numbers", {}), f"{where}: numbers").items()),
         lead_ins=tuple(
             sorted(_strings(data.get("lead_ins", []), f"{where}: lead_ins"), key=len, reverse=True)
         ),
@@ -103,6 +196,70 @@ def languages() -> tuple[Language, ...]:
         parse_language((folder / name).read_text(encoding="utf-8"), f"agentmem/harvest/data/{name}")
         for name in LANGUAGE_FILES
     )
+
+
+@functools.cache
+def other_languages() -> tuple[tuple[str, frozenset[str]], ...]:
+    """``(name, common words)`` of languages without markers (``harvest/data/others.yaml``)."""
+    where = "agentmem/harvest/data/others.yaml"
+    text = (resources.files("agentmem.harvest") / "data" / "others.yaml").read_text(
+        encoding="utf-8"
+    )
+    data = load_yaml_text(text, where, ConfigError)
+    if not isinstance(data, list):
+        raise ConfigError(f"{where}: expected a list of {{name, detect}}")
+    out = []
+    for i, item in enumerate(data, start=1):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise ConfigError(f"{where}: item {i}: expected a mapping with a 'name'")
+        out.append((item["name"], frozenset(_strings(item.get("detect", []), f"{where}: {i}"))))
+    return tuple(out)
+
+
+#: Unicode scripts (the first word of a character's name) → the language or script named.
+_SCRIPTS = {
+    "HIRAGANA": "Japanese",
+    "KATAKANA": "Japanese",
+    "HANGUL": "Korean",
+    "CJK": "Chinese",
+    "CYRILLIC": "a Cyrillic-script language",
+    "ARABIC": "Arabic",
+    "HEBREW": "Hebrew",
+    "GREEK": "Greek",
+    "DEVANAGARI": "Hindi",
+    "THAI": "Thai",
+}
+
+
+def unmarked_language(text: str) -> str | None:
+    """The name of the language ``text`` is written in when it is none of the marker
+    languages: by script (Japanese, Korean, Chinese, Cyrillic, Arabic …; kana before Han), else
+    by the common words of ``harvest/data/others.yaml``; None when a marker language fits as
+    well or the text is too short to tell."""
+    scripts: dict[str, int] = {}
+    latin = 0
+    for char in text:
+        if not char.isalpha():
+            continue
+        script = unicodedata.name(char, "").split(" ", 1)[0]
+        if script == "LATIN":
+            latin += 1
+        elif script in _SCRIPTS:
+            scripts[script] = scripts.get(script, 0) + 1
+    other = sum(scripts.values())
+    if other > latin and other >= 4:
+        if scripts.get("HIRAGANA", 0) + scripts.get("KATAKANA", 0) > 0:
+            return "Japanese"
+        return _SCRIPTS[max(scripts, key=lambda s: scripts[s])]
+    found = words(fold(text)[0])
+    if len(found) < 4:
+        return None
+    marked = max(sum(1 for w in found if w in lang.detect) for lang in languages())
+    name, best = max(
+        ((name, sum(1 for w in found if w in common)) for name, common in other_languages()),
+        key=lambda pair: pair[1],
+    )
+    return name if best >= 2 and best > marked else None
 
 
 _APOSTROPHES = {"\u2019": "'", "\u02bc": "'", "\u2018": "'"}
@@ -128,6 +285,11 @@ def fold(text: str) -> tuple[str, list[int]]:
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
+def words(folded: str) -> list[str]:
+    """The words of a folded text (an apostrophe inside a word kept: "don't", "n'utilise")."""
+    return _WORD.findall(folded)
+
+
 def detect(folded: str) -> list[Language]:
     """The languages whose common words occur most in ``folded`` (every language on a tie at
     zero; the tied ones otherwise)."""
@@ -135,6 +297,39 @@ def detect(folded: str) -> list[Language]:
     scores = [(sum(1 for w in words if w in lang.detect), lang) for lang in languages()]
     top = max(score for score, _ in scores)
     return [lang for score, lang in scores if score == top]
+
+
+def repair(folded: str, index: list[int], words: tuple[str, ...]) -> tuple[str, list[int]]:
+    """``(folded, index)`` with each word one typo away from one of ``words`` (one letter
+    added, dropped, changed, or two swapped; same first letter; five letters or more) spelt as
+    that word ("siemrpe" → "siempre", "nnunca" → "nunca"), offsets still pointing into the
+    original text. Unchanged when no word is repaired."""
+    if not words:
+        return folded, index
+    # lazy: rapidfuzz loads only when a sentence is read for its cue words
+    from rapidfuzz.distance import OSA
+
+    out, out_index, last = [], [], 0
+    for m in _WORD.finditer(folded):
+        word = m.group(0)
+        if len(word) < 5 or word in words:
+            continue
+        near = next(
+            (w for w in words if w[0] == word[0] and OSA.distance(word, w, score_cutoff=1) <= 1),
+            None,
+        )
+        if near is None:
+            continue
+        out.append(folded[last : m.start()])
+        out_index.extend(index[last : m.start()])
+        out.append(near)
+        out_index.extend([index[m.start()]] * len(near))
+        last = m.end()
+    if not out:
+        return folded, index
+    out.append(folded[last:])
+    out_index.extend(index[last:])
+    return "".join(out), out_index
 
 
 def any_match(patterns: tuple[re.Pattern[str], ...], folded: str) -> re.Match[str] | None:

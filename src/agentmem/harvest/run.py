@@ -102,6 +102,8 @@ class HarvestResult:
     commit: str | None = None
     #: the folder the session ran in, as its transcript says (:attr:`Transcript.folder`).
     folder: str | None = None
+    #: what the provider says about its reading (the offline one: a language it has no markers for)
+    notes: list[str] = field(default_factory=list)
 
 
 def choose_provider(flag: str | None, configured: str, env: Mapping[str, str] | None = None) -> str:
@@ -270,6 +272,7 @@ def _validate_and_write(
     result = HarvestResult(transcript.session_id, str(transcript_path), answer.provider)
     result.folder = transcript.folder
     result.received = len(answer.proposals)
+    result.notes = list(answer.notes)
     result.turns, result.user_turns = len(transcript.turns), len(transcript.user_turns())
     limit = repo.config.harvest.max_proposals
     pending_texts = [p for p in list_pending(repo, actor.id) if p.text]

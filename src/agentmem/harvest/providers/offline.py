@@ -11,25 +11,42 @@ quotation, no pasted document), sentence by sentence, with the markers of
 - a change of mind about an entry of the current memory ("5 bullets, not 3", "instead of",
   "forget the rule about…", "oublie", "deja de", "vergiss") becomes ``modify`` or ``remove``
   with that entry as target (a ``modify`` stays in the entry's section);
+- a request said without a trigger word, told by general cues rather than phrases: its mood
+  (an imperative, a prohibition, an obligation, a wish, how "we" work) together with time or
+  frequency ("always", "never", "anymore", "désormais", "ya no", "nicht mehr"), or stopping a
+  habit or forbidding something general ("stop adding emojis", "deja de abrir el navegador",
+  "no usamos emojis", "hör auf, …") unless the agent is doing it right now, or any request in
+  a turn where the person says they asked before ("I told you", "te dije") unless it edits
+  one thing; a demonstrative or a numbered place near the request ("that clause", "ese
+  cart") makes it one-off;
+- a complaint about tone or wording ("your wording is too aggressive") becomes a Writing
+  style entry;
+- what is never copied into an entry: "I told you", profanity, tool keywords, a closing
+  question tag; shouting is written in sentence case;
 - routing follows who is concerned: the person (I, me, je, yo, ich …) → memory; the team or
   what is acceptable in the work product → doctrine;
 - questions, one-off instructions ("yet", "pour l'instant", "por ahora", "noch nicht"), facts
   about the document ("the contract says"), repeats of an entry or of an active rule in scope
-  are not proposed.
+  are not proposed; a request that contradicts an entry (``proposals.conflicts``) modifies it.
 
-Plus repeated outcome signals. Same input, same proposals.
+Plus outcome signals repeated on one topic (two suggestions on confidentiality ignored →
+"leave suggestions on confidentiality aside"). A session in a language without markers is
+read with what applies and the language is named in a note. Same input, same proposals.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections import Counter
 from dataclasses import dataclass
 
+from agentmem.doctrine.conflicts import FRENCH_CLOSERS, NEGATIONS
 from agentmem.harvest import markers
 from agentmem.harvest.markers import Language, any_match, fold
+from agentmem.harvest.own import split_own
 from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
 from agentmem.memory.records import split_entry
+from agentmem.proposals.conflicts import contradicted
 
 _FALLBACK_SECTION = "Recurring patterns"
 _SCOPE_SECTION = "Priorities & scope"
@@ -38,7 +55,15 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 _ABBREVIATIONS = frozenset(
     "dr mr mrs ms m mme mlle me sr sra srta dra st e.g i.e etc cf p nr z.b vs no art prof".split()
 )
+#: Abbreviations that end no sentence only before a figure ("no. 5", "art. 3").
+_NUMBERED = frozenset("no nr art p".split())
 _WORDS = re.compile(r"[a-z0-9]+")
+_TOKEN = re.compile(r"[^\W_][\w.'/#-]*")
+# Where a clause ends: punctuation, or a word that starts a reason.
+_CLAUSE_END = re.compile(
+    r"[,;:.!?()]|\s(?:because|since|porque|parce\s+que|car|puisque|weil|denn|ya\s+que"
+    r"|and|but|y|pero|et|mais|und|aber)\b"
+)
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
 #: Shares of content words (0–1) that make a candidate a repeat of an entry or a rule.
 REPEAT_SHARE = 0.8
@@ -54,13 +79,14 @@ def _sentences(text: str) -> list[str]:
     """Sentences of the person's own text (an abbreviation's dot does not end one)."""
     out: list[str] = []
     pending = ""
-    for piece in _SENTENCE_END.split(text):
-        piece = piece.strip()
-        if not piece:
-            continue
+    pieces = [p.strip() for p in _SENTENCE_END.split(text) if p.strip()]
+    for i, piece in enumerate(pieces):
         pending = f"{pending} {piece}".strip() if pending else piece
         last = pending.rsplit(None, 1)[-1].rstrip(".").casefold()
-        if pending.endswith(".") and (
+        following = pieces[i + 1] if i + 1 < len(pieces) else ""
+        if last in _NUMBERED and not following[:1].isdigit():
+            pass
+        elif pending.endswith(".") and (
             last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha())
         ):
             continue
@@ -85,12 +111,13 @@ def _same_word(a: str, b: str) -> bool:
     if a.isdigit() or b.isdigit():
         return False
     short = min(len(a), len(b))
-    return short >= 5 and a[:short] == b[:short]
+    common = len(os.path.commonprefix([a, b]))
+    return short >= 5 and (common >= max(5, short - 2) or common >= 8)
 
 
 def _shared(a: set[str], b: set[str]) -> set[str]:
     """Words of ``a`` that ``b`` holds too (plural and inflection aside: a common start of at
-    least five letters)."""
+    least five letters, all but the last two of the shorter word, or eight letters)."""
     return {w for w in a if any(_same_word(w, x) for x in b)}
 
 
@@ -129,24 +156,175 @@ def _clean(text: str, language: Language | None) -> str:
     return text
 
 
+def _patterns(langs: list[Language], key: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(p for lang in langs for p in getattr(lang, key))
+
+
+def _common_words() -> frozenset[str]:
+    return frozenset(w for lang in markers.languages() for w in lang.detect)
+
+
+def _unshout(text: str, english: bool) -> str:
+    """A shouted sentence (most letters capitals) in lower case, except what looks like a name
+    of a thing: a word with a digit, a dot, a slash or an underscore, or a short acronym."""
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) < 6 or sum(c.isupper() for c in letters) < 0.6 * len(letters):
+        return text
+    common = _common_words()
+
+    def lower(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if any(c.isdigit() or c in "./_#" for c in word.rstrip(".")):
+            return word
+        short = fold(word)[0]
+        if len(word) <= 4 and short not in common and not set(short) & set("aeiouy"):
+            return word  # an acronym: VPS, SQL, PRP
+        if english and word == "I":
+            return word
+        return word.lower()
+
+    return _TOKEN.sub(lower, text)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    text: str
+    rhetorical: bool  # its question mark is no question
+    asked: bool  # a hedge or a polite question was dropped: what remains is a request
+
+
+def _prepare(sentence: str, langs: list[Language]) -> _Prepared:
+    """The sentence without what is never copied into an entry — the
+    person saying they asked before ("I told you", "te dije", "je t'ai dit"), tool keywords,
+    profanity, a closing question tag ("…, ok?") — and in sentence case if it was shouted;
+    ``rhetorical`` when it said it had been asked before or asked as a question ("could you
+    …?"): its question mark is then no question; ``asked`` when a hedge ("maybe", "it would
+    be great if you could") or the polite question was dropped. Idioms ("don't worry", "stop being …") are
+    dropped too: they ask nothing."""
+    sentence = _respell(sentence, tuple(w for lang in langs for w in lang.fuzzy))
+    folded, index = fold(sentence)
+    spans: list[tuple[int, int]] = []
+    rhetorical = asked = False
+    for pattern in _patterns(langs, "reproach"):
+        for m in pattern.finditer(folded):
+            if m.end() > m.start():
+                rhetorical = True
+                spans.append((index[m.start()], index[m.end()]))
+    every = list(markers.languages())
+    for pattern in _patterns(langs, "idioms"):
+        spans += [(index[m.start()], index[m.end()]) for m in pattern.finditer(folded)]
+    for pattern in _patterns(langs, "hedges"):
+        for hedge in pattern.finditer(folded):
+            asked = True
+            spans.append((index[hedge.start()], index[hedge.end()]))
+    if "?" in sentence:
+        for pattern in _patterns(langs, "polite"):
+            question = pattern.search(folded)
+            if question:
+                rhetorical = asked = True  # a request asked as a question
+                spans.append((index[question.start()], index[question.end()]))
+                break
+    for pattern in _patterns(every, "noise") + _patterns(every, "profanity"):
+        spans += [(index[m.start()], index[m.end()]) for m in pattern.finditer(folded)]
+    for pattern in _patterns(langs, "question_tags"):
+        tag = pattern.search(folded)
+        if tag and tag.start() > 0:
+            spans.append((index[tag.start()], len(sentence)))
+    text = sentence
+    for start, end in sorted(spans, reverse=True):
+        text = text[:start] + " " + text[end:]
+    if rhetorical or asked:
+        text = text.replace("?", " ").replace("¿", " ")
+    text = " ".join(text.split())
+    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
+    text = re.sub(r"([,.;:])(?:\s*[,.;:])+", r"\1", text)
+    text = text.strip(" ,;:-+")
+    english = any(lang.code == "en" for lang in langs)
+    return _Prepared(_unshout(text, english), rhetorical, asked)
+
+
+def _respell(text: str, words: tuple[str, ...]) -> str:
+    """``text`` with a cue word's typo spelt right ("SIEMRPE" → "SIEMPRE", "nnunca" →
+    "nunca"; :func:`markers.repair`), in the case it was typed."""
+    folded, index = fold(text)
+    repaired, new_index = markers.repair(folded, index, words)
+    if repaired is folded:
+        return text
+    out, last = [], 0
+    for m in _WORDS.finditer(repaired):
+        begin, end = new_index[m.start()], new_index[m.end()]
+        said = text[begin:end]
+        if fold(said)[0] == m.group(0) or not said.isalpha():
+            continue
+        word = m.group(0)
+        word = word.upper() if said.isupper() else word.capitalize() if said[0].isupper() else word
+        out += [text[last:begin], word]
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _clause(folded: str, at: int) -> tuple[int, int]:
+    """The clause of ``folded`` around offset ``at`` (punctuation and reason words bound it)."""
+    start = 0
+    for m in _CLAUSE_END.finditer(folded):
+        if m.end() <= at:
+            start = m.end()
+        elif m.start() > at:
+            return start, m.start()
+    return start, len(folded)
+
+
 def _section_for(text: str, sections: tuple[str, ...], langs: list[Language]) -> str:
+    """The section whose keywords ``text`` holds most (a tie: dependencies, then style, then
+    scope), else ``Recurring patterns`` (or the first section)."""
     folded, _ = fold(text)
+    best, hits = None, 0
     for name in ("Rule dependencies", "Writing style", _SCOPE_SECTION):
         if name not in sections:
             continue
-        for lang in langs:
-            patterns = dict(lang.sections).get(name, ())
-            if any(p.search(folded) for p in patterns):
-                return name
+        patterns = [p for lang in langs for p in dict(lang.sections).get(name, ())]
+        found = sum(1 for p in patterns if p.search(folded))
+        if found > hits:
+            best, hits = name, found
+    if best is not None:
+        return best
     if _FALLBACK_SECTION in sections:
         return _FALLBACK_SECTION
     return sections[0]
 
 
-def _substitute_number(sentence: str, entry: str) -> str | None:
+def _around(sentence: str, trigger: re.Match[str]) -> str:
+    """The request a trigger introduces: what follows it, or what precedes it when it closes
+    the sentence ("Switch to British English from now on.")."""
+    _, index = fold(sentence)
+    after = sentence[index[trigger.end()] :]
+    if len(after.strip(" .!,;:")) >= 8:
+        return after
+    return sentence[: index[trigger.start()]]
+
+
+def _figures(text: str, langs: list[Language]) -> str:
+    """``text`` with its number words as figures ("four bullets" → "4 bullets")."""
+    numbers = {w: n for lang in langs for w, n in lang.numbers}
+    if not numbers:
+        return text
+    folded, index = fold(text)
+    out, last = [], 0
+    for m in _WORDS.finditer(folded):
+        if m.group(0) in numbers:
+            out += [text[last : index[m.start()]], numbers[m.group(0)]]
+            last = index[m.end()]
+    return "".join(out) + text[last:]
+
+
+def _substitute_number(
+    sentence: str, entry: str, langs: list[Language] | None = None
+) -> str | None:
     """``entry`` with its figure replaced by the new one the sentence gives ("5 bullets, not 3"
-    on "Summaries in 3 bullets." → "Summaries in 5 bullets."); None when it does not apply."""
-    said = _NUMBER.findall(sentence)
+    or "five bullets instead of three" on "Summaries in 3 bullets." → "Summaries in 5
+    bullets."); None when it does not apply."""
+    said = _NUMBER.findall(_figures(sentence, langs or []))
     old = [n for n in _NUMBER.findall(entry) if n in said]
     new = [n for n in said if n not in _NUMBER.findall(entry)]
     if len(old) != 1 or len(new) != 1:
@@ -154,9 +332,20 @@ def _substitute_number(sentence: str, entry: str) -> str | None:
     return re.sub(rf"\b{re.escape(old[0])}\b", new[0], entry, count=1)
 
 
+def _other_figure(text: str, entry: str, langs: list[Language]) -> str | None:
+    """``entry`` with its one figure replaced by the one other figure of ``text``; None unless
+    each holds exactly one figure."""
+    said = _NUMBER.findall(_figures(text, langs))
+    old = _NUMBER.findall(entry)
+    if len(said) != 1 or len(old) != 1 or said == old:
+        return None
+    return re.sub(rf"\b{re.escape(old[0])}\b", said[0], entry, count=1)
+
+
 def section_for(text: str, sections: tuple[str, ...]) -> str:
     """The configured section a request goes to, by the section keywords of the languages of
-    ``text`` (first match wins), else ``Recurring patterns`` (or the first section)."""
+    ``text`` (the section with most of them wins), else ``Recurring patterns`` (or the first
+    section)."""
     return _section_for(text, sections, markers.detect(fold(text)[0]))
 
 
@@ -179,6 +368,26 @@ class _Candidate:
     target: str | None
     text: str | None
     justification: str
+    #: the complaint's subject ("tone", "wording") when the candidate is a complaint
+    complaint: str | None = None
+
+
+@dataclass(frozen=True)
+class _TurnCues:
+    """What one user turn says about all its requests: the person had asked before
+    (``reproach``), or describes what the agent is doing right now (``current``)."""
+
+    reproach: bool = False
+    current: bool = False
+
+
+def _turn_cues(text: str) -> _TurnCues:
+    folded, _ = fold(text)
+    langs = markers.detect(folded)
+    return _TurnCues(
+        any_match(_patterns(langs, "reproach"), folded) is not None,
+        any_match(_patterns(langs, "current"), folded) is not None,
+    )
 
 
 class _Extractor:
@@ -208,12 +417,14 @@ class _Extractor:
                     return True
         return False
 
-    def sentence(self, sentence: str, where: str) -> _Candidate | None:
-        folded, index = fold(sentence)
-        if "?" in sentence or "¿" in sentence:
-            return None  # a question, not a request
-        langs = markers.detect(folded)
+    def sentence(self, sentence: str, where: str, cues: _TurnCues) -> _Candidate | None:
+        langs = markers.detect(fold(sentence)[0])
         language = langs[0] if len(langs) == 1 else None
+        prepared = _prepare(sentence, langs)
+        sentence, rhetorical = prepared.text, prepared.rhetorical
+        if "?" in sentence or "¿" in sentence or not sentence:
+            return None  # a question, not a request
+        folded, index = fold(sentence)
         for lang in langs:
             if any_match(lang.not_standing, folded) or any_match(lang.document_facts, folded):
                 return None
@@ -223,18 +434,31 @@ class _Extractor:
         every = markers.languages()
         scope = any_match(tuple(p for lang in every for p in lang.scope_triggers), folded)
         trigger = any_match(tuple(p for lang in every for p in lang.triggers), folded)
+        complaint: tuple[str, str] | None = None
         if scope is not None:
             request = sentence[index[scope.start()] :]
             route, section = "memory", _SCOPE_SECTION if _SCOPE_SECTION in self.sections else None
             why = f"asked explicitly in {where}"
         elif trigger is not None:
-            request = sentence[index[trigger.end()] :]
+            request = _around(sentence, trigger)
             route, section, why = "memory", None, f"asked explicitly in {where}"
         elif any(any_match(lang.doctrine_statements, folded) for lang in langs):
-            if len(_WORDS.findall(folded)) < 6:
+            if len(_WORDS.findall(folded)) < 6 or _one_thing(folded, langs):
                 return None
             request = sentence
             route, section, why = "doctrine", None, f"said in {where}"
+        elif (complaint := _complaint(sentence, folded, index, langs)) is not None:
+            request, thing = complaint
+            route = "memory"
+            section = "Writing style" if "Writing style" in self.sections else None
+            why = f"said in {where} what they want changed in the wording"
+        elif (
+            directive := _directive(sentence, folded, index, langs, cues, prepared.asked)
+        ) is not None:
+            request = directive
+            route, section, why = "memory", None, f"asked in {where}"
+            if rhetorical or cues.reproach:
+                why += " (they had asked before)"
         else:
             return None
         text = _clean(request, language)
@@ -247,9 +471,74 @@ class _Extractor:
             route = "doctrine" if team_rule and not person else "memory"
         if route == "doctrine":
             return _Candidate("add", "doctrine", None, None, text, why + " (what the team accepts)")
+        changed = self._changed_entry(text, langs)
+        if changed is not None:
+            entry, new_text = changed
+            why = f"changed their mind in {where} about an entry of the memory"
+            return _Candidate("modify", "memory", entry.section, entry.text, new_text, why)
         return _Candidate(
-            "add", "memory", section or _section_for(text, self.sections, langs), None, text, why
+            "add",
+            "memory",
+            section or _section_for(text, self.sections, langs),
+            None,
+            text,
+            why,
+            thing if complaint is not None else None,
         )
+
+    def confirmed(
+        self, offered: str | None, said: str, where: str, cues: _TurnCues
+    ) -> _Candidate | None:
+        """What the agent offered to do from now on ("Shall I always use bullet points?"),
+        when the person's whole answer confirms it ("Yes, please."); None otherwise."""
+        if not offered or len(said.split()) > 8:
+            return None
+        folded_said = fold(said.strip())[0]
+        every = list(markers.languages())
+        if not any_match(_patterns(every, "confirm"), folded_said):
+            return None
+        for sentence in reversed(_sentences(offered)):
+            if "?" not in sentence:
+                continue
+            folded, index = fold(sentence)
+            langs = markers.detect(folded)
+            offer = any_match(_patterns(langs, "offers"), folded)
+            if offer is None:
+                continue
+            asked = sentence[index[offer.end()] :].split("?", 1)[0].strip()
+            candidate = self.sentence(asked + ".", where, cues)
+            if candidate is None:
+                return None
+            why = f"confirmed in {where} what the agent offered to do"
+            return _Candidate(
+                candidate.action,
+                candidate.route,
+                candidate.section,
+                candidate.target,
+                candidate.text,
+                why,
+            )
+        return None
+
+    def _changed_entry(self, text: str, langs: list[Language]) -> tuple[_Entry, str] | None:
+        """``(entry, new text)`` when a request says what one entry says otherwise: the one
+        contradiction detector finds it (:func:`proposals.conflicts.contradicted`), or the same
+        words with another figure ("keep summaries to five bullets" on "Summaries in 3
+        bullets." → "Summaries in 5 bullets.")."""
+        against = contradicted(_figures(text, langs), [e.text for e in self.entries])
+        if len(against) == 1:
+            return self.entries[against[0][0]], text
+        entry, shared = self._best_entry(_content_words(text))
+        if entry is None:
+            return None
+        known = {w for w in _content_words(entry.text) if not w.isdigit()}
+        if len(shared) >= min(len(known), 2) and len(shared) * 2 >= len(known):
+            new = _substitute_number(text, entry.text, langs) or _other_figure(
+                text, entry.text, langs
+            )
+            if new is not None and new != entry.text:
+                return entry, new
+        return None
 
     def _change(
         self,
@@ -265,22 +554,162 @@ class _Extractor:
             return None
         replace = any(any_match(lang.replace, folded) for lang in langs)
         remove = any(any_match(lang.remove, folded) for lang in langs)
-        if not (replace or remove):
+        stop = any_match(_patterns(langs, "cessation"), folded) or (
+            _negated(folded) and any_match(_patterns(langs, "general"), folded)
+        )
+        if not (replace or remove or stop):
             return None
         entry, shared = self._best_entry(_content_words(sentence))
         if entry is None or not shared:
             return None
+        if not (replace or remove):
+            # Only a general cue ("stop …", "don't … anymore"): the entry must be what stops.
+            known = {w for w in _content_words(entry.text) if not w.isdigit()}
+            if len(shared) < min(len(known), max(2, (len(known) + 1) // 2)):
+                return None
         why = f"changed their mind in {where} about an entry of the memory"
-        if replace:
+        if replace or (stop and not remove and _alternative(folded, langs)):
             every = markers.languages()
             trigger = any_match(tuple(p for lang in every for p in lang.triggers), folded)
-            _, index = fold(sentence)
-            request = sentence[index[trigger.end()] :] if trigger else sentence
-            text = _substitute_number(sentence, entry.text) or _clean(request, language)
+            request = _around(sentence, trigger) if trigger else sentence
+            text = _substitute_number(sentence, entry.text, langs) or _clean(request, language)
             if text == entry.text:
                 return _Candidate("skip", "memory", None, None, None, why)
             return _Candidate("modify", "memory", entry.section, entry.text, text, why)
         return _Candidate("remove", "memory", entry.section, entry.text, None, why)
+
+
+_NEGATIONS = NEGATIONS | FRENCH_CLOSERS | {"jamas", "ne", "dont"}
+
+
+def _negated(folded: str) -> bool:
+    """True when a word of ``folded`` negates (the contradiction detector's negations, "n't",
+    "ne"/"n'", "kein…")."""
+    return any(
+        w in _NEGATIONS or w.endswith("n't") or w.startswith(("n'", "kein"))
+        for w in markers.words(folded)
+    )
+
+
+_KIND_OF = re.compile(r"\w+\s+(?:type|kind|sort|genre|tipo|clase|art)\b")
+
+
+def _one_thing(folded: str, langs: list[Language]) -> bool:
+    """True when a statement is about one thing of this session: it opens on a demonstrative
+    ("that is fine", "c'est acceptable", "eso es aceptable"), not on a kind ("this type of
+    contract")."""
+    m = any_match(_patterns(langs, "deictic"), folded)
+    return m is not None and m.start() == 0 and _KIND_OF.match(folded) is None
+
+
+def _alternative(folded: str, langs: list[Language]) -> bool:
+    """True when a later clause asks for something in place ("…, use Context7 instead")."""
+    first_end = _clause(folded, 0)[1]
+    rest = folded[first_end:].lstrip(" ,;:.")
+    rest = re.sub(r"^(?:and|but|y|pero|et|mais|und|sondern)\s+", "", rest)
+    if not rest:
+        return False
+    positive = any_match(_patterns(langs, "mood"), rest)
+    negative = any_match(_patterns(langs, "general") + _patterns(langs, "cessation"), rest)
+    return positive is not None and positive.start() == 0 and negative is None
+
+
+def _complaint(
+    sentence: str, folded: str, index: list[int], langs: list[Language]
+) -> tuple[str, str] | None:
+    """``(request, subject)``: a complaint about tone or wording as a Writing style request
+    ("your wording is too aggressive, …" → "Avoid aggressive wording, …", "wording"); None
+    when there is none."""
+    for lang in langs:
+        if not lang.complaint_entry:
+            continue
+        m = any_match(lang.complaint, folded)
+        if m is None:
+            continue
+
+        def said(group: str, m: re.Match[str] = m) -> str:
+            return sentence[index[m.start(group)] : index[m.end(group)]]
+
+        thing, quality = said("thing").lower(), said("quality").lower()
+        det = m.groupdict().get("det") or ""
+        entry = lang.complaint_entry.format(
+            thing=thing,
+            Thing=thing[:1].upper() + thing[1:],
+            quality=quality,
+            article=dict(lang.complaint_articles).get(det, ""),
+        )
+        rest = sentence[index[m.end()] :].strip(" ,;:.!")
+        return (f"{entry}, {rest}" if rest else entry), fold(thing)[0]
+    return None
+
+
+@dataclass(frozen=True)
+class _Cue:
+    begin: int
+    finish: int
+
+    def start(self) -> int:
+        return self.begin
+
+    def end(self) -> int:
+        return self.finish
+
+
+def _clause_cue(patterns: tuple[re.Pattern[str], ...], folded: str) -> _Cue | None:
+    """The earliest match of ``patterns`` in ``folded``, each clause read as if it opened the
+    sentence ("Whenever you summarise, use bullets": "use" opens its clause)."""
+    starts = [0] + [m.end() for m in _CLAUSE_END.finditer(folded)]
+    found: list[_Cue] = []
+    for s in sorted(set(starts)):
+        s += len(folded[s:]) - len(folded[s:].lstrip())
+        for pattern in patterns:
+            m = pattern.search(folded, s) if not pattern.pattern.startswith("^") else None
+            if m is None and pattern.pattern.startswith("^"):
+                m = pattern.match(folded[s:])
+                if m is not None:
+                    found.append(_Cue(s + m.start(), s + m.end()))
+                continue
+            if m is not None:
+                found.append(_Cue(m.start(), m.end()))
+    return min(found, key=lambda c: c.begin) if found else None
+
+
+def _directive(
+    sentence: str,
+    folded: str,
+    index: list[int],
+    langs: list[Language],
+    cues: _TurnCues,
+    asked: bool = False,
+) -> str | None:
+    """A request said without a trigger word (see the module), as the text of an entry; None
+    when the sentence asks nothing that holds beyond this session. ``asked``: a hedge or a
+    polite question was dropped, so the sentence is a request whatever its mood."""
+    stop = _clause_cue(_patterns(langs, "cessation"), folded)
+    general = _clause_cue(_patterns(langs, "general"), folded)
+    cue = stop or general or _clause_cue(_patterns(langs, "mood"), folded)
+    if cue is None and asked and folded.strip():
+        cue = _Cue(0, 1)
+    if cue is None:
+        return None
+    start, end = _clause(folded, max(cue.start(), cue.end() - 1))
+    if any_match(_patterns(langs, "deictic"), folded[start:end]):
+        return None  # one thing of this session
+    if any_match(_patterns(langs, "standing"), folded):
+        pass
+    elif stop or general:
+        if cues.current:
+            return None  # about what the agent is doing right now
+    elif cues.reproach:
+        if any_match(_patterns(langs, "edit_verbs"), folded[start:].lstrip()):
+            return None  # one change to the work, asked again
+    else:
+        return None
+    request = sentence[index[stop.start()] :] if stop is not None else sentence
+    for lang in langs:
+        for pattern, replacement in lang.rephrase:
+            request = pattern.sub(replacement, request, count=1)
+    return request
 
 
 def _proposal(candidate: _Candidate) -> dict[str, object]:
@@ -295,33 +724,96 @@ def _proposal(candidate: _Candidate) -> dict[str, object]:
     }
 
 
-def _outcome_proposals(
-    outcomes: tuple[Outcome, ...], sections: tuple[str, ...]
-) -> list[dict[str, object]]:
-    """Repeated outcome signals (docs/design.md §Harvest): ignored → scope, reworked → style, accepted → priorities.
+_SECTION_OF = {
+    "ignored": "Priorities & scope",
+    "reworked": "Writing style",
+    "accepted": "Priorities & scope",
+}
+_OUTCOME_WORD = re.compile(r"[^\W\d_][\w'-]*")
 
-    One signal is noise; a decision seen at least twice in a session becomes one ``inferred``
-    proposal describing the habit, not the document.
+
+def _topic_words(suggestion: str, generic: frozenset[str]) -> dict[str, str]:
+    """``{folded: as written}`` of the words of a suggestion that may name its topic: not its
+    first word (the verb), not a name (a capital inside the sentence), not a common or generic
+    word, four letters or more."""
+    common = _common_words()
+    out: dict[str, str] = {}
+    for i, m in enumerate(_OUTCOME_WORD.finditer(suggestion)):
+        word = re.sub(r"^\w'", "", m.group(0)).strip("'-")  # l'exception → exception
+        folded = fold(word)[0]
+        if i == 0 or len(word) < 4 or folded in common or folded in generic:
+            continue
+        if word[0].isupper() and not suggestion[: m.start()].rstrip().endswith((".", ":")):
+            continue
+        out.setdefault(folded, word)
+    return out
+
+
+def _topics(group: list[Outcome], generic: frozenset[str]) -> list[tuple[str, list[Outcome]]]:
+    """The topics that at least two outcomes of ``group`` share, each with its outcomes, most
+    shared first (a word and its inflections are one topic: a common start of five letters)."""
+    words = [_topic_words(o.suggestion, generic) for o in group]
+    left = set(range(len(group)))
+    out: list[tuple[str, list[Outcome]]] = []
+    while len(left) >= 2:
+        best: tuple[int, int, str, set[int]] | None = None
+        for i in sorted(left):
+            for key in words[i]:
+                holders = {j for j in left if any(_same_word(key, k) for k in words[j])}
+                if len(holders) < 2:
+                    continue
+                forms = [w for j in holders for k, w in words[j].items() if _same_word(key, k)]
+                longest = max(forms, key=len)
+                rank = (len(holders), len(longest))
+                if best is None or rank > best[:2]:
+                    best = (*rank, longest, holders)
+        if best is None:
+            break
+        out.append((best[2], [group[j] for j in sorted(best[3])]))
+        left -= best[3]
+    return out
+
+
+def _outcome_language(outcomes: tuple[Outcome, ...], fallback: Language | None) -> Language:
+    text = " ".join(o.suggestion + " " + (o.final_text or "") for o in outcomes)
+    langs = [lang for lang in markers.detect(fold(text)[0]) if dict(lang.outcomes)]
+    if fallback is not None and (fallback in langs or not langs):
+        return fallback
+    return langs[0] if langs else markers.languages()[0]
+
+
+def _outcome_proposals(
+    outcomes: tuple[Outcome, ...], sections: tuple[str, ...], language: Language | None = None
+) -> list[dict[str, object]]:
+    """Outcome signals repeated on one topic (docs/design.md §Harvest): ignored → scope,
+    reworked → style, accepted → priorities.
+
+    One signal is noise; two decisions of one kind on suggestions that share a topic word
+    become one ``inferred`` proposal about the habit on that topic, never the document's
+    content (only the topic word is taken from the suggestions). A reworked topic adds what the
+    person's final texts have in common: questions, or shorter than suggested.
     """
-    counts = Counter(o.decision for o in outcomes)
-    texts = {
-        "ignored": (
-            "Priorities & scope",
-            "Keep suggestions to what was asked; unrequested changes are often left aside.",
-        ),
-        "reworked": (
-            "Writing style",
-            "Offer wording as a draft to adapt; suggested wording is often rewritten.",
-        ),
-        "accepted": (
-            "Priorities & scope",
-            "Suggestions within the requested clauses are usually accepted as proposed.",
-        ),
-    }
+    lang = _outcome_language(outcomes, language)
+    words = dict(lang.outcomes)
+    generic = frozenset(w for each in markers.languages() for w in each.generic)
     proposals: list[dict[str, object]] = []
     for decision in ("ignored", "reworked", "accepted"):
-        if counts[decision] >= 2:
-            section, text = texts[decision]
+        group = [o for o in outcomes if o.decision == decision]
+        template = words.get(decision)
+        if len(group) < 2 or not template:
+            continue
+        for topic, said in _topics(group, generic):
+            text = template.format(topic=topic)
+            finals = [(o.suggestion, o.final_text) for o in said if o.final_text]
+            notes = []
+            if finals and sum(f.rstrip().endswith("?") for _, f in finals) * 2 >= len(finals):
+                notes.append(words.get("question", ""))
+            if finals and sum(len(f) / max(1, len(s)) for s, f in finals) <= 0.8 * len(finals):
+                notes.append(words.get("shorter", ""))
+            notes = [n for n in notes if n]
+            if decision == "reworked" and notes:
+                text += "; " + ", ".join(notes)
+            section = _SECTION_OF[decision]
             if section not in sections:
                 section = sections[0]
             proposals.append(
@@ -330,12 +822,34 @@ def _outcome_proposals(
                     "route": "memory",
                     "section": section,
                     "target": None,
-                    "text": text,
-                    "justification": f"{counts[decision]} suggestions were {decision} in this session",
+                    "text": text + ".",
+                    "justification": f"{len(said)} suggestions on {topic} were {decision} in this session",
                     "basis": "inferred",
                 }
             )
     return proposals
+
+
+def _said_otherwise(candidate: _Candidate, found: list[_Candidate | None]) -> bool:
+    """True for a complaint ("the tone is too harsh") when the same turn says what the person
+    wants instead ("I want a collaborative tone"): that request is the entry."""
+    if candidate.complaint is None:
+        return False
+    return any(
+        other is not None
+        and other is not candidate
+        and other.section == candidate.section
+        and candidate.complaint in fold(other.text or "")[0]
+        for other in found
+    )
+
+
+def _session_language(request: HarvestRequest) -> Language | None:
+    """The language of the person's own words in the session (None when no marker language
+    stands out)."""
+    text = " ".join(own.own for _, own in request.transcript.own_turns())
+    langs = markers.detect(fold(text)[0])
+    return langs[0] if len(langs) == 1 else None
 
 
 def harvest(request: HarvestRequest) -> RawAnswer:
@@ -343,16 +857,38 @@ def harvest(request: HarvestRequest) -> RawAnswer:
     extractor = _Extractor(request)
     proposals: list[dict[str, object]] = []
     seen: set[tuple[str, str]] = set()
-    for turn, own in request.transcript.own_turns():
+    offered: str | None = None
+    for turn in request.transcript.turns:
+        if turn.role == "assistant":
+            offered = turn.text
+            continue
+        if turn.role != "user":
+            continue
+        own = split_own(turn.text)
         where = f"line {turn.line} of the session" if turn.line else "the session"
-        for sentence in _sentences(own.own):
-            candidate = extractor.sentence(sentence, where)
-            if candidate is None:
+        cues = _turn_cues(own.own)
+        found = [extractor.sentence(s, where, cues) for s in _sentences(own.own)]
+        found.append(extractor.confirmed(offered, own.own, where, cues))
+        offered = None
+        for candidate in found:
+            if candidate is None or _said_otherwise(candidate, found):
                 continue
             key = (candidate.action, fold(candidate.text or candidate.target or "")[0])
             if key in seen:
                 continue
             seen.add(key)
             proposals.append(_proposal(candidate))
-    proposals.extend(_outcome_proposals(request.outcomes, request.sections))
-    return RawAnswer(provider="offline", proposals=proposals)
+    proposals.extend(
+        _outcome_proposals(request.outcomes, request.sections, _session_language(request))
+    )
+    notes = []
+    own_text = " ".join(own.own for _, own in request.transcript.own_turns())
+    unmarked = markers.unmarked_language(own_text)
+    if unmarked is not None:
+        known = ", ".join(lang.name for lang in markers.languages())
+        notes.append(
+            f"the session is in {unmarked}, a language the offline extractor has no markers for"
+            f" (it reads {known}): only what applies to any language was read"
+            " (the outcomes); a model provider reads it whole"
+        )
+    return RawAnswer(provider="offline", proposals=proposals, notes=notes)
