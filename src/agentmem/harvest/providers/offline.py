@@ -375,10 +375,12 @@ class _Candidate:
 @dataclass(frozen=True)
 class _TurnCues:
     """What one user turn says about all its requests: the person had asked before
-    (``reproach``), or describes what the agent is doing right now (``current``)."""
+    (``reproach``), or describes what the agent is doing right now (``current``); and its
+    language, for a sentence whose own words do not tell."""
 
     reproach: bool = False
     current: bool = False
+    language: Language | None = None  # the turn's language, when its words tell one
 
 
 def _turn_cues(text: str) -> _TurnCues:
@@ -387,6 +389,7 @@ def _turn_cues(text: str) -> _TurnCues:
     return _TurnCues(
         any_match(_patterns(langs, "reproach"), folded) is not None,
         any_match(_patterns(langs, "current"), folded) is not None,
+        langs[0] if len(langs) == 1 else None,
     )
 
 
@@ -419,6 +422,8 @@ class _Extractor:
 
     def sentence(self, sentence: str, where: str, cues: _TurnCues) -> _Candidate | None:
         langs = markers.detect(fold(sentence)[0])
+        if len(langs) > 1 and cues.language in langs:
+            langs = [cues.language]  # a sentence too short to tell: the turn's language
         language = langs[0] if len(langs) == 1 else None
         prepared = _prepare(sentence, langs)
         sentence, rhetorical = prepared.text, prepared.rhetorical
