@@ -12,7 +12,8 @@ Builds a fresh memory repository in a temporary folder (identity Alice Martin, a
 - provider secrets (Azure, URL passwords, Discord, Telegram, Twilio, Mailchimp, SendGrid) through
   ``remember``, and again (with a zero-width joiner inside ``sk-ant-``) in a replayed model
   answer (``harvest --proposals``); a replayed answer with a raw U+0085 (which YAML would fold
-  into a space), a modify with an elision marker, transcripts whose session id holds escape
+  into a space), a modify with an elision marker, a remove and an add of the same entry (a
+  no-op), personal data in a justification, transcripts whose session id holds escape
   bytes or a token; the same secrets through ``import``, ``review --edit``, ``doctrine propose``
   and the MCP tools ``remember`` and ``propose_rule``; secrets given as command-line arguments,
   session ids and scopes;
@@ -268,6 +269,20 @@ def replayed(bench: Bench) -> None:
     bench.record(
         "replayed answers", "elision marker in a modify", [],
         harvest(json.dumps({"proposals": [elided]}), "elision marker"),
+    )  # fmt: skip
+    undone = [
+        {"action": "remove", "basis": "declared", "section": "Writing style", "target": KEPT[:12],
+         "justification": "no longer"},
+        add(KEPT),
+    ]  # fmt: skip
+    bench.record(
+        "replayed answers", "a remove and an add of the same entry (a no-op)", [],
+        harvest(json.dumps({"proposals": undone}), "a no-op, the entry stays as it is"),
+    )  # fmt: skip
+    personal = add("Summaries come first.", justification="Jean Dupont, born 12/03/1975, said so")
+    bench.record(
+        "replayed answers", "personal data in a justification", ["Dupont", "12/03/1975"],
+        harvest(json.dumps({"proposals": [personal]}), "pii:"),
     )  # fmt: skip
     for name, session_id in {"escape bytes": "abc\x1b[31m-evil", "a token": TOKEN}.items():
         line = {"type": "user", "sessionId": session_id,

@@ -392,3 +392,17 @@ def test_importing_the_provider_does_not_import_the_sdk() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+def test_the_default_mask_is_the_guards_personal_data_check() -> None:
+    """No ``mask=``: the request carries the guard's mask, the same check that refuses entries."""
+    from agentmem import guard
+
+    api = FakeAPI(ok(recorded("success.json")))
+    said = "Ask Dr. Katrin Vogelsang; I have type 2 diabetes; contraseña: Luna#8877x."
+    harvest(make_request(text=said), client=api.client())
+    content = api.body()["messages"][0]["content"]
+    assert "Vogelsang" not in content and "diabetes" not in content and "Luna#" not in content
+    assert f"User: {guard.mask(said)}" in content
+    assert guard.mask(said) == "Ask [NAME]; I have [HEALTH]; contraseña: [SECRET:password]."
+    assert {f.code for f in guard.scan(said)} >= {"pii:name", "pii:health", "secret:password"}

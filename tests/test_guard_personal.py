@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from agentmem import guard
 from agentmem.errors import GuardError
-from agentmem.guard.personal import person_findings
+from agentmem.guard.personal import person_findings, personal_findings
 
 
 @pytest.mark.parametrize(
@@ -42,7 +42,7 @@ from agentmem.guard.personal import person_findings
     ],
 )
 def test_facts_about_a_person_are_found_in_four_languages(text: str, code: str, value: str) -> None:
-    found = [f for f in person_findings(text) if f.code == code]
+    found = [f for f in guard.scan(text) if f.code == code]
     assert found, text
     assert any(value in text[f.start : f.end] or text[f.start : f.end] in value for f in found)
     with pytest.raises(GuardError) as caught:
@@ -91,3 +91,73 @@ def test_harvest_refuses_a_proposal_with_personal_data(
     assert [p["text"] for p in out["proposals"]] == ["I want short comments."]
     assert len(out["rejected"]) == 2
     assert "Emma" not in result.stdout and "Tr0ub4dor" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("word", "common"),
+    [
+        *[
+            (w, True)
+            for w in ("code", "channels", "context", "sessions", "salary", "cup", "system")
+        ],
+        *[(w, False) for w in ("dupont", "becker", "schneider", "müller", "garcía", "lefebvre")],
+        *[(w, False) for w in ("gibbs", "chen", "smith", "martin", "sharma", "vogelsang")],
+    ],
+)
+def test_the_word_lists_put_known_words_on_their_side(word: str, common: bool) -> None:
+    """The thresholds of pyspellchecker's lists (``_COMMON_COUNT``) keep product words common
+    and frequent surnames (García, Martin: the lists come from subtitles) not."""
+    from agentmem.guard.personal import _COMMON_COUNT, _common
+
+    assert _common(word, _COMMON_COUNT) is common
+
+
+ISSUE_25 = [
+    ("Jean Dupont prefers short answers", "pii:name"),
+    ("The client was born 12/03/1975", "pii:birth-date"),
+    ("Numéro de sécurité sociale : 1 85 05 78 006 084 91", "pii:national-id"),
+    ("185057800608491 est son NIR", "pii:national-id"),
+    ("He lives at 12 rue de la Paix", "pii:address"),
+    ("Mot de passe du serveur : Azerty123!", "secret:password"),
+    ("The database password is Tr0ub4dor&3", "secret:password"),
+    ("psql -h db -U app -W Tr0ub4dor3", "secret:password"),
+    ("The lawyer has breast cancer", "pii:health"),
+]
+
+
+@pytest.mark.parametrize(("text", "code"), ISSUE_25)
+def test_one_check_refuses_entries_refuses_proposals_and_masks_the_model_request(
+    text: str, code: str
+) -> None:
+    """A trial: the same findings decide the entry guard (scan), harvest validation
+    (check_personal) and the masking of the model request (mask)."""
+    found = [f for f in guard.scan(text) if f.code == code]
+    assert found, guard.describe(guard.scan(text))
+    with pytest.raises(GuardError) as refused:
+        guard.check_personal(text, where="proposal p-1")
+    assert code in str(refused.value)
+    masked = guard.mask(text)
+    for f in found:
+        value = text[f.start : f.end]
+        assert value not in masked and value not in str(refused.value)
+        assert guard.placeholder(code) in masked
+    assert [f for f in personal_findings(text) if f.code == code]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Spotter helps to review Claude Code sessions",
+        "Phoenix Channels and stream lifecycle events",
+        "Claude, Cursor and Letta each keep their own memory",
+        "Bob prefers the préavis in bold.",
+    ],
+)
+def test_product_names_and_a_team_id_are_no_personal_data(text: str) -> None:
+    assert guard.scan(text) == [] and guard.mask(text) == text
+
+
+def test_remember_refuses_a_name_and_never_echoes_it(memrepo: Path, runner: CliRunner) -> None:
+    result = invoke(runner, "remember", "Jean Dupont wants the summary first")
+    assert result.exit_code == 1
+    assert "pii:name" in result.stderr and "Dupont" not in result.stderr + result.stdout

@@ -123,7 +123,7 @@ def test_the_cache_stays_small(tmp_path: Path) -> None:
     assert cache.get("withhold", str(hotcache.MAX_ENTRIES + 9)) == (True, None)
 
 
-def test_the_fingerprint_follows_the_delimiter_rule_and_the_name_list(monkeypatch) -> None:
+def test_the_fingerprint_follows_the_delimiter_rule_and_the_word_lists(monkeypatch) -> None:
     from pathlib import Path as P
 
     import agentmem.delivery.context as context_module
@@ -140,5 +140,9 @@ def test_the_fingerprint_follows_the_delimiter_rule_and_the_name_list(monkeypatc
     hotcache.guard_fingerprint()
     assert str(P(context_module.__file__).resolve()) in seen
     assert any(s.endswith("gender_guesser/data/nam_dict.txt") for s in seen)
+    assert any(s.endswith("guard/data/personal.json") for s in seen)
+    assert sum(s.endswith(".json.gz") and "spellchecker" in s for s in seen) == 4
     guard = P(context_module.__file__).resolve().parent.parent / "guard"
-    assert sorted(s for s in seen if "/guard/" in s) == sorted(str(f) for f in guard.glob("*.py"))
+    assert sorted(
+        s for s in seen if s.startswith(str(guard) + "/") and s.endswith(".py")
+    ) == sorted(str(f) for f in guard.glob("*.py"))

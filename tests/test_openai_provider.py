@@ -269,3 +269,33 @@ def test_the_repository_lock_is_free_during_the_model_call(
     assert seen == ["lock taken by another writer during the call"]
     (out,) = json.loads(result.stdout)
     assert [p["text"] for p in out["proposals"]] == ["Keep emails short."]
+
+
+#: What a trial's recording stub saw sent unmasked, one personal value per sentence.
+ISSUE_25 = (
+    "Jean Dupont signs for the supplier. He was born 12/03/1975, his social security number is "
+    "1 85 05 78 006 084 91 and he lives at 12 rue de la Paix. Mot de passe du serveur : "
+    "Azerty123! The database password is Tr0ub4dor&3, or run psql -h db -U app -W Tr0ub4dor3. "
+    "The lawyer has breast cancer. Keep my emails short."
+)
+ISSUE_25_VALUES = (
+    "Jean", "Dupont", "12/03/1975", "006 084 91", "rue de la Paix", "Azerty123", "Tr0ub4dor",
+    "breast cancer",
+)  # fmt: skip
+
+
+def test_personal_data_never_reaches_the_model_and_the_transcript_stays_readable(stub) -> None:
+    """Through a recording stub (a trial): every value is masked by a typed placeholder and
+    the words around it reach the model as they were."""
+    server, url = stub
+    server.replies.append((200, completion(json.dumps({"proposals": [PROPOSAL]})), 0))
+    harvest(request(ISSUE_25), settings(url))
+    (sent,) = server.requests
+    user = sent["messages"][1]["content"]
+    assert [v for v in ISSUE_25_VALUES if v in user] == []
+    assert (
+        "[NAME] signs for the supplier. He was born [DATE-OF-BIRTH], his social security number "
+        "is [NATIONAL-ID] and he lives at [ADDRESS]. Mot de passe du serveur : [SECRET:password] "
+        "The database password is [SECRET:password], or run psql -h db -U app -W "
+        "[SECRET:password]. The lawyer has [HEALTH]. Keep my emails short."
+    ) in user

@@ -55,6 +55,7 @@ SECRETS: dict[str, str] = {
     + "-----\n",
     "stripe": "sk" + "_live_" + _rand(24, seed=20),
     "password": "Tr0ub4dor" + "&" + _rand(4, seed=21),
+    "azerty": "Azerty" + "123" + "!",
     "generic": _rand(32, seed=22),
     "entropy": _rand(24, seed=23),
 }

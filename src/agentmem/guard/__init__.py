@@ -50,7 +50,7 @@ import re
 from agentmem.errors import GuardError
 from agentmem.guard.base import ERROR, KINDS, PLACEHOLDERS, PROMPT_DELIMITERS, WARNING, Finding
 from agentmem.guard.injection import _instruction_hits
-from agentmem.guard.personal import _PII_RANK, _pii_findings, person_findings
+from agentmem.guard.personal import _PII_RANK, personal_findings
 from agentmem.guard.secrets import _blob_findings, _braille_findings, _secret_findings
 from agentmem.guard.structure import _URL, _exfiltration_hits, _link_data_hits, _structure_hits
 from agentmem.guard.unicode import (
@@ -153,7 +153,7 @@ def scan(text: str, *, max_chars: int | None = None, kind: str = "entry") -> lis
     if "rot" in det:
         findings += _rot13_findings(det, index)
     findings += _secret_findings(text, raw)
-    findings += _pii_findings(text, raw)
+    findings += personal_findings(text, raw)
     findings += _blob_findings(text, url_spans, raw)
     findings += _cleaned_copy_findings(text, raw)
     if raw.latin1 is None:
@@ -191,7 +191,7 @@ def _cleaned_copy_findings(text: str, raw: _Raw) -> list[Finding]:
     copy_raw = _Raw(copy)
     spans = [m.span() for m in _URL.finditer(copy)] if "://" in copy else []
     out = []
-    found = _pii_findings(copy, copy_raw) + _blob_findings(copy, spans, copy_raw)
+    found = personal_findings(copy, copy_raw) + _blob_findings(copy, spans, copy_raw)
     for f in found + _braille_findings(copy):
         start, end = keep[f.start], keep[f.end - 1] + 1 if f.end > f.start else keep[f.start]
         out.append(Finding(f.code, f.message, start, end, f.severity))
@@ -220,13 +220,20 @@ def check(
 
 
 def check_personal(text: str, *, where: str) -> None:
-    """Refuse the facts about a person that no proposal may carry
-    (:func:`agentmem.guard.personal.person_findings`: names, family, health, legal and financial
-    facts, a password said in words, credentials in a URL). Refused, never a warning: raises
-    :class:`~agentmem.errors.GuardError` with codes and positions only (docs/design.md §Guard).
-    Harvest validation calls it on every proposal's text and justification, before the inbox.
+    """Refuse personal data and secrets in a proposal's text or justification: the same
+    personal-data check as :func:`scan` and :func:`mask`
+    (:func:`agentmem.guard.personal.personal_findings`: numbers, names, dates of birth,
+    addresses, health, family, legal and financial facts, passwords in words or on a command
+    line) and the secrets. Raises :class:`~agentmem.errors.GuardError` with codes and
+    positions only (docs/design.md §Guard). Harvest validation calls it first, before the inbox.
     """
-    personal = person_findings(text)
+    raw = _Raw(text)
+    personal = _dedupe(
+        _secret_findings(text, raw)
+        + personal_findings(text, raw)
+        + _cleaned_copy_findings(text, raw)
+    )
+    personal = [f for f in personal if f.code.startswith(("secret:", "pii:"))]
     if personal:
         shown = "; ".join(f"{f.code} at {f.start}: {f.message}" for f in personal[:8])
         raise GuardError(
@@ -257,10 +264,9 @@ def mask(text: str) -> str:
     url_spans = [m.span() for m in _URL.finditer(text)] if "://" in text else []
     found = _dedupe(
         _secret_findings(text, raw)
-        + _pii_findings(text, raw)
+        + personal_findings(text, raw)
         + _blob_findings(text, url_spans, raw)
         + _cleaned_copy_findings(text, raw)
-        + person_findings(text)
     )
     spans = sorted(
         (f for f in found if f.code.startswith(("secret:", "pii:"))),

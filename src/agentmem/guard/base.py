@@ -28,6 +28,8 @@ PLACEHOLDERS = {
     "pii:iban": "[IBAN]",
     "pii:card": "[CARD]",
     "pii:national-id": "[NATIONAL-ID]",
+    "pii:birth-date": "[DATE-OF-BIRTH]",
+    "pii:address": "[ADDRESS]",
     "pii:name": "[NAME]",
     "pii:family": "[FAMILY]",
     "pii:health": "[HEALTH]",

@@ -1,15 +1,25 @@
-"""Personal data (docs/design.md §Harvest, §Guard): e-mail addresses, phone numbers (France, US,
-international), IBANs, payment cards and national ids (FR NIR, US SSN, ES DNI/NIE, IT codice
-fiscale), read on the raw text; checksums through python-stdnum and numbers through phonenumbers,
-both loaded on first use."""
+"""Personal data (docs/design.md §Guard), the ONE check (:func:`personal_findings`) that the guard
+refuses in entries, rules and files, harvest validation refuses in proposals and
+:func:`agentmem.guard.mask` hides from a model: e-mail addresses, phone numbers (France, US,
+international), IBANs, payment cards, national ids (FR NIR, US SSN, ES DNI/NIE, DE Steuer-ID
+and Steuernummer, UK NINO, IT codice fiscale), and facts about a person: names, dates of birth,
+street addresses, health, family, legal and financial facts, passwords said in words or typed
+on a command line (English, French, Spanish, German). Checksums through python-stdnum,
+numbers through phonenumbers, first names from gender-guesser's list, common words from
+pyspellchecker's frequency lists, all loaded on first use; the vocabulary in
+``guard/data/personal.json``."""
 
 from __future__ import annotations
 
 import functools
+import json
 import re
+import unicodedata
 from importlib import resources
+from typing import Any
 
 from agentmem.guard.base import Finding
+from agentmem.guard.secrets import _PLACEHOLDER_VALUE
 from agentmem.guard.unicode import _Raw
 
 # ----------------------------------------------------------------------------------------------
@@ -33,6 +43,7 @@ _DIGIT_GROUP = re.compile(r"\d+")
 _SEVEN_DIGITS = re.compile(r"\d{7,8}")
 _NINE_DIGITS = re.compile(r"\d(?:[ .\-()/\u00a0\u202f]{0,2}[\dAB]){8,}")  # AB: Corsican NIR
 _CF_HINT = re.compile(r"\d\d[A-EHLMPR-T]\d\d[A-Z]")
+_NINO_HINT = re.compile(r"^[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z](?:\d\d|$)", re.MULTILINE)
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ \u00a0]?[A-Z0-9]{4}){2,7}(?:[ \u00a0]?[A-Z0-9]{1,4})?\b")
 _CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
 # Sex digit 1-4 or 7-8 (temporary numbers), groups apart by a space, a no-break space, a dot or
@@ -46,8 +57,52 @@ _SSN = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
 _SSN_KEYWORD = re.compile(r"(?i)\bssn\b\W{0,3}(\d{9})\b")
 _DNI = re.compile(r"(?<![\dA-Za-z])(?:\d{8}-?[A-Za-z]|[XYZxyz]-?\d{7}-?[A-Za-z])(?![\dA-Za-z])")
 _CODICE_FISCALE = re.compile(r"\b[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z]\b")
+# German tax id (Steuer-ID, IdNr): 11 digits, grouped "86 095 742 719" or not; its checksum and
+# digit rules (python-stdnum) keep ordinary numbers out. The older tax number (Steuernummer)
+# has no checksum: only when named.
+_IDNR = re.compile(r"(?<![\d.,/-])[1-9]\d(?:[ \u00a0]?\d{3}){3}(?![\d.,/-]|[ \u00a0]\d)")
+_STNR_NAMED = re.compile(
+    r"(?i)\b(?:steuernummer|steuer-nr\.?|st\.?-?nr\.?)\b\W{0,3}(\d{2,3}/\d{3,4}/\d{4,5}|\d{10,13})"
+)
+# UK National Insurance number: two letters (HMRC's rules: no D, F, I, Q, U, V; no O second;
+# not BG, GB, KN, NK, NT, TN, ZZ), six digits, A-D. python-stdnum has no module for it.
+_NINO = re.compile(
+    r"(?<![A-Za-z0-9])([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z](?:[ \u00a0]?\d\d){3}[ \u00a0]?[A-D])"
+    r"(?![A-Za-z0-9])"
+)
+_NINO_INVALID = frozenset(("BG", "GB", "KN", "NK", "NT", "TN", "ZZ"))
+# A number named as a social security number: "numéro de sécurité sociale : 1 85 05 78 …",
+# "social security number 123 45 6789".
+_NIR_NAMED = re.compile(
+    r"(?i)\b(?:s[ée]curit[ée] sociale|s[ée]cu|nir|num[ée]ro insee|social security|seguridad social"
+    r"|sozialversicherungsnummer)\b[^\d\n]{0,24}([1-478](?:[ .\-\u00a0\u202f]?\d){12}"
+    r"(?:[ .\-/\u00a0\u202f]{0,3}\d\d))(?!\d)"
+)
+_SSN_NAMED = re.compile(
+    r"(?i)\b(?:ssn|social security)\b[^\d\n]{0,24}(\d{3}[ ]\d{2}[ ]\d{4})(?!\d)"
+)
+
+
+_NAMED_ID_WORDS = frozenset(
+    "sécurité securite sécu secu nir insee security ssn seguridad sozialversicherungsnummer".split()
+)
+_WORDS = re.compile(r"[^\W\d_]+")
+
+
+def _nino_ok(value: str) -> bool:
+    value = value.replace(" ", "").replace("\u00a0", "").upper()
+    return len(value) == 9 and value[:2] not in _NINO_INVALID
+
+
 _NUMBER_SEPARATORS = re.compile(r"[\s./\-]")
-_PII_RANK = {"pii:national-id": 0, "pii:card": 1, "pii:iban": 2, "pii:email": 3, "pii:phone": 4}
+_PII_RANK = {
+    "pii:national-id": 0,
+    "pii:card": 1,
+    "pii:iban": 2,
+    "pii:email": 3,
+    "pii:birth-date": 4,
+    "pii:phone": 5,
+}
 
 
 def _valid_id(kind: str, value: str) -> bool:
@@ -68,6 +123,25 @@ def _valid_id(kind: str, value: str) -> bool:
         from stdnum.es import dni, nie
 
         return bool(dni.is_valid(value) or nie.is_valid(value))
+    if kind == "idnr":
+        # lazy: stdnum costs 50 ms to import
+        from stdnum.de import idnr
+
+        return bool(idnr.is_valid(value))
+    if kind == "stnr":
+        # lazy: stdnum costs 50 ms to import
+        from stdnum.de import stnr
+
+        return bool(stnr.is_valid(value))
+    if kind == "nino":
+        return _nino_ok(value)
+    if kind == "nir-named":
+        # lazy: stdnum costs 50 ms to import
+        from stdnum.fr import nir
+
+        # Named as a social security number: the key is not checked (a mistyped key is still
+        # the person's number), the rest is (sex, month, department: stdnum's own checks).
+        return bool(nir.is_valid(value[:13] + nir.calc_check_digits(value[:13])))
     # lazy: stdnum costs 50 ms to import
     from stdnum.it import codicefiscale
 
@@ -239,6 +313,16 @@ def _pii_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
         out += _national_ids(text, _SSN_KEYWORD, "ssn", "US social security number", everywhere)
     if _CF_HINT.search(raw.tokens):
         out += _national_ids(text, _CODICE_FISCALE, "cf", "Italian codice fiscale", everywhere)
+    if _NINO_HINT.search(raw.tokens):
+        out += _national_ids(text, _NINO, "nino", "UK National Insurance number", everywhere)
+    lower = raw.words()[1]
+    if not lower.isdisjoint(("steuernummer", "steuer", "st", "stnr", "nr")):
+        out += _national_ids(text, _STNR_NAMED, "stnr", "German tax number", everywhere)
+    if not lower.isdisjoint(_NAMED_ID_WORDS):
+        out += _national_ids(
+            text, _NIR_NAMED, "nir-named", "French social security number (NIR)", everywhere
+        )
+        out += _national_ids(text, _SSN_NAMED, "ssn", "US social security number", everywhere)
     # Spanish ids hold 7 or 8 digits; every other number at least nine. The patterns run only
     # in windows around such runs of digits, which keeps long texts fast.
     seven, nine = _digit_runs(raw)
@@ -250,6 +334,7 @@ def _pii_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
         return out
     out += _national_ids(text, _NIR, "nir", "French social security number (NIR)", near)
     out += _national_ids(text, _SSN, "ssn", "US social security number", near)
+    out += _national_ids(text, _IDNR, "idnr", "German tax id (Steuer-ID)", near)
     out += [
         Finding("pii:card", "payment card number", m.start(), m.end())
         for lo, hi in near
@@ -275,126 +360,551 @@ def _windows(text: str, rx: re.Pattern[str], margin: int = 24) -> list[tuple[int
 
 
 # ----------------------------------------------------------------------------------------------
-# Facts about a person (proposal level: harvest validation and the model request's masking)
+# Facts about a person: names, dates of birth, addresses, health, family, legal and financial
+# facts, passwords said in words or typed on a command line (raw text)
 # ----------------------------------------------------------------------------------------------
 
-_UPPER = r"[A-ZÀ-ÖØ-Þ]"
-_LOWER = r"[a-zß-öø-ÿ]"
-_CAPITALISED = rf"{_UPPER}{_LOWER}+(?:-{_UPPER}{_LOWER}+)?"
-# A title, then a capitalised name: "Dr. Schneider", "Maître Lefebvre", "el Sr. García".
-_TITLED = re.compile(
-    rf"(?<![\w.])(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Mme|Mlle|Sr|Sra|Srta|Dra)\.?|(?:M|Me|Hr|Fr)\."
-    rf"|Ma[iî]tre|Madame|Monsieur|Miss|Herr|Frau|Do[nñ]a?)\s+{_CAPITALISED}"
-)
-# A first name from the bundled list, then a capitalised surname: "Tom Becker".
-_NAME_PAIR = re.compile(rf"(?<![\w.-])({_UPPER}{_LOWER}+)\s+({_CAPITALISED})(?![\w-])")
-# First names that are also ordinary capitalised words at a sentence start.
-_NOT_NAMES = frozenset(
-    "the will may mark bill grace rose june april august summer hope joy faith art jean "
-    "dan don page sterling chase major case lane grant frank earl rich stone young lord "
-    "clause article section annex rule summary review please remember keep note".split()
-)
-_FAMILY = re.compile(
-    r"(?i)\b(?:(?:my|his|her|our|their)\s+(?:daughters?|sons?|wife|husband|kids?|children|child"
-    r"|partner|mother|father|mom|mum|dad|brother|sister|girlfriend|boyfriend|baby|fianc[ée]e?)"
-    r"|(?:ma|mon|mes|sa|son|ses)\s+(?:filles?|fils|femme|mari|enfants?|compagne|compagnon|conjointe?"
-    r"|m[èe]re|p[èe]re|fr[èe]re|s(?:œ|oe)ur|b[ée]b[ée])"
-    r"|(?:mi|mis|su|sus)\s+(?:hijas?|hijos?|esposa|esposo|marido|mujer|pareja|madre|padre"
-    r"|herman[oa]s?|beb[ée]|novi[oa])"
-    r"|(?:meine?|seine?|ihre?|unsere?)\s+(?:t[öo]chter|tochter|s[öo]hne|sohn|frau|mann|kinder?"
-    r"|partner(?:in)?|mutter|vater|bruder|schwester|baby|freundin|freund))\b"
-    rf"(?:\s+{_UPPER}{_LOWER}+)?"
-)
-_HEALTH = re.compile(
-    r"(?i)\b(?:adhd|tdah|adhs|autis(?:m|me|mo|mus|tic|te|ta|tisch)|asperger|dyslexi[ac]\w*"
-    r"|dyslexie|legasthenie|depress(?:ion|ed|iv\w*)|d[ée]pression|depresi[oó]n|anxiety|anxi[ée]t[ée]"
-    r"|ansiedad|angstst[öo]rung|burn-?out|bipolar\w*|diabet\w*|cancer|krebs|c[áa]ncer|chemo\w*"
-    r"|pregnan\w*|enceinte|embarazada|schwanger\w*|sick\s+leave|arr[êe]t\s+maladie|baja\s+m[ée]dica"
-    r"|krankgeschrieben|therapy|th[ée]rapie|terapia|therapie|psychiatr\w*|psycholog\w*"
-    r"|sertralin\w*|fluoxetin\w*|ritalin|methylphenidat\w*|adderall|antidepress\w*|insulin\w*"
-    r"|medication|m[ée]dicament\w*|medicaci[oó]n|medikament\w*|disabilit\w*|handicap\w*"
-    r"|malade|maladie|enferm[oa]|enfermedad|krank|krankheit|fever|fi[èe]vre|fiebre|fieber"
-    r"|illness|ill\b|migraines?|hospital\w*|h[ôo]pital|krankenhaus)\b"
-)
-_LEGAL = re.compile(
-    r"(?i)\b(?:divorc\w*|scheidung|geschieden|custody|garde\s+des\s+enfants|custodia|sorgerecht"
-    r"|criminal\s+record|casier\s+judiciaire|antecedentes\s+penales|vorstrafe\w*|arrested"
-    r"|arr[êe]t[ée]e?\s+par|detenid[oa]|verhaftet|convicted|condamn[ée]e?|condenad[oa]|verurteilt"
-    r"|probation|sued\s+me|my\s+lawsuit|mon\s+proc[èe]s)\b"
-)
-_FINANCIAL = re.compile(
-    r"(?i)\b(?:salary|salaries|salaire|salario|sueldo|gehalt|geh[äa]lter|earns?|gagne|gana|verdien\w*"
-    r"|my\s+(?:debts?|mortgage|loan|bank\s+account|credit\s+score|pay\s+rise|raise|bonus)"
-    r"|mes\s+dettes|ma\s+dette|mon\s+pr[êe]t|mi\s+deuda|mis\s+deudas|mi\s+hipoteca"
-    r"|meine\s+schulden|mein\s+kredit|hypoth[èe]que|hipoteca|hypothek)\b"
-)
-# "the password is X", "le mot de passe est X", "la contraseña es X", "das Passwort ist X".
-_PASSWORD_PROSE = re.compile(
-    r"(?i)\b(?:password|passwd|passphrase|pass\s*code|mot\s+de\s+passe|mdp|contrase[ñn]a|clave"
-    r"|passwort|kennwort)\b[^.\n]{0,40}?\b(?:is|was|est|[ée]tait|es|era|ist|war|lautet)\s*:?\s+"
-    r"([^\s\"',;]{4,}|\"[^\"\n]{4,}\"|'[^'\n]{4,}')"
-)
-_URL_CREDENTIALS = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^/\s:@]{1,64}:([^/\s@]{3,128})@")
+LANGUAGES = ("en", "fr", "es", "de")
 
 
 @functools.cache
-def _first_names() -> frozenset[str]:
-    """First names from gender-guesser's maintained list (about 45,000, many countries),
-    casefolded; loaded on first use (about 0.4 s)."""
-    names: set[str] = set()
-    path = resources.files("gender_guesser") / "data" / "nam_dict.txt"
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if line[:1] in ("#", "="):
-                continue
-            name = line[3:29].strip()
-            if name and " " not in name and "+" not in name:
-                names.add(name.casefold())
-    return frozenset(names)
+def _vocabulary() -> dict[str, Any]:
+    """``guard/data/personal.json``: health conditions and states, medications, person nouns
+    (EN/FR/ES/DE), first names that are products, product words. Loaded on first use."""
+    data = resources.files("agentmem.guard").joinpath("data", "personal.json").read_text("utf-8")
+    loaded: dict[str, Any] = json.loads(data)
+    return loaded
 
 
-def _name_findings(text: str) -> list[Finding]:
-    out = [
-        Finding("pii:name", "a person's name (title and name)", m.start(), m.end())
-        for m in _TITLED.finditer(text)
+def _bare(word: str) -> str:
+    """``word`` without its accents (NFD, combining marks dropped): "diabète" → "diabete"."""
+    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+
+
+_ARTICLES = re.compile(
+    r"^(?:a|an|the|un|une|le|la|les|l'|du|de la|de l'|des|de|d'|el|los|las|una|unos|unas"
+    r"|ein|eine|einen|einem|einer|das|die|der|den) "
+)
+
+
+def _alternation(words: list[str], *, articles: bool = False) -> str:
+    """A regex alternation of ``words`` and their accent-free forms, longest first; spaces
+    match any horizontal white space, apostrophes both ' and ’. With ``articles``, a leading
+    article is dropped (the patterns allow one before every word)."""
+    forms: set[str] = set()
+    for word in words:
+        word = _ARTICLES.sub("", word) if articles else word
+        forms |= {word, _bare(word)}
+    escaped = [
+        re.escape(w).replace(r"\ ", r"[^\S\n]+").replace("'", "['’]")
+        for w in sorted(forms, key=len, reverse=True)
     ]
-    pairs = list(_NAME_PAIR.finditer(text))
-    if pairs:
-        names = _first_names()
-        for m in pairs:
-            first = m.group(1).casefold()
-            if (
-                first in names
-                and first not in _NOT_NAMES
-                and m.group(2).casefold() not in _NOT_NAMES
-            ):
-                out.append(
-                    Finding(
-                        "pii:name", "a person's name (first name and surname)", m.start(), m.end()
-                    )
-                )
+    return "(?:" + "|".join(escaped) + ")"
+
+
+# --- words: common in a language, first names ----------------------------------------------
+
+#: A word seen at least this often in pyspellchecker's frequency list of the language is a
+#: common word there (about the list's 10,000 most frequent words, 6,000 for the German list,
+#: which is smaller); ``_FUNCTION_COUNT``: among its 1,000 most frequent. The lists come from
+#: subtitles, so frequent surnames rank high too (García, Martin): a lower rank would hide them.
+#: tests/test_guard_personal.py pins known words on each side.
+_COMMON_COUNT = {"en": 3211, "fr": 1007, "es": 998, "de": 300}
+_FUNCTION_COUNT = {"en": 101_934, "fr": 23_421, "es": 49_906, "de": 5_411}
+
+
+@functools.cache
+def _word_list(lang: str) -> bytes:
+    """pyspellchecker's word-frequency list of ``lang`` (JSON ``{"word": count}``), decompressed
+    once (10-50 ms) and searched as bytes: parsing it would cost ten times more."""
+    # lazy: 0.1 s to decompress the four lists, needed only when a name is in question
+    import gzip
+
+    path = resources.files("spellchecker").joinpath("resources", f"{lang}.json.gz")
+    return gzip.decompress(path.read_bytes())
+
+
+@functools.lru_cache(maxsize=8192)
+def _word_count(word: str, lang: str) -> int:
+    """How often ``word`` (any case) occurs in the language's frequency list; 0 when absent."""
+    data = _word_list(lang)
+    key = b'\n"' + word.casefold().encode("utf-8") + b'": '
+    i = data.find(key)
+    if i < 0:
+        return 0
+    start = i + len(key)
+    end = start
+    while end < len(data) and data[end : end + 1].isdigit():
+        end += 1
+    return int(data[start:end] or b"0")
+
+
+def _common(word: str, counts: dict[str, int]) -> bool:
+    """``word`` is a common word in one of the four languages (``counts``: the threshold)."""
+    return any(_word_count(word, lang) >= counts[lang] for lang in LANGUAGES)
+
+
+@functools.cache
+def _name_list() -> str:
+    """gender-guesser's maintained list of first names (48,000 lines, many countries), read
+    whole once and searched: a name line is ``G  Name`` padded to column 30, then one
+    frequency digit (1-D) per country."""
+    path = resources.files("gender_guesser") / "data" / "nam_dict.txt"
+    return path.read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=8192)
+def _name_frequency(name: str) -> int:
+    """The highest frequency (1 rare … 13 very common, over all countries) of ``name`` as a
+    first name in gender-guesser's list; 0 when it is not there."""
+    data = _name_list()
+    key = " " + name[:1].upper() + name[1:].lower()
+    key = key.ljust(27)
+    best = 0
+    i = data.find(key)
+    while i >= 0:
+        if i >= 2 and data[i - 3 : i - 2] == "\n":
+            line_end = data.find("\n", i)
+            digits = [int(c, 16) for c in data[i + 28 : line_end] if c in "123456789ABCD"]
+            best = max(best, *digits, 1)
+        i = data.find(key, i + 1)
+    return best
+
+
+def _first_name(word: str) -> bool:
+    """A first name: in the list with some frequency (2+ in one country), not a product or an
+    assistant that bears one (``not_names``), not one of a language's most frequent words."""
+    folded = word.casefold()
+    if folded in _not_names():
+        return False
+    parts = word.split("-")
+    if _name_frequency(word) < 2 and not all(_name_frequency(p) >= 2 for p in parts):
+        return False
+    return not _common(word, _FUNCTION_COUNT)
+
+
+@functools.cache
+def _not_names() -> frozenset[str]:
+    return frozenset(_vocabulary()["not_names"])
+
+
+@functools.cache
+def _product_words() -> frozenset[str]:
+    return frozenset(_vocabulary()["product_words"])
+
+
+def _surname(word: str) -> bool:
+    """A capitalised word that can be a surname: not a common word of the four languages and not
+    a word of product names ("Claude Code", "Phoenix Channels", "Kimi Proxy")."""
+    folded = word.casefold()
+    if folded in _product_words() or folded in _not_names():
+        return False
+    return not any(_common(part, _COMMON_COUNT) for part in word.split("-"))
+
+
+# --- names ---------------------------------------------------------------------------------------
+
+_UPPER = r"[A-ZÀ-ÖØ-Þ]"
+_LOWER = r"[a-zß-öø-ÿ]"
+_CAP = rf"{_UPPER}{_LOWER}+"
+_CAPITALISED = rf"{_CAP}(?:-{_CAP})?"
+# A title, then a capitalised name that is not a common word: "Dr. Schneider", "Maître
+# Lefebvre", "el Sr. García" (not "Sr. Engineer", "M. Then", "la Sra. Presidenta").
+_TITLED = re.compile(
+    rf"(?<![\w.])((?:Dr|Mr|Mrs|Ms|Mx|Prof|Mme|Mlle|Sr|Sra|Srta|Dra)\.?|(?:M|Me|Hr|Fr)\."
+    rf"|Ma[iî]tre|Madame|Monsieur|Miss|Sir|Herr|Frau|Se[ñn]ora?|Do[nñ]a?)[^\S\n]+({_CAPITALISED})"
+    rf"(?![\w-])"
+)
+_PARTICLE = r"(?:(?:de|da|di|del|van|von|der|den|du|le|dos|das|ten|ter|zu) )"
+# A first name, then a surname: "Jean Dupont", "Anna von Berg".
+_NAME_PAIR = re.compile(
+    rf"(?<![\w.'’-])({_CAPITALISED})[^\S\n]+{_PARTICLE}?({_CAPITALISED})(?![\w'’-])"
+)
+# "my colleague Sarah", "ma collègue Léa", "mi jefa Carmen", "meine Kollegin Anna", "my name
+# is Tom": the word after the cue is a name unless it is a common word.
+_NAME_CUE = re.compile(
+    r"(?i:(?:\b(?:my|our) (?:colleague|coworker|co-worker|manager|boss|lawyer|attorney|doctor"
+    r"|accountant|assistant|client|friend|neighbou?r|landlord|teammate|intern|husband|wife"
+    r"|son|daughter|brother|sister)|\b(?:mon|ma|notre) (?:coll[èe]gue|chef|cheffe|avocate?"
+    r"|m[ée]decin|comptable|associ[ée]e?|amie?|voisine?|stagiaire|manager|mari|femme|fils|fille"
+    r"|fr[èe]re|s(?:œ|oe)ur)|\b(?:mi|nuestr[oa]) (?:compa[ñn]er[oa]|colega|jef[ea]|abogad[oa]"
+    r"|m[ée]dic[oa]|amig[oa]|vecin[oa]|contable|soci[oa]|marido|esposa|hij[oa]|herman[oa])"
+    r"|\b(?:mein|meine|unser|unsere) (?:kollegin|kollege|chefin|chef|anw[äa]ltin|anwalt"
+    r"|[äa]rztin|arzt|nachbarin|nachbar|praktikantin|praktikant|mann|frau|sohn|tochter|bruder"
+    r"|schwester)|\bmy name is|\bje m['’]appelle|\bme llamo|\bmi nombre es|\bich hei(?:ß|ss)e"
+    r"|\bmein name ist)(?:[^\S\n]+(?:is|called|named|est|s['’]appelle|es|se llama|ist|hei(?:ß|ss)t))?)"
+    rf"[^\S\n]+({_CAPITALISED})(?![\w-])"
+)
+# "Sarah said", "Léa a dit", "Carmen dijo", "Anna sagte": a first name with a verb of speech
+# (not "Bob prefers …": a team member named by the id the team uses is no disclosure).
+_NAME_SAID = re.compile(
+    rf"(?<![\w.'’-])({_CAPITALISED})[^\S\n]+(?:said|says|told (?:me|us)|wrote|asked|a dit"
+    r"|m['’]a dit|a écrit|a demandé|dijo|me dijo|escribió|pidió|sagte|sagt|meinte|schrieb"
+    r"|hat gesagt)\b"
+)
+
+
+_NEXT_NAME = re.compile(rf"[^\S\n]+{_PARTICLE}?({_CAPITALISED})(?![\w'’-])")
+
+
+def _whole_name(text: str, end: int) -> int:
+    """Where a name that ends at ``end`` really ends: with its other surnames ("Andrés Villalba
+    Soto", "Dr. Katrin Vogelsang"), so that masking leaves none of it."""
+    while (m := _NEXT_NAME.match(text, end)) is not None and _surname(m.group(1)):
+        end = m.end()
+    return end
+
+
+_TITLE_WORDS = frozenset(
+    "Dr Dra Mr Mrs Ms Mx Prof Mme Mlle Sr Sra Srta M Me Hr Fr Maître Maitre Madame Monsieur Miss "
+    "Sir Herr Frau Señor Señora Senor Senora Don Doña Dona".split()
+)
+_CUE_WORDS = frozenset(
+    "colleague coworker co manager boss lawyer attorney doctor accountant assistant client friend "
+    "neighbour neighbor landlord teammate intern husband wife son daughter brother sister "
+    "collègue collegue chef cheffe avocat avocate médecin medecin comptable associé associe "
+    "associée associee ami amie voisin voisine stagiaire mari femme fils fille frère frere sœur "
+    "soeur compañero compañera companero companera colega jefe jefa abogado abogada médico medico "
+    "médica medica amigo amiga vecino vecina contable socio socia marido esposa hijo hija hermano "
+    "hermana kollegin kollege chefin anwältin anwaltin anwalt ärztin arztin arzt nachbarin nachbar "
+    "praktikantin praktikant mann frau sohn tochter bruder schwester name appelle llamo nombre "
+    "heiße heisse".split()
+)
+_SAID_WORDS = frozenset(
+    "said says told wrote asked dit écrit demandé dijo escribió escribio pidió pidio "
+    "sagte sagt meinte schrieb gesagt".split()
+)
+
+
+def _name_findings(text: str, words: frozenset[str], caps: frozenset[str]) -> list[Finding]:
+    """Names; ``words``: the text's words in lower case, ``caps``: its words as written (each
+    pattern runs only when its words occur)."""
+    out: list[Finding] = []
+
+    def add(start: int, end: int, what: str) -> None:
+        out.append(Finding("pii:name", f"a person's name ({what})", start, _whole_name(text, end)))
+
+    if not caps.isdisjoint(_TITLE_WORDS):
+        for m in _TITLED.finditer(text):
+            name = m.group(2)
+            if name.casefold() in _product_words() or _common(name, _COMMON_COUNT):
+                continue  # "Sr. Engineer", "M. Then", "la Sra. Presidenta": not a name
+            add(m.start(), m.end(), "title and name")
+    if any(_first_name(w) for w in caps if w[:1].isupper() and w[1:].islower()):
+        for m in _NAME_PAIR.finditer(text):
+            if _first_name(m.group(1)) and _surname(m.group(2)):
+                add(m.start(), m.end(), "first name and surname")
+    if not words.isdisjoint(_CUE_WORDS):
+        for m in _NAME_CUE.finditer(text):
+            name = m.group(1)
+            if name.casefold() in _not_names() or not (_first_name(name) or _surname(name)):
+                continue
+            add(*m.span(1), "named by a relation")
+    if not words.isdisjoint(_SAID_WORDS):
+        for m in _NAME_SAID.finditer(text):
+            if _first_name(m.group(1)):
+                add(*m.span(1), "with what they said")
     return out
 
 
-def person_findings(text: str) -> list[Finding]:
-    """Facts about a person that no proposal may carry (docs/design.md §Guard): names (a title
-    and a name, or a listed first name and a capitalised surname), family, health, legal and
-    financial facts, a password said in words ("the password is …", "le mot de passe est …"),
-    credentials inside a URL. Every finding is an error; messages never hold the value."""
-    out = _name_findings(text)
-    for code, what, rx in (
-        ("pii:family", "a fact about a person's family", _FAMILY),
-        ("pii:health", "a fact about a person's health", _HEALTH),
-        ("pii:legal", "a legal fact about a person", _LEGAL),
-        ("pii:financial", "a financial fact about a person", _FINANCIAL),
+# --- dates of birth ------------------------------------------------------------------------------
+
+_MONTHS = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december"
+    r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|janvier|f[ée]vrier|mars|avril|mai|juin"
+    r"|juillet|ao[ûu]t|septembre|octobre|novembre|d[ée]cembre|enero|febrero|marzo|abril|mayo"
+    r"|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre|januar|j[äa]nner"
+    r"|februar|m[äa]rz|juni|juli|oktober|dezember)\.?"
+)
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th|er|º|\.)?"
+_YEAR = r"(?:19|20)\d\d"
+_DATE = (
+    rf"(?:{_DAY}[/.-](?:0?[1-9]|1[0-2])[/.-](?:{_YEAR}|\d\d)|{_YEAR}-(?:0[1-9]|1[0-2])-(?:0[1-9]"
+    rf"|[12]\d|3[01])|{_DAY} (?:de )?{_MONTHS},? (?:de )?{_YEAR}|{_MONTHS} {_DAY},? {_YEAR})"
+)
+_BIRTH = re.compile(
+    r"(?i)\b(?:born(?: on)?|b\.|date of birth|birth ?date|birthday(?: is)?|d\.?o\.?b\.?"
+    r"|n[ée]e?(?:\(e\))? le|date de naissance|nacid[oa] el|nac[íi] el|naci[óo] el"
+    r"|fecha de nacimiento|geboren am|geb\.(?: am)?|geburtsdatum|geburtstag)"
+    rf"(?:[^\S\n]*[:=-])?[^\S\n]*({_DATE})\b"
+)
+_BIRTH_WORDS = frozenset(
+    "born birth birthdate birthday dob né née naissance nacido nacida nací naci nació nacio "
+    "nacimiento geboren geb geburtsdatum geburtstag".split()
+)
+
+# --- street addresses ----------------------------------------------------------------------------
+
+_EN_STREETS = (
+    r"(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Boulevard|Blvd|Court|Ct|Place|Square|Terrace"
+    r"|Crescent|Close|Way|Parkway|Highway|Row|Mews|Gardens|Grove|Hill|Walk)"
+)
+_ADDRESS = re.compile(
+    # EN: "221B Baker Street", "10 Downing St."
+    rf"\b\d{{1,5}}[A-Za-z]?,?[^\S\n]+(?:{_CAP}[^\S\n]+){{1,3}}{_EN_STREETS}\b\.?"
+    # FR: "12 rue de la Paix", "3 bis avenue Foch"
+    r"|(?i:\b\d{1,4}(?:[^\S\n]?(?:bis|ter|[ab]))?,?[^\S\n]+(?:rue|avenue|av\.|boulevard|bd"
+    r"|place|all[ée]e|impasse|chemin|quai|cours|route|square|passage|faubourg|rond-point)"
+    r"[^\S\n]+(?:de[^\S\n]+la[^\S\n]+|de[^\S\n]+l['’]|des[^\S\n]+|du[^\S\n]+|de[^\S\n]+|d['’]"
+    rf"|la[^\S\n]+|le[^\S\n]+|l['’])?){_CAP}"
+    # ES: "Calle Mayor 5", "Avenida de la Constitución, 12"
+    r"|(?:\b(?:Calle|C/|Avenida|Avda\.?|Paseo|Plaza|Pza\.|Camino|Carretera|Ronda|Traves[íi]a"
+    r"|Glorieta)[^\S\n]+(?:de[^\S\n]+la[^\S\n]+|del[^\S\n]+|de[^\S\n]+los[^\S\n]+"
+    rf"|de[^\S\n]+las[^\S\n]+|de[^\S\n]+)?{_CAP}(?:[^\S\n]+{_CAP})*,?[^\S\n]+(?:n\.?[º°o][^\S\n]?)?"
+    r"\d{1,4}[A-Za-z]?\b)"
+    # DE: "Hauptstraße 12", "Bahnhofstr. 5", "Lindenweg 4a"
+    rf"|\b{_UPPER}{_LOWER}+(?:straße|strasse|str\.|weg|gasse|platz|allee|damm|ufer"
+    r"|chaussee|steig|pfad)[^\S\n]+\d{1,4}[a-z]?\b"
+)
+_ADDRESS_WORDS = frozenset(
+    "street st road rd avenue ave lane ln drive boulevard blvd court ct place square terrace "
+    "crescent close way parkway highway row mews gardens grove hill walk rue av bd allée allee "
+    "impasse chemin quai cours route passage faubourg rond point calle avenida avda paseo plaza "
+    "pza camino carretera ronda travesía travesia glorieta".split()
+)
+_STREET_SUFFIXES = (
+    "straße", "strasse", "str", "weg", "gasse", "platz", "allee", "damm", "ufer", "chaussee",
+    "steig", "pfad",
+)  # fmt: skip
+
+# --- health ---------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _health_patterns() -> tuple[re.Pattern[str], ...]:
+    """A health condition, a medication or a state with a person as subject (docs/design.md
+    §Guard), in English, French, Spanish and German. The finding spans the condition."""
+    v = _vocabulary()
+    h, nouns = v["health"], v["person_nouns"]
+    meds = _alternation(v["medications"])
+
+    def cond(lang: str) -> str:
+        return "(?:" + _alternation(h[lang], articles=True) + "|" + meds + ")"
+
+    def states(lang: str) -> str:
+        return _alternation(h[f"{lang}_states"])
+
+    def who(lang: str) -> str:
+        return _alternation(nouns[lang])
+
+    name = rf"(?-i:\b{_CAPITALISED})"
+    gap = r"[^.;:!?\n]{0,40}?"
+    en_subj = rf"(?:\b(?:i|he|she|they|we)\b|\b(?:the|my|our|his|her|their|your|a|an|this|that|one)[^\S\n]+{who('en')}\b|{name})"
+    en_art = r"(?:(?:a|an|the|some|severe|mild|chronic|early|late|advanced|stage[^\S\n]+\w+|bad|terrible|recurring|early-stage)[^\S\n]+)*"
+    fr_subj = rf"(?:\bje\b|\bj['’]|\b(?:il|elle|ils|elles)\b|\b(?:l['’]|le[^\S\n]+|la[^\S\n]+|les[^\S\n]+|mon[^\S\n]+|ma[^\S\n]+|mes[^\S\n]+|notre[^\S\n]+|nos[^\S\n]+|son[^\S\n]+|sa[^\S\n]+|ses[^\S\n]+|un[^\S\n]+|une[^\S\n]+){who('fr')}\b|{name})"
+    fr_art = r"(?:(?:un|une|le|la|les|des|du|de[^\S\n]+la|de|d['’]|l['’])[^\S\n]*)?(?:(?:grave|s[ée]v[èe]re|l[ée]g[èe]re|chronique)[^\S\n]+)?"
+    es_subj = rf"(?:\b(?:él|el|ella|ellos|ellas)\b|\b(?:el|la|los|las|mi|mis|su|sus|nuestro|nuestra|un|una)[^\S\n]+{who('es')}\b|{name})"
+    es_art = r"(?:(?:de|un|una|el|la|los|las)[^\S\n]+)?"
+    de_subj = rf"(?:\b(?:ich|er|sie|wir)\b|\b(?:der|die|das|mein|meine|unser|unsere|sein|seine|ihr|ihre)[^\S\n]+{who('de')}\b|{name})"
+    de_art = r"(?:(?:ein|eine|einen|an|unter|starke|starken|schwere|schweren|chronische|chronischen|leichte|leichten)[^\S\n]+)*"
+    sources = [
+        # English: "the lawyer has breast cancer", "I was diagnosed with ADHD", "she's pregnant"
+        rf"{en_subj}{gap}(?:['’]s|['’]ve|\b(?:has|have|had|got|gets|suffers?[^\S\n]+from|suffered[^\S\n]+from|diagnosed[^\S\n]+with|lives?[^\S\n]+with|treated[^\S\n]+for|recovering[^\S\n]+from|battling|takes?|took|on))[^\S\n]+{en_art}({cond('en')})\b",
+        rf"{en_subj}{gap}(?:['’]m|['’]s|\b(?:am|is|are|was|were|been|became|become))(?:[^\S\n]+(?:now|still|currently|recently|also|very|quite|severely|clinically|temporarily))*[^\S\n]+({states('en')})\b",
+        rf"\b(?:my|his|her|their)[^\S\n]+(?:(?:severe|mild|chronic|recent)[^\S\n]+)?({cond('en')})\b",
+        # French: "j'ai un cancer", "elle souffre de dépression", "je suis enceinte", "mon diabète"
+        rf"{fr_subj}{gap}(?:\b(?:ai|as|a|avons|ont|avait|avais|souffre|souffrent|souffrait|atteinte?s?|vis|vit|prends|prend|prenait|sous|diagnostiqu[ée]e?s?|trait[ée]e?s?[^\S\n]+pour))(?:[^\S\n]+(?:de|d['’]|avec|eu|aussi|toujours|encore))*[^\S\n]*{fr_art}({cond('fr')})\b",
+        rf"{fr_subj}{gap}\b(?:suis|es|est|sommes|sont|[ée]tais|[ée]tait|devenue?)(?:[^\S\n]+(?:actuellement|toujours|encore|tr[èe]s|d[ée]sormais|maintenant|aussi))*[^\S\n]+({states('fr')})\b",
+        rf"\b(?:mon|ma|mes|son|sa|ses)[^\S\n]+(?:(?:grave|chronique)[^\S\n]+)?({cond('fr')})\b",
+        # Spanish: "tengo diabetes", "el abogado tiene cáncer", "estoy embarazada", "mi TDAH"
+        rf"\b(?:tengo|ten[íi]a|tuve|padezco|padec[íi]a|sufro|sufr[íi]a|vivo[^\S\n]+con|tomo|estoy[^\S\n]+tomando|me[^\S\n]+(?:diagnosticaron|han[^\S\n]+diagnosticado))[^\S\n]+{es_art}({cond('es')})\b",
+        rf"{es_subj}{gap}\b(?:tiene|ten[íi]a|tuvo|padece|padec[íi]a|sufre|sufr[íi]a|vive[^\S\n]+con|toma|le[^\S\n]+(?:diagnosticaron|han[^\S\n]+diagnosticado))[^\S\n]+{es_art}({cond('es')})\b",
+        rf"(?:\b(?:estoy|soy|estaba|era)|{es_subj}{gap}\b(?:est[áa]|es|estaba|era))(?:[^\S\n]+(?:muy|ahora|todav[íi]a|tambi[ée]n))*[^\S\n]+({states('es')})\b",
+        rf"\b(?:mi|mis|su|sus)[^\S\n]+({cond('es')})\b",
+        # German: "ich habe Diabetes", "der Anwalt hat Brustkrebs", "ich bin schwanger"
+        rf"{de_subj}{gap}\b(?:habe|hat|haben|hatte|hatten|leide|leidet|leiden|nehme|nimmt|nehmen)(?:[^\S\n]+(?:seit[^\S\n]+\w+|auch|schon|leider|jetzt|noch))*[^\S\n]+{de_art}({cond('de')})\b",
+        rf"{de_subj}{gap}\b(?:bin|ist|sind|war|wurde)(?:[^\S\n]+(?:seit[^\S\n]+\w+|jetzt|gerade|leider|schon|sehr|auch))*[^\S\n]+({states('de')})\b",
+        rf"\bbei[^\S\n]+(?:mir|ihm|ihr){gap}({cond('de')}){gap}diagnostiziert",
+        rf"\b(?:mein|meine|meinen|meiner|seine?|seinen|ihre?|ihren)[^\S\n]+({cond('de')})\b",
+        # A medication taken: "and take sertraline", "sous antidépresseurs", "nimmt Ritalin"
+        rf"\b(?:take|takes|taking|took|prescribed|on|prends|prend|prenait|sous|tomo|toma|tomando|nehme|nimmt|nehmen)(?:[^\S\n]+\w+)?[^\S\n]+({meds})\b",
+    ]
+    return tuple(re.compile(f"(?i){src}") for src in sources)
+
+
+_STOP = frozenset(
+    "the les des une los las del con mit ein eine einen einem der die das von and und for "
+    "with sous"
+    "type typ tipo long chronic chronique crónico chronische syndrome syndrom síndrome disease "
+    "maladie enfermedad leave arrêt arret congé conge baja".split()
+)
+
+
+@functools.cache
+def _health_words() -> frozenset[str]:
+    """Words of the conditions, states and medications (stop words aside, with and without
+    accents): the health patterns run only when one occurs in the text."""
+    v = _vocabulary()
+    phrases = [p for listed in v["health"].values() for p in listed] + v["medications"]
+    return frozenset(
+        form
+        for phrase in phrases
+        for w in _WORDS.findall(phrase.lower())
+        if len(w) > 2 and w not in _STOP
+        for form in (w, _bare(w))
+    )
+
+
+# --- family, legal and financial facts --------------------------------------------------------
+
+_FAMILY = re.compile(
+    r"(?i)\b(?:(?:my|his|her|our|their)\s+(?:daughters?|sons?|wife|husband|kids?|children|child"
+    r"|mother|father|mom|mum|dad|brother|sister|girlfriend|boyfriend|baby|fianc[ée]e?)"
+    r"|(?:ma|mon|mes|sa|son|ses)\s+(?:filles?|fils|femme|mari|enfants?|compagne|compagnon"
+    r"|conjointe?|m[èe]re|p[èe]re|fr[èe]re|s(?:œ|oe)ur|b[ée]b[ée])"
+    r"|(?:mi|mis|su|sus)\s+(?:hijas?|hijos?|esposa|esposo|marido|pareja|madre|padre"
+    r"|herman[oa]s?|beb[ée]|novi[oa])"
+    r"|(?:meine?|seine?|ihre?|unsere?)\s+(?:t[öo]chter|tochter|s[öo]hne|sohn|frau|mann|kinder?"
+    r"|mutter|vater|bruder|schwester|baby))\b"
+    rf"(?-i:[^\S\n]+{_CAPITALISED}(?![\w-]))?"
+)
+_FAMILY_WORDS = frozenset(
+    "daughter daughters son sons wife husband kid kids children child mother father mom mum dad "
+    "brother sister girlfriend boyfriend baby fiancé fiancée fiance fiancee fille filles fils "
+    "femme mari enfant enfants compagne compagnon conjoint conjointe mère mere père pere frère "
+    "frere sœur soeur bébé bebe hija hijas hijo hijos esposa esposo marido pareja madre padre "
+    "hermano hermana hermanos hermanas novio novia töchter tochter söhne sohne sohn frau mann "
+    "kind kinder mutter vater bruder schwester".split()
+)
+_LEGAL = re.compile(
+    r"(?i)\b(?:(?:i|i'm|i am|he|she|he's|she's|he is|she is|we|they)\b[^.;\n]{0,30}?\b(?:divorced"
+    r"|divorcing|separated|arrested|convicted|on probation|sued|in prison|jailed|charged with"
+    r"|a criminal record)|(?:my|his|her|their)\s+(?:divorce|custody|lawsuit|trial|conviction"
+    r"|criminal record|arrest|court case|probation)"
+    r"|(?:je|j'|il|elle)\b[^.;\n]{0,30}?\b(?:divorc[ée]e?|en instance de divorce|arr[êe]t[ée]e?"
+    r"|condamn[ée]e?|en prison|un casier judiciaire|poursuivie?)|(?:mon|ma|son|sa)\s+(?:divorce"
+    r"|casier judiciaire|proc[èe]s|condamnation|garde des enfants)"
+    r"|(?:estoy|est[áa]|estaba)\s+(?:divorciad[oa]|separad[oa]|detenid[oa]|en prisi[óo]n)"
+    r"|(?:me|le)\s+(?:detuvieron|condenaron|demandaron)|tengo antecedentes penales"
+    r"|(?:mi|su)\s+(?:divorcio|juicio|condena|custodia|demanda)"
+    r"|(?:ich bin|er ist|sie ist|ich wurde|er wurde|sie wurde)(?:\s+\w+)?\s+(?:geschieden"
+    r"|getrennt|verhaftet|verurteilt|vorbestraft|angeklagt)|(?:meine?|seine?|ihre?)\s+"
+    r"(?:scheidung|vorstrafe|verurteilung|sorgerecht|prozess))\b"
+)
+_LEGAL_WORDS = frozenset(
+    "divorced divorcing separated arrested convicted probation sued prison jailed charged "
+    "criminal divorce custody lawsuit trial conviction arrest court divorcé divorcée divorcee "
+    "séparé arrêté arrêtée arrete arretee condamné condamnée condamne condamnee casier "
+    "poursuivi poursuivie procès proces condamnation garde divorciado divorciada separado "
+    "separada detenido detenida prisión prision detuvieron condenaron demandaron antecedentes "
+    "divorcio juicio condena custodia demanda geschieden getrennt verhaftet verurteilt "
+    "vorbestraft angeklagt scheidung vorstrafe verurteilung sorgerecht prozess".split()
+)
+_FINANCIAL = re.compile(
+    r"(?i)\b(?:(?:my|his|her|their)\s+(?:salary|pay|income|debts?|mortgage|loan|bank account"
+    r"|credit score|pay rise|raise|bonus|savings)"
+    r"|(?:i|he|she|they)\s+(?:earn|earns|earned|make|makes|made)\s+(?:about\s+|around\s+)?"
+    r"(?:[$€£]\s?\d|\d[\d,. ]*\s?(?:k\b|[$€£]|eur|euros?|usd|dollars?|pounds?|a year|per year"
+    r"|a month|per month))"
+    r"|(?:mon|son)\s+(?:salaire|cr[ée]dit|pr[êe]t|d[ée]couvert|patrimoine)"
+    r"|(?:ma|sa)\s+(?:dette|paie|prime)|(?:mes|ses)\s+(?:dettes|revenus|imp[ôo]ts)"
+    r"|(?:je|il|elle)\s+gagne\s+\d|(?:mi|su)\s+(?:sueldo|salario|deuda|hipoteca|pr[ée]stamo"
+    r"|n[óo]mina)|(?:mis|sus)\s+(?:deudas|ingresos)|(?:gano|gana)\s+\d"
+    r"|(?:mein|sein|ihr)\s+(?:gehalt|kredit|einkommen|lohn|konto)"
+    r"|(?:meine|seine|ihre)\s+(?:schulden|hypothek|rente)|(?:ich verdiene|er verdient"
+    r"|sie verdient)\s+\d)\b"
+)
+_FINANCIAL_WORDS = frozenset(
+    "salary pay income debt debts mortgage loan bank credit raise bonus savings earn earns earned "
+    "make makes made salaire crédit prêt pret découvert decouvert patrimoine dette dettes "
+    "paie prime revenus impôts impots gagne sueldo salario deuda deudas hipoteca préstamo "
+    "prestamo nómina nomina ingresos gano gana gehalt kredit einkommen lohn konto schulden "
+    "hypothek rente verdiene verdient".split()
+)
+
+# --- passwords said in words or typed on a command line ----------------------------------------
+
+# "the password is X", "Mot de passe du serveur : X", "la contraseña es X", "Passwort lautet X".
+_PASSWORD_PROSE = re.compile(
+    r"(?i)\b(?:password|passwd|passphrase|pass\s*code|passcode|pwd|mot\s+de\s+passe|mdp"
+    r"|contrase[ñn]a|clave|passwort|kennwort)\b[^.\n:=\"'{}()\[\]]{0,40}?"
+    r"(?:\b(?:is|was|est|[ée]tait|c['’]est|es|era|ist|war|lautet|=)|[:=]|->|→)[^\S\n]*"
+    r"(\"[^\"\n]{4,}\"|'[^'\n]{4,}'|«[^»\n]{4,}»|[^\s\"',;]{4,})"
+)
+# mysql -pX / -p X, psql … -W X, sshpass -p X, redis-cli -a X, --password X / --password=X,
+# curl -u user:X.
+_PASSWORD_FLAG = re.compile(
+    r"(?:\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|sshpass)\b[^\n|;&]{0,80}?[^\S\n]-p"
+    r"[^\S\n]?|\b(?:psql|pg_dump|pg_restore|pg_dumpall|createdb)\b[^\n|;&]{0,80}?[^\S\n]-W[^\S\n]+"
+    r"|\bredis-cli\b[^\n|;&]{0,80}?[^\S\n]-a[^\S\n]+|(?<![\w-])--(?:password|passwd|pass)"
+    r"(?:=|[^\S\n]+)|\bcurl\b[^\n|;&]{0,80}?[^\S\n](?:-u|--user)[^\S\n]+[^\s:]+:)"
+    r"(\"[^\"\n]{4,}\"|'[^'\n]{4,}'|[^\s\"'|;&]{4,})"
+)
+_PASSWORD_WORDS = frozenset(
+    "password passwords passwd passphrase passcode pass pwd passe mdp contraseña contrasena clave "
+    "passwort kennwort mysql mysqldump mysqladmin mariadb sshpass psql pg dump restore dumpall "
+    "createdb redis cli curl".split()
+)
+
+
+def _password_value(value: str) -> bool:
+    """A value that reads like a password: quoted, or holding a digit, a symbol or a capital
+    after its first letter; not a placeholder, a variable or a word of prose."""
+    bare = value.strip("\"'«» ")
+    if len(bare) < 4 or _PLACEHOLDER_VALUE.match(bare) or not any(c.isalnum() for c in bare):
+        return False
+    if any(c in bare for c in "()[]{}$<>%`"):
+        return False  # code or a variable: password=os.environ['DB_PASSWORD'], ${DB_PASS}
+    if value[:1] in "\"'«":
+        return True
+    return any(not c.isalpha() for c in bare) or any(c.isupper() for c in bare[1:])
+
+
+_A_DIGIT = re.compile(r"\d")
+
+
+def person_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
+    """Facts about a person (docs/design.md §Guard): names (a title and a name, a first name
+    and a surname, a name after "my colleague" or before "said"), dates of birth, street
+    addresses, health conditions with a person as subject, family, legal and financial facts,
+    a password said in words or typed on a command line (credentials inside a URL are a
+    secret: :mod:`agentmem.guard.secrets`). Every finding is an error; messages never hold the
+    value. Each pattern runs only when its words occur among the text's words."""
+    raw = raw or _Raw(text)
+    caps, words = raw.words()
+    out = _name_findings(text, words, caps)
+    if not words.isdisjoint(_BIRTH_WORDS):
+        out += [
+            Finding("pii:birth-date", "a date of birth", *m.span(1)) for m in _BIRTH.finditer(text)
+        ]
+    if _A_DIGIT.search(raw.tokens) is not None and (
+        not words.isdisjoint(_ADDRESS_WORDS)
+        or "c/" in raw.tokens_lower
+        or any(w[:1].isupper() and w.lower().endswith(_STREET_SUFFIXES) for w in caps)
     ):
-        out += [Finding(code, what, m.start(), m.end()) for m in rx.finditer(text)]
-    out += [
-        Finding("secret:password", "password", m.start(1), m.end(1))
-        for m in _PASSWORD_PROSE.finditer(text)
-    ]
-    out += [
-        Finding("secret:url-credentials", "password in a URL", m.start(1), m.end(1))
-        for m in _URL_CREDENTIALS.finditer(text)
-    ]
+        found = _ADDRESS.finditer(text)
+        out += [Finding("pii:address", "a street address", *m.span()) for m in found]
+    if not words.isdisjoint(_health_words()):
+        for rx in _health_patterns():
+            out += [
+                Finding("pii:health", "a fact about a person's health", *m.span(1))
+                for m in rx.finditer(text)
+            ]
+    for code, what, rx, needles in (
+        ("pii:family", "a fact about a person's family", _FAMILY, _FAMILY_WORDS),
+        ("pii:legal", "a legal fact about a person", _LEGAL, _LEGAL_WORDS),
+        ("pii:financial", "a financial fact about a person", _FINANCIAL, _FINANCIAL_WORDS),
+    ):
+        if not words.isdisjoint(needles):
+            out += [Finding(code, what, m.start(), m.end()) for m in rx.finditer(text)]
+    if not words.isdisjoint(_PASSWORD_WORDS):
+        for rx, what in (
+            (_PASSWORD_PROSE, "password"),
+            (_PASSWORD_FLAG, "password on a command line"),
+        ):
+            for m in rx.finditer(text):
+                if _password_value(m.group(1)):
+                    start, end = m.span(1)
+                    if text[end - 1] in ".)" and end - start > 4:
+                        end -= 1  # the sentence's full stop, not the password's
+                    out.append(Finding("secret:password", what, start, end))
     return sorted(out, key=lambda f: (f.start, f.end, f.code))
+
+
+def personal_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
+    """THE personal-data check (docs/design.md §Guard): what :func:`agentmem.guard.scan`
+    refuses in an entry, a rule or a file, what :func:`agentmem.guard.check_personal` refuses
+    in a proposal and what :func:`agentmem.guard.mask` hides from a model. Numbers (e-mail,
+    phone, IBAN, card, national ids) and facts about a person (:func:`person_findings`)."""
+    raw = raw or _Raw(text)
+    return _pii_findings(text, raw) + person_findings(text, raw)

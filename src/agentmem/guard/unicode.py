@@ -30,7 +30,16 @@ class _Raw:
       detection copy is a byte translation, and the tokens' translation holds its tokens).
     """
 
-    __slots__ = ("_tokens", "foldable", "latin1", "longest", "text", "visible", "visible_known")
+    __slots__ = (
+        "_tokens",
+        "_words",
+        "foldable",
+        "latin1",
+        "longest",
+        "text",
+        "visible",
+        "visible_known",
+    )
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -42,6 +51,7 @@ class _Raw:
             self.latin1.translate(None, _LATIN1_UNSAFE)
         ) == len(self.latin1)
         self._tokens: tuple[str, str] | None = None
+        self._words: tuple[frozenset[str], frozenset[str]] | None = None
         self.longest = -1
         self.visible: list[int] | None = None  # _visible_positions, once computed
         self.visible_known = False
@@ -65,6 +75,13 @@ class _Raw:
         white space)."""
         return self._split()[1]
 
+    def words(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The text's distinct words (runs of letters) as written, and in lower case."""
+        if self._words is None:
+            caps = frozenset(_LETTERS.findall(self.tokens))
+            self._words = (caps, frozenset(w.lower() for w in caps))
+        return self._words
+
     def longest_token(self) -> int:
         self._split()
         return self.longest
@@ -77,6 +94,9 @@ class _Raw:
         if not self.foldable:
             return None
         return self.tokens.encode("latin-1").translate(_LATIN1_FOLD).decode("latin-1")
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 
 def _solid(needle: str) -> bool:

@@ -153,8 +153,10 @@ def guard_fingerprint() -> str:
 
 def fingerprint_files() -> list[Path]:
     """What decides whether an entry is withheld, sorted: the guard's source files
-    (``agentmem/guard/*.py``), ``agentmem/delivery/context.py`` (the delimiter rule) and the
-    first-name list the personal-data check reads (gender-guesser's ``nam_dict.txt``)."""
+    (``agentmem/guard/*.py``) and vocabulary (``guard/data/personal.json``),
+    ``agentmem/delivery/context.py`` (the delimiter rule), and the word lists the personal-data
+    check reads (gender-guesser's first names ``nam_dict.txt``, pyspellchecker's frequency lists
+    of the four languages)."""
     package = Path(__file__).resolve().parent.parent
     files = [package / "delivery" / "context.py"]
     try:
@@ -165,9 +167,14 @@ def fingerprint_files() -> list[Path]:
     # lazy: only to locate the name list's file, without importing its package
     from importlib.util import find_spec
 
+    files.append(package / "guard" / "data" / "personal.json")
     names = find_spec("gender_guesser")
     if names is not None and names.origin:
         files.append(Path(names.origin).parent / "data" / "nam_dict.txt")
+    words = find_spec("spellchecker")
+    if words is not None and words.origin:
+        lists = Path(words.origin).parent / "resources"
+        files += [lists / f"{lang}.json.gz" for lang in ("en", "fr", "es", "de")]
     return sorted(files)
 
 
