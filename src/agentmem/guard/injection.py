@@ -304,7 +304,8 @@ _INSTRUCTIONS: list[tuple[tuple[str, ...], str, bool, _Lazy]] = [
         rf"\b(?:beachte|beachtet|befolge|befolgt|halte dich an|haltet euch an) {_DE_FILL}{{0,4}}"
         rf"(?:{_DE_STRONG}|{_DE_WEAK}) (?:nicht mehr|ab sofort nicht|ab jetzt nicht|nicht)\b"
         rf"|\bsetze {_DE_FILL}{{0,4}}(?:{_DE_STRONG}|{_DE_WEAK}) ausser kraft\b")),
-    (("=du", "=ihr", "=tu", "=tue", "=gib", "=rolle", "entwicklermodus", "=modus"), _ROLE,
+    (("=bist", "=seid", "=wirst", "handelst", "agierst", "=als", "=gib", "=hast", "=habt",
+      "=deine", "entwicklermodus", "modus"), _ROLE,
      False, _w(
         r"\bdu bist (?:ab )?(?:jetzt|nun|ab sofort|von nun an|ab heute)\b|\b(?:ab jetzt|ab sofort"
         r"|von nun an|ab heute),? (?:bist du|seid ihr|wirst du|handelst du|agierst du)\b"
