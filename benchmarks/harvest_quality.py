@@ -11,6 +11,8 @@ The sets (``--set``, default ``all``):
 - ``blind``: ``blind.yaml``, written by someone who had not read the extractor, before it was
   tuned to them;
 - ``blind2``: ``blind2.yaml``, a second blind batch written after that tuning (generalisation);
+- ``blind3``: ``blind3.yaml``, a third blind batch (12 sessions per language) written after the
+  extractor had been tuned while ``blind`` and ``blind2``'s figures were watched: the untouched set;
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -62,6 +64,7 @@ SETS = {
     "project": HERE / "harvest_set" / "cases.yaml",
     "blind": HERE / "harvest_set" / "blind.yaml",
     "blind2": HERE / "harvest_set" / "blind2.yaml",
+    "blind3": HERE / "harvest_set" / "blind3.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"

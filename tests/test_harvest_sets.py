@@ -43,7 +43,7 @@ NAMES = sorted(p.name for p in SETS.glob("*.yaml"))
 
 
 def test_the_blind_sets_are_there() -> None:
-    assert {"cases.yaml", "blind.yaml", "blind2.yaml", "prompts.yaml"} <= set(NAMES)
+    assert {"cases.yaml", "blind.yaml", "blind2.yaml", "blind3.yaml", "prompts.yaml"} <= set(NAMES)
     blind = _cases("blind.yaml")
     assert len(blind) >= 40
     assert {c["lang"] for c in blind} == {"en", "fr", "es", "de"}
@@ -54,6 +54,17 @@ def test_the_blind_sets_are_there() -> None:
     assert len(second) >= 25
     assert {c["lang"] for c in second} == {"en", "fr", "es", "de"}
     assert not {c["id"] for c in second} & {c["id"] for c in blind}
+    third = _cases("blind3.yaml")
+    assert len(third) >= 48
+    for lang in ("en", "fr", "es", "de"):
+        mine = [c for c in third if c["lang"] == lang]
+        assert len(mine) == 12, lang
+        assert {c["format"] for c in mine} == FORMATS, lang
+        kinds = [c["kind"] for c in mine]
+        for kind, least in (("explicit", 3), ("doctrine", 2), ("change", 3), ("outcome", 1)):
+            assert kinds.count(kind) >= least, (lang, kind)
+        assert kinds.count("nothing") >= 2 and kinds.count("trap") >= 1, lang
+    assert not {c["id"] for c in third} & ({c["id"] for c in blind} | {c["id"] for c in second})
     prompts = _cases("prompts.yaml")
     assert len(prompts) == 25
     assert sum(c["kind"] == "standing" for c in prompts) == 15
