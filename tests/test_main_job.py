@@ -205,7 +205,10 @@ def test_accept_over_budget_is_refused_with_the_figures(memrepo: Path, runner: C
     head = git(memrepo, "rev-parse", "HEAD")
     result = invoke(runner, "review", "--accept", second)
     assert result.exit_code == 1
-    assert "memories/alice.md: 192/180 characters: remove or merge entries first" in result.stderr
+    assert "memories/alice.md: 192/180 characters: the memory is full" in result.stderr
+    assert "'agentmem memory edit'" in result.stderr
+    assert "'agentmem tidy --to-inbox'" in result.stderr
+    assert "least recently confirmed: #1 'Abbbbbbbbbb" in result.stderr
     assert (memrepo / "memories" / "alice.md").read_bytes() == before
     assert git(memrepo, "rev-parse", "HEAD") == head
 

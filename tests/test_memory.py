@@ -109,10 +109,33 @@ def test_budget_counts_nfc_code_points() -> None:
     )
     assert budget_status("x" * 6399, CONFIG).level == "ok"
     assert budget_status("x" * 8000, CONFIG).level == "warning"
-    with pytest.raises(
-        BudgetExceededError, match="m.md: 8001/8000 characters: remove or merge entries first"
-    ):
+    with pytest.raises(BudgetExceededError) as refused:
         check_budget("x" * 8001, CONFIG, "m.md")
+    assert refused.value.message == "m.md: 8001/8000 characters: the memory is full"
+    assert refused.value.hint == (
+        "make room first: 'agentmem memory edit' (remove or merge entries yourself) or "
+        "'agentmem tidy --to-inbox' (proposes removals and merges for your review)"
+    )
+
+
+def test_a_full_memory_names_the_entries_least_recently_confirmed() -> None:
+    text = (
+        "# Memory: alice\n\n## Writing style\n"
+        "- Answer in French. <!-- am: basis=declared since=2026-03-01 review=2027-03-01 -->\n"
+        "- Quote figures with their unit.\n"
+        "- Short sentences. <!-- am: basis=declared since=2026-01-15 review=2027-01-15 -->\n"
+        "- Clause numbers first. <!-- am: basis=declared since=2026-06-01 review=2027-06-01 -->\n"
+        "\n## Priorities & scope\n\n## Recurring patterns\n\n## Rule dependencies\n"
+    )
+    held = parse_memory(text, "alice", CONFIG, "m.md").entries()
+    with pytest.raises(BudgetExceededError) as refused:
+        check_budget("x" * 8001, CONFIG, "m.md", held)
+    assert refused.value.hint is not None
+    assert refused.value.hint.endswith(
+        "least recently confirmed: #2 'Quote figures with their unit.' (unrecorded); "
+        "#3 'Short sentences.' (since 2026-01-15); #1 'Answer in French.' (since 2026-03-01)"
+    )
+    assert [e.number for e in refused.value.oldest] == [2, 3, 1]  # type: ignore[attr-defined]
 
 
 def test_add_appends_at_the_end_of_its_section() -> None:

@@ -45,7 +45,11 @@ class InvalidMemoryError(AgentmemError):
 
 class BudgetExceededError(InvalidMemoryError):
     """A write would take a memory file over ``memory.budget_chars``
-    (docs/design.md §Memory file)."""
+    (docs/design.md §Memory file). ``oldest``: the entries least recently confirmed
+    (``memory.file.Entry``), ``status`` the fill level the change would reach, when known."""
+
+    oldest: tuple[object, ...] = ()
+    status: object = None
 
 
 class TranscriptError(AgentmemError):

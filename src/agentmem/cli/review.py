@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -12,7 +13,7 @@ import typer
 from agentmem.cli import output
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import TextIO
 
     from rich.console import Console
@@ -536,7 +537,7 @@ def _scripted(
 ) -> None:
     from agentmem.errors import AgentmemError, UsageError
     from agentmem.proposals.inbox import split_pending
-    from agentmem.proposals.review import accept_doctrine, commit_accept, commit_reject, plan_accept
+    from agentmem.proposals.review import accept_doctrine, commit_reject
 
     edits: dict[str, str] = {}
     for item in edit:
@@ -565,28 +566,20 @@ def _scripted(
             output.error(f"{proposal.id} not {'previewed' if dry_run else 'applied'}: {why}")
             chosen.remove(proposal)
             failures += 1
-    preview, shown = _previewer(repo), output.stdout()
-    for proposal in [p for p in chosen if p.route == "memory"]:
-        try:
-            if dry_run:
+    shown = output.stdout()
+    accepting = [p for p in chosen if p.route == "memory"]
+    if dry_run:
+        preview = _previewer(repo)
+        for proposal in accepting:
+            try:
                 plan = preview(proposal, edits.get(proposal.id))
-                _show(plan.proposal, plan, shown, _contradicted(repo, plan.proposal), scripted=True)
+            except AgentmemError as exc:
+                output.error(f"{proposal.id} not applied: {exc}")
+                failures += 1
                 continue
-            with repo.locked():
-                plan = plan_accept(repo, proposal, edits.get(proposal.id))
-                commit = commit_accept(
-                    repo,
-                    plan,
-                    originals.get(proposal.id, proposal),
-                    trust.strange.get(proposal.id),
-                )
-        except AgentmemError as exc:
-            output.error(f"{proposal.id} not applied: {exc}")
-            failures += 1
-            continue
-        output.data(
-            f"accepted {proposal.id} → {commit[:10] if commit else 'no change'}  ({plan.budget.describe()})"
-        )
+            _show(plan.proposal, plan, shown, _contradicted(repo, plan.proposal), scripted=True)
+    else:
+        failures += _accept_memory(repo, accepting, edits, originals, trust)
     # Doctrine drafts come after every memory commit.
     rules = [p for p in chosen if p.route == "doctrine"]
     if dry_run:
@@ -605,23 +598,121 @@ def _scripted(
             )
         )
     if to_reject and not dry_run:
+        if len(to_reject) >= PROGRESS_FROM:
+            output.info(f"rejecting {_count(len(to_reject))} in one commit…")
         with repo.locked():
             to_reject, gone = split_pending(repo, to_reject)
             commit = commit_reject(repo, to_reject)
         _say_decided_meanwhile(gone)
         if commit is not None:
-            output.data(f"rejected {', '.join(p.id for p in to_reject)} → {commit[:10]}")
+            output.data(f"rejected {_ids(to_reject)} → {commit[:10]}")
     elif to_reject:
-        output.data(f"would reject {', '.join(p.id for p in to_reject)}")
+        output.data(f"would reject {_ids(to_reject)}")
     if failures:
         raise typer.Exit(1)
+
+
+#: How many proposal ids a line names before it counts the rest (the commit lists them all).
+SHOWN_IDS = 10
+
+
+def _ids(proposals: list[Proposal], *, counted: bool = True) -> str:
+    """``p-1, p-2`` — or, past :data:`SHOWN_IDS`, the first ones and how many more (after
+    their count, unless ``counted`` is False)."""
+    if len(proposals) <= SHOWN_IDS:
+        return ", ".join(p.id for p in proposals)
+    shown = ", ".join(p.id for p in proposals[:SHOWN_IDS])
+    more = f"{shown} and {len(proposals) - SHOWN_IDS:,} more"
+    return f"{_count(len(proposals))}: {more}" if counted else more
+
+
+def _count(n: int) -> str:
+    return f"{n:,} proposal{'s' if n != 1 else ''}"
+
+
+@contextmanager
+def _progress(what: str, total: int) -> Iterator[Callable[[], None]]:
+    """Progress of a batch of ``total`` decisions on stderr, as plain lines (a terminal, a CI
+    log or a pipe alike; stdout keeps one line per decision): what starts, then every tenth
+    done. Yields the function that counts one. Nothing for fewer than :data:`PROGRESS_FROM`."""
+    if total < PROGRESS_FROM:
+        yield lambda: None
+        return
+    output.info(f"{what} {_count(total)}…")
+    step = max(1, total // 10)
+    done = 0
+
+    def advance() -> None:
+        nonlocal done
+        done += 1
+        if done % step == 0 and done < total:
+            output.info(f"  {done:,} of {total:,}")
+
+    yield advance
+
+
+#: From how many proposals a batch decision reports its progress.
+PROGRESS_FROM = 50
+
+
+def _accept_memory(
+    repo: Repository,
+    accepting: list[Proposal],
+    edits: dict[str, str],
+    originals: dict[str, Proposal],
+    trust: _Trust,
+) -> int:
+    """Accept each memory proposal, ONE commit each (the lock taken for each, so that other
+    commands run between them), a line each on stdout; returns how many failed. A batch that
+    fills the memory says why once, in full, then counts the proposals refused for the same
+    reason (:class:`agentmem.proposals.review.FullMemory` refuses them without planning)."""
+    from agentmem.errors import AgentmemError, BudgetExceededError
+    from agentmem.proposals.review import FullMemory, commit_accept, plan_accept
+
+    failures = 0
+    full: list[Proposal] = []
+    known_full = FullMemory()
+    with _progress("accepting", len(accepting)) as advance:
+        for proposal in accepting:
+            advance()
+            edited = edits.get(proposal.id)
+            memo = known_full if edited is None else None
+            try:
+                refused = memo.check(repo, proposal) if memo is not None else None
+                if refused is not None:
+                    raise refused
+                with repo.locked():
+                    plan = plan_accept(repo, proposal, edited, memo)
+                    commit = commit_accept(
+                        repo,
+                        plan,
+                        originals.get(proposal.id, proposal),
+                        trust.strange.get(proposal.id),
+                    )
+            except BudgetExceededError as exc:
+                failures += 1
+                if not full:  # said once, in full; the others are counted at the end
+                    output.error(f"{proposal.id} not applied: {exc}")
+                full.append(proposal)
+                continue
+            except AgentmemError as exc:
+                output.error(f"{proposal.id} not applied: {exc}")
+                failures += 1
+                continue
+            done = commit[:10] if commit else "no change"
+            output.data(f"accepted {proposal.id} → {done}  ({plan.budget.describe()})")
+    if len(full) > 1:
+        output.error(
+            f"{len(full) - 1:,} more not applied for the same reason (the memory is full): "
+            f"{_ids(full[1:], counted=False)}"
+        )
+    return failures
 
 
 def _say_decided_meanwhile(gone: list[Proposal]) -> None:
     if gone:
         output.warn(
-            f"not rejected: {', '.join(p.id for p in gone)} — decided meanwhile by another "
-            "review (agentmem log)"
+            f"not rejected: {_ids(gone)} — decided meanwhile by another review (agentmem log)"
         )
 
 

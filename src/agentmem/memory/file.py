@@ -181,15 +181,53 @@ def budget_status(text: str, config: MemoryConfig) -> BudgetStatus:
     return BudgetStatus(char_count(strip_markers(text)), config.budget_chars, config.warn_ratio)
 
 
-def check_budget(text: str, config: MemoryConfig, where: str) -> BudgetStatus:
-    """Refuse a text over budget with the figures (docs/design.md §Memory file); returns the status
-    otherwise."""
+def check_budget(
+    text: str, config: MemoryConfig, where: str, held: list[Entry] | None = None
+) -> BudgetStatus:
+    """Refuse a text over budget with the figures and what to do (docs/design.md §Memory file):
+    the commands that make room and, from ``held`` (the entries the memory holds before the
+    change), the :data:`OLDEST_SHOWN` least recently confirmed; returns the status otherwise."""
     status = budget_status(text, config)
     if status.level == "over":
-        raise BudgetExceededError(
-            f"{where}: {status.used}/{status.budget} characters: remove or merge entries first"
-        )
+        raise over_budget(status, where, held or [])
     return status
+
+
+#: How many of the least recently confirmed entries a budget refusal names.
+OLDEST_SHOWN = 3
+
+
+def least_recently_confirmed(entries: list[Entry], count: int = OLDEST_SHOWN) -> list[Entry]:
+    """The ``count`` entries confirmed longest ago: unrecorded ones first (in file order), then
+    by their record's ``since`` (docs/design.md §Memory file)."""
+    return sorted(
+        entries, key=lambda e: (e.record.since is not None, e.record.since or "", e.number)
+    )[:count]
+
+
+def over_budget(status: BudgetStatus, where: str, held: list[Entry]) -> BudgetExceededError:
+    """The refusal of a change that takes a memory file over its budget: the figures, the
+    commands that make room (``agentmem memory edit``, ``agentmem tidy --to-inbox``) and the
+    entries least recently confirmed, by number (``oldest`` on the error, for a caller that
+    words it for a model)."""
+    oldest = least_recently_confirmed(held)
+    named = "; ".join(
+        f"#{e.number} {_quoted(e.text)} ({'since ' + e.record.since if e.record.since else 'unrecorded'})"
+        for e in oldest
+    )
+    error = BudgetExceededError(
+        f"{where}: {status.used}/{status.budget} characters: the memory is full",
+        hint="make room first: 'agentmem memory edit' (remove or merge entries yourself) or "
+        "'agentmem tidy --to-inbox' (proposes removals and merges for your review)"
+        + (f"; least recently confirmed: {named}" if named else ""),
+    )
+    error.oldest = tuple(oldest)
+    error.status = status
+    return error
+
+
+def _quoted(text: str, width: int = 60) -> str:
+    return repr(text if len(text) <= width else text[: width - 1] + "…")
 
 
 def new_memory_text(person: str, config: MemoryConfig) -> str:
@@ -225,13 +263,28 @@ def validate_entry_text(text: str, config: MemoryConfig, where: str) -> None:
         )
 
 
+#: The last text :func:`parse_memory` read and what it read (its lines are immutable): a review
+#: of many proposals, or one validation, plans against the same file again and again.
+_last_parsed: list[tuple[tuple[str, str, tuple[str, ...], int, str], list[Line]]] = []
+
+
 def parse_memory(text: str, person: str, config: MemoryConfig, where: str) -> MemoryFile:
     """Parse a memory file's text; ``where`` is the path shown in errors.
 
     Raises :class:`InvalidMemoryError` with ``where:line: problem (expected …)`` for a missing or
     wrong title, an unknown, missing or out-of-order section, text outside an entry, or an
-    invalid entry. Budget is not checked here (see :func:`check_budget`).
+    invalid entry. Budget is not checked here (see :func:`check_budget`). The same text read
+    twice in a row is parsed once (a new :class:`MemoryFile` over the same immutable lines).
     """
+    key = (text, person, tuple(config.sections), config.entry_max_chars, where)
+    if _last_parsed and _last_parsed[0][0] == key:
+        return MemoryFile(person, list(_last_parsed[0][1]))
+    memory = _parse_memory(text, person, config, where)
+    _last_parsed[:] = [(key, list(memory.lines))]
+    return memory
+
+
+def _parse_memory(text: str, person: str, config: MemoryConfig, where: str) -> MemoryFile:
     if "\r" in text:
         raise InvalidMemoryError(f"{where}: uses CR or CRLF line ends; save it with LF line ends")
     expected = list(config.sections)

@@ -16,9 +16,9 @@ from agentmem.memory.file import (
     BudgetStatus,
     add_entry,
     budget_status,
-    check_budget,
     modify_entry,
     new_memory_text,
+    over_budget,
     parse_memory,
     remove_entry,
     validate_entry_text,
@@ -137,7 +137,9 @@ def plan_memory(
         assert proposal.target is not None
         updated = remove_entry(memory, proposal.target, where)
     new_text = updated.render()
-    budget = check_budget(new_text, config, relpath)
+    budget = budget_status(new_text, config)
+    if budget.level == "over":
+        raise over_budget(budget, relpath, memory.entries())
     return MemoryPlan(proposal, FileChange(relpath, current, new_text), budget, base, record)
 
 

@@ -191,7 +191,8 @@ def split_pending(
     """``(still pending, decided meanwhile)``: a proposal whose inbox file is gone was accepted
     or rejected by another review after this one listed it. Call it under the lock."""
     pending = [p for p in proposals if inbox_path(repo, p).is_file()]
-    return pending, [p for p in proposals if p not in pending]
+    kept = {p.id for p in pending}
+    return pending, [p for p in proposals if p.id not in kept]
 
 
 def write_to_inbox(

@@ -18,9 +18,15 @@ from typing import TYPE_CHECKING
 from agentmem import trailers as tr
 from agentmem.config import MemoryConfig
 from agentmem.doctrine import draft_from_proposal
-from agentmem.errors import AgentmemError, ApplyConflictError, InvalidMemoryError, ProposalError
+from agentmem.errors import (
+    AgentmemError,
+    ApplyConflictError,
+    BudgetExceededError,
+    InvalidMemoryError,
+    ProposalError,
+)
 from agentmem.governance import require_memory_role, require_owner
-from agentmem.memory.file import check_budget, modify_entry_at, parse_memory
+from agentmem.memory.file import char_count, check_budget, modify_entry_at, parse_memory
 from agentmem.memory.planner import FileChange, MemoryPlan, check_entry, new_record, plan_memory
 from agentmem.memory.records import Record
 from agentmem.proposals.conflicts import Contradiction, contradicted
@@ -46,8 +52,15 @@ if TYPE_CHECKING:
     from agentmem.memory.file import Entry
 
 
-def plan_accept(repo: Repository, proposal: Proposal, edited_text: str | None = None) -> MemoryPlan:
-    """The change an accept would make, planned against the file as it is now (pure read)."""
+def plan_accept(
+    repo: Repository,
+    proposal: Proposal,
+    edited_text: str | None = None,
+    full: FullMemory | None = None,
+) -> MemoryPlan:
+    """The change an accept would make, planned against the file as it is now (pure read).
+    ``full``: the budget refusals of this review so far (:class:`FullMemory`), which refuse
+    a longer ``add`` to the same full memory without planning it again."""
     if proposal.route != "memory":
         raise ProposalError(
             f"{proposal.id} is a doctrine proposal: it waits for doctrine review, not memory review"
@@ -58,8 +71,56 @@ def plan_accept(repo: Repository, proposal: Proposal, edited_text: str | None = 
         proposal = proposal.with_text(edited_text.strip())
     relpath = repo.memory_relpath(proposal.person)
     current = read_current(repo.root, relpath)
+    if full is not None:
+        refused = full.refusal(current, proposal)
+        if refused is not None:
+            raise refused
     require_committed_memory(repo, relpath, current)
-    return plan_memory(proposal, current, repo.config.memory, relpath)
+    try:
+        return plan_memory(proposal, current, repo.config.memory, relpath)
+    except BudgetExceededError as exc:
+        if full is not None:
+            full.note(current, proposal, exc)
+        raise
+
+
+class FullMemory:
+    """The memory adds a review refused for the budget: for each memory text and section,
+    the shortest entry text refused and the refusal. Another ``add`` to that section of that
+    same text, at least as long, takes the file at least as far over (the budget counts the
+    file's text without its records, :func:`agentmem.memory.file.budget_status`): it is refused
+    with the same words without being planned — ``review --accept all`` on 10,000 proposals
+    against a full memory plans a handful, not 10,000."""
+
+    def __init__(self) -> None:
+        self._shortest: dict[tuple[str | None, str], tuple[int, BudgetExceededError]] = {}
+
+    def refusal(self, current: str | None, proposal: Proposal) -> BudgetExceededError | None:
+        """The refusal ``proposal`` would get against ``current``, when it is known, else None."""
+        if proposal.action != "add" or proposal.section is None or proposal.text is None:
+            return None
+        known = self._shortest.get((current, proposal.section))
+        if known is None or char_count(proposal.text) < known[0]:
+            return None
+        return known[1]
+
+    def note(self, current: str | None, proposal: Proposal, error: BudgetExceededError) -> None:
+        """Remember that ``proposal`` was refused for the budget against ``current``."""
+        if proposal.action != "add" or proposal.section is None or proposal.text is None:
+            return
+        key = (current, proposal.section)
+        size = char_count(proposal.text)
+        if key not in self._shortest or size < self._shortest[key][0]:
+            if len(self._shortest) > 16:  # texts of the file a review moved past
+                self._shortest.clear()
+            self._shortest[key] = (size, error)
+
+    def check(self, repo: Repository, proposal: Proposal) -> BudgetExceededError | None:
+        """:meth:`refusal` against the owner's memory file as it is now (no lock needed: a
+        refusal writes nothing)."""
+        if proposal.route != "memory" or not self._shortest:
+            return None
+        return self.refusal(read_current(repo.root, repo.memory_relpath(proposal.person)), proposal)
 
 
 def current_entries(repo: Repository, person: str) -> list[Entry]:
@@ -115,7 +176,7 @@ def require_committed_memory(repo: Repository, relpath: str, current: str | None
     commits the whole file, so a hand edit nobody reviewed would ride along, credited to the
     proposal (docs/design.md §Write path). Raises :class:`ApplyConflictError` naming the file
     and how to keep (``memory edit``) or drop (``git checkout``) the hand edit."""
-    if gitio.show_file(repo.root, "HEAD", relpath) == current:
+    if _committed(repo, relpath) == current:
         return
     raise ApplyConflictError(
         f"{relpath} has changes that are not committed; an accept would commit them unreviewed",
@@ -124,6 +185,23 @@ def require_committed_memory(repo: Repository, relpath: str, current: str | None
             f"drop them: 'git checkout -- {relpath}'; then review again"
         ),
     )
+
+
+#: The last committed memory text read, by (repository, commit, path): a commit never
+#: changes, so a review of many proposals asks git once per commit, not once per proposal.
+_last_committed: dict[tuple[str, str, str], str | None] = {}
+
+
+def _committed(repo: Repository, relpath: str) -> str | None:
+    """``relpath`` as HEAD holds it (None when it does not)."""
+    sha = gitio.head(repo.root)
+    if sha is None:
+        return gitio.show_file(repo.root, "HEAD", relpath)
+    key = (str(repo.root), sha, relpath)
+    if key not in _last_committed:
+        _last_committed.clear()
+        _last_committed[key] = gitio.show_file(repo.root, sha, relpath)
+    return _last_committed[key]
 
 
 def _trailers(
@@ -409,7 +487,7 @@ def commit_hand_edit(
     for entry in edited.entries():
         if entry.text not in before:
             check_entry(entry.text, config, f"{relpath}:{entry.line}")
-    check_budget(new, config, relpath)
+    check_budget(new, config, relpath, edited.entries())
     if new == old == committed:
         return None
     trailers = [

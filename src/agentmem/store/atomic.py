@@ -93,8 +93,10 @@ def atomic_write(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def atomic_delete(path: Path) -> None:
-    """Remove ``path`` if it exists, and fsync its folder."""
+def atomic_delete(path: Path, *, sync: bool = True) -> None:
+    """Remove ``path`` if it exists, and fsync its folder (``sync=False``: the caller fsyncs
+    the folders once, after a batch of deletions)."""
     if path.exists():
         path.unlink()
-        fsync_dir(path.parent)
+        if sync:
+            fsync_dir(path.parent)

@@ -52,13 +52,17 @@ class UnsafePathError(AgentmemError):
     """A path that could escape the repository or alias another file; nothing was written."""
 
 
-def check_relpath(root: Path, relpath: str) -> Path:
+def check_relpath(
+    root: Path, relpath: str, listings: dict[Path, dict[str, list[str]]] | None = None
+) -> Path:
     """``root / relpath`` when it is safe to write, else :class:`UnsafePathError`.
 
     Refused: empty, absolute, ``..`` or ``.`` parts, backslashes, NUL and control characters,
     anything inside ``.git``; a symlink as the target or any folder between ``root`` and it; a
     sibling whose name differs only by case (``memories/Alice.md`` next to ``alice.md`` would be
-    one file on macOS or Windows). ``relpath`` uses ``/`` separators.
+    one file on macOS or Windows). ``relpath`` uses ``/`` separators. ``listings``: a cache of
+    the folders' names by case-folded name, shared by the paths of one change (a batch of
+    10,000 inbox files lists their folder once, not once a file).
     """
 
     def refuse(why: str) -> UnsafePathError:
@@ -82,9 +86,22 @@ def check_relpath(root: Path, relpath: str) -> Path:
         if path.is_symlink():
             raise refuse(f"{path.relative_to(root).as_posix()} is a symbolic link")
         if folder.is_dir():
-            twins = [n for n in os.listdir(folder) if n != part and n.casefold() == part.casefold()]
+            names = listings.get(folder) if listings is not None else None
+            if names is None:
+                names = _folded(folder)
+                if listings is not None:
+                    listings[folder] = names
+            twins = [n for n in names.get(part.casefold(), ()) if n != part]
             if twins:
                 where = (folder / twins[0]).relative_to(root).as_posix()
                 raise refuse(f"{where} differs from it only by case")
         folder = path
     return root / relpath
+
+
+def _folded(folder: Path) -> dict[str, list[str]]:
+    """The names in ``folder`` by their case-folded form."""
+    found: dict[str, list[str]] = {}
+    for name in os.listdir(folder):
+        found.setdefault(name.casefold(), []).append(name)
+    return found

@@ -30,6 +30,7 @@ from agentmem.store.atomic import (
     atomic_write,
     atomic_write_bytes,
     crash_point,
+    fsync_dir,
 )
 from agentmem.store.paths import check_relpath
 
@@ -68,8 +69,9 @@ def apply_changes(
     paths = [c.path for c in changes]
     if len(set(paths)) != len(paths):
         raise ApplyConflictError(f"the same file appears twice in one change: {', '.join(paths)}")
+    listings: dict[Path, dict[str, list[str]]] = {}
     for change in changes:
-        check_relpath(root, change.path)
+        check_relpath(root, change.path, listings)
     for change in changes:
         if read_current(root, change.path) != change.old:
             raise ApplyConflictError(
@@ -103,17 +105,21 @@ def _write_and_commit(root: Path, real: list[FileChange], pending: journal.Pendi
 
     written: list[FileChange] = []
     current = real[0].path
+    emptied: set[Path] = set()  # folders of deleted files, fsynced once each before the commit
     try:
         for change in real:
             current = change.path
             target = root / change.path
             if change.new is None:
-                atomic_delete(target)
+                atomic_delete(target, sync=False)
+                emptied.add(target.parent)
             else:
                 atomic_write_bytes(target, change.new.encode("utf-8"), inject=not written)
             written.append(change)
             if len(written) == 1:
                 crash_point("after-replace")
+        for folder in emptied:
+            fsync_dir(folder)
         crash_point("before-commit")
         return gitio.commit_paths(
             root,
