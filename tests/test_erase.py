@@ -397,17 +397,19 @@ def test_a_person_erasure_is_recorded_and_a_stale_merge_of_it_refused(
 
 # -- every form, through agentmem's own serialisers ---------------------------------------------
 def _escalation_rule(root: Path, runner: CliRunner) -> None:
-    """bob (member) proposes a rule naming Dave Chen; alice (admin) approves it."""
+    """bob (member) proposes a rule naming a client, Initech; alice (admin) approves it.
+
+    A client's name, not a person's: the guard refuses a person's name in a rule (pii:name)."""
     _as(root, "bob")
     result = invoke(
-        runner, "doctrine", "propose", "--id", "escalate-to-dave-chen",
-        "--title", "Escalate to Dave Chen",
-        "--instruction", "Escalate supplier disputes over 10k EUR to Dave Chen.",
+        runner, "doctrine", "propose", "--id", "escalate-to-initech-desk",
+        "--title", "Escalate to the Initech desk",
+        "--instruction", "Escalate supplier disputes over 10k EUR to the Initech desk.",
         "--scope", "contracts", "--limit", "Not for software licences.",
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     _as(root, "alice")
-    approved = invoke(runner, "doctrine", "approve", "escalate-to-dave-chen", "--version", "1")
+    approved = invoke(runner, "doctrine", "approve", "escalate-to-initech-desk", "--version", "1")
     assert approved.exit_code == 0, approved.stderr
 
 
@@ -417,20 +419,21 @@ def test_a_rule_naming_the_text_is_renamed_and_still_applies(
 ) -> None:
     root = shared
     _escalation_rule(root, runner)
-    result = invoke(runner, "erase", "--text", "dave chen", "--yes")  # lower case
+    result = invoke(runner, "erase", "--text", "initech", "--yes")  # lower case
     assert result.exit_code == 0, result.stderr
     assert sorted(p.name for p in (root / "doctrine").glob("*.yaml")) == [
-        "escalate-to-removed.yaml"
+        "escalate-to-removed-desk.yaml"
     ]
-    rule = (root / "doctrine" / "escalate-to-removed.yaml").read_text(encoding="utf-8")
-    assert "id: escalate-to-removed\n" in rule and "title: Escalate to ***REMOVED***\n" in rule
+    rule = (root / "doctrine" / "escalate-to-removed-desk.yaml").read_text(encoding="utf-8")
+    assert "id: escalate-to-removed-desk\n" in rule
+    assert "title: Escalate to the ***REMOVED*** desk\n" in rule
     audit = invoke(runner, "context", "audit", "--scope", "contracts")
     assert audit.exit_code == 0 and "1 active rule" in audit.stdout
-    assert "Rule escalate-to-removed, version 1" in audit.stdout
+    assert "Rule escalate-to-removed-desk, version 1" in audit.stdout
     subjects = git(root, "log", "--format=%s").splitlines()
-    assert "doctrine(escalate-to-removed): approve v1 (draft → active)" in subjects
+    assert "doctrine(escalate-to-removed-desk): approve v1 (draft → active)" in subjects
     objects = _objects(root).lower()
-    assert b"dave" not in objects and b"chen" not in objects
+    assert b"initech" not in objects
     checked = invoke(runner, "check", "--history")
     assert checked.exit_code == 0, checked.stdout  # approvals were sealed again for the new content
 
