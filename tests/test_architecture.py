@@ -4,6 +4,7 @@ help and is documented in the README."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import subprocess
 import sys
@@ -19,8 +20,15 @@ SRC = REPO_ROOT / "src" / "agentmem"
 HEAVY = ("anthropic", "git", "ruamel", "rapidfuzz", "mcp", "httpx2", "phonenumbers")
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """One parse per source file per test process: the meta-tests below walk the same trees
+    (each full parse of src/ costs about a second of CPU). Read-only: no test changes a tree."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -56,7 +64,7 @@ def test_trailer_names_are_spelt_only_in_the_trailers_module() -> None:
     for path in sorted(SRC.rglob("*.py")):
         if path == SRC / "trailers.py":
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = _tree(path)
         docs = _docstrings(tree)
         for node in ast.walk(tree):
             if (
@@ -106,7 +114,7 @@ def test_role_names_are_spelt_only_in_governance() -> None:
     for path in sorted(SRC.rglob("*.py")):
         if path == SRC / "governance.py":
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = _tree(path)
         offenders += [
             f"{path.relative_to(SRC)}:{node.lineno}"
             for node in ast.walk(tree)
@@ -183,7 +191,7 @@ def _agentmem_imports(path: Path) -> list[tuple[str, bool]]:
                         for item in stmts:
                             visit(item if isinstance(item, list) else [item], inner)
 
-    visit(ast.parse(path.read_text(encoding="utf-8")).body, False)
+    visit(_tree(path).body, False)
     return [(name, lazy) for name, lazy in found if name.startswith("agentmem")]
 
 
@@ -280,7 +288,7 @@ def test_every_import_inside_a_function_says_why() -> None:
         if name.startswith("agentmem.cli"):
             continue
         lines = path.read_text(encoding="utf-8").splitlines()
-        for node in _function_import_blocks(ast.parse("\n".join(lines))):
+        for node in _function_import_blocks(_tree(path)):
             above = lines[node.lineno - 2].strip() if node.lineno > 1 else ""
             if not (above.startswith("# lazy: ") or "# lazy: " in lines[node.lineno - 1]):
                 offenders.append(

@@ -84,6 +84,7 @@ def test_reject_all_is_one_commit_with_progress_and_a_short_line(
     assert not list((memrepo / "inbox" / "alice").glob("*.yaml"))
 
 
+@pytest.mark.slow
 def test_accept_all_into_a_full_memory_says_why_once_and_plans_a_few(
     memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

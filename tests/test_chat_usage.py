@@ -7,6 +7,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
 from tests.helpers import git, invoke
 from tests.helpers.context import MEMORY_ENTRIES, add_person, write_memory
 from typer.testing import CliRunner
@@ -89,6 +90,7 @@ def test_the_hook_the_api_and_an_admin_reading_another_memory_are_logged(
     assert other["blob"] == ""
 
 
+@pytest.mark.slow
 def test_usage_reads_chat_lines_back_and_audits_ignore_them(
     memrepo: Path, runner: CliRunner
 ) -> None:

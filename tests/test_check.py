@@ -426,6 +426,7 @@ def test_fast_parse_reads_exactly_what_the_strict_parser_reads() -> None:
         assert fast_parse(base) == parse_rule_text(base, "doctrine/x.yaml")
 
 
+@pytest.mark.slow
 def test_joined_guard_scan_finds_whatever_the_field_scan_finds() -> None:
     """``rules.guard_batch`` relies on this: scanning ``- field`` lines as a file finds
     something whenever scanning one field as a rule does (over the guard's own corpus)."""

@@ -235,6 +235,7 @@ def test_fast_status_is_only_used_when_provable(text: str, expected: str | None)
     assert fast_status(text) == expected
 
 
+@pytest.mark.slow
 def test_with_the_real_doctrine_and_memory_commands_history_is_clean(team: Path, runner) -> None:
     set_identity(team, "Bob", "bob@example.com")
     result = invoke(runner, "doctrine", "propose", "--id", "net-60", "--title", "Sixty-day payment terms",
@@ -320,6 +321,7 @@ needs_ssh = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow
 @needs_ssh
 def test_require_signed_activations(memrepo: Path, tmp_path: Path) -> None:
     keys = tmp_path / "keys"

@@ -49,6 +49,7 @@ def test_corpus_is_large_and_in_four_languages() -> None:
         assert case.get("note"), case
 
 
+@pytest.mark.slow
 def test_corpus_file_commits_no_secret_and_no_raw_invisible_character() -> None:
     raw = CASES_FILE.read_text(encoding="utf-8")
     assert not [f for f in scan(raw, kind="file") if f.code.startswith("secret:")]
@@ -214,6 +215,7 @@ def test_file_kind_checks_each_entry_line() -> None:
     assert codes == [("structure", 5), ("instruction", 8)]
 
 
+@pytest.mark.slow
 def test_heavy_modules_load_only_when_needed() -> None:
     """phonenumbers, stdnum and confusable_homoglyphs are lazy; typer and rich never load."""
     probe = (

@@ -42,6 +42,7 @@ def _cases(name: str) -> list[dict[str, Any]]:
 NAMES = sorted(p.name for p in SETS.glob("*.yaml"))
 
 
+@pytest.mark.slow
 def test_the_blind_sets_are_there() -> None:
     assert {"cases.yaml", "blind.yaml", "blind2.yaml", "blind3.yaml", "prompts.yaml"} <= set(NAMES)
     blind = _cases("blind.yaml")

@@ -53,6 +53,7 @@ def test_session_start_prints_the_memory_for_every_real_payload(
         assert len(result.stdout) <= 10_000
 
 
+@pytest.mark.slow
 def test_session_start_finds_the_repository_from_the_payload_cwd(
     memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -245,6 +246,7 @@ def test_session_end_needs_neither_settings_nor_git(memrepo: Path, tmp_path: Pat
     assert queue_lines(memrepo)[0]["session_id"] == "dea1da88-7470-4a4b-bc87-38f8aa16288c"
 
 
+@pytest.mark.slow
 def test_hooks_through_the_installed_entry_point(memrepo: Path, runner: CliRunner) -> None:
     write_memory(memrepo, runner)
     start = subprocess.run(
@@ -463,6 +465,7 @@ def test_a_queued_session_can_be_forgotten_and_is_never_tried_again(
     assert mixed.exit_code == 2 and "--forget SESSION goes alone" in mixed.stderr
 
 
+@pytest.mark.slow
 def test_the_progress_bar_is_drawn_on_a_terminal(
     memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -10,6 +10,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
+import pytest
 from tests.helpers import invoke
 from typer.testing import CliRunner
 
@@ -40,6 +41,7 @@ def _session_start(root: Path) -> tuple[str, str]:
     return "\n".join(block), loaded
 
 
+@pytest.mark.slow
 def test_a_second_session_start_reads_no_yaml_and_loads_no_guard(
     memrepo: Path, runner: CliRunner
 ) -> None:

@@ -204,6 +204,7 @@ def test_the_memo_prints_what_the_full_path_prints(memrepo: Path, hot, computed)
         pytest.param("suspend", marks=pytest.mark.slow),
     ],
 )
+@pytest.mark.slow
 def test_the_memo_equals_the_full_path_on_every_kind_of_memory(
     memrepo: Path, hot, computed, settings: str
 ) -> None:
@@ -235,6 +236,7 @@ def _fresh(go, root: Path, argv: list[str], cwd: Path | None = None) -> Outcome:
     return go(argv, cwd)
 
 
+@pytest.mark.slow
 def test_every_input_that_changed_runs_the_full_path(
     memrepo: Path, hot, computed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -397,6 +399,7 @@ def test_a_memo_written_by_another_copy_of_agentmem_is_not_used(
     assert len(computed) == calls + 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [hotread.MEMO_FILE, "hotcache.json"])
 def test_a_named_pipe_for_a_local_file_does_not_block_a_session_start(
     memrepo: Path, name: str
@@ -461,6 +464,7 @@ _LOADED = (
 )
 
 
+@pytest.mark.slow
 def test_an_answer_from_the_memo_builds_no_dataclass(memrepo: Path) -> None:
     _setup(memrepo, MIXED)
     git(memrepo, "add", "-A")

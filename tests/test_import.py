@@ -139,6 +139,7 @@ def test_a_file_over_one_mib_is_refused_in_one_line_and_the_others_go_on(memrepo
     assert _commits(memrepo) == before + 1
 
 
+@pytest.mark.slow
 def test_a_file_of_too_many_items_is_refused_whole_and_can_be_imported_in_part(
     memrepo, runner, tmp_path
 ):

@@ -58,6 +58,7 @@ ENTRIES = [
 ]
 
 
+@pytest.mark.slow
 def test_findings_are_a_dated_dry_run(memrepo: Path, runner: CliRunner) -> None:
     seed_memory(runner, ENTRIES)
     (memrepo / "README.md").write_text("here\n", encoding="utf-8")
