@@ -3,7 +3,8 @@ the sizes that used to hang it.
 
 Not a test. Run from the repository root::
 
-    PYTHONPATH=src python benchmarks/bench_bounds.py [--pending 10000] [--only review]
+    PYTHONPATH=src python benchmarks/bench_bounds.py [--pending 10000] [--clones 16 32]
+        [--only review|sync]
 
 Cases (each in a fresh repository under a temporary folder, each command a fresh process):
 
@@ -11,6 +12,11 @@ Cases (each in a fresh repository under a temporary folder, each command a fresh
   renders them, committed with ONE plain ``git commit``: building them one harvest at a time
   would take longer than the benchmark), then ``agentmem review --reject all``, and in a copy
   ``agentmem review --accept all`` (the memory fills after a few hundred).
+- ``sync``: a burst. For each of ``--clones`` (16 and 32), one bare remote and that many
+  clones, each a different member of ``roles.yaml`` who remembered and accepted one entry of
+  their own; then every clone runs ``agentmem sync`` at the same moment. Prints how many
+  landed, how many pushes were rejected and retried (the most for one clone), the slowest
+  sync, and checks that the remote holds every entry (nothing lost).
 
 Prints, per case: wall and CPU seconds (the process and its git children), commits made, and
 the first lines of stderr. On a shared machine quote the CPU figure and the load average.
@@ -112,16 +118,99 @@ def bench_review(base: Path, pending: int) -> None:
         _report(name, where, wall, cpu, before, proc.stderr)
 
 
+def _sync_team(base: Path, clones: int) -> tuple[Path, list[Path]]:
+    """A bare remote and ``clones`` clones, clone ``n`` of member ``p<n>`` with one entry accepted
+    locally (not yet synced)."""
+    remote = base / "remote.git"
+    _git(base, "init", "-q", "--bare", "-b", "main", str(remote))
+    first = base / "admin"
+    _repository(first)
+    roles = first / "roles.yaml"
+    roles.write_text(
+        roles.read_text(encoding="utf-8")
+        + "".join(f"p{n}:\n  email: p{n}@example.com\n  role: member\n" for n in range(clones)),
+        encoding="utf-8",
+    )
+    _git(first, "commit", "-qm", "the team", "--", "roles.yaml")
+    _git(first, "remote", "add", "origin", str(remote))
+    _git(first, "push", "-q", "-u", "origin", "main")
+    made = []
+    for n in range(clones):
+        clone = base / f"clone{n}"
+        _git(base, "clone", "-q", str(remote), str(clone))
+        _git(clone, "config", "user.name", f"Person {n}")
+        _git(clone, "config", "user.email", f"p{n}@example.com")
+        _git(clone, "config", "commit.gpgsign", "false")
+        text = f"Person {n} wants the figures of table {n} checked twice."
+        for args in (("remember", text), ("review", "--accept", "all")):
+            proc = _run(clone, *args)[2]
+            if proc.returncode != 0:
+                raise SystemExit(f"setting up clone {n}: {' '.join(args)}: {proc.stderr}")
+        made.append(clone)
+    return remote, made
+
+
+def bench_sync(base: Path, clones: int) -> None:
+    root = base / f"sync-{clones}"
+    root.mkdir()
+    remote, made = _sync_team(root, clones)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    start = time.perf_counter()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "agentmem", "sync"],
+            cwd=clone,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for clone in made
+    ]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate()
+        results.append((proc.returncode, err, time.perf_counter() - start))
+    wall = time.perf_counter() - start
+    landed = sum(1 for code, _, _ in results if code == 0)
+    retries = [_retries(err) for _, err, _ in results]
+    kept = sum(
+        1
+        for n in range(clones)
+        if f"table {n} checked twice" in _git(remote, "show", f"HEAD:memories/p{n}.md")
+    )
+    print(
+        f"sync burst, {clones} clones: {landed}/{clones} landed, {kept}/{clones} entries on the "
+        f"remote; {sum(retries)} rejected pushes retried (at most {max(retries)} for one "
+        f"clone); slowest sync {max(t for _, _, t in results):.1f} s, burst {wall:.1f} s wall"
+    )
+    for code, err, _ in results:
+        if code != 0:
+            print(f"    refused: {err.strip().splitlines()[-1][:110]}")
+
+
+def _retries(stderr: str) -> int:
+    marker = "the push was rejected "
+    for line in stderr.splitlines():
+        if marker in line:
+            return int(line.split(marker, 1)[1].split()[0])
+    return 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pending", type=int, default=10_000)
-    parser.add_argument("--only", choices=["review"], default=None)
+    parser.add_argument("--clones", type=int, nargs="+", default=[16, 32])
+    parser.add_argument("--only", choices=["review", "sync"], default=None)
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPU(s)")
     with tempfile.TemporaryDirectory(prefix="bench-bounds-") as folder:
         base = Path(folder)
         if args.only in (None, "review"):
             bench_review(base, args.pending)
+        if args.only in (None, "sync"):
+            for clones in args.clones:
+                bench_sync(base, clones)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -406,3 +407,47 @@ def test_the_default_mask_is_the_guards_personal_data_check() -> None:
     assert f"User: {guard.mask(said)}" in content
     assert guard.mask(said) == "Ask [NAME]; I have [HEALTH]; contraseña: [SECRET:password]."
     assert {f.code for f in guard.scan(said)} >= {"pii:name", "pii:health", "secret:password"}
+
+
+def test_timeout_s_bounds_the_whole_call_retries_included() -> None:
+    """A stub API on 127.0.0.1 that never answers in time: the SDK's per-try timeout and two
+    retries would wait about 3 × 0.5 s plus back-off; harvest gives up at ``timeout_s``."""
+    import threading
+    import time
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    import anthropic
+
+    seen: list[float] = []
+
+    class Sleepy(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            seen.append(time.perf_counter())
+            time.sleep(3)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Sleepy)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = anthropic.Anthropic(
+            api_key="test-key",
+            base_url=f"http://127.0.0.1:{server.server_address[1]}",
+            timeout=0.5,
+            max_retries=2,
+        )
+        request = replace(make_request(), timeout_s=0.5)
+        start = time.perf_counter()
+        with pytest.raises(ModelError) as caught:
+            harvest(request, client=client, mask=IDENTITY)
+        elapsed = time.perf_counter() - start
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert elapsed < 1.5, elapsed
+    assert len(seen) == 1
+    assert "did not answer within 0.5 s (harvest.timeout_s, the whole call, retries included)" in (
+        str(caught.value)
+    )

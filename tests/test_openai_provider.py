@@ -299,3 +299,18 @@ def test_personal_data_never_reaches_the_model_and_the_transcript_stays_readable
         "The database password is [SECRET:password], or run psql -h db -U app -W "
         "[SECRET:password]. The lawyer has [HEALTH]. Keep my emails short."
     ) in user
+
+
+def test_timeout_s_bounds_the_whole_call_retries_included(stub) -> None:
+    """A server that never answers in time: with two retries the SDK alone would wait three
+    tries and its back-off (about 3 × 0.5 s + 1 s); harvest gives up at ``timeout_s``."""
+    server, url = stub
+    server.replies += [(200, completion('{"proposals": []}'), 3.0)] * 3
+    start = time.perf_counter()
+    with pytest.raises(ModelError) as caught:
+        harvest(request(), settings(url, timeout_s=0.5, max_retries=2))
+    elapsed = time.perf_counter() - start
+    assert elapsed < 1.5, elapsed
+    assert "did not answer within 0.5 s (harvest.timeout_s, the whole call, retries included)" in (
+        str(caught.value)
+    )

@@ -307,3 +307,71 @@ def test_a_rule_changed_on_both_sides_conflicts_even_on_different_lines() -> Non
 def test_identical_changes_merge_silently() -> None:
     assert merge_lines(["a\n"], ["b\n"], ["b\n"], union_entries=False) == ["b\n"]
     assert merge_file("doctrine/r.yaml", b"v: 1\n", b"v: 2\n", b"v: 2\n") == b"v: 2\n"
+
+
+# -- a burst of clones (docs/design.md §Sync: back-off) -----------------------------------------
+def test_the_back_off_grows_exponentially_with_full_jitter_up_to_its_cap() -> None:
+    from agentmem.sync.replay import BACKOFF_BASE_S, BACKOFF_CAP_S, backoff
+
+    assert [backoff(n, lambda: 1.0) for n in range(1, 8)] == [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 8.0]
+    assert backoff(3, lambda: 0.5) == 0.5
+    assert backoff(40, lambda: 0.0) == 0.0
+    assert (BACKOFF_BASE_S, BACKOFF_CAP_S) == (0.25, 8.0)
+
+
+@pytest.mark.slow
+def test_eight_clones_syncing_at_once_all_land_and_nothing_is_lost(
+    tmp_path: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eight members, one clone each, one entry each accepted locally; all eight run ``agentmem
+    sync`` at the same moment in their own processes: every push lands (the rejected ones
+    retried after a jittered back-off) and the remote holds all eight entries.
+    ``benchmarks/bench_bounds.py --only sync`` does it with 16 and 32."""
+    import os
+    import subprocess
+
+    from agentmem.store.init import init_repository
+
+    count = 8
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    admin = tmp_path / "admin"
+    init_repository(admin)
+    roles = admin / "roles.yaml"
+    roles.write_text(
+        roles.read_text(encoding="utf-8")
+        + "".join(f"p{n}:\n  email: p{n}@example.com\n  role: member\n" for n in range(count)),
+        encoding="utf-8",
+    )
+    git(admin, "commit", "-qm", "the team", "--", "roles.yaml")
+    git(admin, "remote", "add", "origin", str(remote))
+    git(admin, "push", "-q", "-u", "origin", "main")
+    made = []
+    for n in range(count):
+        clone = tmp_path / f"clone{n}"
+        git(tmp_path, "clone", "-q", str(remote), str(clone))
+        set_identity(clone, f"Person {n}", f"p{n}@example.com")
+        _in(monkeypatch, clone)
+        _remember_and_accept(runner, f"Person {n} wants the figures of table {n} checked twice.")
+        made.append(clone)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "agentmem", "sync"],
+            cwd=clone,
+            env=dict(os.environ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for clone in made
+    ]
+    done = [proc.communicate(timeout=300) + (proc.returncode,) for proc in procs]
+    assert [code for _, _, code in done] == [0] * count, [err for _, err, _ in done]
+    assert all("pushed to origin/main" in out for out, _, _ in done)
+    assert sum("the push was rejected" in err for _, err, _ in done) >= 1
+    for n in range(count):
+        assert f"- Person {n} wants the figures of table {n} checked twice." in _show(
+            remote, f"memories/p{n}.md"
+        )
+    authors = git(remote, "log", "--format=%ae", "main").split()
+    assert {f"p{n}@example.com" for n in range(count)} <= set(authors)

@@ -108,7 +108,7 @@ class HarvestConfig(Frozen):
     max_proposals: int
     provider: str
     model: str
-    timeout_s: int  # seconds one model request may take (each try)
+    timeout_s: int  # seconds the whole model call may take, retries included
     max_transcript_mb: int  # a larger transcript is refused before it is read
     openai_base_url: str | None  # harvest.openai.base_url; OPENAI_BASE_URL overrides
     openai_model: str | None  # harvest.openai.model
@@ -499,7 +499,7 @@ harvest:
   max_proposals: 6
   provider: auto            # anthropic when ANTHROPIC_API_KEY is set, else offline
   model: claude-sonnet-5-5  # AGENTMEM_MODEL overrides; claude-haiku-5-5 is the cheap choice
-  timeout_s: 120            # seconds one model request may take
+  timeout_s: 120            # seconds the whole model call may take, retries included
   max_transcript_mb: 20     # a larger transcript is refused before it is read
   # openai:                 # --provider openai: any OpenAI-compatible chat-completions server
   #   base_url: http://localhost:11434/v1   # OPENAI_BASE_URL overrides

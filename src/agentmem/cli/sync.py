@@ -31,7 +31,7 @@ def sync(
     top of theirs, and the memory files they change): an error — an approval whose author is no
     longer admin there, a merged memory file over its budget — stops with "sync refused", with
     nothing pushed and your branch as it was. A push rejected because someone pushed meanwhile
-    is retried a few times.
+    is retried, after a growing random pause, so that many clones syncing at once all land.
     """
     from agentmem.cli.common import repository
     from agentmem.sync.replay import sync as run_sync

@@ -15,7 +15,10 @@ Under the repository lock (the caller holds :meth:`Repository.locked`):
    error raises :class:`~agentmem.sync.gate.SyncRefusedError`: nothing pushed, the local
    branch untouched;
 4. push the result without force; a rejected push (someone pushed meanwhile) starts again from
-   1, up to ``attempts`` times, always from the local commits as they were;
+   1, up to ``attempts`` times, always from the local commits as they were, after a pause of
+   exponential back-off with full jitter (:func:`backoff`: a random time up to
+   ``BACKOFF_BASE_S`` × 2^(n-1), at most ``BACKOFF_CAP_S``), so that clones racing for one
+   remote spread out instead of colliding again;
 5. once pushed, move the local branch to the result (``read-tree -m -u`` then ``update-ref``
    with the old value: the person's staged and unstaged work on other files is kept; a file
    they changed that the sync must update stops the sync before the push — a dry run).
@@ -26,6 +29,9 @@ the remote was rewritten by an erase that this clone predates (re-clone then).
 
 from __future__ import annotations
 
+import random
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,7 +43,9 @@ from agentmem.store.repo import Repository
 from agentmem.sync.gate import verify
 from agentmem.sync.merge import MergeConflict, merge_file
 
-ATTEMPTS = 4
+ATTEMPTS = 16
+BACKOFF_BASE_S = 0.25
+BACKOFF_CAP_S = 8.0
 RETRYABLE = (
     "fetch first",
     "non-fast-forward",
@@ -95,7 +103,19 @@ class _Target:
         return f"refs/remotes/{self.remote}/{self.remote_branch}"
 
 
-def sync(repo: Repository, remote: str | None = None, attempts: int = ATTEMPTS) -> SyncResult:
+def backoff(rejected: int, rand: Callable[[], float] = random.random) -> float:
+    """Seconds to wait after the ``rejected``-th rejected push: full jitter over an exponential
+    window (``BACKOFF_BASE_S`` × 2^(rejected-1), capped at ``BACKOFF_CAP_S``)."""
+    window = min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2.0 ** (rejected - 1))
+    return float(window * rand())
+
+
+def sync(
+    repo: Repository,
+    remote: str | None = None,
+    attempts: int = ATTEMPTS,
+    sleep: Callable[[float], None] = time.sleep,
+) -> SyncResult:
     """Run the sync loop (module docstring). Raises :class:`SyncPausedError`,
     :class:`~agentmem.sync.gate.SyncRefusedError`, :class:`SyncError` or :class:`GitError`."""
     root = repo.root
@@ -126,6 +146,8 @@ def sync(repo: Repository, remote: str | None = None, attempts: int = ATTEMPTS) 
             outcome = "replayed" if plan.replayed else "pushed"
             done = (outcome, plan.replayed, plan.pulled, plan.head, attempt, tuple(warnings))
             return SyncResult(target.remote, target.branch, *done)
+        if attempt < attempts:
+            sleep(backoff(attempt))
     raise SyncError(
         f"{target.remote} rejected the push {attempts} times: others keep pushing meanwhile",
         hint="run agentmem sync again in a moment; your commits are kept locally",

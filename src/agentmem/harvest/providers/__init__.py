@@ -42,7 +42,7 @@ class HarvestRequest:
     scope: str | None
     model: str
     outcomes: tuple[Outcome, ...] = ()
-    timeout_s: float = 120.0  # seconds one model request may take (harvest.timeout_s)
+    timeout_s: float = 120.0  # seconds the whole model call may take (harvest.timeout_s)
     doctrine_rules: tuple[str, ...] = ()  # the instructions of the active rules in scope
 
 

@@ -9,7 +9,9 @@ The call is ``client.messages.create`` with ``output_config.format`` set to
 anthropic 2.x removed ``temperature``/``top_p``/``top_k``, and current models reject forced tool
 choice. Variability is held down by the fixed prompt, the schema, and the validation
 that follows in :mod:`agentmem.harvest.run`. The SDK's own retries (``max_retries``, default 2) handle
-429, 5xx and connection errors. Every other failure becomes a :class:`~agentmem.errors.ModelError`.
+429, 5xx and connection errors; ``harvest.timeout_s`` bounds the whole call, retries included
+(:mod:`agentmem.harvest.providers.deadline`). Every other failure becomes a
+:class:`~agentmem.errors.ModelError`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from agentmem.errors import ConfigError, ModelError
 from agentmem.guard import mask
 from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
+from agentmem.harvest.providers.deadline import within
 from agentmem.memory.records import strip_markers
 from agentmem.proposals.model import PROPOSAL_JSON_SCHEMA
 
@@ -212,16 +215,21 @@ def harvest(
         check_credentials()
         client = anthropic.Anthropic(timeout=request.timeout_s, max_retries=2)
     system, user_content = build_prompt(request, mask or _guard_mask())
-    try:
-        message = client.messages.create(
+    sdk = client
+
+    def call() -> Message:
+        return sdk.messages.create(
             model=request.model,
             max_tokens=max_tokens,
             system=system,
             messages=[{"role": "user", "content": user_content}],
             output_config={"format": {"type": "json_schema", "schema": PROPOSAL_JSON_SCHEMA}},
         )
+
+    try:
+        message = within(request.timeout_s, call, lambda: _timed_out(request.timeout_s), sdk.close)
     except anthropic.APIError as exc:
-        raise _model_error(exc) from exc
+        raise _model_error(exc, request.timeout_s) from exc
     _check_stop_reason(message, max_tokens)
     proposals = parse_answer(_answer_text(message))
     return RawAnswer(provider=PROVIDER, proposals=proposals, model=request.model)
@@ -235,7 +243,16 @@ _STATUS_HINTS = {
 }
 
 
-def _model_error(exc: Exception) -> ModelError:
+def _timed_out(seconds: float) -> ModelError:
+    return ModelError(
+        f"the Anthropic API did not answer within {seconds:g} s (harvest.timeout_s, the whole "
+        "call, retries included)",
+        hint="try again, raise harvest.timeout_s, harvest a shorter session, or use "
+        "--provider offline",
+    )
+
+
+def _model_error(exc: Exception, seconds: float) -> ModelError:
     """Turn an SDK error into a ModelError that says what happened and what to do next."""
     # lazy: the SDK (already loaded by harvest(): a dictionary lookup)
     import anthropic
@@ -253,10 +270,7 @@ def _model_error(exc: Exception) -> ModelError:
             hint=_STATUS_HINTS.get(status),
         )
     if isinstance(exc, anthropic.APITimeoutError):
-        return ModelError(
-            "the Anthropic API did not answer in time (harvest.timeout_s, each of 3 tries)",
-            hint="try again, harvest a shorter session, or use --provider offline",
-        )
+        return _timed_out(seconds)
     if isinstance(exc, anthropic.APIConnectionError):
         return ModelError(
             "could not reach the Anthropic API (network error)",

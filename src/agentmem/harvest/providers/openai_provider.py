@@ -4,7 +4,7 @@ OpenAI-compatible server (Ollama, vLLM, LM Studio, Mistral, a company gateway) t
 
 Settings: ``harvest.openai.base_url`` (the ``OPENAI_BASE_URL`` environment variable overrides
 it), ``harvest.openai.model``, ``harvest.openai.api_key_env`` (default ``OPENAI_API_KEY``), and
-``harvest.timeout_s`` (default 120 s per try). The prompt is the anthropic provider's
+``harvest.timeout_s`` (default 120 s: the whole call, retries included). The prompt is the anthropic provider's
 (:func:`agentmem.harvest.providers.anthropic_provider.build_prompt`, masked by the guard). The
 answer is asked as JSON-schema structured output; a server that refuses ``response_format``
 is asked once more without it. Either way the answer is validated (its shape here, each
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentmem.errors import ConfigError, ModelError
 from agentmem.harvest.providers import HarvestRequest, RawAnswer
+from agentmem.harvest.providers.deadline import within
 from agentmem.proposals.model import PROPOSAL_JSON_SCHEMA
 
 if TYPE_CHECKING:
@@ -104,13 +105,18 @@ def harvest(
         "json_schema": {"name": "proposals", "schema": PROPOSAL_JSON_SCHEMA, "strict": True},
     }
     call: dict[str, Any] = {"model": settings.model, "messages": messages}
-    try:
+    sdk = client
+
+    def ask() -> Any:
         try:
-            completion = client.chat.completions.create(**call, response_format=schema)  # type: ignore[call-overload]
+            return sdk.chat.completions.create(**call, response_format=schema)  # type: ignore[call-overload]
         except openai.BadRequestError as exc:
             if "response_format" not in str(exc) and "json_schema" not in str(exc):
                 raise
-            completion = client.chat.completions.create(**call)
+            return sdk.chat.completions.create(**call)
+
+    try:
+        completion = within(settings.timeout_s, ask, lambda: _timed_out(settings), sdk.close)
     except openai.APIError as exc:
         raise _model_error(exc, settings) from exc
     if not completion.choices:
@@ -139,6 +145,15 @@ def _strip_fence(text: str) -> str:
     return body
 
 
+def _timed_out(settings: OpenAISettings) -> ModelError:
+    where = settings.base_url or "the OpenAI API"
+    return ModelError(
+        f"{where} did not answer within {settings.timeout_s:g} s (harvest.timeout_s, the whole "
+        "call, retries included)",
+        hint="raise harvest.timeout_s, harvest a shorter session, or use --provider offline",
+    )
+
+
 def _model_error(exc: Exception, settings: OpenAISettings) -> ModelError:
     # lazy: the openai SDK loads only when this provider runs
     import openai
@@ -162,11 +177,7 @@ def _model_error(exc: Exception, settings: OpenAISettings) -> ModelError:
             hint=hints.get(status, "check harvest.openai.* in agentmem.yaml"),
         )
     if isinstance(exc, openai.APITimeoutError):
-        return ModelError(
-            f"{where} did not answer within {settings.timeout_s:g} s "
-            f"(harvest.timeout_s, each of {settings.max_retries + 1} tries)",
-            hint="raise harvest.timeout_s, harvest a shorter session, or use --provider offline",
-        )
+        return _timed_out(settings)
     if isinstance(exc, openai.APIConnectionError):
         return ModelError(
             f"could not reach {where} (connection error)",
