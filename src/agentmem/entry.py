@@ -127,27 +127,21 @@ def emit(printed: Printed) -> None:
 def run(argv: list[str]) -> int | None:
     """Run a hot command line; its exit code, or None when it is not one (typer takes it)."""
     # lazy: hot path: the console script never imports the CLI for a hook
-    from agentmem.errors import AgentmemError
+    from agentmem.errors import failure
 
     todo = plan(argv)
     if todo is None:
         return None
     try:
         printed = todo()
-    except AgentmemError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return exc.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write("error: interrupted\n")
-        return 130
-    except Exception as exc:
-        if os.environ.get("AGENTMEM_DEBUG") == "1":
+    except BaseException as exc:
+        mapped = failure(exc)
+        if mapped is None or isinstance(exc, SystemExit):
             raise
-        sys.stderr.write(
-            f"error: unexpected error ({type(exc).__name__}: {exc}); rerun with AGENTMEM_DEBUG=1 "
-            "to see the traceback, and report it\n"
-        )
-        return 3
+        code, text = mapped
+        if text:
+            sys.stderr.write(f"error: {text}\n")
+        return code
     emit(printed)
     return printed.code
 

@@ -8,6 +8,9 @@ say what, where (``file:line``) and what to do next; they never carry a secret v
 
 from __future__ import annotations
 
+import errno
+import os
+
 
 class AgentmemError(Exception):
     """Base of every expected failure. ``exit_code`` is read by the CLI's single handler."""
@@ -97,3 +100,39 @@ class GitError(AgentmemError):
 
 class BusyError(AgentmemError):
     """Another agentmem process holds the repository lock; retry shortly."""
+
+
+#: ``OSError`` numbers that are the disk's state, not a bug (exit 1, docs/design.md §Write path).
+_DISK_FULL = ("ENOSPC", "EDQUOT")
+
+
+def failure(exc: BaseException) -> tuple[int, str] | None:
+    """THE mapping of an exception to an exit code and its ``error:`` text, for both entry points
+    (the hot path in ``agentmem.entry`` and the typer group in ``agentmem.cli``).
+
+    ``None``: let it propagate (``AGENTMEM_DEBUG=1`` on an unexpected error, to see the
+    traceback). A text of ``""`` prints nothing (a reader that closed the pipe)."""
+    if isinstance(exc, AgentmemError):
+        return exc.exit_code, str(exc)
+    if isinstance(exc, BrokenPipeError):
+        return 0, ""  # ``agentmem log | head``: the reader closed the pipe, stop quietly
+    if isinstance(exc, KeyboardInterrupt):
+        return 130, "interrupted"
+    if isinstance(exc, EOFError):
+        return 2, (
+            "end of input before every question was answered; nothing more was decided "
+            "(what was decided before is committed)"
+        )
+    if isinstance(exc, OSError) and errno.errorcode.get(exc.errno or 0, "") in _DISK_FULL:
+        code = errno.errorcode.get(exc.errno or 0, "")
+        return 1, (
+            f"the disk refused a write: {exc.strerror} ({code}); agentmem's journal "
+            "finishes or undoes any interrupted change on the next command\n"
+            "  hint: free some disk space, then run the command again"
+        )
+    if not isinstance(exc, Exception) or os.environ.get("AGENTMEM_DEBUG") == "1":
+        return None
+    return 3, (
+        f"unexpected error ({type(exc).__name__}: {exc}); rerun with AGENTMEM_DEBUG=1 "
+        "to see the traceback, and report it"
+    )

@@ -9,7 +9,6 @@ traceback); 130 on Ctrl-C. Sub-apps import their heavy dependencies lazily so th
 from __future__ import annotations
 
 import copy
-import errno
 import importlib
 import os
 import re
@@ -25,7 +24,7 @@ from typer.exceptions import TyperException
 from agentmem import __version__, notices
 from agentmem import trailers as tr
 from agentmem.cli import output, params
-from agentmem.errors import AgentmemError
+from agentmem.errors import failure
 
 
 def _discard_stdout() -> None:
@@ -178,10 +177,6 @@ def _hide_values(exc: ClickException, argv: list[str]) -> None:
         exc.message = pattern.sub("(value not shown)", exc.message)
 
 
-_DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
-"""``OSError`` numbers that are the disk's state (exit 1, docs/design.md §Write path)."""
-
-
 class AgentmemGroup(TyperGroup):
     """Root group: the single place where exceptions become exit codes."""
 
@@ -206,39 +201,16 @@ class AgentmemGroup(TyperGroup):
             raise
         except (typer.Exit, typer.Abort, TyperException):
             raise
-        except AgentmemError as exc:
-            output.error(str(exc))
-            raise typer.Exit(exc.exit_code) from None
-        except BrokenPipeError:
-            # The reader closed the pipe (``agentmem log | head``): stop quietly.
-            _discard_stdout()
-            raise typer.Exit(0) from None
-        except KeyboardInterrupt:
-            output.error("interrupted")
-            raise typer.Exit(130) from None
-        except EOFError:
-            output.error(
-                "end of input before every question was answered; nothing more was decided "
-                "(what was decided before is committed)"
-            )
-            raise typer.Exit(2) from None
-        except Exception as exc:
-            if isinstance(exc, OSError) and exc.errno in _DISK_FULL:
-                # A full disk is the machine's state, not a bug: exit 1, say what to do.
-                code = errno.errorcode.get(exc.errno or 0, "")
-                output.error(
-                    f"the disk refused a write: {exc.strerror} ({code}); agentmem's journal "
-                    "finishes or undoes any interrupted change on the next command\n"
-                    "  hint: free some disk space, then run the command again"
-                )
-                raise typer.Exit(1) from None
-            if os.environ.get("AGENTMEM_DEBUG") == "1":
+        except (KeyboardInterrupt, Exception) as exc:
+            mapped = failure(exc)
+            if mapped is None:
                 raise
-            output.error(
-                f"unexpected error ({type(exc).__name__}: {exc}); rerun with AGENTMEM_DEBUG=1 "
-                "to see the traceback, and report it"
-            )
-            raise typer.Exit(3) from None
+            code, text = mapped
+            if isinstance(exc, BrokenPipeError):
+                _discard_stdout()
+            if text:
+                output.error(text)
+            raise typer.Exit(code) from None
 
 
 #: Every command: its name → the ``agentmem.cli`` module that defines it, and whether the module
