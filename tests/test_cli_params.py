@@ -14,6 +14,7 @@ import pytest
 import typer
 import typer.main
 import typer.testing
+from tests.helpers import REPO_ROOT
 from typer._click.exceptions import BadParameter
 from typer._coercion import build_runtime_param, resolve_type_descriptor
 from typer.models import ArgumentInfo, OptionInfo
@@ -223,3 +224,16 @@ def test_inbox_names_the_queue_file_of_the_queue_module() -> None:
     from agentmem.store.repo import LOCAL_DIR
 
     assert (inbox.QUEUE_FILE, LOCAL_DIR) == (queue.QUEUE_FILE, queue.LOCAL_DIR)
+
+
+def test_typer_is_the_minor_version_its_private_modules_were_read_from() -> None:
+    """``agentmem.cli`` imports from typer's private modules (``typer._click``, ``_coercion``,
+    ``_param_types``, ``_completion_*``, ``core._TyperParameter``), read from typer 0.29. The
+    dependency is pinned to that minor version; on the next one, this fails: read those modules
+    again, run this file, then move the pin in pyproject.toml and the version here."""
+    import tomllib
+    from importlib.metadata import version
+
+    assert version("typer").startswith("0.29.")
+    pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "typer>=0.29,<0.30" in pyproject["project"]["dependencies"]
