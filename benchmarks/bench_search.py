@@ -273,7 +273,7 @@ def bench_tidy(runs: int) -> None:
     from agentmem.memory.file import char_count
     from agentmem.store.init import init_repository
     from agentmem.store.repo import open_repository
-    from agentmem.tidy import run_tidy
+    from agentmem.tidy.hygiene import run_tidy
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "mem"

@@ -11,7 +11,7 @@ from agentmem.cli.common import FormatOption, repository
 from agentmem.cli.output import Format
 
 if TYPE_CHECKING:
-    from agentmem.tidy import Report
+    from agentmem.tidy.hygiene import Report
 
 app = typer.Typer()
 
@@ -46,7 +46,7 @@ def tidy(
     only through agentmem review. Takes the repository lock. Exit 0: nothing found; 1: found
     something (or refused); 2: usage — safe to run from cron.
     """
-    from agentmem.tidy import run_tidy
+    from agentmem.tidy.hygiene import run_tidy
 
     repo = repository()
     actor = repo.actor()

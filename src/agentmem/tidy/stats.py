@@ -44,7 +44,7 @@ from agentmem.memory.file import budget_status, parse_memory
 from agentmem.proposals.inbox import list_pending
 from agentmem.store import gitio, regular
 from agentmem.store.repo import Person, Repository
-from agentmem.tidy import _Maker, _pairs
+from agentmem.tidy.hygiene import _Maker, _pairs
 
 AGES = ("under 30 days", "30-89 days", "90-364 days", "a year or more", "undated")
 SERIES = ("accepted", "rejected", "refused", "audits", "chats")
