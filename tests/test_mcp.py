@@ -38,7 +38,15 @@ async def test_tools_only_propose_or_read(memrepo: Path) -> None:
 
     async with Client(build_server()) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(tools) == {"remember", "propose_rule", "show_memory", "search", "list_inbox"}
+    assert set(tools) == {
+        "remember",
+        "propose_rule",
+        "show_memory",
+        "search",
+        "list_inbox",
+        "forget",
+        "replace",
+    }
     assert tools["search"].annotations.read_only_hint is True
     assert tools["list_inbox"].annotations.read_only_hint is True
     assert set(tools["search"].input_schema["properties"]) == {"query", "areas", "limit"}

@@ -13,6 +13,12 @@ Tools — each one only *proposes* or *reads*; none can approve, activate or wri
   personal history, all the doctrine and its history; never another person's), one hit a line;
 - ``list_inbox()``: the actor's pending proposals, one a line (as ``agentmem inbox``), each one
   the actor did not commit named with why (``not_from_owner``, docs/design.md §Inbox file).
+- ``forget(numbers, why?)`` and ``replace(numbers, text, why?)``: make room in a full memory
+  (:mod:`agentmem.delivery.room`): pending ``remove`` proposals of the entries by their numbers as
+  ``show_memory`` gave them, or one new text for them (a ``modify``; a merge of several), filed
+  in one inbox commit like ``remember``'s (validated, guarded, at most ``harvest.max_proposals``),
+  never applied. A number that names another entry now (the memory changed since it was shown)
+  refuses the call and says what changed.
 
 The person is always the actor (the git identity of whoever runs the server), never a name the
 model passes. The repository is ``--repo``/``$AGENTMEM_REPO``, else found from the current
@@ -34,6 +40,7 @@ from agentmem import __version__, notices
 from agentmem.config import DEFAULT_SECTIONS, load_config
 from agentmem.delivery.context import build_chat, render_chat
 from agentmem.delivery.usage import log_chat
+from agentmem.delivery.usagelog import entry_hash
 from agentmem.doctrine import Draft, normalise_scope, propose
 from agentmem.errors import AgentmemError, NotARepositoryError
 from agentmem.proposals.inbox import foreign, list_pending
@@ -56,7 +63,9 @@ INSTRUCTIONS = (
     "show_memory returns the user's current memory block. search finds words in the user's "
     "memory, inbox and decisions and in the team doctrine; list_inbox lists what waits for the "
     "user's review. Use remember when the user asks you to "
-    "remember how they work; never for document content, personal data or secrets."
+    "remember how they work; never for document content, personal data or secrets. When the "
+    "memory is full, forget and replace propose removing entries or merging several into one "
+    "(by the numbers show_memory gives); the user decides on those in review too."
 )
 T = TypeVar("T")
 
@@ -92,6 +101,57 @@ def remember(text: str, section: str | None, session: str) -> "Proposal":
     actor = repo.actor()
     with repo.locked():
         return do_remember(repo, actor, text, section or repo.config.memory.sections[0], session)
+
+
+def make_room(
+    numbers: list[int],
+    text: str | None,
+    why: str,
+    scope: str | None,
+    session: str,
+    shown: dict[int, str] | None,
+) -> Any:
+    """``forget`` (``text`` None) or ``replace`` of the actor's entries by the ``numbers`` they
+    were ``shown`` (number → entry hash; None: the last chat block logged for them) —
+    :func:`agentmem.delivery.room.file_room`; returns its :class:`~agentmem.delivery.room.Room`."""
+    # lazy: the write path (validation, planner) only when an agent makes room
+    from agentmem.delivery import room
+
+    doing = "forget" if text is None else "replace"
+    repo = open_repo()
+    wanted = room.check_numbers(numbers, repo.config.harvest.max_proposals, doing)
+    actor = repo.actor()
+    seen = shown if shown is not None else room.shown_from_log(repo, actor.id)
+    justification = why.strip() or f"asked by the assistant through the MCP {doing} tool"
+    with repo.locked():
+        entries = room.resolve(wanted, seen, memory_context(scope).entries)
+        return room.file_room(
+            repo,
+            actor,
+            entries,
+            text,
+            session=session,
+            source="mcp",
+            justification=justification,
+        )
+
+
+def room_hint(exc: AgentmemError) -> str:
+    """A refusal for a model; a full memory also names the tools that make room."""
+    # lazy: the error class only (agentmem.errors is light)
+    from agentmem.errors import BudgetExceededError
+
+    said = for_model(exc)
+    if not isinstance(exc, BudgetExceededError):
+        return said
+    oldest = "; ".join(
+        f"#{getattr(e, 'number', '?')} {str(getattr(e, 'text', ''))[:60]!r}" for e in exc.oldest
+    )
+    return (
+        f"{said}. To make room, propose forget (entry numbers as show_memory gives them) or "
+        "replace (several entries merged into one shorter text); the user accepts them in "
+        "their review" + (f". Least recently confirmed: {oldest}" if oldest else "") + "."
+    )
 
 
 def show_memory(scope: str | None = None) -> str:
@@ -207,14 +267,15 @@ def inbox_proposals() -> tuple[str, list[Any], dict[str, str]]:
 
 
 def _tool_call(fn: Callable[[], T]) -> T:
-    """Turn an expected agentmem refusal into an MCP tool error the model can read."""
+    """Turn an expected agentmem refusal into an MCP tool error the model can read (a full
+    memory names the tools that make room: :func:`room_hint`)."""
     # lazy: the MCP SDK loads only in agentmem mcp
     from mcp.server.mcpserver.exceptions import ToolError
 
     try:
         return fn()
     except AgentmemError as exc:
-        raise ToolError(for_model(exc)) from None
+        raise ToolError(room_hint(exc)) from None
 
 
 def invalid_arguments(errors: list[dict[str, Any]]) -> str:
@@ -254,7 +315,7 @@ def configured_sections() -> tuple[str, ...]:
 
 
 def build_server(scope: str | None = None) -> "MCPServer":
-    """The ``MCPServer`` with the five tools. ``scope``: the session's scope (see above).
+    """The ``MCPServer`` with the seven tools. ``scope``: the session's scope (see above).
 
     Every parameter has a description; ``section`` is an enum of the configured sections and
     ``limits`` needs at least one item; results are structured (named fields, with the same
@@ -332,8 +393,17 @@ def build_server(scope: str | None = None) -> "MCPServer":
     class SearchResult(BaseModel):
         hits: list[SearchHit] = Field(description="Best matches first; empty when none.")
 
+    class RoomResult(BaseModel):
+        person: str = Field(description="Whose inbox holds the proposals.")
+        proposals: list[PendingProposal] = Field(
+            description="The pending proposals filed, in the order the user reviews them."
+        )
+        status: str = Field(description="Always 'pending': the memory is unchanged until then.")
+
     server = Server("agentmem", instructions=INSTRUCTIONS, version=__version__)
     session = new_session_id()
+    # what show_memory served in this session (number → entry hash): forget/replace numbers
+    shown: dict[str, dict[int, str]] = {}
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
     reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -415,7 +485,7 @@ def build_server(scope: str | None = None) -> "MCPServer":
     )
     def show_memory_tool() -> MemoryResult:
         ctx = _tool_call(lambda: memory_context(scope))
-
+        shown["entries"] = {e.number: entry_hash(e.text) for e in ctx.entries}
         return MemoryResult(
             person=ctx.person,
             fill=ctx.status.describe(),
@@ -478,5 +548,67 @@ def build_server(scope: str | None = None) -> "MCPServer":
                 for p in pending
             ],
         )
+
+    def room_result(filed: Any) -> RoomResult:
+        return RoomResult(
+            person=filed.proposals[0].person,
+            proposals=[
+                PendingProposal(
+                    id=p.id, summary=p.summary(), basis=p.basis, source=p.source,
+                    not_from_owner=None,
+                )
+                for p in filed.proposals
+            ],
+            status="pending",
+        )  # fmt: skip
+
+    numbers_field = Field(
+        min_length=1,
+        max_length=64,
+        description="Entry numbers as show_memory gives them (its 'number' field).",
+    )
+    why_field = Field(description="Why, in a few words (optional).")
+
+    @server.tool(
+        name="forget",
+        annotations=writes,
+        description=described(
+            """Propose removing entries from the user's memory, e.g. to make room when it is full.
+
+            Name the entries by the numbers show_memory gave you. Each becomes a pending
+            removal in the user's inbox; nothing is removed until the user accepts it in
+            their review. Refused when the memory changed since you read it."""
+        ),
+    )
+    def forget_tool(
+        numbers: Annotated[list[int], numbers_field],
+        why: Annotated[str, why_field] = "",
+    ) -> RoomResult:
+        filed = _tool_call(
+            lambda: make_room(numbers, None, why, scope, session, shown.get("entries"))
+        )
+        return room_result(filed)
+
+    @server.tool(
+        name="replace",
+        annotations=writes,
+        description=described(
+            """Propose one new text for entries of the user's memory: a rewording of one entry,
+            or a merge of several into one (to make room when the memory is full).
+
+            Name the entries by the numbers show_memory gave you. The first is changed to the
+            text and the others removed, as pending proposals the user accepts or rejects in
+            their review. Refused when the memory changed since you read it."""
+        ),
+    )
+    def replace_tool(
+        numbers: Annotated[list[int], numbers_field],
+        text: Annotated[str, Field(description="The one entry that replaces them, one line.")],
+        why: Annotated[str, why_field] = "",
+    ) -> RoomResult:
+        filed = _tool_call(
+            lambda: make_room(numbers, text, why, scope, session, shown.get("entries"))
+        )
+        return room_result(filed)
 
     return server

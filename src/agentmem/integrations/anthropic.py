@@ -18,10 +18,17 @@ review``, and the tool result tells the model exactly what was filed:
 - ``create`` (any path under ``/memories``): each list item or paragraph of ``file_text`` is one
   ``add`` proposal, its section chosen by keywords as the offline harvest does;
 - ``str_replace`` on the memory file: ``old_str`` must lie within one entry; a ``modify`` of that
-  entry (a ``remove`` when ``new_str`` is empty);
+  entry (a ``remove`` when ``new_str`` is empty). ``old_str`` quoting several whole entry lines
+  makes room in a full memory (:mod:`agentmem.delivery.room`): with a one-line ``new_str``, the
+  removes of all but the first and a ``modify`` of the first (a merge); with an empty one, a
+  ``remove`` of each;
 - ``insert`` on the memory file: ``add`` proposals in the section that holds ``insert_line``;
 - ``delete`` of the memory file: one ``remove`` proposal per entry;
 - ``rename``: refused (a memory file's name is its owner's id; no proposal can express it).
+
+One call files at most ``harvest.max_proposals`` proposals, in ONE inbox commit (the rest are
+named as not filed); an argument over :data:`MAX_ARGUMENT_CHARS` is refused before it is read;
+a full memory's refusal says how the tool makes room (:data:`ROOM_HINT`).
 
 Paths are checked first: they must be ``/memories`` or below it, with no ``..``, backslash,
 percent-encoding or control character; anything else is refused with a tool error. The
@@ -37,7 +44,7 @@ from secrets import token_hex
 from typing import TYPE_CHECKING, Any, cast
 
 import agentmem
-from agentmem.errors import AgentmemError
+from agentmem.errors import AgentmemError, BudgetExceededError
 from agentmem.harvest.imports import markdown_candidates
 from agentmem.harvest.providers.offline import section_for
 from agentmem.memory.file import new_memory_text, parse_memory
@@ -53,6 +60,15 @@ SOURCE = "memory-tool"
 #: Characters a ``view`` returns at most (the model pages with ``view_range``).
 MAX_VIEW_CHARS = 16_000
 _UNSAFE_PATH = re.compile(r"[\\%\x00-\x1f\x7f]")
+#: Characters an argument (``file_text``, ``old_str``, ``insert_text``…) may hold: checked
+#: before anything reads it.
+MAX_ARGUMENT_CHARS = 100_000
+#: What a full memory's refusal adds for the model: how this tool makes room.
+ROOM_HINT = (
+    "to make room, str_replace an entry with a shorter text or with nothing (a removal), or "
+    "quote several whole entry lines in old_str and give one line in new_str (a merge); the "
+    "user accepts these in their review"
+)
 
 
 class MemoryToolRefusal(AgentmemError):
@@ -164,6 +180,7 @@ class _MemoryBackend:
         if clean == ROOT:
             raise MemoryToolRefusal(f"{ROOT} is a folder; create a file below it")
         text = command.file_text if isinstance(command.file_text, str) else ""
+        _bounded(text, "file_text")
         entries = [c.text for c in markdown_candidates(text)]
         entries = [e for e in entries if not e.startswith("Memory:")]
         if not entries:
@@ -177,12 +194,22 @@ class _MemoryBackend:
 
     def _str_replace(self, command: Any) -> str:
         self._require_memory_file(command.path, "str_replace")
-        old = _entry_text(command.old_str)
-        new = _entry_text(getattr(command, "new_str", None) or "")
+        quoted = command.old_str if isinstance(command.old_str, str) else ""
+        replacement = getattr(command, "new_str", None) or ""
+        if len(quoted) > MAX_ARGUMENT_CHARS or len(replacement) > MAX_ARGUMENT_CHARS:
+            raise MemoryToolRefusal(
+                f"old_str and new_str are at most {MAX_ARGUMENT_CHARS:,} characters each"
+            )
+        if "\n" in quoted.strip():
+            return self._merge(quoted, replacement)
+        old = _entry_text(quoted)
+        new = _entry_text(replacement)
         if not old:
             raise MemoryToolRefusal("old_str is empty; quote the part of one entry to change")
-        if "\n" in old.strip() or "\n" in new.strip():
-            raise MemoryToolRefusal("change one entry at a time: old_str and new_str on one line")
+        if "\n" in new.strip():
+            raise MemoryToolRefusal(
+                "new_str is one line: one entry (several entries in old_str are merged into it)"
+            )
         why = "asked by the assistant through the memory tool"
         if new:
             proposal = self._mem.propose_change(
@@ -194,6 +221,55 @@ class _MemoryBackend:
                 "remove", target=old, justification=why, session=self._session, source=SOURCE
             )
         return _filed([proposal], self.person)
+
+    def _merge(self, quoted: str, replacement: str) -> str:
+        """``old_str`` quotes several whole entries (lines of ``view``): a ``replace`` of them
+        by ``new_str`` (one line: a merge) or, when ``new_str`` is empty, a ``forget`` of each
+        (:mod:`agentmem.delivery.room`). The quoted lines must be entries of the memory as it
+        is now: a line that is no longer one refuses the call."""
+        # lazy: the write path (validation, planner) only when the model makes room
+        from agentmem.delivery import room
+
+        lines = [_entry_text(line) for line in quoted.strip().split("\n") if line.strip()]
+        new = _entry_text(replacement)
+        if "\n" in new.strip():
+            raise MemoryToolRefusal(
+                "new_str is one line: the one entry that replaces the entries quoted in old_str"
+            )
+        repo = self._mem.repository
+        limit = repo.config.harvest.max_proposals
+        if len(lines) > limit:
+            raise MemoryToolRefusal(
+                f"old_str quotes {len(lines)} entries: one call files at most {limit} proposals "
+                "(harvest.max_proposals); quote fewer"
+            )
+        actor = self._mem.actor()
+        with repo.locked():
+            memory = parse_memory(
+                self._memory_text(),
+                self.person,
+                repo.config.memory,
+                repo.memory_relpath(self.person),
+            )
+            entries = []
+            for line in lines:
+                match = [e for e in memory.entries() if e.text == line]
+                if len(match) != 1:
+                    raise MemoryToolRefusal(
+                        f"{line[:60]!r} is not an entry of {self.memory_path} as it is now; "
+                        "view the file again and quote whole entry lines"
+                    )
+                entries.append(match[0])
+            filed = room.file_room(
+                repo,
+                actor,
+                list(dict.fromkeys(entries)),
+                new or None,
+                session=self._session,
+                source=SOURCE,
+                justification="asked by the assistant through the memory tool",
+            )
+        return _filed(list(filed.proposals), self.person)
 
     def insert(self, command: Any) -> str:
         return self._run(lambda: self._insert(command))
@@ -211,6 +287,7 @@ class _MemoryBackend:
             if above.startswith("## "):
                 section = above[3:].strip()
                 break
+        _bounded(command.insert_text or "", "insert_text")
         entries = [c.text for c in markdown_candidates(command.insert_text or "")]
         if not entries:
             raise MemoryToolRefusal("insert_text holds no entry; write one preference per line")
@@ -233,17 +310,18 @@ class _MemoryBackend:
         entries = memory.entries()
         if not entries:
             raise MemoryToolRefusal(f"{clean} holds no entry: nothing to remove")
-        filed = [
-            self._mem.propose_change(
-                "remove",
-                target=entry.text,
-                justification="the assistant asked to delete the memory file",
-                session=self._session,
-                source=SOURCE,
-            )
+        raws = [
+            {
+                "action": "remove",
+                "route": "memory",
+                "section": entry.section,
+                "target": entry.text,
+                "justification": "the assistant asked to delete the memory file",
+                "basis": "inferred",
+            }
             for entry in entries
         ]
-        return _filed(filed, self.person)
+        return self._file_batch(raws)
 
     def rename(self, command: Any) -> str:
         return self._run(lambda: self._rename(command))
@@ -260,25 +338,43 @@ class _MemoryBackend:
 
     def _file_adds(self, entries: list[str], section: str | None, why: str) -> str:
         sections = self._mem.repository.config.memory.sections
-        filed: list[Proposal] = []
-        refused: list[str] = []
-        for number, text in enumerate(entries, start=1):
-            try:
-                filed.append(
-                    self._mem.propose_change(
-                        "add",
-                        text=text,
-                        section=section if section in sections else section_for(text, sections),
-                        justification=why,
-                        session=self._session,
-                        source=SOURCE,
-                    )
-                )
-            except AgentmemError as exc:
-                refused.append(f"entry {number} not filed: {exc.message}")
-        if not filed:
+        raws = [
+            {
+                "action": "add",
+                "route": "memory",
+                "section": section if section in sections else section_for(text, sections),
+                "text": text,
+                "justification": why,
+                "basis": "inferred",
+            }
+            for text in entries
+        ]
+        return self._file_batch(raws)
+
+    def _file_batch(self, raws: list[dict[str, Any]]) -> str:
+        """File ``raws`` in ONE inbox commit, at most ``harvest.max_proposals`` of them
+        (:func:`agentmem.delivery.room.file_batch`); the rest said, never silently dropped."""
+        # lazy: the write path (validation, planner) only when the model writes
+        from agentmem.delivery import room
+
+        repo = self._mem.repository
+        actor = self._mem.actor()
+        with repo.locked():
+            batch = room.file_batch(repo, actor, raws, session=self._session, source=SOURCE)
+        refused = [f"entry {n} not filed: {why}" for n, why in batch.refused]
+        full = any("the memory is full" in why for _, why in batch.refused)
+        if full:
+            refused.append(ROOM_HINT)
+        if batch.cut:
+            limit = repo.config.harvest.max_proposals
+            refused.append(
+                f"{len(batch.cut)} more not filed (entries {_spans(batch.cut)}): one call files "
+                f"at most {limit} proposals (harvest.max_proposals); file them again once the "
+                "user has reviewed these"
+            )
+        if not batch.filed:
             raise MemoryToolRefusal("; ".join(refused))
-        return "\n".join([_filed(filed, self.person), *refused])
+        return "\n".join([_filed(list(batch.filed), self.person), *refused])
 
     def _run(self, work: Any) -> str:
         """Run a command; an agentmem refusal becomes the SDK's ``ToolError`` (an ``is_error``
@@ -314,9 +410,27 @@ def _as_read(line: str) -> str:
 
 
 def _for_model(exc: AgentmemError) -> str:
-    """The refusal without command-line advice (the model cannot run commands)."""
+    """The refusal without command-line advice (the model cannot run commands); a full memory
+    says how the tool makes room (:data:`ROOM_HINT`)."""
     message = exc.message
-    return re.sub(r"\s*\(?'?agentmem [a-z]+[^)]*\)?", "", message).strip() or message
+    said = re.sub(r"\s*\(?'?agentmem [a-z]+[^)]*\)?", "", message).strip() or message
+    return f"{said}; {ROOM_HINT}" if isinstance(exc, BudgetExceededError) else said
+
+
+def _bounded(text: str, name: str) -> None:
+    """Refuse an argument over :data:`MAX_ARGUMENT_CHARS` before anything reads it."""
+    if len(text) > MAX_ARGUMENT_CHARS:
+        raise MemoryToolRefusal(
+            f"{name} is {len(text):,} characters; at most {MAX_ARGUMENT_CHARS:,} are read "
+            "(one preference per line, a few at a time)"
+        )
+
+
+def _spans(numbers: tuple[int, ...]) -> str:
+    """``7-300`` for consecutive numbers, else them all joined by commas."""
+    if numbers and list(numbers) == list(range(numbers[0], numbers[-1] + 1)) and len(numbers) > 2:
+        return f"{numbers[0]}-{numbers[-1]}"
+    return ", ".join(str(n) for n in numbers)
 
 
 def _human(size: int) -> str:
