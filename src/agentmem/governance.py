@@ -327,6 +327,7 @@ PERSON_ONLY: dict[tuple[str, ...], tuple[str, ...] | None] = {
     ("scope", "map"): None,
     ("settings", "approve"): None,
     ("erase",): None,
+    ("serve",): None,
 }
 """The agentmem commands that decide for the person holding the git identity, which an agent
 must not run for them (``agentmem hook pre-tool-use`` denies them,
@@ -334,5 +335,6 @@ docs/design.md §Trust boundary): command words → ``None`` when the command al
 (typer's names) that decide nothing on their own — the command decides as soon as it is given
 any other option, so an option added later is the person's until it is listed here.
 ``review --reject`` and ``review --dry-run`` stay open: dropping a proposal promotes nothing.
+``serve`` is the person's: its pages decide as the git identity for whoever holds the link.
 The gate reads this through :mod:`agentmem.delivery.gatetable`, generated from the typer
 command tree (every spelling of every option: ``-a``, ``-e``, ``--accept=ID``)."""

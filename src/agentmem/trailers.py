@@ -41,7 +41,7 @@ SESSION = PREFIX + "Session"
 (``doctrine approve``, ``suspend`` …, ``--session``), the session it was taken in."""
 REASON = PREFIX + "Reason"
 """Why a person decided, in their words (``--reason`` of ``doctrine approve``, ``suspend``,
-``resume``, ``deactivate``, ``archive``, ``reconfirm``, ``restore``; one line, passed through
+``resume``, ``deactivate``, ``archive``, ``reconfirm``, ``restore``, ``scope retire``; one line, passed through
 the guard)."""
 SOURCE = PREFIX + "Source"
 """Where proposals came from on a harvest: a provider name or ``remember``."""

@@ -98,6 +98,8 @@ DENIED = [
     ("cat > run.sh <<'EOF'\nagentmem erase --person bob\nEOF", "'agentmem erase' decides"),
     ("echo $(echo $(agentmem memory reconfirm 3))", "'agentmem memory reconfirm' decides"),
     ("busybox sh -c 'agentmem review -e p1=x'", "'agentmem review -e' decides"),
+    ("agentmem serve --port 0", "'agentmem serve' decides for the person"),
+    ("nohup agentmem serve --open &", "'agentmem serve' decides for the person"),
 ]
 
 ALLOWED = [
@@ -111,6 +113,7 @@ ALLOWED = [
     "agentmem review -r all --dry-run",
     "agentmem review",
     "agentmem review --accept all --help",
+    "agentmem serve --help",
     "agentmem doctrine list",
     "agentmem doctrine show r7",
     "agentmem doctrine propose --title 'Cite clauses' --instruction 'Cite them.'",

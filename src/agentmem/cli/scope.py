@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from agentmem import trailers as tr
 from agentmem.cli import output
 from agentmem.cli.common import FormatOption, repository
 from agentmem.cli.output import Format
@@ -57,7 +58,11 @@ def retire(
     scope: Annotated[str, typer.Argument(help="The scope, e.g. contracts/supply.")],
     reason: Annotated[
         str | None,
-        typer.Option("--reason", help="Why (the commit's justification).", show_default=False),
+        typer.Option(
+            "--reason",
+            help=f"Why you retire it: recorded with the decision ({tr.REASON}).",
+            show_default=False,
+        ),
     ] = None,
     fmt: FormatOption = Format.text,
 ) -> None:

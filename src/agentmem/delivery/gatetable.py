@@ -144,4 +144,13 @@ PERSON_ONLY: dict[tuple[str, ...], tuple[frozenset[str] | None, frozenset[str]]]
             }
         ),
     ),
+    ("serve",): (
+        None,
+        frozenset(
+            {
+                "--host",
+                "--port",
+            }
+        ),
+    ),
 }

@@ -19,11 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentmem import governance as gov
-from agentmem import guard
 from agentmem import trailers as tr
 from agentmem.config import CONFIG_FILE, parse_config
 from agentmem.doctrine import load_rules, retired_rule_on, today
-from agentmem.doctrine.lifecycle import signing_wanted
+from agentmem.doctrine.lifecycle import decision_trailers, signing_wanted
 from agentmem.errors import ConfigError, UsageError
 from agentmem.memory.file import parse_memory
 from agentmem.memory.records import retired_on, today_iso
@@ -149,9 +148,7 @@ def retire_scope(repo: Repository, scope: str, reason: str | None = None) -> Ret
     clean = check_scope(scope, "scope")
     if clean is None:
         raise UsageError("scope retire needs a scope such as contracts/supply")
-    if reason is not None:
-        reason = " ".join(reason.split())
-        guard.check(reason, where="--reason", kind="entry")
+    said = decision_trailers(reason, None)  # Agentmem-Reason, through the guard
     day = today_iso()
     previous = dict(repo.config.retired_scopes).get(clean)
     if previous == day:
@@ -168,10 +165,10 @@ def retire_scope(repo: Repository, scope: str, reason: str | None = None) -> Ret
         (tr.ACTION, gov.RETIRE_SCOPE),
         *tr.audit(actor),
         (tr.SCOPE, clean),
+        *said,
         (
             tr.JUSTIFICATION,
-            reason
-            or f"scope {clean} retired on {day}: {count} entries and {len(rules)} rules to review",
+            f"scope {clean} retired on {day}: {count} entries and {len(rules)} rules to review",
         ),
     ]
     message = tr.message(f"scope({clean}): retire on {day}", trailers)
