@@ -12,7 +12,9 @@ The sets (``--set``, default ``all``):
   tuned to them;
 - ``blind2``: ``blind2.yaml``, a second blind batch written after that tuning (generalisation);
 - ``blind3``: ``blind3.yaml``, a third blind batch (12 sessions per language) written after the
-  extractor had been tuned while ``blind`` and ``blind2``'s figures were watched: the untouched set;
+  extractor had been tuned while ``blind`` and ``blind2``'s figures were watched;
+- ``blind4``: ``blind4.yaml``, a fourth blind batch (12 sessions per language, every format)
+  written on 2026-12-02 after blind3 had been watched too: the untouched holdout;
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -65,6 +67,7 @@ SETS = {
     "blind": HERE / "harvest_set" / "blind.yaml",
     "blind2": HERE / "harvest_set" / "blind2.yaml",
     "blind3": HERE / "harvest_set" / "blind3.yaml",
+    "blind4": HERE / "harvest_set" / "blind4.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"
