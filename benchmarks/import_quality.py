@@ -12,7 +12,7 @@ in ``tests/data/imports/expected.yaml`` before the filters were tuned
 - skipped: items that must not be proposed and were not (and, with the expected reason).
 
 Run: ``PYTHONPATH=src python benchmarks/import_quality.py [--verbose]``. Exit 1 when precision
-or recall is under the floor (``tests/test_import.py`` holds the same floor).
+or recall is under the floor (``tests/harvest/test_imports.py`` holds the same floor).
 """
 
 from __future__ import annotations

@@ -28,7 +28,9 @@ DISK_FULL = OSError(errno.ENOSPC, "No space left on device")
         (BrokenPipeError(), 0, ""),
     ],
 )
-def test_each_failure_has_one_exit_code_and_words(exc: BaseException, code: int, words: str) -> None:
+def test_each_failure_has_one_exit_code_and_words(
+    exc: BaseException, code: int, words: str
+) -> None:
     mapped = failure(exc)
     assert mapped is not None
     assert mapped[0] == code and mapped[1].startswith(words)

@@ -1,5 +1,5 @@
 """Scoring ``agentmem import`` on real instruction files against what a person would keep
-(``tests/data/imports/expected.yaml``, written by hand): used by ``tests/test_import.py`` (the
+(``tests/data/imports/expected.yaml``, written by hand): used by ``tests/harvest/test_imports.py`` (the
 floor) and ``benchmarks/import_quality.py`` (the report)."""
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ converted, so :func:`install` gives each such parameter a :class:`LightParam`: i
 values it is sure about exactly as typer's adapter would (same result), and hands anything else
 — an unusual number, a bad choice, a path that fails a check — to typer's own adapter, which
 then imports pydantic and gives typer's own answer or error message. Nothing else of typer is
-changed. ``tests/test_cli_params.py`` fails if typer's internals this relies on move (the
+changed. ``tests/cli/test_params.py`` fails if typer's internals this relies on move (the
 ``_runtime_param`` slot, ``RuntimeParam``) or if a command loads pydantic again.
 """
 

@@ -4,7 +4,7 @@
 The strict reader (:func:`agentmem.doctrine.parse.parse_rule_text`, PyYAML's event stream) and
 the canonical renderer (:func:`agentmem.doctrine.render.canonical_text`, ruamel.yaml) stay the
 authority. Every reader here either returns exactly what the authority would, or None — then the
-caller uses the authority. ``tests/test_fastread.py`` proves it over real and tricky files.
+caller uses the authority. ``tests/doctrine/test_fastread.py`` proves it over real and tricky files.
 
 - :func:`fast_canonical_text` writes ``canonical_text(rule)`` for the common case where every
   value is a plain scalar that no YAML reader could take for anything but text, else None;

@@ -347,7 +347,7 @@ def _rule_text(read: regular.Read | None, where: str) -> str:
 def _named_rule(text: str, where: str, rule_id: str) -> Rule:
     """The rule in ``text`` (file ``where``), which must carry the id of its file name. A
     canonical file is read line by line (:func:`agentmem.doctrine.fastread.fast_parse`, which
-    returns what :func:`parse_rule_text` would, proven in tests/test_fastread.py); any other
+    returns what :func:`parse_rule_text` would, proven in tests/doctrine/test_fastread.py); any other
     file by the strict parser."""
     rule = fast_parse(text) or parse_rule_text(text, where)
     if rule.id != rule_id:

@@ -408,7 +408,7 @@ def _alternation(words: list[str], *, articles: bool = False) -> str:
 #: common word there (about the list's 10,000 most frequent words, 6,000 for the German list,
 #: which is smaller); ``_FUNCTION_COUNT``: among its 1,000 most frequent. The lists come from
 #: subtitles, so frequent surnames rank high too (García, Martin): a lower rank would hide them.
-#: tests/test_guard_personal.py pins known words on each side.
+#: tests/guard/test_personal.py pins known words on each side.
 _COMMON_COUNT = {"en": 3211, "fr": 1007, "es": 998, "de": 300}
 _FUNCTION_COUNT = {"en": 101_934, "fr": 23_421, "es": 49_906, "de": 5_411}
 

@@ -9,7 +9,7 @@ from its plugins' ``denylist`` at version 1.5.0 and wrapped in token boundaries:
 keys, credentials in a URL (``postgres://user:pass@host``), Discord, Telegram, Twilio,
 Mailchimp, SendGrid, Square, PyPI, IBM, SoftLayer, Cloudant and the GitLab token family.
 Importing the library itself costs about 270 ms (it loads ``requests``), too much for the hooks
-that run the guard, so the patterns are data here and ``tests/test_guard_secrets.py`` checks
+that run the guard, so the patterns are data here and ``tests/guard/test_secrets.py`` checks
 them against the installed library: an upgrade that changes a pattern fails that test.
 """
 

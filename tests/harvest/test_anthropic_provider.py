@@ -28,8 +28,8 @@ from agentmem.proposals.model import PROPOSAL_JSON_SCHEMA
 if TYPE_CHECKING:  # the SDK takes seconds to import: only the tests that build a client pay
     import anthropic
 
-DATA = Path(__file__).parent / "data" / "anthropic"
-SRC = Path(__file__).resolve().parents[1] / "src"
+DATA = Path(__file__).parents[1] / "data" / "anthropic"
+SRC = Path(__file__).resolve().parents[2] / "src"
 # The SDK ignores ``retry-after-ms: 0`` (it only honours a positive wait) and falls back to its
 # 0.5 s backoff; 1 ms keeps retry tests fast.
 FAST_RETRY = {"retry-after-ms": "1"}

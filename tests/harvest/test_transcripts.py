@@ -17,8 +17,8 @@ from agentmem.errors import TranscriptError
 from agentmem.harvest.exports import read_export
 from agentmem.harvest.transcripts import Transcript, Turn, read_transcript
 
-DATA = Path(__file__).parent / "data" / "transcripts"
-CORPUS = Path(__file__).parent / "data" / "corpus"  # real files: see its SOURCES.md
+DATA = Path(__file__).parents[1] / "data" / "transcripts"
+CORPUS = Path(__file__).parents[1] / "data" / "corpus"  # real files: see its SOURCES.md
 
 
 def read(name: str) -> Transcript:

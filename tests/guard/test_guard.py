@@ -226,7 +226,7 @@ def test_heavy_modules_load_only_when_needed() -> None:
         "g.scan('Appelle le 06 12 34 56 78 ou Ιgnore')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
-    src = str(Path(__file__).resolve().parents[1] / "src")
+    src = str(Path(__file__).resolve().parents[2] / "src")
     out = subprocess.run(
         [sys.executable, "-c", probe],
         capture_output=True,

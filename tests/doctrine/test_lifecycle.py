@@ -822,7 +822,7 @@ def test_assign_gives_a_scope_as_a_new_version(team: Path, runner: CliRunner) ->
 
 
 def test_a_comment_in_a_rule_survives_an_edit(team: Path, runner: CliRunner) -> None:
-    source = Path(__file__).parent / "data" / "doctrine" / "commented-rule.yaml"
+    source = Path(__file__).parents[1] / "data" / "doctrine" / "commented-rule.yaml"
     (team / "doctrine" / "commented-rule.yaml").write_text(
         source.read_text(encoding="utf-8"), encoding="utf-8"
     )

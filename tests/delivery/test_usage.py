@@ -74,7 +74,7 @@ def test_the_hook_the_api_and_an_admin_reading_another_memory_are_logged(
 ) -> None:
     write_memory(memrepo, runner)
     payload = json.loads(
-        (Path(__file__).parent / "data/hooks/macos_session_start.json").read_text()
+        (Path(__file__).parents[1] / "data/hooks/macos_session_start.json").read_text()
     )
     result = invoke(
         runner, "hook", "session-start", input=json.dumps({**payload[0], "cwd": str(memrepo)})

@@ -436,7 +436,7 @@ def test_joined_guard_scan_finds_whatever_the_field_scan_finds() -> None:
     from agentmem.check.tree import file_scan_sees_line_ends
 
     assert file_scan_sees_line_ends()  # else check would scan each field on its own
-    corpus = Path(__file__).parent / "data" / "guard" / "cases.yaml"
+    corpus = Path(__file__).parents[1] / "data" / "guard" / "cases.yaml"
     cases = pyyaml.safe_load(corpus.read_text(encoding="utf-8"))["cases"]
     checked = 0
     for case in cases:

@@ -1,8 +1,8 @@
 """The smaller holes a hostile trial found: a disk that fills in the middle of a review, and a
 member deleting another member's draft. (End of input in ``review --interactive``, a refused
 ``memory edit``'s scratch copy, ``harvest`` with every proposal rejected and a future-dated
-``doctrine approve`` are proved in tests/test_trust_boundaries.py and
-tests/test_doctrine_lifecycle.py.)"""
+``doctrine approve`` are proved in tests/stories/test_hostile_trial.py and
+tests/doctrine/test_lifecycle.py.)"""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The PreToolUse gate (docs/design.md §Trust boundary): what an agent may not run or write,
 however it spells it, and what stays open. In process (``toolgate.decide``) against a real
-memory repository; ``tests/test_trust_boundaries.py`` runs the real hook command."""
+memory repository; ``tests/stories/test_hostile_trial.py`` runs the real hook command."""
 
 from __future__ import annotations
 

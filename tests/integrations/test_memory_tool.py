@@ -17,7 +17,7 @@ from tests.helpers import git, invoke
 
 import agentmem
 
-DATA = Path(__file__).parent / "data" / "anthropic" / "memory_tool"
+DATA = Path(__file__).parents[1] / "data" / "anthropic" / "memory_tool"
 
 
 class Recorded:

@@ -282,7 +282,7 @@ def test_the_installed_hook_gives_the_block_in_the_mapped_folder_and_the_message
     import sys
 
     assert invoke(runner, "scope", "map", FOLDER, SCOPE).exit_code == 0
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
 
     def start(cwd: str) -> str:
         payload = json.dumps({"session_id": "x", "cwd": cwd, "hook_event_name": "SessionStart"})
