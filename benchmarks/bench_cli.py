@@ -38,6 +38,7 @@ COMMANDS = (
     ("doctrine", "list"),
     ("usage",),
     ("guard", "Answer in French."),
+    ("search", "French"),  # --limit at its int default
 )
 
 

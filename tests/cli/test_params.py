@@ -56,6 +56,7 @@ def test_commands_run_without_pydantic(memrepo: Path) -> None:
         ["memory", "show", "--help"],
         ["--help"],
         ["memory", "shw"],
+        ["search", "anything"],  # --limit left at its int default
     )
     assert loaded == "[]"
 
@@ -114,6 +115,9 @@ def _probe_command(x: str = "") -> None:
         (int, "5.0", None),
         (int, "five", None),
         (int, "0", OptionInfo(min=1)),
+        (int, 20, None),  # an int default (search --limit): no pydantic
+        (int, 0, OptionInfo(min=1)),
+        (int, True, None),
         (int, "3", OptionInfo(min=1)),
         (bool, True, None),
         (bool, "yes", None),

@@ -40,6 +40,8 @@ def _leaf(annotation: Any, descriptor: TypeDescriptor, value: Any, ctx: Context)
         if isinstance(value, bool):
             return value
         raise _Fallback
+    if annotation is int and type(value) is int:  # a default such as ``--limit``'s 20
+        return _bounded(value, info)
     if not isinstance(value, str):
         raise _Fallback
     try:
@@ -51,12 +53,7 @@ def _leaf(annotation: Any, descriptor: TypeDescriptor, value: Any, ctx: Context)
     if annotation is int:
         if not _INT.fullmatch(value):
             raise _Fallback
-        number = int(value)
-        if (info.min is not None and number < info.min) or (
-            info.max is not None and number > info.max
-        ):
-            raise _Fallback
-        return number
+        return _bounded(int(value), info)
     try:
         if annotation is Path:
             return coerce_cli_path(Path(value), info, path_type=Path, ctx=ctx)
@@ -65,6 +62,13 @@ def _leaf(annotation: Any, descriptor: TypeDescriptor, value: Any, ctx: Context)
         )
     except Exception:
         raise _Fallback from None
+
+
+def _bounded(number: int, info: Any) -> int:
+    """``number`` if it is within the option's ``min``/``max``, else :class:`_Fallback`."""
+    if (info.min is not None and number < info.min) or (info.max is not None and number > info.max):
+        raise _Fallback
+    return number
 
 
 class LightParam(RuntimeParam):
