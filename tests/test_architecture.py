@@ -392,3 +392,19 @@ def test_benchmarks_import_only_names_agentmem_has() -> None:
                         except ImportError:
                             missing.append(f"{path.name}:{node.lineno} {node.module}.{alias.name}")
     assert missing == []
+
+
+def test_no_timing_is_quoted_in_the_source() -> None:
+    """Timings go stale in docstrings and comments; they live in ``benchmarks/`` output and the
+    performance guide. (A fact of another tool, such as Claude Code's 1.5 s for a SessionEnd
+    hook, is not a timing of ours.)"""
+    timing = re.compile(
+        r"\b\d+(?:[.,]\d+)?(?:[-–]\d+(?:\.\d+)?)? ?(?:ms|µs)\b|(?:about|~) ?\d[\d.]* ?s\b"
+    )
+    quoted = [
+        f"{path.relative_to(SRC)}:{number}"
+        for path in sorted(SRC.rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if timing.search(line)
+    ]
+    assert quoted == []

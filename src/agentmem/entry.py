@@ -2,15 +2,15 @@
 
 A few exact command lines are the hot path — ``hook session-start``, ``hook session-end``,
 ``hook pre-compact``, ``hook pre-tool-use`` and ``context chat [--person P] [--format F] [--scope S]``, each optionally after
-``--repo PATH`` — and run here without importing ``agentmem.cli``: typer and rich cost about
-0.15 s to import, and typer 0.29 builds a pydantic adapter for every parameter it parses (another
-0.1–0.2 s). Claude Code gives a SessionEnd hook 1.5 s and runs SessionStart before every
+``--repo PATH`` — and run here without importing ``agentmem.cli``: typer and rich are slow to import, and
+typer 0.29 builds a pydantic adapter for every parameter it parses (``benchmarks/bench_hook.py``
+has the figures). Claude Code gives a SessionEnd hook 1.5 s and runs SessionStart before every
 session. Any other line (``--help``, an unknown option, a typo, every other command) goes to
 :func:`agentmem.cli.main`, so help and usage errors look the same everywhere.
 
 This module and :mod:`agentmem.delivery.fastpath` are the hot path's whole CLI layer: this is the one place
 outside ``agentmem.cli.output`` that writes to the terminal, in plain text (``error: …``,
-``warning: …``), with the exit codes of ``agentmem.cli.AgentmemGroup``.
+``warning: …``), with the exit codes of ``agentmem.errors.failure``, as ``agentmem.cli.AgentmemGroup``.
 """
 
 from __future__ import annotations

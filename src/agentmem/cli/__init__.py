@@ -309,7 +309,7 @@ def build_app(only: str | None = None, sub: str | None = None) -> typer.Typer:
 
 def _one_command(group: typer.Typer, sub: str | None) -> typer.Typer:
     """``group`` with only its command named ``sub`` when it has one (typer builds every command
-    of a group, with all their parameters, to run one of them: ~9 ms for ``doctrine``'s 15);
+    of a group, with all their parameters, to run one of them, ``doctrine``'s 15 of them);
     ``group`` itself for any other ``sub`` (``--help``, a typo: the whole group answers, as
     before). The command is the same object, so its help and errors are the same."""
     for info in group.registered_commands:

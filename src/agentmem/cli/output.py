@@ -145,7 +145,7 @@ def as_json(items: Iterable[dict[str, Any]] | dict[str, Any]) -> None:
 
 #: What rich's emoji replacement can act on: two colons with no white space between them
 #: (its pattern is ``:(\S*?)(?:-(emoji|text))?:``). A message without this prints the same with
-#: the replacement off, which spares loading rich's table of emoji codes (~5 ms).
+#: the replacement off, which spares loading rich's table of emoji codes.
 _EMOJI_CODE = re.compile(r":\S*?:")
 
 

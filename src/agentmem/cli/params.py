@@ -2,7 +2,7 @@
 
 typer 0.29 converts every parameter value, even a plain ``str`` or an option left at ``None``,
 through a pydantic ``TypeAdapter`` it builds on first use (``typer._coercion.build_runtime_param``);
-importing pydantic for that costs about 0.1 s on every command. The annotations agentmem uses
+importing pydantic for that is paid by every command. The annotations agentmem uses
 (``str``, ``int``, ``bool``, ``Path``, an ``Enum``, and lists of those) need no pydantic to be
 converted, so :func:`install` gives each such parameter a :class:`LightParam`: it converts the
 values it is sure about exactly as typer's adapter would (same result), and hands anything else
@@ -75,7 +75,7 @@ class LightParam(RuntimeParam):
     """typer's runtime conversion for one parameter, pydantic only when typer must decide.
 
     A subclass of typer's frozen dataclass with one attribute more, not a dataclass itself:
-    Python 3.11 would build its methods from source at every start (~1 ms) for that field."""
+    Python 3.11 would build its methods from source at every start for that field."""
 
     descriptor: TypeDescriptor
 

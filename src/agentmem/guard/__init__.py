@@ -22,7 +22,7 @@ raw text. Structure, exfiltration and instructions are checked on a *detection c
 characters removed, NFKC, casefold, accents removed, Latin look-alikes mapped to Latin), so
 ``ign\\u200bore``, fullwidth and Cyrillic disguises are caught; spans map back to the raw text.
 
-Speed (an 8,000-character file well under 50 ms, see ``benchmarks/bench_guard.py``;
+Speed (the figures: ``benchmarks/bench_guard.py``;
 ``agentmem check`` over thousands of files, see ``benchmarks/bench_check.py``): each
 instruction and secret pattern runs only when one of its literal "needles" occurs in the text
 (looked up in the text's distinct tokens), instruction patterns compile on first use, and

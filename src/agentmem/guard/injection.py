@@ -16,7 +16,7 @@ from agentmem.guard.unicode import _raw_span, _solid
 
 class _Lazy:
     """A pattern compiled on first use: most instruction patterns never run (their needles are
-    absent), and compiling them all costs some 50 ms at each start of the command."""
+    absent), and compiling them all would be paid at each start of the command."""
 
     __slots__ = ("_compiled", "source")
 

@@ -109,40 +109,40 @@ def _valid_id(kind: str, value: str) -> bool:
     """Checksum of a national id candidate (python-stdnum, imported on first use)."""
     value = _NUMBER_SEPARATORS.sub("", value)
     if kind == "nir":
-        # lazy: stdnum costs 50 ms to import
+        # lazy: stdnum is slow to import, needed only for digits
         from stdnum.fr import nir
 
         return bool(nir.is_valid(value))
     if kind == "ssn":
-        # lazy: stdnum costs 50 ms to import
+        # lazy: stdnum is slow to import, needed only for digits
         from stdnum.us import ssn
 
         return bool(ssn.is_valid(value))
     if kind == "dni":
-        # lazy: stdnum costs 50 ms to import
+        # lazy: stdnum is slow to import, needed only for digits
         from stdnum.es import dni, nie
 
         return bool(dni.is_valid(value) or nie.is_valid(value))
     if kind == "idnr":
-        # lazy: stdnum costs 50 ms to import
+        # lazy: stdnum is slow to import, needed only for digits
         from stdnum.de import idnr
 
         return bool(idnr.is_valid(value))
     if kind == "stnr":
-        # lazy: stdnum costs 50 ms to import
+        # lazy: stdnum is slow to import, needed only for digits
         from stdnum.de import stnr
 
         return bool(stnr.is_valid(value))
     if kind == "nino":
         return _nino_ok(value)
     if kind == "nir-named":
-        # lazy: stdnum costs 50 ms to import
+        # lazy: stdnum is slow to import, needed only for digits
         from stdnum.fr import nir
 
         # Named as a social security number: the key is not checked (a mistyped key is still
         # the person's number), the rest is (sex, month, department: stdnum's own checks).
         return bool(nir.is_valid(value[:13] + nir.calc_check_digits(value[:13])))
-    # lazy: stdnum costs 50 ms to import
+    # lazy: stdnum is slow to import, needed only for digits
     from stdnum.it import codicefiscale
 
     return bool(codicefiscale.is_valid(value))
@@ -183,7 +183,7 @@ def _card_ok(raw: str) -> bool:
     )
     if not brand:
         return False
-    # lazy: importing stdnum costs 50 ms
+    # lazy: stdnum is slow to import, needed only for digits
     from stdnum import luhn
 
     return bool(luhn.is_valid(d))
@@ -192,7 +192,7 @@ def _card_ok(raw: str) -> bool:
 def _iban_findings(text: str, windows: list[tuple[int, int]]) -> list[Finding]:
     out = []
     for m in (m for lo, hi in windows for m in _IBAN.finditer(text, lo, hi)):
-        # lazy: stdnum costs 50 ms to import
+        # lazy: stdnum is slow to import, needed only for digits
         from stdnum import iban
 
         parts = re.split(r"[ \u00a0]", m.group())
@@ -206,7 +206,7 @@ def _iban_findings(text: str, windows: list[tuple[int, int]]) -> list[Finding]:
 
 
 def _phone_regions(hint: str) -> tuple[str, ...]:
-    """Regions worth asking phonenumbers about (each call costs 0.1-0.2 ms): one when the digits
+    """Regions worth asking phonenumbers about (each call is costly): one when the digits
     already say it (international, French 0X…, North American 10 or 1+10 digits), both otherwise."""
     d = _NOT_DIGIT.sub("", hint)
     if hint.startswith("+") or d.startswith("00"):
@@ -258,7 +258,7 @@ def _phone_findings(text: str, windows: list[tuple[int, int]]) -> list[Finding]:
     ]
     if not hints:
         return []
-    # lazy: 40 ms to import, and needed only when digits abound
+    # lazy: slow to import, and needed only when digits abound
     import phonenumbers
 
     out: list[Finding] = []
@@ -416,8 +416,8 @@ _FUNCTION_COUNT = {"en": 101_934, "fr": 23_421, "es": 49_906, "de": 5_411}
 @functools.cache
 def _word_list(lang: str) -> bytes:
     """pyspellchecker's word-frequency list of ``lang`` (JSON ``{"word": count}``), decompressed
-    once (10-50 ms) and searched as bytes: parsing it would cost ten times more."""
-    # lazy: 0.1 s to decompress the four lists, needed only when a name is in question
+    once and searched as bytes: parsing it would cost ten times more."""
+    # lazy: slow to decompress the four lists, needed only when a name is in question
     import gzip
 
     path = resources.files("spellchecker").joinpath("resources", f"{lang}.json.gz")

@@ -8,7 +8,7 @@ patterns of the maintained detector ``detect-secrets`` (Yelp, Apache-2.0), copie
 from its plugins' ``denylist`` at version 1.5.0 and wrapped in token boundaries: Azure storage
 keys, credentials in a URL (``postgres://user:pass@host``), Discord, Telegram, Twilio,
 Mailchimp, SendGrid, Square, PyPI, IBM, SoftLayer, Cloudant and the GitLab token family.
-Importing the library itself costs about 270 ms (it loads ``requests``), too much for the hooks
+Importing the library itself loads ``requests``, too much for the hooks
 that run the guard, so the patterns are data here and ``tests/guard/test_secrets.py`` checks
 them against the installed library: an upgrade that changes a pattern fails that test.
 """
@@ -411,7 +411,7 @@ _DS_COMPILED: list[re.Pattern[str] | None] = [None] * len(_DETECT_SECRETS)  # on
 
 def _ds_pattern(index: int) -> re.Pattern[str]:
     """The wrapped, compiled pattern of ``_DETECT_SECRETS[index]`` (compiled when a text first
-    holds its needles: compiling them all costs ~50 ms, paid by every hook otherwise)."""
+    holds its needles: compiling them all would be paid by every hook otherwise)."""
     compiled = _DS_COMPILED[index]
     if compiled is None:
         plugin, _, _, _, icase, _, _, pattern = _DETECT_SECRETS[index]

@@ -290,7 +290,7 @@ def _homoglyph_table() -> dict[str, str]:
     """Non-Latin letter -> the ASCII letter (or digit) it looks like (confusable-homoglyphs)."""
     global _homoglyphs
     if _homoglyphs is None:
-        # lazy: a 70 ms JSON load
+        # lazy: a large JSON load, needed only when such characters occur
         from confusable_homoglyphs import confusables
 
         table: dict[str, str] = {}

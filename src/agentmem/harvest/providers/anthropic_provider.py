@@ -2,7 +2,7 @@
 Messages API.
 
 This is the only module that imports the anthropic SDK, and it does so inside
-:func:`harvest`, because importing the SDK costs about 1.6 s and most commands never call a model.
+:func:`harvest`, because importing the SDK is slow and most commands never call a model.
 
 The call is ``client.messages.create`` with ``output_config.format`` set to
 :data:`agentmem.proposals.model.PROPOSAL_JSON_SCHEMA`. It sends no sampling parameters and no tools:
@@ -208,7 +208,7 @@ def harvest(
     the request (4xx, or 429/5xx once the SDK's retries are spent), cannot be reached, the model
     refuses, the answer is cut short, or the answer does not fit the schema's top-level shape.
     """
-    # lazy: the SDK import costs about 1.6 s
+    # lazy: the SDK is slow to import and most commands never call a model
     import anthropic
 
     if client is None:
