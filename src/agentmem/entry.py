@@ -58,12 +58,22 @@ def _options(args: list[str], known: dict[str, str]) -> dict[str, str] | None:
     return found
 
 
+#: Bytes of a hook's stdin read at most (a payload over 1 MB is refused whatever follows).
+_STDIN_MAX_BYTES = 4_000_000
+
+
 def _stdin() -> str | None:
     """The hook payload; None when stdin is a terminal (nobody will type JSON)."""
     stream = sys.stdin
     if stream is None or stream.isatty():
         return None
-    return stream.read()
+    raw = getattr(stream, "buffer", None)
+    if raw is None:
+        return stream.read()
+    # bytes, decoded leniently (a binary payload is refused by the hook, never a traceback),
+    # and no more than a payload could hold past its cap: a huge one is refused by its size
+    data: bytes = raw.read(_STDIN_MAX_BYTES)
+    return data.decode("utf-8", "replace")
 
 
 def plan(argv: list[str]) -> Callable[[], Printed] | None:

@@ -142,10 +142,11 @@ def session_start(stdin: str | None) -> Printed:
         found = hotread.recall(root, hotread.SESSION_START, (), cwd)
         if found is None:
             found = _session_start(root, cwd)
-    except AgentmemError as exc:
+    except (AgentmemError, OSError) as exc:
+        said = exc if isinstance(exc, AgentmemError) else AgentmemError(_os_reason(exc))
         return Printed(
-            system_message("no memory was given to this session", exc),
-            notes=(*notes, _note(f"no memory given: {exc}")),
+            system_message("no memory was given to this session", said),
+            notes=(*notes, _note(f"no memory given: {said}")),
         )
     block, more, _, usage = found
     notes += more
@@ -154,6 +155,11 @@ def session_start(stdin: str | None) -> Printed:
         if failed:
             notes.append(_note(failed))
     return Printed(block, tuple(notes))
+
+
+def _os_reason(exc: OSError) -> str:
+    """An OS error in words, without the path it names (a payload's path may be anything)."""
+    return f"the system refused a read ({exc.strerror or type(exc).__name__})"
 
 
 def _session_start(root: Path, cwd: str | None) -> hotread.Found:

@@ -43,6 +43,7 @@ from agentmem.delivery.usage import log_chat
 from agentmem.delivery.usagelog import entry_hash
 from agentmem.doctrine import Draft, normalise_scope, propose
 from agentmem.errors import AgentmemError, NotARepositoryError
+from agentmem.nesting import MAX_DEPTH, too_deep
 from agentmem.proposals.inbox import foreign, list_pending
 from agentmem.proposals.review import remember as do_remember
 from agentmem.search import parse_kinds, search
@@ -68,6 +69,8 @@ INSTRUCTIONS = (
     "(by the numbers show_memory gives); the user decides on those in review too."
 )
 T = TypeVar("T")
+#: Characters a text argument may hold: checked (by the SDK's validation) before any scan.
+MAX_TEXT_CHARS = 4000
 
 
 def session_scope(flag: str | None) -> str | None:
@@ -292,7 +295,7 @@ def invalid_arguments(errors: list[dict[str, Any]]) -> str:
             said.append(f"'{field}' must be one of: {ctx.get('expected', '')}")
         elif kind == "too_short":
             said.append(f"'{field}' needs at least {ctx.get('min_length', 1)} item(s)")
-        elif kind == "too_long":
+        elif kind in ("too_long", "string_too_long"):
             said.append(f"'{field}' is too long (at most {ctx.get('max_length')})")
         elif kind.endswith("_type") or kind.endswith("_parsing"):
             said.append(f"'{field}' must be a {kind.split('_')[0]}")
@@ -328,6 +331,10 @@ def build_server(scope: str | None = None) -> "MCPServer":
 
     class Server(MCPServer):
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            if too_deep(arguments):
+                raise ToolError(
+                    f"Invalid arguments: nested more than {MAX_DEPTH} levels deep; refused unread."
+                )
             try:
                 return await super().call_tool(name, arguments, context)
             except UnexpectedToolError:
@@ -423,7 +430,11 @@ def build_server(scope: str | None = None) -> "MCPServer":
     )
     def remember_tool(
         text: Annotated[
-            str, Field(description="The preference, one line, as the user would say it.")
+            str,
+            Field(
+                max_length=MAX_TEXT_CHARS,
+                description="The preference, one line, as the user would say it.",
+            ),
         ],
         section: Annotated[
             Section | None,
@@ -450,17 +461,26 @@ def build_server(scope: str | None = None) -> "MCPServer":
         ),
     )
     def propose_rule_tool(
-        title: Annotated[str, Field(description="A short title for the rule.")],
-        instruction: Annotated[str, Field(description="What the team does, one or two sentences.")],
+        title: Annotated[
+            str, Field(max_length=MAX_TEXT_CHARS, description="A short title for the rule.")
+        ],
+        instruction: Annotated[
+            str,
+            Field(
+                max_length=MAX_TEXT_CHARS, description="What the team does, one or two sentences."
+            ),
+        ],
         limits: Annotated[
             list[str],
             Field(
                 min_length=1,
+                max_length=16,
                 description="At least one explicit case where the rule does not hold.",
             ),
         ],
         justification: Annotated[
-            str, Field(description="Why the team settled it (optional).")
+            str,
+            Field(max_length=MAX_TEXT_CHARS, description="Why the team settled it (optional)."),
         ] = "",
     ) -> RuleResult:
         transition = _tool_call(
@@ -507,7 +527,10 @@ def build_server(scope: str | None = None) -> "MCPServer":
     def search_tool(
         query: Annotated[
             str,
-            Field(description='Words to find; "a phrase", AND, OR, NOT and prefix* work.'),
+            Field(
+                max_length=1000,
+                description='Words to find; "a phrase", AND, OR, NOT and prefix* work.',
+            ),
         ],
         areas: Annotated[
             str | None,
@@ -567,7 +590,7 @@ def build_server(scope: str | None = None) -> "MCPServer":
         max_length=64,
         description="Entry numbers as show_memory gives them (its 'number' field).",
     )
-    why_field = Field(description="Why, in a few words (optional).")
+    why_field = Field(max_length=MAX_TEXT_CHARS, description="Why, in a few words (optional).")
 
     @server.tool(
         name="forget",
@@ -603,7 +626,12 @@ def build_server(scope: str | None = None) -> "MCPServer":
     )
     def replace_tool(
         numbers: Annotated[list[int], numbers_field],
-        text: Annotated[str, Field(description="The one entry that replaces them, one line.")],
+        text: Annotated[
+            str,
+            Field(
+                max_length=MAX_TEXT_CHARS, description="The one entry that replaces them, one line."
+            ),
+        ],
         why: Annotated[str, why_field] = "",
     ) -> RoomResult:
         filed = _tool_call(

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from agentmem.delivery.gatetable import HELP, PERSON_ONLY, ROOT_VALUES
 from agentmem.errors import AgentmemError
+from agentmem.nesting import too_deep
 from agentmem.store.root import (
     DOCTRINE_DIR,
     ERASURES_FILE,
@@ -799,9 +800,9 @@ def decide(payload_text: str | None) -> str:
         return ""
     try:
         payload = json.loads(payload_text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return ""
-    if not isinstance(payload, dict):
+    if not isinstance(payload, dict) or too_deep(payload):
         return ""
     reason = judge(payload)
     if reason is None:

@@ -118,6 +118,12 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     return sorted(kept, key=lambda f: (f.start, f.end, f.code))
 
 
+#: Code points an entry or rule text is read at most without a ``max_chars`` (a ``file`` has its
+#: budget): beyond it, ``too-long`` alone, before any pattern runs (docs/design.md §Write path,
+#: *Bounded work*).
+SCAN_MAX_CHARS = 100_000
+
+
 def scan(text: str, *, max_chars: int | None = None, kind: str = "entry") -> list[Finding]:
     """Every reason to refuse or warn about ``text`` (docs/design.md §Guard), sorted by position.
 
@@ -125,15 +131,18 @@ def scan(text: str, *, max_chars: int | None = None, kind: str = "entry") -> lis
     text field: one line too) or ``"file"`` (a stored memory file: ``\\n`` separates lines and
     leading Markdown is checked on the content of each ``- `` entry line). ``max_chars`` counts
     code points (``entry_max_chars`` or ``budget_chars``, docs/design.md §Settings); ``None`` means
-    no limit. Raises ``ValueError`` for an unknown kind; never raises because of the text.
+    :data:`SCAN_MAX_CHARS` for an entry or rule text, no limit for a file. A text over its limit
+    gets the ``too-long`` finding alone: nothing else is scanned. Raises ``ValueError`` for an unknown kind; never raises because of the text.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown guard kind {kind!r} (expected one of: {', '.join(KINDS)})")
     findings: list[Finding] = []
-    if max_chars is not None and len(text) > max_chars:
+    limit = max_chars if max_chars is not None else (None if kind == "file" else SCAN_MAX_CHARS)
+    if limit is not None and len(text) > limit:
+        # the length first, and nothing else: a 10 MB line is refused at once, never scanned
         what = {"entry": "entry", "rule": "field", "file": "file"}[kind]
-        message = f"{what} is {len(text)}/{max_chars} characters: shorten it (nothing is truncated)"
-        findings.append(Finding("too-long", message, max_chars, len(text)))
+        message = f"{what} is {len(text)}/{limit} characters: shorten it (nothing is truncated)"
+        return [Finding("too-long", message, limit, len(text))]
     raw = _Raw(text)
     findings += _invisible_findings(text, raw)
     findings += _line_break_findings(text, kind)
@@ -227,6 +236,12 @@ def check_personal(text: str, *, where: str) -> None:
     line) and the secrets. Raises :class:`~agentmem.errors.GuardError` with codes and
     positions only (docs/design.md §Guard). Harvest validation calls it first, before the inbox.
     """
+    if len(text) > SCAN_MAX_CHARS:
+        raise GuardError(
+            f"{where}: refused: too-long at {SCAN_MAX_CHARS}: text is {len(text)}/"
+            f"{SCAN_MAX_CHARS} characters, refused before it is read",
+            hint="a proposal is one preference of a line or two: shorten it",
+        )
     raw = _Raw(text)
     personal = _dedupe(
         _secret_findings(text, raw)

@@ -33,6 +33,10 @@ from agentmem.harvest.transcripts import (
     _tool_call,
     _tool_result,
 )
+from agentmem.nesting import MAX_DEPTH, too_deep
+
+#: What a parse that met the recursion limit gives (``null`` is a value).
+_TOO_DEEP = object()
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 
@@ -70,7 +74,12 @@ def read_export(path: Path) -> list[Transcript]:
             hint="a half-written or cut download? Export your data again and harvest the new file",
         ) from None
     except RecursionError:
-        raise TranscriptError(f"{path}:1: invalid JSON: nested too deeply") from None
+        value = _TOO_DEEP
+    if value is _TOO_DEEP or too_deep(value):
+        raise TranscriptError(
+            f"{path}:1: JSON nested more than {MAX_DEPTH} levels deep: refused unread",
+            hint="export your data again and harvest the new file",
+        )
     if not isinstance(value, list) or not all(isinstance(c, dict) for c in value):
         raise TranscriptError(f"{path}:1: not a conversation export (expected a JSON array)")
     lines = _LineFinder(text, _ids(value))

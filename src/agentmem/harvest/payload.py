@@ -12,11 +12,17 @@ import re
 from typing import Any
 
 from agentmem.errors import AgentmemError
+from agentmem.nesting import MAX_DEPTH, too_deep
+
+#: What a parse that met the recursion limit gives (``null`` is a value).
+_TOO_DEEP = object()
 
 #: A session id as Claude Code and Codex write it (a UUID); anything else is refused, because it
 #: ends up in commit trailers and file names.
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 PAYLOAD_MAX_BYTES = 1_000_000
+#: Characters of a payload's ``cwd`` (PATH_MAX): a longer one is not a folder and is refused.
+CWD_MAX_CHARS = 4096
 
 
 class HookPayloadError(AgentmemError):
@@ -100,7 +106,15 @@ def payload_cwd(text: str) -> str | None:
     """The ``cwd`` of a hook's stdin (None when it has none): all that SessionStart reads, so a
     payload without a transcript (a start typed by hand, a tool that sends only the folder)
     still gives its folder. Raises :class:`HookPayloadError` when it is not a JSON object."""
-    return _str_field(_object(text), "cwd")
+    cwd = _str_field(_object(text), "cwd")
+    if cwd is not None and (
+        len(cwd) > CWD_MAX_CHARS or "\x00" in cwd or any(len(p) > 255 for p in cwd.split("/"))
+    ):
+        raise HookPayloadError(
+            f"the payload's cwd is not a usable folder ({len(cwd):,} characters, a name over 255 "
+            f"or a NUL; at most {CWD_MAX_CHARS:,})"
+        )
+    return cwd
 
 
 def _object(text: str) -> dict[str, Any]:
@@ -114,6 +128,12 @@ def _object(text: str) -> dict[str, Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise HookPayloadError(f"hook payload is not JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        data = _TOO_DEEP
+    if data is _TOO_DEEP or too_deep(data):
+        raise HookPayloadError(
+            f"hook payload is nested more than {MAX_DEPTH} levels deep; expected a small JSON object"
+        )
     if not isinstance(data, dict):
         kind = _JSON_KINDS.get(type(data), "value")
         raise HookPayloadError(f"hook payload is a JSON {kind}; expected an object")

@@ -25,6 +25,10 @@ from typing import Any, Literal
 from agentmem import notices
 from agentmem.errors import TranscriptError, TranscriptUnavailableError
 from agentmem.harvest.own import OwnText, split_own
+from agentmem.nesting import MAX_DEPTH, too_deep
+
+#: What a parse that met the recursion limit gives (``null`` is a value).
+_TOO_DEEP = object()
 
 Role = Literal["user", "assistant", "tool"]
 
@@ -222,12 +226,18 @@ def _parse_lines(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
 def _loads(path: Path, text: str, first_line: int) -> Any:
     """``json.loads`` whose failures are ``TranscriptError("{path}:{line}: invalid JSON: …")``."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         reason = f"invalid JSON: {exc.msg} (column {exc.colno})"
         raise TranscriptError(f"{path}:{first_line + exc.lineno - 1}: {reason}") from None
     except RecursionError:
-        raise TranscriptError(f"{path}:{first_line}: invalid JSON: nested too deeply") from None
+        value = _TOO_DEEP
+    if value is _TOO_DEEP or too_deep(value):
+        raise TranscriptError(
+            f"{path}:{first_line}: JSON nested more than {MAX_DEPTH} levels deep: refused unread",
+            hint="a conversation is a list of messages; export it again",
+        )
+    return value
 
 
 def _parses(path: Path, text: str) -> bool:

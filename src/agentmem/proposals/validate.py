@@ -16,7 +16,12 @@ from dataclasses import replace
 from agentmem import guard
 from agentmem.doctrine.similar import similarity
 from agentmem.errors import ProposalError
-from agentmem.memory.file import find_entries, new_memory_text, parse_memory
+from agentmem.memory.file import (
+    find_entries,
+    new_memory_text,
+    parse_memory,
+    validate_entry_text,
+)
 from agentmem.memory.planner import plan_memory
 from agentmem.proposals.conflicts import SAME_SCORE, contradicted
 from agentmem.proposals.model import Contradicts, Proposal
@@ -40,6 +45,8 @@ def validate(
     :class:`AgentmemError` whose message is the reason."""
     config = repo.config.memory
     relpath = repo.memory_relpath(proposal.person)
+    if proposal.route == "memory" and proposal.text:  # the length before any scan
+        validate_entry_text(proposal.text, config, f"{relpath} ({proposal.id})")
     guard.check_personal(proposal.text or "", where=f"proposal {proposal.id}")
     guard.check_personal(proposal.justification, where=f"proposal {proposal.id} justification")
     if proposal.route == "doctrine":

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 KINDS = ("memory", "doctrine", "inbox", "history")
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 1000
+#: Characters a query may hold (checked before it is parsed).
+MAX_QUERY_CHARS = 1000
 _OPEN, _CLOSE = "\x02", "\x03"
 _MARK = re.compile(f"{_OPEN}(.*?){_CLOSE}", re.S)
 SNIPPET_CHARS = 160
@@ -163,6 +165,11 @@ def search(
     ``scope``: only documents with a scope that meets it (equal, above or below: rules, rule
     versions, proposals). ``status``: only documents of that status (a rule's status; ``pending``
     for proposals). Raises UsageError (empty or invalid query, bad limit), GovernanceError."""
+    if len(query) > MAX_QUERY_CHARS:  # before any parse or scan
+        raise UsageError(
+            f"the search query is {len(query):,} characters; at most {MAX_QUERY_CHARS:,}",
+            hint="search for a few words",
+        )
     if not query.strip():
         raise UsageError("the search query is empty", hint="give one or more words")
     if not 1 <= limit <= MAX_LIMIT:
