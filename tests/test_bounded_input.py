@@ -120,3 +120,38 @@ def test_a_10_mb_line_is_refused_by_its_length_before_any_scan(
     with pytest.raises(agentmem.errors.UsageError, match="at most 1,000"):
         search(mem.repository, mem.actor(), line)
     assert time.perf_counter() - start < 2.0
+
+
+def test_a_named_file_that_is_not_regular_is_refused_by_name_never_opened(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    """``harvest`` of a FIFO hung; a device read without end. Each is refused by what it is,
+    as a transcript, an outcomes file or a proposals file (``import`` already skipped them)."""
+    import os
+    import socket
+
+    from tests.helpers import invoke
+
+    fifo = tmp_path / "session.md"
+    os.mkfifo(fifo)
+    sock_path = tmp_path / "s.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(sock_path))
+    session = tmp_path / "real.md"
+    session.write_text("User: Keep answers short.\n\nAssistant: Noted.\n", encoding="utf-8")
+    try:
+        cases = {
+            (str(fifo),): "a named pipe, not a regular file: nothing read",
+            ("/dev/zero",): "a device, not a regular file: nothing read",
+            (str(sock_path),): "a socket, not a regular file: nothing read",
+            ("--outcomes", str(fifo), str(session)): "a named pipe, not a regular file",
+            ("--proposals", str(fifo), str(session)): "a named pipe, not a regular file",
+        }
+        for args, said in cases.items():
+            result = invoke(runner, "harvest", *args)
+            assert result.exit_code in (1, 2), (args, result.stderr)
+            assert said in result.stderr, (args, result.stderr)
+            assert "Traceback" not in result.stderr
+    finally:
+        server.close()
+    assert list((memrepo / "inbox").glob("*/*.yaml")) == []

@@ -35,7 +35,7 @@ from agentmem.harvest.transcripts import (
     check_size,
     read_transcript,
 )
-from agentmem.store import gitio
+from agentmem.store import gitio, regular
 from agentmem.store.repo import Person, Repository
 
 
@@ -181,8 +181,7 @@ def file_jobs(
     skipped = 0
     for path in paths:
         try:
-            with path.open("rb") as handle:
-                head = handle.read(65536)
+            head = regular.given_head(path, 65536)  # a FIFO is never opened for reading
         except OSError:
             head = b""
         try:

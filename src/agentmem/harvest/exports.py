@@ -34,6 +34,7 @@ from agentmem.harvest.transcripts import (
     _tool_result,
 )
 from agentmem.nesting import MAX_DEPTH, too_deep
+from agentmem.store import regular
 
 #: What a parse that met the recursion limit gives (``null`` is a value).
 _TOO_DEEP = object()
@@ -57,7 +58,7 @@ def read_export(path: Path) -> list[Transcript]:
     invalid JSON (a half-written download) or an array that is not a conversation export.
     """
     try:
-        data = path.read_bytes()
+        data = regular.given_bytes(path)
     except OSError as exc:
         raise TranscriptError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:

@@ -42,6 +42,7 @@ from agentmem.proposals.ids import check_scope, check_session
 from agentmem.proposals.inbox import list_pending, write_to_inbox
 from agentmem.proposals.model import Proposal, parse_proposal
 from agentmem.proposals.validate import DUPLICATE_ENTRY_SCORE, validate
+from agentmem.store import regular
 from agentmem.store.repo import Person, Repository
 from agentmem.store.writer import read_current
 from agentmem.store.yamlio import load_yaml_text
@@ -123,9 +124,11 @@ def load_outcomes(path: Path) -> tuple[Outcome, ...]:
     """The outcomes file: ``[{suggestion, decision: accepted|reworked|ignored, final_text?}]``."""
     where = str(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(regular.given_bytes(path).decode("utf-8"))
     except FileNotFoundError:
         raise UsageError(f"{where}: outcomes file not found") from None
+    except OSError as exc:
+        raise UsageError(f"{where}: cannot read: {exc.strerror or exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         line = getattr(exc, "lineno", 1)
         raise ProposalError(f"{where}:{line}: not valid JSON: {exc}") from None
@@ -151,9 +154,11 @@ def read_replay(path: Path) -> RawAnswer:
     """``--proposals FILE``: ``{"proposals": [...]}`` (JSON or YAML), validated like a model answer."""
     where = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = regular.given_bytes(path).decode("utf-8")
     except FileNotFoundError:
         raise UsageError(f"{where}: proposals file not found") from None
+    except OSError as exc:
+        raise UsageError(f"{where}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise ProposalError(f"{where}:1: not UTF-8 text") from None
     data = load_yaml_text(text, where, ProposalError)  # YAML is a superset of JSON

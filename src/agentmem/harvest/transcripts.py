@@ -26,6 +26,7 @@ from agentmem import notices
 from agentmem.errors import TranscriptError, TranscriptUnavailableError
 from agentmem.harvest.own import OwnText, split_own
 from agentmem.nesting import MAX_DEPTH, too_deep
+from agentmem.store import regular
 
 #: What a parse that met the recursion limit gives (``null`` is a value).
 _TOO_DEEP = object()
@@ -132,7 +133,7 @@ def read_transcript(path: Path, max_mb: float = DEFAULT_MAX_TRANSCRIPT_MB) -> Tr
     """
     check_size(path, max_mb)
     try:
-        data = path.read_bytes()
+        data = regular.given_bytes(path)  # a FIFO or device refused by name, never opened
     except OSError as exc:
         raise TranscriptUnavailableError(f"{path}: cannot read: {exc.strerror or exc}") from None
     text = _decode(path, data)

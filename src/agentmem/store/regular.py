@@ -253,3 +253,42 @@ def subfolders(root: Path, relfolder: str) -> tuple[list[str], list[tuple[str, s
             elif entry.is_dir(follow_symlinks=False):
                 names.append(entry.name)
     return sorted(names), sorted(refused)
+
+
+def given_head(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes of a named file (:func:`given_bytes`' rules)."""
+    return given_bytes(path, size)
+
+
+def given_bytes(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of a file a person names on the command line (a transcript, an outcomes or
+    proposals file: outside the repository, so a link to it is followed). A FIFO, socket,
+    device or folder is refused by name, never opened for reading (a named pipe must not hang
+    a command): raises :class:`NotRegularError` (an OSError, so callers that say "cannot read"
+    say it) — ``FileNotFoundError`` as ``os.stat`` raises it."""
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise NotRegularError(f"{kind(info.st_mode)}, not a regular file: nothing read")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+    handle = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):  # replaced since the stat
+            raise NotRegularError("not a regular file: nothing read")
+        chunks = []
+        left = limit
+        while (left is None or left > 0) and (
+            chunk := os.read(handle, 1 << 20 if left is None else min(left, 1 << 20))
+        ):
+            chunks.append(chunk)
+            left = None if left is None else left - len(chunk)
+    finally:
+        os.close(handle)
+    return b"".join(chunks)
+
+
+class NotRegularError(OSError):
+    """A named file is not a regular file (:func:`given_bytes`); its message says what it is."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.strerror = message
