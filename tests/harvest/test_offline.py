@@ -655,3 +655,133 @@ def test_a_session_in_a_language_without_markers_is_named_in_the_summary(
     )
     assert markers.unmarked_language("Retiens que je préfère des phrases courtes.") is None
     assert markers.unmarked_language("Remember that I prefer short sentences.") is None
+
+
+# --- a change of mind told by content (harvest/changes.py) ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "entry", "new"),
+    [
+        # real prompt of the corpus (memory-directives): a new figure, "instead of"
+        (
+            (
+                "instead of sending multible pill at once, send it all in one message like a"
+                " receipt, and send that every 6 months"
+            ),
+            "Send the reminders every 3 months.",
+            "Send the reminders every 6 months.",
+        ),
+        # the old value said again in one sentence, the new one in the next
+        (
+            "bon, 5 % c'est trop bas comme seuil, ça noie les vrais sujets. Passe à 10 %.",
+            "Signale toute pénalité de retard supérieure à 5 % du prix.",
+            "Signale toute pénalité de retard supérieure à 10 % du prix.",
+        ),
+        # "k" and thousands grouped as the entry groups them
+        (
+            "The GC raised the bar last month. Only escalate above £500k.",
+            "Escalate any contract worth more than £250,000.",
+            "Escalate any contract worth more than £500,000.",
+        ),
+        # the same unit links the figure to the entry, "seit" says it changed
+        (
+            "nee, die Grenze liegt seit Oktober bei 250.000 €.",
+            "Verträge über 100.000 € an die Rechtsleitung eskalieren.",
+            "Verträge über 250.000 € an die Rechtsleitung eskalieren.",
+        ),
+        # another value of one setting (a language), a German compound's head shared
+        (
+            "Ab sofort bitte die Berichte auf Deutsch.",
+            "Schreib die Prüfberichte auf Englisch.",
+            "Schreib die Prüfberichte auf Deutsch.",
+        ),
+        (
+            "olvida lo del inglés, ahora los resúmenes en español que el director no lo lee",
+            "Escribe los resúmenes en inglés.",
+            "Escribe los resúmenes en español.",
+        ),
+        (
+            "we've been acquired, so drafts go out in American spelling from now on.",
+            "Use British spelling in all drafts.",
+            "Use American spelling in all drafts.",
+        ),
+        # a quoted name said again and a new one given
+        (
+            'ya no firmamos como Departamento Legal, ahora es "Asesoría Jurídica"',
+            'Firma los correos como "Departamento Legal".',
+            'Firma los correos como "Asesoría Jurídica".',
+        ),
+    ],
+)
+def test_a_change_of_mind_told_by_content_keeps_the_entrys_wording(
+    said: str, entry: str, new: str
+) -> None:
+    (proposal,) = _offline(said, memory=_memory(priorities=[entry]))
+    assert (proposal["action"], proposal["target"], proposal["text"]) == ("modify", entry, new)
+    assert proposal["section"] == "Priorities & scope"
+
+
+@pytest.mark.parametrize(
+    ("said", "entry"),
+    [
+        (
+            "dont bother with that risk table at the top anymore. nobody reads it",
+            "Start every review with a one-page table of all clauses and their risk level.",
+        ),
+        (
+            "die Indexklausel musst du nicht mehr extra prüfen, das macht jetzt das Controlling",
+            "Bei Mietverträgen immer die Indexklausel gesondert prüfen.",
+        ),
+        # real prompt of the corpus (memory-directives), shouted: a tool named
+        (
+            "DEJA DE USAR FIRECRAWL, SE ME HAN AGOTADO LOSC REDITOS ULTRATHINK PROACTIVELY",
+            "Usa Firecrawl para leer la documentación.",
+        ),
+        # real prompt of the corpus (memory-directives)
+        (
+            "forget about the logo  box not needed,  and enhance the deign of ascii",
+            "Show the logo box at the top left.",
+        ),
+    ],
+)
+def test_what_holds_no_longer_removes_the_entry(said: str, entry: str) -> None:
+    (proposal,) = _offline(said, memory=_memory(recurring=[entry]))
+    assert (proposal["action"], proposal["target"]) == ("remove", entry)
+
+
+@pytest.mark.parametrize(
+    ("said", "entry"),
+    [
+        ("The notice period in this contract is 60 days.", "Flag notice periods under 30 days."),
+        ("Is 60 days now too long for a notice period?", "Flag notice periods under 30 days."),
+        ("It's 2026 now, the threshold is still fine.", "Escalate any contract above £250,000."),
+        ("See clause 14.2 now.", "Escalate any contract above £250,000."),
+        (
+            "Le préavis dans le contrat Vernet est de 2 mois, c'est grave ?",
+            "Signale tout préavis de résiliation inférieur à 3 mois.",
+        ),
+    ],
+)
+def test_a_figure_of_the_document_a_year_or_a_question_changes_no_entry(
+    said: str, entry: str
+) -> None:
+    proposals = _offline(said, memory=_memory(priorities=[entry]))
+    assert all(p["action"] == "add" for p in proposals)
+
+
+def test_figures_read_units_groups_and_places() -> None:
+    from agentmem.harvest.changes import figures, same_word
+
+    langs = markers.languages()
+    read = [
+        (f.value, f.unit, f.grouped) for f in figures("£500k, 250.000 € and 5 % in 2026", langs)
+    ]
+    assert read == [(500000.0, "£", ""), (250000.0, "€", "."), (5.0, "%", "")]
+    assert figures("see clause 9.1 and section 4", langs) == []
+    assert [f.unit for f in figures("45 days, 3 Monaten, 12 mois", langs)] == [
+        "days",
+        "monaten",
+        "mois",
+    ]
+    assert same_word("berichte", "prufberichte") and not same_word("bericht", "recht")

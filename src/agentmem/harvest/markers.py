@@ -11,7 +11,11 @@ general (``general``), having asked before (``reproach``), one thing of this ses
 ``current``, ``edit_verbs``), "stop being X", "don't worry" (``idioms``), a complaint about tone or wording
 (``complaint`` → ``complaint_entry``), words never copied (``profanity``, ``noise``), cue words
 whose typos count (``fuzzy``), question tags, a request asked as a question (``polite``) or hedged (``hedges``), an offer of the
-agent the person confirms (``offers``, ``confirm``), and the wording of outcome-derived entries
+agent the person confirms (``offers``, ``confirm``); for a change of mind told by content
+(:mod:`agentmem.harvest.changes`), what says a value changed or holds from now on
+(``change_cues``), what says something holds no longer (``no_longer``), the words that are
+values of one setting (``alternatives``: a language, a spelling) and the units of a figure
+(``units``); and the wording of outcome-derived entries
 (``outcomes``, ``generic``). Every pattern is a regular expression matched on :func:`fold`'s
 copy of a sentence (lower case, accents removed, straight apostrophes). Adding a language is
 adding a file; no code changes. See docs/design.md §Harvest.
@@ -56,6 +60,8 @@ _PATTERN_KEYS = (
     "hedges",
     "offers",
     "confirm",
+    "change_cues",
+    "no_longer",
 )
 _OUTCOME_KEYS = ("ignored", "reworked", "accepted", "question", "shorter")
 
@@ -93,6 +99,8 @@ class Language:
     hedges: tuple[re.Pattern[str], ...]
     offers: tuple[re.Pattern[str], ...]
     confirm: tuple[re.Pattern[str], ...]
+    change_cues: tuple[re.Pattern[str], ...]
+    no_longer: tuple[re.Pattern[str], ...]
     lead_ins: tuple[str, ...]
     sections: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
     complaint_entry: str
@@ -102,6 +110,8 @@ class Language:
     generic: frozenset[str]
     rephrase: tuple[tuple[re.Pattern[str], str], ...]
     numbers: tuple[tuple[str, str], ...]
+    alternatives: tuple[tuple[str, str], ...]
+    units: frozenset[str]
 
 
 def _strings(value: object, where: str) -> list[str]:
@@ -177,6 +187,10 @@ def parse_language(text: str, where: str) -> Language:
         generic=frozenset(_strings(data.get("generic", []), f"{where}: generic")),
         rephrase=_rephrase(data.get("rephrase", []), f"{where}: rephrase"),
         numbers=tuple(_mapping(data.get("numbers", {}), f"{where}: numbers").items()),
+        alternatives=tuple(
+            _mapping(data.get("alternatives", {}), f"{where}: alternatives").items()
+        ),
+        units=frozenset(_strings(data.get("units", []), f"{where}: units")),
         lead_ins=tuple(
             sorted(_strings(data.get("lead_ins", []), f"{where}: lead_ins"), key=len, reverse=True)
         ),

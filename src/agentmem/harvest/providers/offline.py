@@ -36,12 +36,15 @@ read with what applies and the language is named in a note. Same input, same pro
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 
 from agentmem.doctrine.conflicts import FRENCH_CLOSERS, NEGATIONS
 from agentmem.harvest import markers
+from agentmem.harvest.changes import content_words as _content_words
+from agentmem.harvest.changes import same_word as _same_word
+from agentmem.harvest.changes import shared as _shared
+from agentmem.harvest.changes import turn_changes
 from agentmem.harvest.markers import Language, any_match, fold
 from agentmem.harvest.own import split_own
 from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
@@ -95,30 +98,6 @@ def _sentences(text: str) -> list[str]:
     if pending:
         out.append(pending)
     return out
-
-
-def _content_words(text: str) -> set[str]:
-    stop: set[str] = set()
-    for language in markers.languages():
-        stop |= language.detect
-    folded, _ = fold(text)
-    return {w for w in _WORDS.findall(folded) if (len(w) >= 3 or w.isdigit()) and w not in stop}
-
-
-def _same_word(a: str, b: str) -> bool:
-    if a == b:
-        return True
-    if a.isdigit() or b.isdigit():
-        return False
-    short = min(len(a), len(b))
-    common = len(os.path.commonprefix([a, b]))
-    return short >= 5 and (common >= max(5, short - 2) or common >= 8)
-
-
-def _shared(a: set[str], b: set[str]) -> set[str]:
-    """Words of ``a`` that ``b`` holds too (plural and inflection aside: a common start of at
-    least five letters, all but the last two of the shorter word, or eight letters)."""
-    return {w for w in a if any(_same_word(w, x) for x in b)}
 
 
 def _entries(memory_text: str, sections: tuple[str, ...]) -> list[_Entry]:
@@ -407,6 +386,22 @@ class _Extractor:
                 best, shared = entry, common
         return best, shared
 
+    def turn_changes(self, sentences: list[str], where: str) -> tuple[list[_Candidate], set[int]]:
+        """The changes of mind a turn says by content (:mod:`agentmem.harvest.changes`: a new
+        figure, another language, another quoted name for what an entry settles), as
+        ``modify`` candidates, and the indices of the sentences that said them."""
+        if not self.entries:
+            return [], set()
+        facts = tuple(p for lang in markers.languages() for p in lang.document_facts)
+        found = turn_changes(sentences, [e.text for e in self.entries], facts)
+        out, said = [], set[int]()
+        why = f"changed their mind in {where} about an entry of the memory"
+        for change in found:
+            entry = self.entries[change.index]
+            out.append(_Candidate("modify", "memory", entry.section, entry.text, change.text, why))
+            said |= change.sentences
+        return out, said
+
     def _repeats(self, text: str) -> bool:
         """True when ``text`` says what an entry or an active rule in scope already says."""
         words = _content_words(text)
@@ -559,8 +554,11 @@ class _Extractor:
             return None
         replace = any(any_match(lang.replace, folded) for lang in langs)
         remove = any(any_match(lang.remove, folded) for lang in langs)
-        stop = any_match(_patterns(langs, "cessation"), folded) or (
-            _negated(folded) and any_match(_patterns(langs, "general"), folded)
+        fading = _negated(folded) and any_match(_patterns(langs, "no_longer"), folded)
+        stop = (
+            any_match(_patterns(langs, "cessation"), folded)
+            or (_negated(folded) and any_match(_patterns(langs, "general"), folded))
+            or fading
         )
         if not (replace or remove or stop):
             return None
@@ -568,9 +566,13 @@ class _Extractor:
         if entry is None or not shared:
             return None
         if not (replace or remove):
-            # Only a general cue ("stop …", "don't … anymore"): the entry must be what stops.
+            # Only a general cue ("stop …", "don't … anymore"): the entry must be what stops —
+            # half its words, or one long word (a name: "deja de usar Firecrawl"); said to hold
+            # no longer ("not … anymore", "nicht mehr"), two of its words.
             known = {w for w in _content_words(entry.text) if not w.isdigit()}
-            if len(shared) < min(len(known), max(2, (len(known) + 1) // 2)):
+            enough = min(len(known), max(2, (len(known) + 1) // 2))
+            long_word = any(len(w) >= 8 for w in shared)
+            if len(shared) < enough and not long_word and not (fading and len(shared) >= 2):
                 return None
         why = f"changed their mind in {where} about an entry of the memory"
         if replace or (stop and not remove and _alternative(folded, langs)):
@@ -872,7 +874,15 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         own = split_own(turn.text)
         where = f"line {turn.line} of the session" if turn.line else "the session"
         cues = _turn_cues(own.own)
-        found = [extractor.sentence(s, where, cues) for s in _sentences(own.own)]
+        sentences = _sentences(own.own)
+        changes, said = extractor.turn_changes(sentences, where)
+        changed = {c.target for c in changes}
+        found: list[_Candidate | None] = list(changes)
+        for i, s in enumerate(sentences):
+            candidate = None if i in said else extractor.sentence(s, where, cues)
+            if candidate is not None and candidate.target in changed:
+                candidate = None  # the turn's change of that entry says it
+            found.append(candidate)
         found.append(extractor.confirmed(offered, own.own, where, cues))
         offered = None
         for candidate in found:

@@ -1,0 +1,317 @@
+"""A change of mind told by content (docs/design.md §Harvest, offline provider).
+
+People rarely say "replace the entry …". They name the new value of something an entry of
+their memory already settles, or say that it holds no longer:
+
+- "3 bullets is too tight, make it 5 max from now on" on "Keep each comment to at most 3 bullet
+  points." — a **figure** of the entry gets another value of the same unit ("5 % c'est trop bas
+  comme seuil. Passe à 10 %.", "die Grenze liegt seit Oktober bei 250.000 €", "£500k");
+- "from now on the summaries in English" on "Write review summaries in French." — a word of
+  the entry that is one value of a setting (a language, a spelling: ``alternatives``) gets
+  another value of the same setting;
+- "ya no firmamos como Departamento Legal, ahora es "Asesoría Jurídica"" — a quoted name of the
+  entry is said again and a new quoted name given.
+
+:func:`turn_changes` reads one turn of the person's own words against the entries: each found
+change is a ``modify`` whose target is the entry's text (never its record) and whose text is
+the entry with the one value replaced, so the entry keeps its wording. A change needs a cue
+that something changed (``change_cues``, ``no_longer``: "now", "raised", "the threshold",
+"désormais", "ya no", "seit"), a link to the entry (the old value said again, a content word
+shared, or the same unit), and is never read from a question, a negated clause or a one-off.
+Content words are compared inflection aside (:func:`same_word`, a German compound's head
+included: "Berichte" is in "Prüfberichte"). Pure functions; no I/O.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from agentmem.harvest import markers
+from agentmem.harvest.markers import Language, any_match, fold
+
+_WORDS = re.compile(r"[a-z0-9]+")
+#: A figure: a currency before it, thousands grouped, a decimal part, "k"/"m", a unit after.
+_FIGURE = re.compile(
+    r"(?P<pre>[£$€]\s?)?(?<![\w.,])(?P<num>\d{1,3}(?:[.,]\d{3})+(?![.,]?\d)|\d+(?:[.,]\d+)?)"
+    r"(?P<mult>[kKmM]\b)?(?:\s?(?P<post>%|€|£|\$|[^\W\d_]+))?"
+)
+#: Words before a figure that make it a numbered place, not a value ("clause 9.1").
+_PLACES = frozenset(
+    "clause clauses section sections article articles art line lines page item step annex"
+    " schedule no nr paragraph paragraphe ligne annexe clausula seccion articulo linea anexo"
+    " absatz ziffer anlage abschnitt artikel zeile version v".split()
+)
+_QUOTED = re.compile(r"[\"“«„]\s*([^\"“”«»„]{2,60}?)\s*[\"”»“]")
+_SYMBOLS = frozenset("%€£$")
+
+
+def content_words(text: str) -> set[str]:
+    """The words of ``text`` that may carry its content: folded, three letters or more (or a
+    figure), not a common word of any marker language."""
+    stop: set[str] = set()
+    for language in markers.languages():
+        stop |= language.detect
+    folded, _ = fold(text)
+    return {w for w in _WORDS.findall(folded) if (len(w) >= 3 or w.isdigit()) and w not in stop}
+
+
+def same_word(a: str, b: str) -> bool:
+    """True when two folded words are one word, inflection aside: a common start of at least
+    five letters (all but the last two of the shorter word), or eight letters; or the head of a
+    compound ("berichte" ends "prufberichte", six letters or more)."""
+    if a == b:
+        return True
+    if a.isdigit() or b.isdigit():
+        return False
+    short, long_ = sorted((a, b), key=len)
+    if len(short) >= 6 and long_.endswith(short):
+        return True
+    common = len(os.path.commonprefix([a, b]))
+    return len(short) >= 5 and (common >= max(5, len(short) - 2) or common >= 8)
+
+
+def shared(a: set[str], b: set[str]) -> set[str]:
+    """Words of ``a`` that ``b`` holds too (:func:`same_word`)."""
+    return {w for w in a if any(same_word(w, x) for x in b)}
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A value written in a text: ``value`` as a number, ``unit`` folded ("%", "€", "days" …,
+    "" when none is named), ``start``/``end`` the digits' span, ``raw`` the digits."""
+
+    value: float
+    unit: str
+    start: int
+    end: int
+    raw: str
+    grouped: str  # the thousands separator the digits use, "" when none
+
+
+def _unit_key(unit: str) -> str:
+    return unit if unit in _SYMBOLS else unit[:4]
+
+
+def figures(text: str, langs: tuple[Language, ...] | list[Language]) -> list[Figure]:
+    """The values of ``text``: not a numbered place ("clause 9.1", "v4"), not a year."""
+    units = frozenset(u for lang in langs for u in lang.units)
+    out: list[Figure] = []
+    for m in _FIGURE.finditer(text):
+        before = fold(text[: m.start()])[0].split()
+        if before and before[-1].strip("(.:") in _PLACES:
+            continue
+        raw = m.group("num")
+        grouped = ""
+        if re.fullmatch(r"\d{1,3}(?:[.,]\d{3})+", raw):
+            grouped = raw[-4]
+            number = float(raw.replace(grouped, ""))
+        else:
+            number = float(raw.replace(",", "."))
+        mult = (m.group("mult") or "").lower()
+        number *= {"k": 1e3, "m": 1e6}.get(mult, 1)
+        pre = (m.group("pre") or "").strip()
+        post = fold(m.group("post") or "")[0]
+        unit = pre or (post if post in _SYMBOLS or post in units else "")
+        if not unit and not mult and 1900 <= number <= 2100 and raw.isdigit():
+            continue  # a year
+        out.append(
+            Figure(
+                number, unit, m.start("num"), m.end("mult") if mult else m.end("num"), raw, grouped
+            )
+        )
+    return out
+
+
+def _written_like(value: float, old: Figure) -> str:
+    """``value`` written as ``old`` writes its figures (thousands grouped the same way)."""
+    if value == int(value):
+        digits = str(int(value))
+        if old.grouped and len(digits) > 3:
+            head = len(digits) % 3 or 3
+            groups = [digits[:head]] + [digits[i : i + 3] for i in range(head, len(digits), 3)]
+            return old.grouped.join(groups)
+        return digits
+    return (f"{value:g}").replace(".", "," if "," in old.raw else ".")
+
+
+@dataclass(frozen=True)
+class Change:
+    """A change of mind about entry ``index`` (of the list given): its new ``text``; the
+    sentences (indices) of the turn that say it."""
+
+    index: int
+    text: str
+    sentences: frozenset[int]
+    kind: str  # "figure", "alternative" or "quoted"
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    text: str
+    folded: str
+    langs: tuple[Language, ...]
+    words: set[str]
+
+
+def _negated_before(folded: str, at: int) -> bool:
+    """True when a negation opens the clause of ``folded`` that ends at ``at``."""
+    start = max(folded.rfind(c, 0, at) for c in ",;:.!")
+    head = markers.words(folded[start + 1 : at])
+    return any(w in _NEGATIONS or w.endswith("n't") or w.startswith(("n'", "kein")) for w in head)
+
+
+_NEGATIONS = frozenset("not never no nunca nie nicht kein ne pas jamais dont jamas".split())
+
+
+def _alternatives() -> dict[str, str]:
+    return {w: v for lang in markers.languages() for w, v in lang.alternatives}
+
+
+def _alternative_words(folded: str) -> list[tuple[str, int, int]]:
+    """``[(setting:value, start, end)]`` of the words of ``folded`` that are values of one
+    setting (a word or its inflection: "anglaise", "englischen")."""
+    table = _alternatives()
+    out = []
+    for m in _WORDS.finditer(folded):
+        word = m.group(0)
+        for key, value in table.items():
+            if word == key or (word.startswith(key) and len(word) - len(key) <= 2):
+                out.append((value, m.start(), m.end()))
+                break
+    return out
+
+
+def turn_changes(
+    sentences: list[str], entries: list[str], one_off: tuple[re.Pattern[str], ...] = ()
+) -> list[Change]:
+    """The changes of mind one turn of the person's own ``sentences`` says about ``entries``
+    (their texts; see the module). ``one_off``: patterns of a sentence about this session only,
+    read from no change."""
+    read: list[_Sentence] = []
+    for s in sentences:
+        folded = fold(s)[0]
+        langs = tuple(markers.detect(folded))
+        read.append(_Sentence(s, folded, langs, content_words(s)))
+    usable = [
+        i
+        for i, s in enumerate(read)
+        if "?" not in s.text
+        and "¿" not in s.text
+        and not any(any_match(lang.not_standing, s.folded) for lang in s.langs)
+        and not any_match(one_off, s.folded)
+    ]
+    if not usable:
+        return []
+    every = markers.languages()
+    cue = any(
+        any_match(lang.change_cues, read[i].folded) or any_match(lang.no_longer, read[i].folded)
+        for i in usable
+        for lang in every
+    )
+    out: list[Change] = []
+    for index, entry in enumerate(entries):
+        change = (
+            _figure_change(entry, read, usable, cue)
+            or _alternative_change(entry, read, usable, cue)
+            or _quoted_change(entry, read, usable)
+        )
+        if change is not None:
+            text, said, kind = change
+            if text != entry:
+                out.append(Change(index, text, frozenset(said), kind))
+    return out
+
+
+def _figure_change(
+    entry: str, read: list[_Sentence], usable: list[int], cue: bool
+) -> tuple[str, set[int], str] | None:
+    if not cue:
+        return None
+    langs = markers.languages()
+    olds = figures(entry, langs)
+    if len(olds) != 1:
+        return None
+    old = olds[0]
+    known = {w for w in content_words(entry) if not w.isdigit()}
+    new: dict[float, tuple[Figure, int]] = {}
+    again: set[int] = set()
+    for i in usable:
+        for f in figures(read[i].text, read[i].langs or langs):
+            if f.unit and old.unit and _unit_key(f.unit) != _unit_key(old.unit):
+                continue
+            if f.value == old.value:
+                again.add(i)
+            else:
+                new.setdefault(f.value, (f, i))
+    if len(new) != 1:
+        return None
+    ((value, (figure, at)),) = new.items()
+    at_all = {
+        i for i in usable for f in figures(read[i].text, read[i].langs or langs) if f.value == value
+    }
+    linked = (
+        bool(again)
+        or bool(shared(read[at].words, known))
+        or (bool(figure.unit) and _unit_key(figure.unit) == _unit_key(old.unit))
+    )
+    if not linked:
+        return None
+    text = entry[: old.start] + _written_like(value, old) + entry[old.end :]
+    return text, again | at_all, "figure"
+
+
+def _alternative_change(
+    entry: str, read: list[_Sentence], usable: list[int], cue: bool
+) -> tuple[str, set[int], str] | None:
+    folded, index = fold(entry)
+    olds = _alternative_words(folded)
+    if len({v for v, _, _ in olds}) != 1:
+        return None
+    value, start, end = olds[0]
+    setting = value.split(":", 1)[0]
+    known = {w for w in content_words(entry) if not w.isdigit()} - {folded[start:end]}
+    for i in usable:
+        s = read[i]
+        for other, b, e in _alternative_words(s.folded):
+            if other == value or other.split(":", 1)[0] != setting:
+                continue
+            if _negated_before(s.folded, b):
+                continue
+            if not (cue or shared(s.words, known)):
+                continue
+            _, s_index = fold(s.text)
+            said = s.text[s_index[b] : s_index[e]]
+            was = entry[index[start] : index[end]]
+            if was[:1].isupper():
+                said = said[:1].upper() + said[1:]
+            elif was[:1].islower():
+                said = said[:1].lower() + said[1:]
+            if said.endswith(",") or said.endswith("."):
+                said = said.rstrip(",.")
+            return entry[: index[start]] + said + entry[index[end] :], {i}, "alternative"
+    return None
+
+
+def _quoted_change(
+    entry: str, read: list[_Sentence], usable: list[int]
+) -> tuple[str, set[int], str] | None:
+    quoted = _QUOTED.search(entry)
+    if quoted is None:
+        return None
+    old_words = content_words(quoted.group(1))
+    if not old_words:
+        return None
+    for i in usable:
+        s = read[i]
+        if not old_words <= s.words:
+            continue
+        for m in _QUOTED.finditer(s.text):
+            if content_words(m.group(1)) != old_words:
+                return (
+                    entry[: quoted.start(1)] + m.group(1) + entry[quoted.end(1) :],
+                    {i},
+                    "quoted",
+                )
+    return None
