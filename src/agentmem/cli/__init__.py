@@ -95,6 +95,7 @@ SHORT_HELP = {
     "scope": "Map a project folder to a scope; retire a scope (back to review).",
     "settings": "Governance settings: a second admin approves relaxing one.",
     "serve": "The review pages in your browser (127.0.0.1, a token link).",
+    "install-server-hook": "The server gate: a bare repository's pre-receive hook.",
 }
 
 
@@ -237,6 +238,7 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "sync": ("sync", False),
     "erase": ("erase", False),
     "serve": ("serve", False),
+    "install-server-hook": ("serverhook", False),
     "memory": ("memory", True),
     "doctrine": ("doctrine", True),
     "context": ("context", True),

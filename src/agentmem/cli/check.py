@@ -59,6 +59,13 @@ def check(
             help="With --history: activations and roles/settings changes need a good signature from a key listed for their author (default: doctrine.require_signed).",
         ),
     ] = False,
+    pre_receive: Annotated[
+        bool,
+        typer.Option(
+            "--pre-receive",
+            help="Judge a push as a server's pre-receive hook: read git's '<old> <new> <ref>' lines on stdin and check only the commits each ref gains (agentmem install-server-hook PATH installs it).",
+        ),
+    ] = False,
     fmt: Annotated[
         CheckFormat,
         typer.Option(
@@ -77,6 +84,14 @@ def check(
     from agentmem.errors import UsageError
     from agentmem.store.root import locate
 
+    if pre_receive:
+        if history or history_only or since or require_signed:
+            raise UsageError(
+                "--pre-receive judges the pushed commits alone: drop --history, "
+                "--history-only, --since and --require-signed"
+            )
+        _pre_receive(fmt)
+        return
     if history_only and history:
         raise UsageError("--history-only already checks every commit: drop --history")
     if (since or require_signed) and not (history or history_only):
@@ -126,6 +141,69 @@ def check(
     else:
         output.info(f"agentmem check: clean ({looked})")
     if errors:
+        raise typer.Exit(1)
+
+
+def _server_root() -> Path:
+    """The repository a server hook runs in: the bare repository git runs it in (its git
+    directory), else the memory repository found as every command finds it."""
+    from agentmem.store.gitio import run_git
+    from agentmem.store.root import locate
+
+    here = Path.cwd()
+    proc = run_git(here, ["rev-parse", "--is-bare-repository"], check=False)
+    if proc.returncode == 0 and proc.stdout.strip() == "true":
+        return Path(run_git(here, ["rev-parse", "--absolute-git-dir"]).stdout.strip())
+    return locate()
+
+
+def _pre_receive(fmt: CheckFormat) -> None:
+    """``check --pre-receive``: every updated ref judged (:mod:`agentmem.check.prereceive`);
+    findings on stdout (git shows them to the pusher as ``remote:`` lines), one verdict line
+    per ref on stderr; exit 1 refuses the whole push."""
+    import sys
+
+    from agentmem.check.prereceive import judge_push, parse_updates
+
+    updates = parse_updates(sys.stdin.read().splitlines())
+    verdicts = judge_push(_server_root(), updates)
+    if fmt is CheckFormat.json:
+        output.as_json(
+            {
+                "ref": v.ref.ref,
+                "old": v.ref.old,
+                "new": v.ref.new,
+                "commits": v.commits,
+                "refused": v.refused,
+                "findings": [f.to_dict() for f in v.findings],
+            }
+            for v in verdicts
+        )
+    for verdict in verdicts:
+        if fmt is not CheckFormat.json:
+            for f in verdict.findings:
+                output.data(
+                    _github(f)
+                    if fmt is CheckFormat.github
+                    else f"{f.path}:{f.line}: {f.severity}: {f.message} [{f.code}]"
+                )
+        name, n = verdict.ref.ref, verdict.commits
+        if verdict.ref.deleted:
+            output.info(f"agentmem: {name}: deleted (nothing to judge)")
+        elif verdict.refused:
+            errors = sum(f.is_error for f in verdict.findings)
+            output.info(
+                f"agentmem: {name}: refused, {errors} error{'s' * (errors != 1)} in "
+                f"{n} commit{'s' * (n != 1)}"
+            )
+        else:
+            output.info(f"agentmem: {name}: accepted ({n} commit{'s' * (n != 1)} judged)")
+    if any(v.refused for v in verdicts):
+        output.info(
+            "agentmem: push refused: nothing was updated. Each change to memory, doctrine, "
+            "roles and settings must come through agentmem (see the lines above); "
+            "check a clone with agentmem check --history --since origin/main before pushing again"
+        )
         raise typer.Exit(1)
 
 

@@ -32,15 +32,23 @@ CODE_VALUE = "history-erased-value"
 
 
 def records(
-    root: Path, commits: list[CommitRecord], texts: dict[str, str], since: str | None
+    root: Path,
+    commits: list[CommitRecord],
+    texts: dict[str, str],
+    since: str | None,
+    tip: str = "HEAD",
 ) -> list[Record]:
     """Every readable version of the record: HEAD's and each one a walked commit wrote. A whole
-    walk (``since`` None) that never touched it needs no git process: HEAD cannot hold it."""
+    walk (``since`` None) that never touched it needs no git process: HEAD cannot hold it.
+    With a ``tip`` other than HEAD (a push a server judges), the record at HEAD (the server's
+    branch), at ``since`` (the ref's old value) and at ``tip`` all count: a push that deletes
+    the record erases nothing from it."""
     found: list[str | None] = []
     for commit in commits:
         found += [texts.get(c.new or "") for c in commit.changes if c.path == ERASURES_FILE]
-    if found or since is not None:
-        found.append(gitio.show_file(root, "HEAD", ERASURES_FILE))
+    if found or since is not None or tip != "HEAD":
+        for rev in dict.fromkeys(["HEAD", tip] + ([since] if since and tip != "HEAD" else [])):
+            found.append(gitio.show_file(root, rev, ERASURES_FILE))
     parsed: list[Record] = []
     for text in dict.fromkeys(t for t in found if t):
         try:
@@ -51,11 +59,16 @@ def records(
 
 
 def check_erasures(
-    root: Path, commits: list[CommitRecord], texts: dict[str, str], since: str | None
+    root: Path,
+    commits: list[CommitRecord],
+    texts: dict[str, str],
+    since: str | None,
+    tip: str = "HEAD",
 ) -> list[Finding]:
     """The findings of the module docstring for the walked ``commits`` (parents first);
-    ``texts``: the blobs the walk read (the record's versions among them)."""
-    recs = records(root, commits, texts, since)
+    ``texts``: the blobs the walk read (the record's versions among them); ``tip``: the walked
+    commit when it is not HEAD (:func:`records`)."""
+    recs = records(root, commits, texts, since, tip)
     if not recs:
         return []
     return _old_history(commits, recs) + _values(root, commits, recs, texts, since)

@@ -83,16 +83,21 @@ def resolve(root: Path, rev: str) -> str:
 
 
 def read_log(
-    root: Path, since: str | None = None, each: Callable[[CommitRecord], object] | None = None
+    root: Path,
+    since: str | None = None,
+    each: Callable[[CommitRecord], object] | None = None,
+    tip: str = "HEAD",
 ) -> list[CommitRecord]:
-    """Every commit, parents before children, with its changes to :data:`WATCHED` paths;
-    ``each`` is called with every commit as soon as it is read (the log is still running).
+    """Every commit of ``tip`` (``since..tip``), parents before children, with its changes to
+    :data:`WATCHED` paths; ``each`` is called with every commit as soon as it is read (the log
+    is still running). ``tip`` other than HEAD: a pushed commit a server judges before its ref
+    moves (``check --pre-receive``).
 
     One ``git log -z --raw`` process (merges: only paths that differ from every parent).
     Raises :class:`GitError` when ``since`` is not a commit, when the clone is shallow and no
     ``since`` is given, or when git fails.
     """
-    if head(root) is None:
+    if tip == "HEAD" and head(root) is None:
         return []
     if since is not None:
         since = resolve(root, since)
@@ -102,7 +107,7 @@ def read_log(
             hint="fetch the whole history (git fetch --unshallow; actions/checkout: fetch-depth: 0) "
             "or check only recent commits with --since REV",
         )
-    rev = f"{since}..HEAD" if since else "HEAD"
+    rev = f"{since}..{tip}" if since else tip
     args = [
         "-c", "log.showSignature=false", "-c", "core.quotePath=false",
         "log", "-z", "--topo-order", "--reverse", "--no-renames", "--raw", "--no-abbrev",

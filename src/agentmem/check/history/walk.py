@@ -109,10 +109,12 @@ def check_history(
     since: str | None = None,
     require_signed: bool = False,
     distinct_approver: bool = False,
+    tip: str = "HEAD",
 ) -> HistoryResult:
     """Walk the history (all of it, or ``since..HEAD``) and return its findings (see the module
     docstring). ``require_signed``/``distinct_approver`` True force the setting on for every
     commit; otherwise ``doctrine.*`` in ``agentmem.yaml`` at each commit's parent decides.
+    ``tip``: the commit judged instead of HEAD (a pushed one, ``check --pre-receive``).
     Raises :class:`~agentmem.errors.GitError` when git fails."""
     # The walk builds tens of thousands of small objects that live until it ends, and makes
     # almost no reference cycles: the cyclic collector would only re-scan them (about a tenth
@@ -120,18 +122,18 @@ def check_history(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _walk(root, since, require_signed, distinct_approver)
+        return _walk(root, since, require_signed, distinct_approver, tip)
     finally:
         if collecting:
             gc.enable()
 
 
 def _walk(
-    root: Path, since: str | None, require_signed: bool, distinct_approver: bool
+    root: Path, since: str | None, require_signed: bool, distinct_approver: bool, tip: str
 ) -> HistoryResult:
     since = gitread.resolve(root, since) if since is not None else None
     with gitread.BlobReader(root) as reader:  # reads the blobs while the log is still read
-        commits = gitread.read_log(root, since, lambda c: reader.request(_wanted(c)))
+        commits = gitread.read_log(root, since, lambda c: reader.request(_wanted(c)), tip)
         merges.add_merge_changes(root, commits)
         for merge in (c for c in commits if len(c.parents) > 1):
             reader.request(_wanted(merge))  # the paths a merge decided itself
@@ -166,7 +168,7 @@ def _walk(
             "on a case-insensitive checkout (macOS, Windows) they become one file"
         )
         findings.append(Finding(path, 1, ERROR, "history-path-case", message, commit.sha))
-    findings += erasures.check_erasures(root, commits, blobs.texts, since)
+    findings += erasures.check_erasures(root, commits, blobs.texts, since, tip)
     return HistoryResult(findings, len(commits))
 
 
