@@ -34,3 +34,26 @@ def test_every_corpus_session_and_every_bundled_excerpt_is_harvested() -> None:
     assert len(CORPUS_SESSIONS) == 9
     assert len(BUNDLED) == 8
     assert len(SESSIONS) == 13  # 4 bundled files are whole corpus files
+
+
+@pytest.mark.parametrize(
+    ("path", "hint"),
+    [
+        (DATA / "imports" / "instructions" / "fr_claude.md", "'agentmem import PATH'"),
+        (CORPUS / "claude-code-hooks" / "macos_user_prompt_submit.json", "transcript_path"),
+    ],
+    ids=["claude-md", "hook-payloads"],
+)
+def test_harvest_of_a_file_that_is_no_session_names_the_next_step(
+    memrepo: Path, runner: CliRunner, path: Path, hint: str
+) -> None:
+    """A new user's first tries: an instruction file or a hook log given to harvest. The error
+    lists every format harvest reads (exports included) and says what to do instead."""
+    result = invoke(runner, "harvest", str(path), "--provider", "offline")
+    assert result.exit_code == 1
+    first, second = result.stderr.splitlines()
+    assert first.startswith(f"error: {path}:1: ")
+    assert "a ChatGPT or Claude.ai export (conversations.json)" in first
+    assert second.startswith("  hint: ") and hint in second
+    assert result.stdout == ""
+    assert not list((memrepo / "inbox").rglob("p-*"))

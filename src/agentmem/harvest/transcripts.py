@@ -36,8 +36,23 @@ Role = Literal["user", "assistant", "tool"]
 TOOL_INPUT_HEAD = 200  # characters of a tool call's input kept before the elision marker
 UNDERSTOOD = (
     "understood formats: Claude Code session JSONL, Codex rollout JSONL, "
+    "a ChatGPT or Claude.ai export (conversations.json), "
     "a Messages JSON array [{role, content}], text with User:/Assistant: turns"
 )
+#: The next step for a file that is not a session but is close to one.
+IMPORT_HINT = (
+    "an instruction file (CLAUDE.md, AGENTS.md, rules)? 'agentmem import PATH' turns what it "
+    "asks into proposals"
+)
+HOOK_HINT = (
+    "a Claude Code hook payload, not a session: harvest the session file its transcript_path names"
+)
+
+
+def _hook_hint(value: object) -> str | None:
+    """``HOOK_HINT`` when ``value`` (a JSON object, or the first of an array) is a hook payload."""
+    first = value[0] if isinstance(value, list) and value else value
+    return HOOK_HINT if isinstance(first, dict) and "hook_event_name" in first else None
 
 
 @dataclass(frozen=True)
@@ -188,7 +203,10 @@ def _read_jsonl(path: Path, text: str) -> tuple[str, str | None, list[Turn], str
     if fmt == "codex":
         events = any(_codex_event(obj) == "user_message" for _, obj in _parse_lines(path, text))
         return (fmt, *_codex_turns(_parse_lines(path, text), events))
-    raise TranscriptError(f"{path}:1: JSON Lines in an unknown format ({UNDERSTOOD})")
+    first = next((obj for _, obj in _parse_lines(path, text)), None)
+    raise TranscriptError(
+        f"{path}:1: JSON Lines in an unknown format ({UNDERSTOOD})", hint=_hook_hint(first)
+    )
 
 
 def _parse_lines(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -442,7 +460,8 @@ def _read_json_array(path: Path, text: str) -> tuple[str, str | None, list[Turn]
         raise
     if not value or not all(isinstance(m, dict) and "role" in m for m in value):
         raise TranscriptError(
-            f"{path}:1: a JSON array but not a Messages list [{{role, content}}] ({UNDERSTOOD})"
+            f"{path}:1: a JSON array but not a Messages list [{{role, content}}] ({UNDERSTOOD})",
+            hint=_hook_hint(value),
         )
     turns = [t for m in value for t in _message_turns(m)]
     if not any(t.role == "user" for t in turns):
@@ -515,7 +534,9 @@ def _text_turns(path: Path, text: str, *, strict: bool = True) -> list[Turn]:
             body.append(raw)
     turns.extend(_text_turn(role, body, start))
     if strict and not any(t.role == "user" for t in turns):
-        raise TranscriptError(f"{path}:1: no User:/Assistant: turns found ({UNDERSTOOD})")
+        raise TranscriptError(
+            f"{path}:1: no User:/Assistant: turns found ({UNDERSTOOD})", hint=IMPORT_HINT
+        )
     return turns
 
 
