@@ -124,6 +124,8 @@ def test_staged_work_of_the_person_stays_staged_and_out_of_the_commit(
 def test_a_held_lock_makes_a_writer_say_busy(
     memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A decision under a held lock says busy (remember spools instead: test_bounded_input)."""
+    assert invoke(runner, "remember", "Quote clause numbers.").exit_code == 0
     monkeypatch.setenv("AGENTMEM_LOCK_TIMEOUT", "0.2")
     holder = subprocess.Popen(
         [
@@ -138,14 +140,14 @@ def test_a_held_lock_makes_a_writer_say_busy(
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"
-        result = invoke(runner, "remember", "Quote clause numbers.")
+        result = invoke(runner, "review", "--reject", "all")
         assert result.exit_code == 1
         assert "another agentmem command is writing to this repository" in result.stderr
         assert "retry in a moment" in result.stderr
     finally:
         holder.kill()
         holder.wait()
-    assert invoke(runner, "remember", "Quote clause numbers.").exit_code == 0
+    assert invoke(runner, "review", "--reject", "all").exit_code == 0
 
 
 def test_the_lock_is_released_by_the_kernel_when_its_holder_dies(memrepo: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -31,7 +31,54 @@ def remember(
     Nothing reaches your memory until you accept it with 'agentmem review'.
     """
     from agentmem.api import Agentmem
+    from agentmem.errors import BusyError
+    from agentmem.proposals import spool
 
-    proposal = Agentmem(repository()).remember_proposal(text, section=section, session=session)
+    repo = repository()
+    api = Agentmem(repo)
+    try:
+        proposal = api.remember_proposal(text, section=section, session=session)
+    except BusyError as exc:
+        _spool(repo, api, exc, text, section, session)
+        return
     output.data(f"{proposal.id}  {proposal.summary()}")
     output.info("pending in your inbox; accept it with [bold]agentmem review[/]")
+    actor = api.actor()
+    if spool.spooled(repo, actor.id):
+        with repo.locked():
+            drained = spool.drain(repo, actor)
+        for filed in drained.filed:
+            output.data(f"{filed.id}  {filed.summary()}  (spooled while the repository was busy)")
+    for said, why in spool.refused_texts(repo, actor.id):
+        output.warn(output.esc(f"a text spooled while busy was not filed: {said[:60]!r}: {why}"))
+
+
+def _spool(
+    repo: Any, api: Any, busy: Exception, text: str, section: str | None, session: str
+) -> None:
+    """The lock stayed taken: check the text now, keep it in the spool, and start the process
+    that files it when the lock frees (:mod:`agentmem.proposals.spool`)."""
+    # lazy: only a busy repository pays for the guard and the spool
+    from agentmem import guard
+    from agentmem.errors import ProposalError
+    from agentmem.governance import require_memory_role
+    from agentmem.memory.planner import check_entry
+    from agentmem.proposals import spool
+    from agentmem.proposals.ids import check_session
+
+    actor = api.actor()
+    require_memory_role(actor, "remembering (a personal memory)")
+    check_session(session)
+    config = repo.config.memory
+    chosen = section or config.sections[0]
+    if chosen not in config.sections:
+        raise ProposalError(f"unknown section {chosen!r} (sections: {', '.join(config.sections)})")
+    check_entry(text, config, "remember")  # a refused text is refused now, never kept
+    guard.check_personal(text, where="remember")
+    path = spool.spool(repo, actor.id, text, chosen, session)
+    spool.start_drainer(repo.root)
+    output.warn(output.esc(f"{getattr(busy, 'message', busy)}"))
+    output.info(
+        f"your text is kept in {path.relative_to(repo.root)} and is filed into your inbox as "
+        "soon as the lock frees (a background agentmem waits for it); nothing is lost"
+    )
