@@ -205,7 +205,15 @@ async def test_the_server_over_real_stdio(memrepo: Path, runner: CliRunner) -> N
             "remember", {"text": "Quote the clause number in every comment."}
         )
         shown = await client.call_tool("show_memory", {})
-    assert names == ["list_inbox", "propose_rule", "remember", "search", "show_memory"]
+    assert names == [
+        "forget",
+        "list_inbox",
+        "propose_rule",
+        "remember",
+        "replace",
+        "search",
+        "show_memory",
+    ]
     assert not result.is_error and _data(result)["proposal_id"].startswith("p-")
     assert _data(shown)["entries"] == []
     inbox = invoke(runner, "inbox")

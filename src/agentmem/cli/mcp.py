@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -27,6 +28,14 @@ def mcp(
     draft), show_memory (your chat context). No tool can approve, activate or write memory:
     you review everything with 'agentmem review' and 'agentmem doctrine'.
     """
-    from agentmem.delivery.mcp_server import build_server, session_scope
+    from agentmem.delivery.mcp_start import serve_stdio, session_scope
 
-    build_server(session_scope(scope)).run("stdio")
+    session = session_scope(scope)  # a bad --scope is a usage error before anything is served
+
+    def start() -> Callable[[], None]:
+        from agentmem.delivery.mcp_server import build_server
+
+        server = build_server(session)
+        return lambda: server.run("stdio")
+
+    serve_stdio(start)

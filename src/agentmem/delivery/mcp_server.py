@@ -39,9 +39,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 from agentmem import __version__, notices
 from agentmem.config import DEFAULT_SECTIONS, load_config
 from agentmem.delivery.context import build_chat, render_chat
+from agentmem.delivery.mcp_start import INSTRUCTIONS
 from agentmem.delivery.usage import log_chat
 from agentmem.delivery.usagelog import entry_hash
-from agentmem.doctrine import Draft, normalise_scope, propose
+from agentmem.doctrine import Draft, propose
 from agentmem.errors import AgentmemError, NotARepositoryError
 from agentmem.nesting import MAX_DEPTH, too_deep
 from agentmem.proposals.inbox import foreign, list_pending
@@ -56,27 +57,9 @@ if TYPE_CHECKING:
     from agentmem.proposals.model import Proposal
     from agentmem.store.repo import Repository
 
-INSTRUCTIONS = (
-    "agentmem keeps the user's approved working preferences (personal memory) and the team's "
-    "doctrine in a git repository. These tools only propose or read. remember puts one pending "
-    "entry in the user's inbox (committed at once); the user accepts or rejects it later with "
-    "'agentmem review'. propose_rule records a draft doctrine rule that an admin must approve. "
-    "show_memory returns the user's current memory block. search finds words in the user's "
-    "memory, inbox and decisions and in the team doctrine; list_inbox lists what waits for the "
-    "user's review. Use remember when the user asks you to "
-    "remember how they work; never for document content, personal data or secrets. When the "
-    "memory is full, forget and replace propose removing entries or merging several into one "
-    "(by the numbers show_memory gives); the user decides on those in review too."
-)
 T = TypeVar("T")
 #: Characters a text argument may hold: checked (by the SDK's validation) before any scan.
 MAX_TEXT_CHARS = 4000
-
-
-def session_scope(flag: str | None) -> str | None:
-    """The scope of this server's session: ``--scope``, else ``$AGENTMEM_SCOPE``, else None
-    (a draft "to be assigned"). Raises DoctrineError on an invalid scope."""
-    return normalise_scope(flag or os.environ.get("AGENTMEM_SCOPE"), "--scope")
 
 
 def open_repo() -> "Repository":
