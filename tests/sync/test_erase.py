@@ -82,7 +82,8 @@ def test_erase_text_of_an_email_committed_then_removed(shared: Path, runner: Cli
     assert EMAIL not in result.stdout + result.stderr
     assert (
         "verified: every commit message; every path; every file of every commit; reflog; "
-        "the rewritten files parse; search index find nothing" in result.stdout
+        "the rewritten files parse; search index; agentmem's local files; erase work folders "
+        "find nothing" in result.stdout
     )
     assert "git push --force origin 'refs/heads/*:refs/heads/*'" in result.stdout
     assert "every other clone must be deleted and cloned again" in result.stdout
@@ -567,3 +568,83 @@ def test_a_renamed_path_never_takes_an_existing_name() -> None:
         scrubber.message("doctrine(escalate-to-dave-chen): approve v1\n\nAsk dave chen.\n")
         == "doctrine(escalate-to-removed-2): approve v1\n\nAsk ***REMOVED***.\n"
     )
+
+
+# -- the corners of issue 25 ------------------------------------------------------------------
+def _committed_notes(root: Path, text: str) -> None:
+    (root / "notes.md").write_text(f"Supplier contact: {text}\n", encoding="utf-8")
+    git(root, "add", "notes.md")
+    git(root, "commit", "-qm", "notes")
+
+
+def test_a_linked_worktree_is_refused_before_anything_is_rewritten(
+    shared: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    _committed_notes(shared, EMAIL)
+    git(shared, "worktree", "add", "-q", "--detach", str(tmp_path / "old"), "HEAD~1")
+    head = git(shared, "rev-parse", "HEAD")
+    result = invoke(runner, "erase", "--text", EMAIL, "--yes")
+    assert result.exit_code == 1
+    assert "linked worktrees share this repository's history" in result.stderr
+    assert "git worktree remove" in result.stderr and EMAIL not in result.stderr
+    assert git(shared, "rev-parse", "HEAD") == head  # nothing committed, nothing rewritten
+    assert not (shared / "erasures.yaml").exists()
+
+
+def test_an_unreadable_local_file_fails_the_erase_loudly(
+    shared: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _committed_notes(shared, EMAIL)
+    local = shared / ".agentmem"
+    local.mkdir(exist_ok=True)
+    locked = local / "usage.jsonl"
+    locked.write_text('{"actor": "alice"}\n', encoding="utf-8")
+    real = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self == locked:
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    head = git(shared, "rev-parse", "HEAD")
+    result = invoke(runner, "erase", "--text", EMAIL, "--yes")
+    assert result.exit_code == 1
+    assert ".agentmem/usage.jsonl: cannot be read (Permission denied)" in result.stderr
+    assert git(shared, "rev-parse", "HEAD") == head
+
+
+@pytest.mark.slow
+def test_local_files_are_read_as_bytes_and_an_identifier_without_its_spaces_is_found(
+    shared: Path, runner: CliRunner
+) -> None:
+    spaced = "1 85 05 78 006 084 36"
+    _committed_notes(shared, f"NIR {spaced}")
+    git(shared, "push", "-q")
+    local = shared / ".agentmem"
+    local.mkdir(exist_ok=True)
+    usage = local / "usage.jsonl"
+    kept = b'{"actor": "alice", "note": "caf\xe9"}\n'  # one byte that is not UTF-8
+    usage.write_bytes(kept + b'{"actor": "alice", "query": "NIR 1.85.05.78.006.084.36"}\n')
+    # a folder an erase killed mid-way left, with the value in plain text
+    stale = shared / ".git" / "agentmem" / "erase-killed"
+    stale.mkdir(parents=True)
+    (stale / "spec.json").write_text(json.dumps({"text": "185057800608436"}), encoding="utf-8")
+
+    result = invoke(runner, "erase", "--text", "185057800608436", "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert "agentmem's local files; erase work folders find nothing" in result.stdout
+    assert usage.read_bytes() == kept  # the line holding it gone, the other kept byte for byte
+    assert not stale.exists()
+    assert list((shared / ".git" / "agentmem").glob("erase-*")) == []
+    assert (shared / "notes.md").read_text(
+        encoding="utf-8"
+    ) == "Supplier contact: NIR ***REMOVED***\n"
+    objects = _objects(shared)
+    assert b"006 084 36" not in objects and b"185057800608436" not in objects
+    # the record matches the value with or without its separators
+    from agentmem.store.erasures import parse_record
+
+    record = parse_record((shared / "erasures.yaml").read_text(encoding="utf-8"))
+    assert record.matcher().find_all(f"call about {spaced} today")
+    assert record.matcher().find_all("ref 185057800608436")

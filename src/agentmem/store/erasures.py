@@ -8,7 +8,9 @@ the data is one of them or descends from one). ``check --history`` and the check
 ``agentmem sync`` read it and refuse a commit that brings either back.
 
 A value is compared as its **tokens**: NFKC, case-folded, the runs of letters and digits, so
-``Dave Chen``, ``dave chen``, ``DAVE-CHEN`` and ``dave_chen`` are the same value. An entry keeps
+``Dave Chen``, ``dave chen``, ``DAVE-CHEN`` and ``dave_chen`` are the same value; digits
+separated only by spaces, dots, dashes or slashes are one token (an identifier typed with or
+without its separators is the same value). An entry keeps
 ``sha256(salt NUL tokens joined by one space)``, the number of tokens, and the hash of the first
 token alone (to look for a value in a text with one hash per distinct word). A hash does not hide
 a value from someone who guesses it (a name can be confirmed by hashing it); it keeps the value
@@ -42,9 +44,30 @@ _OID = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 MAX_VALUE_TOKENS = 64
 
 
+_DIGIT_GAP = re.compile(r"[\s./-]*")
+
+
 def tokens(text: str) -> list[str]:
-    """The words of ``text`` as the record compares them: NFKC, case-folded, letters and digits."""
-    return _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
+    """The words of ``text`` as the record compares them: NFKC, case-folded, letters and
+    digits; runs of digits with only separators between them (white space, ``.``, ``-``,
+    ``/``) are one token, so an identifier is the same value with or without its separators
+    (``1 85 05 78 006 084 36``, ``185057800608436``)."""
+    norm = unicodedata.normalize("NFKC", text).casefold()
+    found: list[str] = []
+    end = -1
+    for match in _TOKEN.finditer(norm):
+        word = match.group()
+        if (
+            found
+            and word.isdigit()
+            and found[-1].isdigit()
+            and _DIGIT_GAP.fullmatch(norm, end, match.start())
+        ):
+            found[-1] += word
+        else:
+            found.append(word)
+        end = match.end()
+    return found
 
 
 @dataclass(frozen=True)

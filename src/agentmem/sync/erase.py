@@ -54,7 +54,7 @@ from agentmem.memory.file import parse_memory
 from agentmem.proposals.model import proposal_from_stored
 from agentmem.search import index as search_index
 from agentmem.store import erasures, gitio
-from agentmem.store.atomic import atomic_delete, atomic_write
+from agentmem.store.atomic import atomic_delete, atomic_write, atomic_write_bytes
 from agentmem.store.change import FileChange
 from agentmem.store.paths import check_slug
 from agentmem.store.repo import INBOX_DIR, LOCAL_DIR, MEMORY_DIR, Person, Repository
@@ -264,11 +264,41 @@ def _preflight(root: Path) -> None:
             f"refs that erase would not rewrite: {', '.join(odd)}",
             hint="apply or drop stashes (git stash list), notes and other refs first, then retry",
         )
+    listed = gitio.run_git(root, ["worktree", "list", "--porcelain"]).stdout
+    trees = [ln[len("worktree ") :] for ln in listed.splitlines() if ln.startswith("worktree ")]
+    if len(trees) > 1:
+        others = [t for t in trees if Path(t).resolve() != root.resolve()]
+        raise EraseError(
+            f"linked worktrees share this repository's history: {', '.join(others)}; erase "
+            "would rewrite the branches they have checked out and leave their old commits",
+            hint="commit or set aside their work, remove them (git worktree remove PATH; "
+            "git worktree prune), then retry; nothing was changed",
+        )
+    _remove_work_folders(root)
     proc = subprocess.run(
         [sys.executable, "-m", "git_filter_repo", "--version"], capture_output=True
     )
     if proc.returncode != 0:
         raise EraseError("git-filter-repo is not installed", hint="pip install git-filter-repo")
+
+
+def _work_folders(root: Path) -> list[Path]:
+    """The folders an erase works in (``.git/agentmem/erase-*``: a mirror of the old history),
+    left behind only by an erase that was killed."""
+    base = gitio.git_dir(root) / "agentmem"
+    return sorted(p for p in base.glob("erase-*") if p.is_dir()) if base.is_dir() else []
+
+
+def _remove_work_folders(root: Path) -> None:
+    """Delete what a killed erase left (:func:`_work_folders`); raises :class:`EraseError`
+    when one cannot be deleted (it may hold the old history, erased values included)."""
+    for folder in _work_folders(root):
+        shutil.rmtree(folder, ignore_errors=True)
+        if folder.exists():
+            raise EraseError(
+                f"{folder}: a folder left by an interrupted erase cannot be deleted",
+                hint="delete it by hand (it holds a copy of the old history), then retry",
+            )
 
 
 def _work_tree_changes(
@@ -375,9 +405,15 @@ def _local_edits(
     edits: list[tuple[Path, str | None]] = []
     for path in sorted(p for p in base.rglob("*") if p.is_file() and p.name != "lock"):
         try:
-            text = path.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
-            continue
+            data = path.read_bytes()
+        except OSError as exc:
+            raise EraseError(
+                f"{path.relative_to(root).as_posix()}: cannot be read ({exc.strerror}); erase "
+                "cannot tell whether it holds the data; nothing was changed",
+                hint="make it readable or delete it, then run agentmem erase again",
+            ) from None
+        # bytes, not text: one byte that is not UTF-8 must not hide a line that holds the data
+        text = data.decode("utf-8", "surrogateescape")
         if path.suffix == ".jsonl":
             kept = [
                 ln
@@ -404,7 +440,7 @@ def _clean_local(
         if text is None:
             atomic_delete(path)
         else:
-            atomic_write(path, text)
+            atomic_write_bytes(path, text.encode("utf-8", "surrogateescape"))
         changed.append(path.relative_to(root).as_posix())
     return changed
 
@@ -465,18 +501,23 @@ def _rewrite_history(root: Path, target: EraseTarget, scrubber: Scrubber | None)
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (package_root, env.get("PYTHONPATH", "")) if p
         )
+        spec: str | None = None  # through a pipe: the text never touches the disk
         if scrubber is not None:
-            spec = work / "spec.json"
-            spec.write_text(
-                json.dumps({"text": scrubber.text, "renames": scrubber.renames}), encoding="utf-8"
-            )
-            command = [sys.executable, "-m", "agentmem.sync.erase_filter", str(spec)]
+            spec = json.dumps({"text": scrubber.text, "renames": scrubber.renames})
+            command = [sys.executable, "-m", "agentmem.sync.erase_filter", "-"]
         else:
             args = ["--sensitive-data-removal", "--no-fetch", "--prune-empty", "never", "--quiet"]
             args += ["--invert-paths", *[x for p in target.paths() for x in ("--path", p)]]
             args += ["--message-callback", _justification_scrubber(target.person or "")]
             command = [sys.executable, "-m", "git_filter_repo", *args]
-        proc = subprocess.run(command, cwd=mirror, capture_output=True, text=True, env=env)
+        proc = subprocess.run(
+            command,
+            cwd=mirror,
+            capture_output=True,
+            text=True,
+            env=env,
+            input=spec if spec is not None else "",
+        )
         if proc.returncode != 0:
             said = (proc.stderr.strip().splitlines() or ["?"])[-1]
             raise EraseError(
@@ -692,6 +733,10 @@ def _verify(
         (failed if found else checks).append("git rev-list --all --objects; reflog")
     index = search_index.index_path(root)
     (failed if index.exists() else checks).append("search index")
+    (failed if _local_edits(root, repo, target, scrubber) else checks).append(
+        "agentmem's local files"
+    )
+    (failed if _work_folders(root) else checks).append("erase work folders")
     if failed:
         raise EraseError(
             f"erase incomplete: still found by {', '.join(failed)}",

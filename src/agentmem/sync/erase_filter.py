@@ -1,8 +1,9 @@
 """git-filter-repo driven by :class:`agentmem.sync.scrub.Scrubber` (docs/design.md §Sync).
 
-Run by ``agentmem erase --text`` as ``python -m agentmem.sync.erase_filter SPEC`` inside the fresh
-mirror it rewrites: ``SPEC`` is a JSON file ``{"text": …, "renames": {old path: new path}}`` in
-``.git/agentmem/`` that erase deletes afterwards. Every blob goes through ``Scrubber.file`` with
+Run by ``agentmem erase --text`` as ``python -m agentmem.sync.erase_filter -`` inside the fresh
+mirror it rewrites, with the spec ``{"text": …, "renames": {old path: new path}}`` as JSON on
+stdin (never a file: an erase killed mid-way must not leave the text on disk; ``SPEC``, a path,
+is read for a run by hand). Every blob goes through ``Scrubber.file`` with
 the path it is committed at (so an inbox file is rewritten as an inbox file), every path through
 the rename map, every commit and tag message through ``Scrubber.message``. Commits keep their
 place (``--prune-empty never``); authors and committers are kept.
@@ -30,7 +31,8 @@ def run(spec_path: Path) -> None:
     # lazy: git-filter-repo is a heavy module only erase needs
     import git_filter_repo as fr
 
-    spec = json.loads(spec_path.read_text(encoding="utf-8"))
+    raw = sys.stdin.read() if str(spec_path) == "-" else spec_path.read_text(encoding="utf-8")
+    spec = json.loads(raw)
     renames: dict[str, str] = spec["renames"]
     scrubber = Scrubber(spec["text"], renames, rule_ids(renames))
     done: dict[tuple[bytes, str], bytes] = {}

@@ -5,9 +5,11 @@ The same :class:`Scrubber` rewrites the work tree and, inside git-filter-repo
 agree.
 
 **Which forms.** The text in any letter case, with any run of white space between its words,
-composed or decomposed (``Dave Chen``, ``dave chen``, ``DAVE\\nCHEN``), and its slug form: its
-words joined by ``-`` or ``_`` (``dave-chen``, ``Dave_Chen``), the form it takes in rule ids,
-file names and commit subjects.
+composed or decomposed (``Dave Chen``, ``dave chen``, ``DAVE\\nCHEN``), its digits with or
+without separators (spaces, dots, dashes, slashes) between them (``185057800608436`` finds ``1
+85 05 78 006 084 36`` and the other way round), and its slug form: its words joined by ``-`` or
+``_`` (``dave-chen``, ``Dave_Chen``), the form it takes in rule ids, file names and commit
+subjects.
 
 **With what.** A text form becomes ``***REMOVED***``; a slug form, and any form in a path, a
 rule id or a scope, becomes ``removed`` (still a slug). Renamed paths and rule ids come from one
@@ -47,9 +49,30 @@ _MEMORY = re.compile(r"^memories/[^/]+\.md$")
 _SLUG_KEYS = frozenset({"id", "person", "scope", "session", "route", "action", "basis"})
 
 
+_DIGIT_RUN = re.compile(r"(\d(?:[\s./-]*\d)*)")
+_DIGIT_SEPARATORS = r"[\s./-]*"
+"""What may stand between the digits of an identifier (a social-security number written ``1 85
+05 78 006 084 36``, ``1.85.05…`` or ``185057800608436``; a date ``12/03/1975``): the same
+separators :func:`agentmem.store.erasures.tokens` joins digit runs across."""
+
+
+def _form_pattern(form: str) -> str:
+    """One form of the text: white space runs match any white space, and a run of digits
+    matches with or without separators between its digits."""
+    parts: list[str] = []
+    for i, piece in enumerate(_DIGIT_RUN.split(form)):
+        if i % 2:  # a run of digits (with the separators typed between them)
+            parts.append(_DIGIT_SEPARATORS.join(c for c in piece if c.isdigit()))
+        else:
+            parts += [
+                r"\s+" if w.isspace() else re.escape(w) for w in re.split(r"(\s+)", piece) if w
+            ]
+    return "".join(parts)
+
+
 def _text_pattern(text: str) -> str:
     forms = dict.fromkeys(unicodedata.normalize(f, text) for f in ("NFC", "NFD"))
-    return "|".join(r"\s+".join(re.escape(w) for w in form.split()) for form in forms)
+    return "|".join(_form_pattern(form) for form in forms)
 
 
 @dataclass
