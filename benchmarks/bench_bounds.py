@@ -4,7 +4,7 @@ the sizes that used to hang it.
 Not a test. Run from the repository root::
 
     PYTHONPATH=src python benchmarks/bench_bounds.py [--pending 10000] [--clones 16 32]
-        [--only review|sync]
+        [--only review|sync|tool|line|timeout]
 
 Cases (each in a fresh repository under a temporary folder, each command a fresh process):
 
@@ -17,6 +17,15 @@ Cases (each in a fresh repository under a temporary folder, each command a fresh
   their own; then every clone runs ``agentmem sync`` at the same moment. Prints how many
   landed, how many pushes were rejected and retried (the most for one clone), the slowest
   sync, and checks that the remote holds every entry (nothing lost).
+- ``tool``: the memory tool's ``create`` of 300 lines (in process): wall seconds, proposals
+  filed and commits made (one call files at most ``harvest.max_proposals``, in one commit;
+  it filed 300 and made 300 commits in 174 s).
+- ``line``: ``agentmem harvest --proposals`` of one proposal whose text is a 10 MB line (a
+  fresh process): refused by its length before any scan (it took 167–256 s).
+- ``timeout``: ``agentmem harvest --provider openai`` against a stub server on 127.0.0.1 that
+  never answers, ``harvest.timeout_s: 3``: the model call ends at 3 s, retries included (120 s
+  per try and three tries was about 6 minutes with the defaults); the command's wall adds the
+  start-up and the openai SDK's import (2–4 s on a loaded machine).
 
 Prints, per case: wall and CPU seconds (the process and its git children), commits made, and
 the first lines of stderr. On a shared machine quote the CPU figure and the load average.
@@ -189,6 +198,88 @@ def bench_sync(base: Path, clones: int) -> None:
             print(f"    refused: {err.strip().splitlines()[-1][:110]}")
 
 
+def bench_tool(base: Path, lines: int = 300) -> None:
+    root = base / "tool"
+    _repository(root)
+    os.environ["AGENTMEM_REPO"] = str(root)
+    try:
+        import agentmem
+        from agentmem.integrations.anthropic import MemoryTool
+
+        before = int(_git(root, "rev-list", "--count", "HEAD"))
+        tool = MemoryTool(agentmem.open(root), session="bench")
+        text = "".join(
+            f"- Check the figures of table {n} against annex {n * 7 + 1}.\n" for n in range(lines)
+        )
+        start = time.perf_counter()
+        said = tool.call({"command": "create", "path": "/memories/notes.md", "file_text": text})
+        wall = time.perf_counter() - start
+    finally:
+        del os.environ["AGENTMEM_REPO"]
+    commits = int(_git(root, "rev-list", "--count", "HEAD")) - before
+    filed = said.split("\n", 1)[0]
+    print(f"memory tool create ({lines} lines)    {wall:7.2f} s wall {commits:6d} commit(s)")
+    print(f"    {filed[:110]}")
+    print(f"    {said.rsplit(chr(10), 1)[-1][:110]}")
+
+
+def bench_line(base: Path) -> None:
+    import json
+
+    root = base / "line"
+    _repository(root)
+    line = "Always " + "check " * 1_700_000
+    answer = base / "line-answer.json"
+    proposal = {"action": "add", "basis": "declared", "section": "Writing style", "text": line}
+    answer.write_text(json.dumps({"proposals": [{**proposal, "justification": "x"}]}), "utf-8")
+    session = base / "line-session.md"
+    session.write_text("User: Here is how I work.\n\nAssistant: Noted.\n", encoding="utf-8")
+    before = int(_git(root, "rev-list", "--count", "HEAD"))
+    wall, cpu, proc = _run(root, "harvest", str(session), "--proposals", str(answer))
+    name = f"harvest of a {len(line) / 1e6:.0f} MB line (exit {proc.returncode})"
+    _report(name, root, wall, cpu, before, (proc.stdout + proc.stderr)[-400:])
+
+
+def bench_timeout(base: Path, seconds: int = 3) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Silent(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            time.sleep(600)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Silent)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    root = base / "timeout"
+    _repository(root)
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    (root / "agentmem.yaml").write_text(
+        f"harvest:\n  timeout_s: {seconds}\n  openai:\n    base_url: {url}\n    model: m\n",
+        encoding="utf-8",
+    )
+    _git(root, "commit", "-qam", "a server that never answers")
+    session = root.parent / "timeout-session.md"
+    session.write_text(
+        "User: From now on keep emails short.\n\nAssistant: Noted.\n", encoding="utf-8"
+    )
+    before = int(_git(root, "rev-list", "--count", "HEAD"))
+    wall, cpu, proc = _run(root, "harvest", str(session), "--provider", "openai")
+    _report(
+        f"harvest, no answer, timeout_s {seconds} (exit {proc.returncode})",
+        root,
+        wall,
+        cpu,
+        before,
+        proc.stderr,
+    )
+    server.shutdown()
+    server.server_close()
+
+
 def _retries(stderr: str) -> int:
     marker = "the push was rejected "
     for line in stderr.splitlines():
@@ -201,13 +292,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pending", type=int, default=10_000)
     parser.add_argument("--clones", type=int, nargs="+", default=[16, 32])
-    parser.add_argument("--only", choices=["review", "sync"], default=None)
+    parser.add_argument(
+        "--only", choices=["review", "sync", "tool", "line", "timeout"], default=None
+    )
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPU(s)")
     with tempfile.TemporaryDirectory(prefix="bench-bounds-") as folder:
         base = Path(folder)
         if args.only in (None, "review"):
             bench_review(base, args.pending)
+        if args.only in (None, "tool"):
+            bench_tool(base)
+        if args.only in (None, "line"):
+            bench_line(base)
+        if args.only in (None, "timeout"):
+            bench_timeout(base)
         if args.only in (None, "sync"):
             for clones in args.clones:
                 bench_sync(base, clones)
