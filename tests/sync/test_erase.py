@@ -570,7 +570,7 @@ def test_a_renamed_path_never_takes_an_existing_name() -> None:
     )
 
 
-# -- the corners of issue 25 ------------------------------------------------------------------
+# -- the corners: worktrees, unreadable and non-UTF-8 local files, identifiers, killed erases ----
 def _committed_notes(root: Path, text: str) -> None:
     (root / "notes.md").write_text(f"Supplier contact: {text}\n", encoding="utf-8")
     git(root, "add", "notes.md")
