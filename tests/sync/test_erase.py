@@ -648,3 +648,57 @@ def test_local_files_are_read_as_bytes_and_an_identifier_without_its_spaces_is_f
     record = parse_record((shared / "erasures.yaml").read_text(encoding="utf-8"))
     assert record.matcher().find_all(f"call about {spaced} today")
     assert record.matcher().find_all("ref 185057800608436")
+
+
+def _bob_clone(tmp_path: Path, name: str) -> Path:
+    clone = tmp_path / name
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(clone))
+    set_identity(clone, "Bob Stone", "bob@example.com")
+    return clone
+
+
+@pytest.mark.slow
+def test_a_colleague_push_after_the_forced_push_is_kept_by_the_erasers_sync(
+    shared: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _committed_notes(shared, EMAIL)
+    git(shared, "push", "-q")
+    assert invoke(runner, "erase", "--text", EMAIL, "--yes").exit_code == 0
+    git(shared, "push", "-q", "--force", "origin", "refs/heads/*:refs/heads/*")
+    bob = _bob_clone(tmp_path, "bob")  # cloned after the rewrite
+    monkeypatch.chdir(bob)
+    assert invoke(runner, "remember", "Answer in French for client Leroy.").exit_code == 0
+    assert invoke(runner, "sync").exit_code == 0
+    bobs = git(bob, "rev-parse", "HEAD").strip()
+    monkeypatch.chdir(shared)
+    assert invoke(runner, "remember", "Quote clause numbers first.").exit_code == 0
+    result = invoke(runner, "sync")
+    assert result.exit_code == 0, result.stderr  # it blocked for good before
+    remote = tmp_path / "remote.git"
+    assert git(remote, "merge-base", "--is-ancestor", bobs, "main") == ""  # bob's commit kept
+    assert not (shared / ".git" / "agentmem" / "erased.json").exists()
+    assert list((shared / ".git" / "agentmem").glob("probe-*")) == []
+    assert EMAIL.encode() not in _objects(shared)
+
+
+@pytest.mark.slow
+def test_a_push_on_the_old_history_is_never_discarded_by_the_hint(
+    shared: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _committed_notes(shared, EMAIL)
+    git(shared, "push", "-q")
+    git(shared, "fetch", "-q")  # alice knows the remote's tip before the erase
+    bob = _bob_clone(tmp_path, "bob")  # cloned before the rewrite
+    assert invoke(runner, "erase", "--text", EMAIL, "--yes").exit_code == 0
+    monkeypatch.chdir(bob)
+    assert invoke(runner, "remember", "Answer in French for client Leroy.").exit_code == 0
+    assert invoke(runner, "sync").exit_code == 0  # on the old history, before the forced push
+    bobs = git(bob, "rev-parse", "HEAD").strip()
+    monkeypatch.chdir(shared)
+    result = invoke(runner, "sync")
+    assert result.exit_code == 1
+    assert "1 commit(s) were pushed on it since the erase" in result.stderr
+    assert bobs[:10] in result.stderr and "a forced push would discard them" in result.stderr
+    assert "git push --force origin" not in result.stderr  # the old hint would drop bob's work
+    assert EMAIL.encode() not in _objects(shared)  # the probe brought nothing in
+    assert list((shared / ".git" / "agentmem").glob("probe-*")) == []

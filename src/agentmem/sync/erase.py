@@ -239,13 +239,14 @@ def erase(repo: Repository, target: EraseTarget, found: Survey | None = None) ->
     result.local += [p for p in search_index.purge(root) if p not in result.local]
     result.local += [p for p in rule_index.purge(root) if p not in result.local]
     result.local += [p for p in hotread.purge(root) if p not in result.local]
+    tips = _remote_tips(root)  # what this clone knew of each remote before the rewrite
     result.first_changed = _rewrite_history(root, target, scrubber)
     _amend_record(root, result.first_changed, signed)
     result.commit = gitio.head(root) or commit  # the erase commit, rewritten like the others
     _purge(root)
     result.checks = _verify(repo, target, scrubber, result.files)
     result.untracked = _untracked_holding(root, target, scrubber)
-    result.steps = _steps(root, target, result.first_changed)
+    result.steps = _steps(root, target, result.first_changed, tips)
     return result
 
 
@@ -783,7 +784,26 @@ def _untracked_holding(root: Path, target: EraseTarget, scrubber: Scrubber | Non
     return found
 
 
-def _steps(root: Path, target: EraseTarget, first_changed: list[str]) -> list[str]:
+def _remote_tips(root: Path) -> dict[str, dict[str, str]]:
+    """``{remote: {refs/heads/B: commit}}`` from this clone's remote-tracking refs."""
+    out = gitio.run_git(
+        root, ["for-each-ref", "--format=%(refname) %(objectname)", "refs/remotes/"]
+    ).stdout
+    tips: dict[str, dict[str, str]] = {}
+    for line in out.splitlines():
+        name, _sp, sha = line.partition(" ")
+        parts = name.split("/", 3)  # refs, remotes, <remote>, <branch>
+        if len(parts) == 4 and parts[3] != "HEAD":
+            tips.setdefault(parts[2], {})[f"refs/heads/{parts[3]}"] = sha
+    return tips
+
+
+def _steps(
+    root: Path,
+    target: EraseTarget,
+    first_changed: list[str],
+    tips: dict[str, dict[str, str]] | None = None,
+) -> list[str]:
     remotes = gitio.run_git(root, ["remote"]).stdout.split()
     shown = ", ".join(c[:12] for c in first_changed[:5])
     more = f" and {len(first_changed) - 5} more" if len(first_changed) > 5 else ""
@@ -795,7 +815,7 @@ def _steps(root: Path, target: EraseTarget, first_changed: list[str]) -> list[st
             f"git push --force {remote} 'refs/heads/*:refs/heads/*' 'refs/tags/*:refs/tags/*'"
         )
     if remotes:
-        _write_marker(root, remotes, first_changed)
+        _write_marker(root, remotes, first_changed, tips or {})
     steps += [
         "ask the hosting service to purge cached views and references to the old commits "
         f"(pull-request refs, forks, caches); first changed commit(s): {commits}. On a bare "
@@ -818,7 +838,12 @@ def _steps(root: Path, target: EraseTarget, first_changed: list[str]) -> list[st
     return steps
 
 
-def _write_marker(root: Path, remotes: list[str], first_changed: list[str]) -> None:
+def _write_marker(
+    root: Path, remotes: list[str], first_changed: list[str], tips: dict[str, dict[str, str]]
+) -> None:
+    """The marker ``agentmem sync`` reads (:func:`agentmem.sync.replay._refuse_if_erase_unpushed`):
+    the remotes, the first rewritten commits (old ids) and the remotes' branch tips this clone
+    knew before the rewrite (a forced push discards nobody's work while the remote is there)."""
     marker = gitio.git_dir(root) / ERASE_MARKER
-    record = {"remotes": remotes, "first_changed": first_changed}
+    record = {"remotes": remotes, "first_changed": first_changed, "tips": tips}
     atomic_write(marker, json.dumps(record, indent=1) + "\n")

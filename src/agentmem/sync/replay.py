@@ -23,13 +23,18 @@ Under the repository lock (the caller holds :meth:`Repository.locked`):
    with the old value: the person's staged and unstaged work on other files is kept; a file
    they changed that the sync must update stops the sync before the push — a dry run).
 
-Never force-pushes. Refuses while an ``agentmem erase`` here waits for its forced push, and when
-the remote was rewritten by an erase that this clone predates (re-clone then).
+Never force-pushes. Refuses while an ``agentmem erase`` here waits for its forced push (the
+remote still on the old history), and when the remote was rewritten by an erase that this clone
+predates (re-clone then). Once the remote holds the rewrite, commits colleagues pushed on it
+are fetched and this clone's replayed on top, as in any sync.
 """
 
 from __future__ import annotations
 
+import json
 import random
+import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -353,7 +358,15 @@ def _move_branch(
 
 # -- after an erase ---------------------------------------------------------------------------
 def _refuse_if_erase_unpushed(root: Path, target: _Target) -> None:
-    """An erase here rewrote history: fetching the old remote history would bring the data back."""
+    """An erase here rewrote history: fetching the old remote history would bring the data back.
+
+    The remote's branch is looked at first in a scratch repository (``.git/agentmem/probe-*``,
+    borrowing this clone's objects, deleted after), so nothing of it enters this clone's
+    objects until it is known to be the rewritten history: a tip that descends from none of
+    the old commits the erase lists (its marker) is the rewrite, with what colleagues pushed on
+    it since — the marker goes, and the sync replays this clone's commits on top of theirs.
+    A remote still on the old history is refused; the hint says to force-push only when that
+    discards nobody's work (its tip is the one this clone knew before the erase)."""
     marker = gitio.git_dir(root) / ERASE_MARKER
     if not marker.exists():
         return
@@ -363,12 +376,65 @@ def _refuse_if_erase_unpushed(root: Path, target: _Target) -> None:
     if remote_sha is None or _is_ancestor(root, remote_sha, "HEAD"):  # empty, or rewritten already
         marker.unlink()
         return
+    try:
+        record = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = {}
+    old_commits = [str(c) for c in record.get("first_changed") or []]
+    known = (record.get("tips") or {}).get(target.remote, {}).get(ref)
+    pushed_on_old: list[str] = []
+    if remote_sha != known:
+        on_old, pushed_on_old = _probe(root, target.remote, ref, old_commits, known)
+        if old_commits and not on_old:
+            marker.unlink()  # the rewrite, and colleagues' commits on it: a sync as usual
+            return
+    if pushed_on_old:
+        shown = ", ".join(c[:10] for c in pushed_on_old[:5])
+        more = f" and {len(pushed_on_old) - 5} more" if len(pushed_on_old) > 5 else ""
+        raise SyncError(
+            f"agentmem erase rewrote this repository's history; {target.remote} still holds the "
+            f"old history, and {len(pushed_on_old)} commit(s) were pushed on it since the "
+            f"erase ({shown}{more}): a forced push would discard them",
+            hint="ask their authors to save their changes, delete their clone and clone again "
+            f"after the rewrite is pushed; then push it (git push --force-with-lease={ref}:"
+            f"{remote_sha} {target.remote} 'refs/heads/*' 'refs/tags/*') and run agentmem sync",
+        )
     raise SyncError(
         f"agentmem erase rewrote this repository's history; {target.remote} still holds the old "
         "history, and fetching it would bring the erased data back",
         hint=f"push the rewrite first, as erase explained: git push --force {target.remote} "
         f"'refs/heads/*' 'refs/tags/*'; then run agentmem sync",
     )
+
+
+def _probe(
+    root: Path, remote: str, ref: str, old_commits: list[str], known: str | None
+) -> tuple[bool, list[str]]:
+    """``(on the old history, commits pushed on it since the erase)`` for the remote's ``ref``,
+    fetched into a scratch repository that borrows this clone's objects (never into them)."""
+    gdir = gitio.git_dir(root)
+    (gdir / "agentmem").mkdir(exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="probe-", dir=gdir / "agentmem"))
+    try:
+        gitio.run_git(scratch, ["init", "-q", "--bare", str(scratch)])
+        (scratch / "objects" / "info" / "alternates").write_text(
+            str((gdir / "objects").resolve()) + "\n", encoding="utf-8"
+        )
+        url = gitio.run_git(root, ["remote", "get-url", remote], check=False).stdout.strip()
+        fetched = gitio.run_git(
+            scratch, ["fetch", "-q", "--no-tags", url or remote, f"+{ref}:refs/probe"], check=False
+        )
+        if fetched.returncode != 0:
+            return True, []  # cannot tell: refuse as before
+        on_old = any(_is_ancestor(scratch, c, "refs/probe") for c in old_commits)
+        if not on_old or known is None or not _is_ancestor(scratch, known, "refs/probe"):
+            return on_old, []
+        since = gitio.run_git(
+            scratch, ["rev-list", "--reverse", f"{known}..refs/probe"], check=False
+        ).stdout.split()
+        return on_old, since
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _is_ancestor(root: Path, commit: str, of: str) -> bool:
