@@ -129,3 +129,57 @@ def test_data_lines_writes_what_data_writes(
     one_by_one = capsys.readouterr().out
     output.data_lines(iter(lines))
     assert capsys.readouterr().out == one_by_one
+
+
+class _ClosedPipe:
+    """A stdout whose reader went away (``agentmem stats | head -1``)."""
+
+    def write(self, _text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def isatty(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("args", [("stats",), ("review", "--dry-run")])
+def test_rich_output_into_a_closed_pipe_exits_0_quietly(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
+) -> None:
+    """rich's own answer to a closed pipe is exit 1 with no word; agentmem's consoles hand it
+    to ``errors.failure``: exit 0, nothing on stderr (docs/design.md §Exit codes)."""
+    from agentmem.cli import output
+
+    assert invoke(runner, "remember", "Short sentences in review comments.").exit_code == 0
+    real = output.stdout
+
+    def closed() -> object:
+        console = real()
+        console.file = _ClosedPipe()  # type: ignore[assignment]
+        return console
+
+    monkeypatch.setattr(output, "stdout", closed)
+    result = invoke(runner, *args)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+
+
+@pytest.mark.slow
+def test_stats_piped_into_head_exits_0(memrepo: Path) -> None:
+    """The same through a real pipe that its reader closes before agentmem writes."""
+    import os
+
+    read, write = os.pipe()
+    os.close(read)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentmem", "stats"],
+        cwd=memrepo,
+        stdout=write,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    os.close(write)
+    assert (proc.returncode, proc.stderr) == (0, "")

@@ -79,6 +79,13 @@ def check(
     """Check the memory repository: memory files, doctrine rules, roles, settings, inbox.
 
     Exit 0 when clean (warnings alone are clean), 1 when an error is found, 2 on a usage error.
+
+    Examples:
+
+    \b
+      agentmem check
+      agentmem check --history --since origin/main
+      agentmem check --format github         # in CI
     """
     from agentmem.check import run_check
     from agentmem.errors import UsageError

@@ -28,9 +28,15 @@ def completion(
 ) -> None:
     """Print the completion script for your shell (commands, options, their values).
 
-    bash: agentmem completion bash > ~/.local/share/bash-completion/completions/agentmem
-    zsh:  agentmem completion zsh > ~/.zfunc/_agentmem (with ~/.zfunc in fpath, then compinit)
-    fish: agentmem completion fish > ~/.config/fish/completions/agentmem.fish
+    For zsh, ~/.zfunc must be in fpath before compinit runs.
+
+    Examples:
+
+    \b
+      agentmem completion bash \\
+        > ~/.local/share/bash-completion/completions/agentmem
+      agentmem completion zsh > ~/.zfunc/_agentmem
+      agentmem completion fish > ~/.config/fish/completions/agentmem.fish
     """
     # typer's scripts call back with ``complete_<shell>``, the form its completion classes
     # (registered by agentmem.cli) answer; click's own scripts use another form.

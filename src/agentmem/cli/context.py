@@ -12,7 +12,8 @@ from agentmem.cli.common import PersonOption, repository
 
 app = typer.Typer(
     help="Context blocks for prompts: chat (your memory, never doctrine) and audit (team "
-    "doctrine for a scope, never personal memory).",
+    "doctrine for a scope, never personal memory).\n\nExamples:\n\n\b\n"
+    "  agentmem context chat\n  agentmem context audit --scope contracts/supply\n",
     no_args_is_help=True,
 )
 

@@ -32,6 +32,13 @@ def doctor(
     Looks at the memory repository, your identity in roles.yaml, agentmem on PATH, the Claude
     Code hooks (.claude/settings.json) and MCP server (.mcp.json), the harvest provider and its
     key, and the harvest queue; says what to fix. Exit 1 when something is wrong.
+
+    Examples:
+
+    \b
+      agentmem doctor
+      agentmem doctor --project ~/code/app
+      agentmem doctor --format json
     """
     from agentmem.delivery.doctor import FAIL, WARN, run_doctor
 

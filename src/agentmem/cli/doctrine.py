@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from agentmem.store.repo import Repository
 
 app = typer.Typer(
-    help="Team doctrine: rules anyone may propose and only an admin activates.",
+    help="Team doctrine: rules anyone may propose and only an admin activates.\n\nExamples:\n\n\b\n"
+    "  agentmem doctrine list\n  agentmem doctrine show RULE-ID\n  agentmem doctrine approve RULE-ID\n  agentmem doctrine history RULE-ID\n",
     no_args_is_help=True,
 )
 

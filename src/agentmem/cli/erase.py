@@ -42,6 +42,12 @@ def erase(
     parse, and records who erased what class of data in an audit commit — never the data itself
     — with the hashes and first rewritten commits in erasures.yaml, which check --history and
     sync consult. Prints the steps left for the remote host and the other clones.
+
+    Examples:
+
+    \b
+      agentmem erase --person dave
+      agentmem erase --text "dave.chen@example.com" --yes
     """
     from agentmem.cli.common import repository
     from agentmem.errors import UsageError

@@ -74,6 +74,13 @@ def export_command(
     left out is named with what gives it. One export never mixes personal memory and
     doctrine, and one file never holds both. 'agentmem check' warns when an exported block is
     older than the memory or doctrine it came from.
+
+    Examples:
+
+    \b
+      agentmem export --to claude-md -o CLAUDE.md
+      agentmem export --to agents-md -o AGENTS.md
+      agentmem export --audit --scope contracts/supply --to markdown
     """
     from agentmem.delivery.export import (
         drop_block,

@@ -33,6 +33,13 @@ def guard(
 
     Findings give a reason code, a position and a message; a secret or personal-data value is
     never printed back. Needs no memory repository.
+
+    Examples:
+
+    \b
+      agentmem guard "Always answer in French."
+      agentmem guard --kind rule "Accept a 12-month warranty."
+      agentmem guard - < draft.txt
     """
     from agentmem import guard as guard_module
     from agentmem.errors import UsageError

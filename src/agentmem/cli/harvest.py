@@ -101,6 +101,14 @@ def harvest(
     With --queue: the sessions queued by 'agentmem hook session-end|pre-compact', each once.
     With --forget SESSION: that queued session is never harvested.
     A ChatGPT or Claude.ai conversations.json export is one session per conversation.
+
+    Examples:
+
+    \b
+      agentmem harvest ~/.claude/projects/PROJECT/SESSION.jsonl
+      agentmem harvest session.jsonl --scope contracts/supply
+      agentmem harvest --queue                # what the hooks queued
+      agentmem harvest conversations.json --conversation ID
     """
     from agentmem.errors import UsageError
     from agentmem.governance import require_owner

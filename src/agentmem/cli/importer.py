@@ -75,6 +75,13 @@ def import_command(
     empty, unreadable, too large or half-written file, or a conversation export (use
     'agentmem harvest'), is skipped with its reason and the others go on (exit 1 at the end).
     Nothing reaches your memory before 'agentmem review'.
+
+    Examples:
+
+    \b
+      agentmem import CLAUDE.md --dry-run
+      agentmem import ~/.claude/projects/PROJECT/memory --only 1-5,8
+      agentmem import AGENTS.md --section "Writing style"
     """
     from agentmem.governance import require_owner
     from agentmem.harvest.imports import import_files

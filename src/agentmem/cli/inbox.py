@@ -25,7 +25,15 @@ app = typer.Typer()
 
 @app.command()
 def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
-    """List pending proposals (yours by default; --person for someone else's)."""
+    """List pending proposals (yours by default; --person for someone else's).
+
+    Examples:
+
+    \b
+      agentmem inbox
+      agentmem inbox --person bob
+      agentmem inbox --format json
+    """
     from agentmem.proposals.inbox import foreign, read_inbox
 
     repo = repository()

@@ -22,6 +22,12 @@ def init(
 
     Runs 'git init' where needed and commits what it created. Safe to run again: existing files
     are kept. The git identity running it becomes the first admin in roles.yaml.
+
+    Examples:
+
+    \b
+      agentmem init                      # here (git init is done if needed)
+      agentmem init ~/team-memory
     """
     from agentmem.store.init import init_repository
 

@@ -26,7 +26,15 @@ def log(
     ] = None,
     fmt: FormatOption = Format.text,
 ) -> None:
-    """The audit history: every agentmem commit with who, when, what and why."""
+    """The audit history: every agentmem commit with who, when, what and why.
+
+    Examples:
+
+    \b
+      agentmem log | head
+      agentmem log --person claire
+      agentmem log --rule RULE-ID --format json
+    """
     from agentmem.errors import UsageError
     from agentmem.proposals.trail import audit_log
     from agentmem.store.repo import DOCTRINE_DIR

@@ -27,6 +27,12 @@ def mcp(
     Tools: remember (a pending memory proposal, committed at once), propose_rule (a doctrine
     draft), show_memory (your chat context). No tool can approve, activate or write memory:
     you review everything with 'agentmem review' and 'agentmem doctrine'.
+
+    Examples:
+
+    \b
+      claude mcp add agentmem -- agentmem mcp
+      agentmem mcp --scope contracts/supply
     """
     from agentmem.delivery.mcp_start import serve_stdio, session_scope
 

@@ -19,7 +19,11 @@ from agentmem.cli.output import Format
 if TYPE_CHECKING:
     from agentmem.memory.file import Entry
 
-app = typer.Typer(help="Read, edit and trace a person's memory file.", no_args_is_help=True)
+app = typer.Typer(
+    help="Read, edit and trace a person's memory file.\n\nExamples:\n\n\b\n"
+    "  agentmem memory show --records\n  agentmem memory blame\n  agentmem memory edit\n  agentmem memory due\n",
+    no_args_is_help=True,
+)
 
 
 @app.command()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import sys
@@ -29,8 +30,17 @@ def _no_color() -> bool:
     return bool(os.environ.get("NO_COLOR"))
 
 
+class _Console(Console):
+    """rich's console, but a reader that goes away (``agentmem stats | head -1``) is a
+    ``BrokenPipeError`` for ``errors.failure`` (exit 0, quietly), not rich's own exit 1."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+
 def stdout() -> Console:
-    return Console(highlight=False, no_color=_no_color(), soft_wrap=True)
+    return _Console(highlight=False, no_color=_no_color(), soft_wrap=True)
 
 
 def table(renderable: Any) -> None:
@@ -47,7 +57,7 @@ def table(renderable: Any) -> None:
 
 
 def stderr() -> Console:
-    return Console(stderr=True, highlight=False, no_color=_no_color(), soft_wrap=True)
+    return _Console(stderr=True, highlight=False, no_color=_no_color(), soft_wrap=True)
 
 
 def data_wrapped(console: Console, lead: str, body: str) -> None:

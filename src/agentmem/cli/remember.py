@@ -29,6 +29,12 @@ def remember(
     """Mid-session: put one 'add' proposal in your inbox and commit it at once.
 
     Nothing reaches your memory until you accept it with 'agentmem review'.
+
+    Examples:
+
+    \b
+      agentmem remember "Short sentences in review comments."
+      agentmem remember -s "Writing style" "Answer in French."
     """
     from agentmem.api import Agentmem
     from agentmem.errors import BusyError

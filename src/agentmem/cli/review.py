@@ -139,6 +139,14 @@ def review(
     import, tidy or an agent's MCP tool under your git identity) is named with who committed
     it, and accepted only with --allow-foreign. An unreadable inbox file is skipped with a
     warning naming it.
+
+    Examples:
+
+    \b
+      agentmem review                         # interactive
+      agentmem review --dry-run
+      agentmem review --accept p-20261201-bc6e15 --reject all
+      agentmem review --edit "p-20261201-bc6e15=Five bullets, not three."
     """
     from agentmem.cli.common import repository
     from agentmem.cli.inbox import warn_broken

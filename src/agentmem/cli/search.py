@@ -57,7 +57,9 @@ def search(
             show_default=False,
         ),
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many hits.")] = 20,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", metavar="N", help="At most this many hits.")
+    ] = 20,
     fmt: FormatOption = Format.text,
 ) -> None:
     """Search memory, doctrine (every status), pending proposals and the history of decisions.
@@ -68,6 +70,13 @@ def search(
     and history (an admin: anyone's, with --person) and all the doctrine. The index is kept in
     .agentmem/ (never committed) and brought up to date from git before each search; the query
     is written nowhere. An invalid query is a usage error (exit 2) naming the character.
+
+    Examples:
+
+    \b
+      agentmem search warranty
+      agentmem search "penalty clause" --in memory,doctrine
+      agentmem search tone -n 5 --format json
     """
     from agentmem.search import parse_kinds
     from agentmem.search import search as run_search

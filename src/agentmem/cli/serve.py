@@ -44,10 +44,9 @@ def serve(
 
     Examples:
 
-      agentmem serve --open            # opens http://127.0.0.1:8765/?token=… in your browser
-
-      agentmem serve --port 0          # any free port; the link is printed
-
+    \b
+      agentmem serve --open               # opens the first page in your browser
+      agentmem serve --port 0             # any free port; the link is printed
       agentmem --repo ~/team-memory serve
     """
     import webbrowser

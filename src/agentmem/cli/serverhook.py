@@ -29,9 +29,9 @@ def install_server_hook(
 
     Examples:
 
+    \b
       agentmem install-server-hook /srv/git/team-memory.git
-
-      agentmem install-server-hook /srv/git/team-memory.git --force   # replace another hook
+      agentmem install-server-hook /srv/git/team-memory.git --force  # not ours
 
     GitLab and Gitea/Forgejo: see README "On the server"; GitHub: a required status check.
     """

@@ -11,7 +11,9 @@ from agentmem.cli import output
 from agentmem.cli.common import repository
 
 app = typer.Typer(
-    help="Governance settings: a second admin approves relaxing one.", no_args_is_help=True
+    help="Governance settings: a second admin approves relaxing one.\n\nExamples:\n\n\b\n"
+    "  agentmem settings approve COMMIT      # the commit that relaxed a setting\n",
+    no_args_is_help=True,
 )
 
 

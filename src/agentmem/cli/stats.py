@@ -46,6 +46,12 @@ def stats(
     proposals accepted, edited, rejected and refused by the guard, conflicts, entries expired,
     reconfirmed and corrected, erasures, doctrine applied and not (usage log), and a per-week
     chart. Your own figures and the team's totals; an admin sees everyone's. Read only.
+
+    Examples:
+
+    \b
+      agentmem stats
+      agentmem stats --person claire --format json
     """
     from agentmem.doctrine import today
     from agentmem.tidy.stats import collect

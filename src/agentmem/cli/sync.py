@@ -32,6 +32,12 @@ def sync(
     longer admin there, a merged memory file over its budget — stops with "sync refused", with
     nothing pushed and your branch as it was. A push rejected because someone pushed meanwhile
     is retried, after a growing random pause, so that many clones syncing at once all land.
+
+    Examples:
+
+    \b
+      agentmem sync
+      agentmem sync --remote upstream
     """
     from agentmem.cli.common import repository
     from agentmem.sync.replay import sync as run_sync

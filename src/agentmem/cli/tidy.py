@@ -45,6 +45,12 @@ def tidy(
     default: a dated report on stdout. --to-inbox files the proposals in your inbox; they apply
     only through agentmem review. Takes the repository lock. Exit 0: nothing found; 1: found
     something (or refused); 2: usage — safe to run from cron.
+
+    Examples:
+
+    \b
+      agentmem tidy
+      agentmem tidy --to-inbox            # then: agentmem review
     """
     from agentmem.tidy.hygiene import run_tidy
 

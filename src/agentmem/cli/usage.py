@@ -58,6 +58,13 @@ def usage(
     Reads .agentmem/usage.jsonl and the rotated usage.1.jsonl (local to this clone): one record
     per audit with its run id, time, actor, scope, every rule in scope and how many others were
     left out for each reason. --format json gives the records in full.
+
+    Examples:
+
+    \b
+      agentmem usage --last 5
+      agentmem usage --rule RULE-ID --details
+      agentmem usage --chat --format json
     """
     from agentmem.delivery.usage import filter_usage, read_usage
 

@@ -1,0 +1,57 @@
+"""Every command's --help ends with examples a new user can copy: they fit an 80-column terminal
+and each one parses (its command, subcommand and options exist)."""
+
+from __future__ import annotations
+
+import shlex
+
+import click
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+from agentmem.cli import COMMANDS, app
+
+TOP = typer.main.get_command(app)
+
+
+def _help(name: str) -> str:
+    result = CliRunner().invoke(app, [name, "--help"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def _examples(text: str) -> list[str]:
+    """The command lines under 'Examples:' (a line ending in a backslash joined to the next)."""
+    block = text.split("\n  Examples:\n", 1)[1].lstrip("\n").split("\n\n", 1)[0]
+    return [ln.strip() for ln in block.replace("\\\n", " ").splitlines()]
+
+
+def _parse(line: str) -> None:
+    """Parse an example as the shell and click would, without running it."""
+    words = shlex.split(line, comments=True)
+    for stop in ("|", ">", "<", ">>"):
+        if stop in words:
+            words = words[: words.index(stop)]
+    if words[:4] == ["claude", "mcp", "add", "agentmem"]:
+        words = words[words.index("--") + 1 :]
+    assert words[0] == "agentmem", line
+    args = words[1:]
+    if args[:1] == ["--repo"]:
+        args = args[2:]
+    command: click.Command = TOP
+    while isinstance(command, click.Group):
+        command = command.commands[args[0]]
+        args = args[1:]
+    command.make_context(command.name or "", args)
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_help_has_examples_that_fit_80_columns_and_parse(name: str) -> None:
+    text = _help(name)
+    assert [ln for ln in text.splitlines() if len(ln) > 80] == []
+    examples = _examples(text)
+    assert examples, text
+    assert any(f"agentmem {name}" in ex or f" {name} " in ex for ex in examples), examples
+    for example in examples:
+        _parse(example)
