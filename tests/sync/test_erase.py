@@ -702,3 +702,39 @@ def test_a_push_on_the_old_history_is_never_discarded_by_the_hint(
     assert "git push --force origin" not in result.stderr  # the old hint would drop bob's work
     assert EMAIL.encode() not in _objects(shared)  # the probe brought nothing in
     assert list((shared / ".git" / "agentmem").glob("probe-*")) == []
+
+
+@pytest.mark.slow
+def test_erase_person_removes_their_exported_blocks_and_whole_inbox(
+    shared: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    root = shared
+    _as(root, "bob")
+    assert invoke(runner, "remember", "Bob prefers bullet points.").exit_code == 0
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    # bob's block exported into the repository's CLAUDE.md (committed) and another project's
+    claude = root / "CLAUDE.md"
+    claude.write_text("# Team notes\n\nKeep answers short.\n", encoding="utf-8")
+    exported = invoke(runner, "export", "--to", "claude-md", "--output", str(claude))
+    assert exported.exit_code == 0, exported.stderr
+    elsewhere = tmp_path / "project" / "CLAUDE.md"
+    elsewhere.parent.mkdir()
+    exported = invoke(runner, "export", "--to", "claude-md", "--output", str(elsewhere))
+    assert exported.exit_code == 0, exported.stderr
+    assert b"Bob prefers bullet points." in claude.read_bytes()
+    git(root, "add", "CLAUDE.md")
+    git(root, "commit", "-qm", "CLAUDE.md: bob's memory for the agents")
+    stray = root / "inbox" / "bob" / "p-untracked.yaml"  # never committed
+    stray.write_text("text: Bob reads contracts at night.\n", encoding="utf-8")
+    _as(root, "alice")
+
+    result = invoke(runner, "erase", "--person", "bob", "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert "exported blocks; inbox folder" in result.stdout
+    assert claude.read_text(encoding="utf-8") == "# Team notes\n\nKeep answers short.\n"
+    assert not elsewhere.exists()  # nothing but bob's block was in it
+    assert not (root / "inbox" / "bob").exists()
+    objects = _objects(root)
+    assert b"Bob prefers bullet points." not in objects
+    assert b"agentmem:begin memory person=bob" not in objects
+    assert git(root, "status", "--porcelain") == ""

@@ -347,6 +347,35 @@ def _stale_rules(project: Path, target: str, person: str, keep: set[Path]) -> tu
     return tuple(stale)
 
 
+def person_marker(person: str) -> str:
+    """The start of a memory block of ``person``: what ``agentmem erase --person`` looks for."""
+    return f"<!-- agentmem:begin memory person={person} "
+
+
+def without_person(text: str, person: str) -> str | None:
+    """``text`` without the memory blocks of ``person`` (None: nothing but a front matter is
+    left, the file goes). The text unchanged when it holds none."""
+    rest = "".join(piece for piece in _split_blocks(text, "memory", person))
+    if rest == text:
+        return text
+    return None if not _FRONT.sub("", rest, count=1).strip() else rest.rstrip("\n") + "\n"
+
+
+def _split_blocks(text: str, kind: str, key: str) -> list[str]:
+    pieces, last = [], 0
+    for match in _BLOCK.finditer(text):
+        if match.group("kind") == kind and match.group("value") == key:
+            pieces.append(text[last : match.start()])
+            last = match.end()
+    pieces.append(text[last:])
+    return pieces
+
+
+def exported_paths(root: Path) -> list[Path]:
+    """Every file an export here wrote (``.agentmem/exports.jsonl``), as recorded."""
+    return [Path(r["path"]) for r in _registry(root / ".agentmem" / EXPORTS_FILE)]
+
+
 def drop_block(path: Path, kind: str, key: str) -> bool:
     """Remove the ``kind``/``key`` block from ``path``; the file goes when nothing but a front
     matter is left. Returns True when the file was deleted."""

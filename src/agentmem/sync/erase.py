@@ -45,7 +45,7 @@ from pathlib import Path
 import agentmem
 from agentmem import governance, guard
 from agentmem import trailers as tr
-from agentmem.delivery import hotread
+from agentmem.delivery import export, hotread
 from agentmem.doctrine import index as rule_index
 from agentmem.doctrine.model import today
 from agentmem.doctrine.parse import parse_rule_text
@@ -233,8 +233,12 @@ def erase(repo: Repository, target: EraseTarget, found: Survey | None = None) ->
     assert commit is not None  # the record gains an entry: an erase is never a no-op
     result = EraseResult(target, commit, [c.path for c in changes if c.new is not None])
     folder = root / INBOX_DIR / (target.person or "")
-    if target.person and folder.is_dir() and not any(folder.iterdir()):
-        folder.rmdir()
+    if target.person and folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder)  # the person's inbox, untracked proposals included
+    if target.person:
+        for path in _exports_outside(root, target.person):  # exports this clone wrote elsewhere
+            export.drop_block(path, "memory", target.person)
+            result.files.append(str(path))
     result.local = _clean_local(root, repo, target, scrubber)
     result.local += [p for p in search_index.purge(root) if p not in result.local]
     result.local += [p for p in rule_index.purge(root) if p not in result.local]
@@ -310,9 +314,10 @@ def _work_tree_changes(
         rels += gitio.run_git(
             root, ["ls-files", "-z", "--", f"{INBOX_DIR}/{target.person}/"]
         ).stdout.split("\0")
-        return [
+        found = [
             FileChange(r, read_current(root, r), None) for r in rels if r and (root / r).is_file()
         ]
+        return found + _exported_blocks(root, target.person, {c.path for c in found})
     assert scrubber is not None
     changes: list[FileChange] = []
     for rel in gitio.run_git(root, ["ls-files", "-z"]).stdout.split("\0"):
@@ -337,6 +342,44 @@ def _work_tree_changes(
         elif new != old:
             changes.append(FileChange(rel, old, new))
     return changes
+
+
+def _exported_blocks(root: Path, person: str, skip: set[str]) -> list[FileChange]:
+    """The tracked files holding an exported memory block of ``person`` (``CLAUDE.md``,
+    ``AGENTS.md``, rules: :mod:`agentmem.delivery.export`), without it (deleted when nothing
+    else is left)."""
+    marker = export.person_marker(person).encode("utf-8")
+    changes: list[FileChange] = []
+    for rel in gitio.run_git(root, ["ls-files", "-z"]).stdout.split("\0"):
+        path = root / rel
+        if not rel or rel in skip or path.is_symlink() or not path.is_file():
+            continue
+        try:
+            if marker not in path.read_bytes():
+                continue
+            old = read_current(root, rel)
+        except (OSError, UnicodeDecodeError):
+            continue
+        if old is None:
+            continue
+        new = export.without_person(old, person)
+        if new != old:
+            changes.append(FileChange(rel, old, new))
+    return changes
+
+
+def _exports_outside(root: Path, person: str) -> list[Path]:
+    """Files outside this repository's tracked ones that an export wrote and that still hold a
+    memory block of ``person`` (``.agentmem/exports.jsonl``: another project's ``CLAUDE.md``)."""
+    marker = export.person_marker(person)
+    found = []
+    for path in export.exported_paths(root):
+        try:
+            if path.is_file() and not path.is_symlink() and marker in path.read_text("utf-8"):
+                found.append(path)
+        except (OSError, UnicodeDecodeError):
+            continue
+    return found
 
 
 def _parse_problem(repo: Repository, path: str, text: str) -> bool:
@@ -510,6 +553,7 @@ def _rewrite_history(root: Path, target: EraseTarget, scrubber: Scrubber | None)
             args = ["--sensitive-data-removal", "--no-fetch", "--prune-empty", "never", "--quiet"]
             args += ["--invert-paths", *[x for p in target.paths() for x in ("--path", p)]]
             args += ["--message-callback", _justification_scrubber(target.person or "")]
+            args += ["--blob-callback", _export_scrubber(target.person or "")]
             command = [sys.executable, "-m", "git_filter_repo", *args]
         proc = subprocess.run(
             command,
@@ -555,6 +599,19 @@ def _justification_scrubber(person: str) -> str:
         f"    message = re.sub(rb'(?m)^({tr.JUSTIFICATION}:)[^\\n]*', "
         f"rb'\\1 {REMOVED}', message)\n"
         "return message\n"
+    )
+
+
+def _export_scrubber(person: str) -> str:
+    """A filter-repo ``--blob-callback`` body: the person's exported memory blocks
+    (:mod:`agentmem.delivery.export`) removed from every file of every commit. ``person`` is a
+    checked slug."""
+    check_slug(person, "person id")
+    return (
+        "import re\n"
+        f"blob.data = re.sub(rb'<!-- agentmem:begin memory person={person} sha256=[0-9a-f]{{12}} "
+        f"-->\\n.*?<!-- agentmem:end memory person={person} -->\\n?', b'', blob.data, "
+        "flags=re.S)\n"
     )
 
 
@@ -732,6 +789,15 @@ def _verify(
         found = any(ln[40:].startswith(prefixes) for ln in listed.splitlines())
         found = found or any(_person_files_at(root, sha, target) for sha in reflog)
         (failed if found else checks).append("git rev-list --all --objects; reflog")
+        marker = export.person_marker(target.person or "")
+        exported = gitio.run_git(root, ["log", "--all", "--format=%h", "-S", marker]).stdout
+        exported_now = _exported_blocks(root, target.person or "", set())
+        outside = _exports_outside(root, target.person or "")
+        (failed if exported.strip() or exported_now or outside else checks).append(
+            "exported blocks"
+        )
+        inbox = root / INBOX_DIR / (target.person or "")
+        (failed if inbox.exists() else checks).append("inbox folder")
     index = search_index.index_path(root)
     (failed if index.exists() else checks).append("search index")
     (failed if _local_edits(root, repo, target, scrubber) else checks).append(
