@@ -183,3 +183,35 @@ def test_stats_piped_into_head_exits_0(memrepo: Path) -> None:
     )
     os.close(write)
     assert (proc.returncode, proc.stderr) == (0, "")
+
+
+def test_log_wraps_on_an_80_column_terminal_and_stays_whole_piped(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import files 14 proposals in one commit: ``agentmem log`` named them all on one line
+    of 300 characters; on a terminal it now wraps under the first id."""
+    import io
+
+    from rich.console import Console
+    from tests.helpers import DATA
+
+    from agentmem.cli import output
+
+    instructions = DATA / "imports" / "instructions" / "fr_claude.md"
+    assert invoke(runner, "import", str(instructions)).exit_code == 0
+    piped = invoke(runner, "log")
+    whole = [ln for ln in piped.stdout.splitlines() if ln.startswith("            proposals: ")]
+    ids = whole[0].removeprefix("            proposals: ").split(", ")
+    assert len(ids) == 14 and len(whole[0]) > 80
+
+    screen = io.StringIO()
+    terminal = Console(file=screen, width=80, force_terminal=True, no_color=True, soft_wrap=True)
+    monkeypatch.setattr(output, "stdout", lambda: terminal)
+    assert invoke(runner, "log").exit_code == 0
+    lines = screen.getvalue().splitlines()
+    assert max(len(ln) for ln in lines) <= 80
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("            proposals: "))
+    end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith(" " * 23))
+    assert all(ln[23] != " " for ln in lines[start + 1 : end])  # each under the first id
+    shown = " ".join(lines[start:end]).removeprefix("            proposals: ")
+    assert shown.replace(",", " ").split() == ids

@@ -54,10 +54,13 @@ def log(
         if rule and not (repo.root / DOCTRINE_DIR / f"{rule}.yaml").exists():
             output.info("  (no doctrine file has that id: agentmem doctrine list shows the ids)")
         return
+    # On a terminal each line wraps under its first word (a commit naming 34 proposals is one
+    # line of 700 characters otherwise); piped, every line stays whole for grep.
+    console = output.stdout()
     for r in records:
         who = r.actor or r.author
-        output.data(f"{r.commit[:10]}  {r.date[:10]}  {who}  {r.subject}")
+        output.data_wrapped(console, f"{r.commit[:10]}  {r.date[:10]}  ", f"{who}  {r.subject}")
         if r.justification:
-            output.data(f"            why: {r.justification}")
+            output.data_wrapped(console, "            why: ", r.justification)
         if len(r.proposals) > 1:
-            output.data(f"            proposals: {', '.join(r.proposals)}")
+            output.data_wrapped(console, "            proposals: ", ", ".join(r.proposals))
