@@ -15,7 +15,9 @@ agent the person confirms (``offers``, ``confirm``); for a change of mind told b
 (:mod:`agentmem.harvest.changes`), what says a value changed or holds from now on
 (``change_cues``), what says something holds no longer (``no_longer``), the words that are
 values of one setting (``alternatives``: a language, a spelling) and the units of a figure
-(``units``); and the wording of outcome-derived entries
+(``units``); a short answer that assents (``assent``) and says "always", which makes the
+request before it standing; a norm said without a verb ("…, always", "three sentences max":
+``norm``); and the wording of outcome-derived entries
 (``outcomes``, ``generic``). Every pattern is a regular expression matched on :func:`fold`'s
 copy of a sentence (lower case, accents removed, straight apostrophes). Adding a language is
 adding a file; no code changes. See docs/design.md §Harvest.
@@ -62,6 +64,8 @@ _PATTERN_KEYS = (
     "confirm",
     "change_cues",
     "no_longer",
+    "assent",
+    "norm",
 )
 _OUTCOME_KEYS = ("ignored", "reworked", "accepted", "question", "shorter")
 
@@ -101,6 +105,8 @@ class Language:
     confirm: tuple[re.Pattern[str], ...]
     change_cues: tuple[re.Pattern[str], ...]
     no_longer: tuple[re.Pattern[str], ...]
+    assent: tuple[re.Pattern[str], ...]
+    norm: tuple[re.Pattern[str], ...]
     lead_ins: tuple[str, ...]
     sections: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
     complaint_entry: str

@@ -4,7 +4,8 @@ A user turn of any transcript format may carry text that is not the person's: bl
 or the client injected (``<user-prompt-submit-hook>``, ``<system-reminder>``, any
 ``<tag>…</tag>`` element), fenced code, ``>`` quotations, long quotations between quote marks,
 and pasted documents (the paragraph after an introduction ending with ":", a paragraph that
-opens like a clause, an article, a section or an e-mail, or that holds an e-mail signature).
+opens like a clause, an article, a section or an e-mail, or that holds an e-mail signature; an
+e-mail's paragraphs from its greeting to its signature, a P.S. included).
 
 :func:`split_own` separates them. The offline extractor reads only the own part, the model
 request marks the rest as not the person's, and harvest validation refuses a proposal that
@@ -23,7 +24,7 @@ _QUOTED = re.compile(r"“[^”]{1,4000}”|«[^»]{1,4000}»|„[^“”]{1,400
 #: A quotation of at least this many words is someone else's text, not the person's.
 QUOTE_WORDS = 8
 _DOCUMENT_START = re.compile(
-    r"^\s*(?:\(?\d+(?:\.\d+)*[.)]?\s+\S|§|art(?:icle|ículo|ikel)?\.?\s*\d|clause\s+\d|cl[aá]usula\s+\d"
+    r"^\s*(?:\(?\d+(?:\.\d+)+[.)]?\s+\S|\(?\d+[.)]\s+\S|§|art(?:icle|ículo|ikel)?\.?\s*\d|clause\s+\d|cl[aá]usula\s+\d"
     r"|section\s+\d|whereas\b|attendu\s+que|considerando|dear\s|hi\s+\w+,|hello\s+\w+,"
     r"|bonjour\b|cher\s|ch[eè]re\s|madame|monsieur|estimad[oa]s?\b|hola\s+\w+,"
     r"|sehr\s+geehrte|liebe[r]?\s+\w+,|hallo\s+\w+,)",
@@ -79,24 +80,47 @@ def split_own(text: str) -> OwnText:
 
     text = _QUOTED.sub(long_quote, text)
     paragraphs = re.split(r"\n[ \t]*\n", text)
+    letter = _letter(paragraphs)
     own: list[str] = []
     after_colon = False
-    for para in paragraphs:
+    for i, para in enumerate(paragraphs):
         body = para.strip()
         if not body:
             continue
         pasted = (
-            after_colon
+            i in letter
+            or after_colon
             or _DOCUMENT_START.match(body) is not None
             or _SIGNATURE.search(body) is not None
         )
-        if pasted and len(paragraphs) > 1:
+        if pasted and sum(1 for p in paragraphs if p.strip()) > 1:
             other.append(body)
             after_colon = False
             continue
         own.append(body)
         after_colon = body.endswith(":") and len(body) < 200
     return OwnText("\n\n".join(own), other, injected)
+
+
+_GREETING = re.compile(
+    r"^\s*(?:dear\s|hi\s+\w+,|hello\s+\w+,|bonjour\b|cher\s|ch[eè]re\s|madame|monsieur"
+    r"|estimad[oa]s?\b|hola\s+\w+,|sehr\s+geehrte|liebe[r]?\s+\w+,|hallo\s+\w+,)",
+    re.I,
+)
+
+
+def _letter(paragraphs: list[str]) -> set[int]:
+    """The paragraphs of a pasted e-mail: from one that opens with a greeting to the first that
+    holds its signature ("Kind regards", "Cordialement" …), a P.S. between them included."""
+    out: set[int] = set()
+    start: int | None = None
+    for i, para in enumerate(paragraphs):
+        if start is None and _GREETING.match(para.strip()):
+            start = i
+        if start is not None and _SIGNATURE.search(para):
+            out |= set(range(start, i + 1))
+            start = None
+    return out
 
 
 def _fold(text: str) -> str:

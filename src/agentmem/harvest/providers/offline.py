@@ -42,9 +42,9 @@ from dataclasses import dataclass
 from agentmem.doctrine.conflicts import FRENCH_CLOSERS, NEGATIONS
 from agentmem.harvest import markers
 from agentmem.harvest.changes import content_words as _content_words
+from agentmem.harvest.changes import figures, turn_changes
 from agentmem.harvest.changes import same_word as _same_word
 from agentmem.harvest.changes import shared as _shared
-from agentmem.harvest.changes import turn_changes
 from agentmem.harvest.markers import Language, any_match, fold
 from agentmem.harvest.own import split_own
 from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
@@ -520,6 +520,40 @@ class _Extractor:
             )
         return None
 
+    def asked_always(
+        self, previous: str | None, said: str, where: str, cues: _TurnCues
+    ) -> _Candidate | None:
+        """The person's previous request made standing by a short answer after the agent did
+        it ("Give me the key dates of the lease." … "yes, always do that for leases" → "Give me
+        the key dates of the lease; always do that for leases."); None otherwise."""
+        if not previous or len(said.split()) > 10:
+            return None
+        folded = fold(said.strip())[0]
+        langs = markers.detect(folded)
+        if cues.language is not None and len(langs) > 1:
+            langs = [cues.language] if cues.language in langs else langs
+        assent = any_match(_patterns(langs, "assent"), folded)
+        if assent is None or not any_match(_patterns(langs, "standing"), folded):
+            return None
+        if any_match(_patterns(langs, "idioms"), folded) or any(
+            any_match(lang.not_standing, folded) for lang in langs
+        ):
+            return None
+        asked = next((s for s in _sentences(previous) if s.strip()), "")
+        asked = asked.strip().strip("¿?!. ")
+        _, index = fold(said)
+        rest = said[index[assent.end()] :].strip(" ,;:.!-")
+        if len(asked) < 8 or not rest or len(asked) > 200:
+            return None
+        language = langs[0] if len(langs) == 1 else None
+        text = _clean(f"{asked}; {rest}", language)
+        if self._repeats(text):
+            return None
+        why = f"asked in {where} for what the agent had just done, always"
+        return _Candidate(
+            "add", "memory", _section_for(text, self.sections, langs), None, text, why
+        )
+
     def _changed_entry(self, text: str, langs: list[Language]) -> tuple[_Entry, str] | None:
         """``(entry, new text)`` when a request says what one entry says otherwise: the one
         contradiction detector finds it (:func:`proposals.conflicts.contradicted`), or the same
@@ -698,6 +732,12 @@ def _directive(
     if cue is None and asked and folded.strip():
         cue = _Cue(0, 1)
     if cue is None:
+        # A norm said without a verb ("Firm but friendly with suppliers, always.", "trois
+        # phrases max"): standing as said, unless it is about one thing of this session.
+        if any_match(_patterns(langs, "norm"), folded) and not any_match(
+            _patterns(langs, "deictic"), folded
+        ):
+            return sentence
         return None
     start, end = _clause(folded, max(cue.start(), cue.end() - 1))
     if any_match(_patterns(langs, "deictic"), folded[start:end]):
@@ -717,6 +757,51 @@ def _directive(
         for pattern, replacement in lang.rephrase:
             request = pattern.sub(replacement, request, count=1)
     return request
+
+
+def _with_their_object(
+    found: list[_Candidate | None], sentences: list[str]
+) -> list[_Candidate | None]:
+    """A short team statement that names a figure but not what it bounds ("Our red line is 12
+    months.") joined to the next sentence that gives the same figure with its object
+    ("Anything longer than a 12-month buy-back obligation we refuse …"): one doctrine draft."""
+    out = list(found)
+    langs = markers.languages()
+    for i, candidate in enumerate(out[:-1]):
+        if candidate is None or candidate.route != "doctrine" or candidate.action != "add":
+            continue
+        if len(_content_words(candidate.text or "")) > 6:
+            continue
+        mine = {f.value for f in figures(sentences[i], langs)}
+        theirs = {f.value for f in figures(sentences[i + 1], langs)}
+        if not mine or not mine & theirs or "?" in sentences[i + 1]:
+            continue
+        nxt = out[i + 1]
+        if nxt is not None and nxt.route != "doctrine":
+            continue
+        then = sentences[i + 1].strip()
+        if then[:2].istitle():
+            then = then[0].lower() + then[1:]
+        joined = (candidate.text or "").rstrip(".!") + ": " + then
+        candidate.text = _clean(joined, None)
+        out[i + 1] = None
+    return out
+
+
+def _alone_adverbs(sentences: list[str]) -> list[str]:
+    """``sentences`` with one that is only "always" ("toujours.", "siempre.", "immer!") joined
+    to the one before it, as the norm it closes ("…, toujours.")."""
+    out: list[str] = []
+    for sentence in sentences:
+        folded = fold(sentence)[0]
+        if out and len(markers.words(folded)) <= 2:
+            langs = markers.detect(folded)
+            joined = ", " + folded.strip(" .!")
+            if any(any_match(lang.norm, joined) for lang in langs):
+                out[-1] = out[-1].rstrip(" .!") + ", " + sentence.strip()
+                continue
+        out.append(sentence)
+    return out
 
 
 def _proposal(candidate: _Candidate) -> dict[str, object]:
@@ -865,6 +950,7 @@ def harvest(request: HarvestRequest) -> RawAnswer:
     proposals: list[dict[str, object]] = []
     seen: set[tuple[str, str]] = set()
     offered: str | None = None
+    previous: str | None = None  # the person's previous turn
     for turn in request.transcript.turns:
         if turn.role == "assistant":
             offered = turn.text
@@ -874,17 +960,23 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         own = split_own(turn.text)
         where = f"line {turn.line} of the session" if turn.line else "the session"
         cues = _turn_cues(own.own)
-        sentences = _sentences(own.own)
+        sentences = _alone_adverbs(_sentences(own.own))
         changes, said = extractor.turn_changes(sentences, where)
         changed = {c.target for c in changes}
         found: list[_Candidate | None] = list(changes)
+        by_sentence: list[_Candidate | None] = []
         for i, s in enumerate(sentences):
             candidate = None if i in said else extractor.sentence(s, where, cues)
             if candidate is not None and candidate.target in changed:
                 candidate = None  # the turn's change of that entry says it
-            found.append(candidate)
-        found.append(extractor.confirmed(offered, own.own, where, cues))
+            by_sentence.append(candidate)
+        found += _with_their_object(by_sentence, sentences)
+        confirmed = extractor.confirmed(offered, own.own, where, cues)
+        if confirmed is None and not any(found):
+            confirmed = extractor.asked_always(previous, own.own, where, cues)
+        found.append(confirmed)
         offered = None
+        previous = own.own
         for candidate in found:
             if candidate is None or _said_otherwise(candidate, found):
                 continue
