@@ -16,7 +16,9 @@ token alone (to look for a value in a text with one hash per distinct word). A h
 a value from someone who guesses it (a name can be confirmed by hashing it); it keeps the value
 out of the repository's text, which is what the record must never hold.
 
-This module only parses, renders and matches; ``sync.erase`` writes the file and
+This module parses, renders and matches, and answers the readers that must not serve what an
+erase removed (:func:`committed_record`, :func:`holds_erased`, :func:`erased_history`: the
+served view, ``sync``, the server gate); ``sync.erase`` writes the file and
 ``check.history.erasures`` judges commits with it.
 """
 
@@ -28,10 +30,16 @@ import secrets
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentmem.errors import ConfigError
+from agentmem.store.gitio import run_git
 from agentmem.store.root import ERASURES_FILE as ERASURES_FILE
 from agentmem.store.yamlio import dump_yaml, load_yaml_text
+
+if TYPE_CHECKING:
+    import subprocess
 
 HEADER = (
     "# Written by agentmem erase (docs/design.md §Sync): hashes of erased values and the first\n"
@@ -219,3 +227,42 @@ def lost(before: Record, after: Record) -> list[str]:
         if any(c not in kept_commits for c in erasure.commits):
             missing.append(f"a commit of erasure {n}")
     return missing
+
+
+# -- for the readers ------------------------------------------------------------------------------
+def _git(root: Path, args: list[str], data: str | None = None) -> subprocess.CompletedProcess[str]:
+    return run_git(root, args, input_text=data, check=False)
+
+
+def committed_record(root: Path, rev: str = "HEAD") -> Record | None:
+    """The erasure record as ``rev`` holds it (committed bytes, never the work tree), or None:
+    none there, or unreadable (``check`` reports that as ``erasures-invalid``)."""
+    proc = _git(root, ["show", f"{rev}:{ERASURES_FILE}"])
+    if proc.returncode != 0 or not proc.stdout:
+        return None
+    try:
+        return parse_record(proc.stdout)
+    except ConfigError:
+        return None
+
+
+def holds_erased(record: Record | None, text: str) -> bool:
+    """Whether ``text`` holds a value an erase removed (in any case, any separators), so a
+    reader withholds it rather than serve it."""
+    return record is not None and bool(record.matcher().find_all(text))
+
+
+def erased_history(root: Path, record: Record | None, rev: str = "HEAD") -> list[str]:
+    """The commits the record lists (the first ones an erase rewrote) that ``rev`` reaches: a
+    history that holds them brought erased data back (a stale clone's merge). ONE
+    ``cat-file --batch-check``, then one ancestry test per listed commit this clone holds."""
+    listed = list(record.commits()) if record is not None else []
+    if not listed:
+        return []
+    proc = _git(
+        root, ["cat-file", "--batch-check=%(objectname) %(objecttype)"], "\n".join(listed) + "\n"
+    )
+    present = [ln.split()[0] for ln in proc.stdout.splitlines() if ln.endswith(" commit")]
+    return [
+        c for c in present if _git(root, ["merge-base", "--is-ancestor", c, rev]).returncode == 0
+    ]
