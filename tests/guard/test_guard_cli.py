@@ -123,3 +123,21 @@ def test_replayed_harvest_keeps_only_the_clean_entry_and_leaks_no_value(
     for value in (SECRETS["github"], "claire.martin@example.com"):
         for where, haystack in (("objects", objects), ("work tree", tree), ("output", outputs)):
             assert value not in haystack, f"{value[:6]}… found in {where}"
+
+
+def test_guard_kind_file_reads_a_memory_file_as_check_does(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    """``agentmem guard --kind file < memories/alice.md`` on a file agentmem wrote: its record
+    markers are not HTML tags (they were refused as 'structure'); a tag in an entry still is."""
+    from tests.helpers.memory import seed_memory
+
+    seed_memory(runner, ["Use short, active sentences.", "Quote the clause number."])
+    text = (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
+    assert text.count("<!-- am:") == 2
+    result = invoke(runner, "guard", "-", "--kind", "file", input=text)
+    assert (result.exit_code, result.stdout) == (0, "clean\n")
+    tagged = text.replace("Quote the clause number.", "Quote <b>the clause</b> number.")
+    refused = invoke(runner, "guard", "-", "--kind", "file", input=tagged)
+    assert refused.exit_code == 1
+    assert "error: structure at " in refused.stdout

@@ -32,7 +32,9 @@ def guard(
     """Check a text with the guard: exit 0 when it may enter memory, 1 when it is refused.
 
     Findings give a reason code, a position and a message; a secret or personal-data value is
-    never printed back. Needs no memory repository.
+    never printed back. Needs no memory repository. A --kind file text is read as it reaches a
+    prompt, as 'agentmem check' reads it: the entries' record markers removed (positions are in
+    that text).
 
     Examples:
 
@@ -40,6 +42,7 @@ def guard(
       agentmem guard "Always answer in French."
       agentmem guard --kind rule "Accept a 12-month warranty."
       agentmem guard - < draft.txt
+      agentmem guard --kind file < memories/claire.md
     """
     from agentmem import guard as guard_module
     from agentmem.errors import UsageError
@@ -49,6 +52,12 @@ def guard(
     body = sys.stdin.read() if text == "-" else text
     if text == "-" and kind != "file":
         body = body.removesuffix("\n")
+    if kind == "file":
+        from agentmem.memory.records import strip_markers
+
+        # As it reaches a prompt, as 'agentmem check' scans it: the entries' record markers
+        # (written by agentmem itself) are not HTML for the guard to refuse.
+        body = strip_markers(body)
     findings = guard_module.scan(body, max_chars=max_chars, kind=kind)
     if fmt is Format.json:
         output.as_json(
