@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 _SINK: list[Callable[[str], None]] = []
+_PROGRESS: list[Callable[[str], None]] = []
 
 
 def send_to(sink: Callable[[str], None]) -> None:
@@ -29,3 +30,20 @@ def warn(message: str, source: str = "agentmem") -> None:
     import logging
 
     logging.getLogger(source).warning("%s", message)
+
+
+def progress_to(sink: Callable[[str], None]) -> None:
+    """Give every later progress line of this process to ``sink`` (the CLI: stderr)."""
+    _PROGRESS[:] = [sink]
+
+
+def progress(message: str, source: str = "agentmem") -> None:
+    """A progress line of a long step (``reading 100,000 rule files: 10,000…``): to the
+    installed sink, else to the ``logging`` logger ``source`` at level INFO."""
+    if _PROGRESS:
+        _PROGRESS[0](message)
+        return
+    # lazy: logging loads only when progress is given without a front end's sink
+    import logging
+
+    logging.getLogger(source).info("%s", message)

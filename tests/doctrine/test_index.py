@@ -55,6 +55,34 @@ def _rows(root: Path) -> dict[str, list[object]]:
 # -- the index ---------------------------------------------------------------------------------
 
 
+def test_reading_many_rule_files_says_its_progress_on_stderr(
+    memrepo: Path, runner: CliRunner, stored: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From ``PROGRESS_FROM`` rule files to read (100,000 in a big doctrine), the first audit
+    or check says how far it is, every tenth, on stderr; an index that holds them says
+    nothing."""
+    monkeypatch.setattr(rule_index, "PROGRESS_FROM", 4)
+    for n in range(40):
+        _write(memrepo, f"rule-{n}", "draft", "contracts", f"Check clause {n} of annex {n * 3}.")
+    first = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert first.exit_code == 0, first.stderr
+    said = [ln for ln in first.stderr.splitlines() if "rule files" in ln]
+    assert said[0] == "reading 40 rule files (40 not in the rule index)…"
+    assert said[1:] == [f"read {n} of about 40 rule files" for n in range(4, 41, 4)]
+    again = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert "rule files" not in again.stderr
+    # check, over as many files in its workers, says so too
+    from agentmem.check import files
+
+    monkeypatch.setattr(files, "PROGRESS_FROM_FILES", 4)
+    monkeypatch.setattr(files, "PARALLEL_FROM_FILES", 4)
+    monkeypatch.setenv("AGENTMEM_CHECK_JOBS", "2")
+    checked = invoke(runner, "check")
+    lines = [ln for ln in checked.stderr.splitlines() if ln.startswith(("checking ", "checked "))]
+    assert lines[0] == "checking 40 files…" and lines[-1] == "checked 40 of 40 files"
+    assert len(lines) == 1 + 2 * 4  # one line a chunk (two workers, four chunks each)
+
+
 def test_the_index_reads_again_only_the_files_that_changed(memrepo: Path, stored: None) -> None:
     for n in range(5):
         _write(memrepo, f"rule-{n}", "draft", "contracts", f"Check clause {n}.")

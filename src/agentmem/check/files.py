@@ -12,12 +12,14 @@ from concurrent.futures import ProcessPoolExecutor
 from datetime import date
 from pathlib import Path
 
+from agentmem import notices
 from agentmem.check import rules, tree
 from agentmem.check.findings import Finding
 from agentmem.doctrine.conflicts import Profile
 from agentmem.store.repo import MEMORY_DIR
 
 PARALLEL_FROM_FILES = 1500  # below this, starting workers costs more than it saves
+PROGRESS_FROM_FILES = 2000  # from this many files, progress lines on stderr
 _CHUNKS_PER_WORKER = 4
 
 
@@ -51,6 +53,9 @@ def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Fi
     checked += [f"{rules.DOCTRINE_DIR}/{p.name}" for p in doctrine]
     total = len(checked)
     workers = jobs()
+    said = total >= PROGRESS_FROM_FILES
+    if said:
+        notices.progress(f"checking {total:,} files…")
     if workers == 1 or total < PARALLEL_FROM_FILES or not hasattr(os, "fork"):
         serial, serial_ids, serial_profiles = _chunk(memory, doctrine, state, today)
         across = rules.duplicate_ids(serial_ids) + rules.conflict_findings(serial_profiles)
@@ -69,10 +74,14 @@ def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Fi
             pool.submit(_chunk, memory[i::parts], doctrine[i::parts], state, today)
             for i in range(parts)
         ]
-        for future in futures:
+        done = 0
+        for i, future in enumerate(futures):
             part_findings, part_ids, part_profiles = future.result()
             findings += part_findings
             ids += part_ids
             profiles += part_profiles
+            done += len(memory[i::parts]) + len(doctrine[i::parts])
+            if said:
+                notices.progress(f"checked {done:,} of {total:,} files")
     across = rules.duplicate_ids(ids) + rules.conflict_findings(profiles)
     return refused + findings + across, checked

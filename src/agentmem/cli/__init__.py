@@ -385,6 +385,7 @@ def _print_warning(message: str) -> None:
 
 
 notices.send_to(_print_warning)
+notices.progress_to(lambda message: output.info(output.esc(message)))
 
 
 def main() -> None:

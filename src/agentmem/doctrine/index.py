@@ -36,6 +36,7 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Any, NamedTuple
 
+from agentmem import notices
 from agentmem.doctrine.model import (
     DOCTRINE_DIR,
     DoctrineError,
@@ -51,6 +52,8 @@ FORMAT = 4
 #: A file changed less than this before the index is written is not stored (see the module
 #: docstring): 2 s covers the coarsest common file-system clocks.
 RACY_NS = 2_000_000_000
+#: Rule files to read from which a command says its progress (every tenth of them) on stderr.
+PROGRESS_FROM = 2000
 
 
 class Brief(NamedTuple):
@@ -274,47 +277,54 @@ def read_briefs(root: Path) -> Briefs:
     racy_after = time.time_ns() - RACY_NS
     make = Brief._make
     with entries:
-        for entry in entries:
-            name = entry.name
-            if not name.endswith(".yaml"):
-                continue
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue  # gone since the listing
-            if not S_ISREG(st.st_mode):
-                where = f"{DOCTRINE_DIR}/{name}"
-                refused = (where, regular.reason(regular.kind(st.st_mode)))
-                errors.append(DoctrineError(regular.message(refused), hint=regular.HINT))
-                continue
-            key = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
-            row = stored.get(name)
-            if row is not None and row[0] == key:
-                rows[name] = row
-                briefs.append(make(row[1]))
-                continue
-            rule_id = name[: -len(".yaml")]
-            # lazy: only a file the index does not hold is parsed
-            from agentmem.doctrine.parse import is_rule_name
+        listed = [entry for entry in entries if entry.name.endswith(".yaml")]
+    todo = len(listed) - len(stored)
+    step = max(PROGRESS_FROM, (todo // 10) or 1)
+    reading = 0
+    if todo >= PROGRESS_FROM:
+        notices.progress(f"reading {len(listed):,} rule files ({todo:,} not in the rule index)…")
+    for entry in listed:
+        name = entry.name
+        if not name.endswith(".yaml"):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue  # gone since the listing
+        if not S_ISREG(st.st_mode):
+            where = f"{DOCTRINE_DIR}/{name}"
+            refused = (where, regular.reason(regular.kind(st.st_mode)))
+            errors.append(DoctrineError(regular.message(refused), hint=regular.HINT))
+            continue
+        key = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+        row = stored.get(name)
+        if row is not None and row[0] == key:
+            rows[name] = row
+            briefs.append(make(row[1]))
+            continue
+        rule_id = name[: -len(".yaml")]
+        # lazy: only a file the index does not hold is parsed
+        from agentmem.doctrine.parse import is_rule_name
 
-            if not is_rule_name(rule_id):
-                errors.append(
-                    DoctrineError(
-                        f"{DOCTRINE_DIR}/{name}:1: (file): the file name is not a rule id"
-                    )
-                )
-                continue
-            try:
-                rule = read_rule(root, rule_id)
-            except DoctrineError as exc:
-                errors.append(exc)
-                continue
-            parsed[rule_id] = rule
-            brief = brief_of(rule)
-            briefs.append(brief)
-            if max(st.st_mtime_ns, st.st_ctime_ns) < racy_after:
-                rows[name] = [key, list(brief)]
-                changed = True
+        if not is_rule_name(rule_id):
+            errors.append(
+                DoctrineError(f"{DOCTRINE_DIR}/{name}:1: (file): the file name is not a rule id")
+            )
+            continue
+        reading += 1
+        if todo >= PROGRESS_FROM and reading % step == 0:
+            notices.progress(f"read {reading:,} of about {todo:,} rule files")
+        try:
+            rule = read_rule(root, rule_id)
+        except DoctrineError as exc:
+            errors.append(exc)
+            continue
+        parsed[rule_id] = rule
+        brief = brief_of(rule)
+        briefs.append(brief)
+        if max(st.st_mtime_ns, st.st_ctime_ns) < racy_after:
+            rows[name] = [key, list(brief)]
+            changed = True
     if changed or len(rows) != len(stored):
         _save(path, rows)
     briefs.sort(key=itemgetter(0))  # by id
