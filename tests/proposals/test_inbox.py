@@ -234,3 +234,23 @@ def test_modify_with_a_number_that_is_not_ascii_digits_is_a_usage_error(
     assert result.exit_code == 2
     assert "--modify takes ID=N (an entry number)" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_an_unknown_id_names_five_pending_ids_and_how_many_more(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    """An import filed 14 proposals: a mistyped id named all of them on one line (10,000 ids
+    in a big inbox); now the first five, how many more and where the list is."""
+    from tests.helpers import DATA
+
+    instructions = DATA / "imports" / "instructions" / "fr_claude.md"
+    assert invoke(runner, "import", str(instructions)).exit_code == 0
+    pending = json.loads(invoke(runner, "inbox", "--format", "json").stdout)
+    ids = [p["id"] for p in pending]
+    assert len(ids) == 14
+    result = invoke(runner, "review", "--accept", "p-bogus")
+    assert result.exit_code == 2
+    first, hint = result.stderr.splitlines()
+    shown = ", ".join(ids[:5])
+    assert first == f"error: --accept: no pending proposal p-bogus (pending: {shown} and 9 more)"
+    assert hint == "  hint: agentmem inbox lists them"

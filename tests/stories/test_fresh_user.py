@@ -248,3 +248,17 @@ def test_a_settings_file_that_is_not_a_regular_file_is_named_not_read(
     expected = "no agentmem.yaml in" if name == "agentmem.yaml" else f"{name}: not a regular file"
     assert expected in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_log_of_a_rule_that_never_existed_is_a_usage_error(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    """``log --rule ID`` with a mistyped id: exit 2 with the way to the ids, as ``--person``
+    and ``doctrine show`` do (it was exit 0 with a note)."""
+    result = invoke(runner, "log", "--rule", "warranty-12-monts")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "error: no rule 'warranty-12-monts': no doctrine file and no commit has that id",
+        "  hint: agentmem doctrine list shows the ids",
+    ]
+    assert result.stdout == ""

@@ -49,10 +49,14 @@ def log(
         output.as_json(r.to_dict() for r in records)
         return
     if not records:
+        if rule and not (repo.root / DOCTRINE_DIR / f"{rule}.yaml").exists():
+            # an id that does not exist is a usage error (exit 2), as for --person
+            raise UsageError(
+                f"no rule {rule!r}: no doctrine file and no commit has that id",
+                hint="agentmem doctrine list shows the ids",
+            )
         about = f" for rule {rule}" if rule else f" for {person}" if person else " yet"
         output.info(f"no audit commits{about}")
-        if rule and not (repo.root / DOCTRINE_DIR / f"{rule}.yaml").exists():
-            output.info("  (no doctrine file has that id: agentmem doctrine list shows the ids)")
         return
     # On a terminal each line wraps under its first word (a commit naming 34 proposals is one
     # line of 700 characters otherwise); piped, every line stays whole for grep.

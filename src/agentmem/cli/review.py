@@ -519,6 +519,7 @@ def _menu(choices: list[str], modify_of: int | None = None) -> str:
 
 def _resolve(ids: list[str], pending: list[Proposal], flag: str) -> list[Proposal]:
     from agentmem.errors import UsageError
+    from agentmem.proposals.inbox import name_pending
 
     if "all" in ids:
         return list(pending)
@@ -526,7 +527,8 @@ def _resolve(ids: list[str], pending: list[Proposal], flag: str) -> list[Proposa
     missing = [i for i in ids if i not in by_id]
     if missing:
         raise UsageError(
-            f"{flag}: no pending proposal {', '.join(missing)} (pending: {', '.join(by_id)})"
+            f"{flag}: no pending proposal {', '.join(missing)} (pending: {name_pending(by_id)})",
+            hint="agentmem inbox lists them",
         )
     return [by_id[i] for i in dict.fromkeys(ids)]
 

@@ -7,6 +7,7 @@ stops before its review.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -159,14 +160,29 @@ def foreign(repo: Repository, proposals: list[Proposal]) -> dict[str, str]:
     return out
 
 
+PENDING_SHOWN = 5  # ids an error names before "and N more"
+
+
+def name_pending(ids: Iterable[str]) -> str:
+    """The pending ids for an error message: the first ``PENDING_SHOWN``, then how many more
+    (an inbox of 10,000 is not one line of 190,000 characters), or ``none``."""
+    ids = list(ids)
+    head = ", ".join(ids[:PENDING_SHOWN]) or "none"
+    more = len(ids) - PENDING_SHOWN
+    return head if more <= 0 else f"{head} and {more} more"
+
+
 def find_pending(repo: Repository, person: str, proposal_id: str) -> Proposal:
     """One pending proposal of ``person``; raises ProposalError naming the ids that exist."""
     pending = list_pending(repo, person)
     for proposal in pending:
         if proposal.id == proposal_id:
             return proposal
-    known = ", ".join(p.id for p in pending) or "none"
-    raise ProposalError(f"no pending proposal '{proposal_id}' for {person} (pending: {known})")
+    known = name_pending(p.id for p in pending)
+    raise ProposalError(
+        f"no pending proposal '{proposal_id}' for {person} (pending: {known})",
+        hint="agentmem inbox lists them",
+    )
 
 
 def inbox_path(repo: Repository, proposal: Proposal) -> Path:

@@ -40,7 +40,7 @@ from agentmem.memory.file import (
     remove_entry_at,
     validate_entry_text,
 )
-from agentmem.proposals.inbox import foreign, read_inbox
+from agentmem.proposals.inbox import foreign, name_pending, read_inbox
 from agentmem.proposals.model import Proposal
 from agentmem.proposals.review import (
     accept_doctrine,
@@ -112,7 +112,7 @@ def _pending(repo: Repository, actor: Person, proposal_id: str) -> Proposal:
             f"(commit {record.commit[:10]}); nothing was applied",
             hint="the inbox shows what is still pending",
         )
-    known = ", ".join(reads.pending_ids(repo, actor.id)) or "none"
+    known = name_pending(reads.pending_ids(repo, actor.id))
     raise UnknownIdError(
         f"no pending proposal '{proposal_id}' for {actor.id} (pending: {known})",
         hint="the inbox lists the pending proposals",
