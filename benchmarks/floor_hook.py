@@ -9,6 +9,7 @@
 ``cwd`` or the current folder, for ``agentmem.yaml``), read the settings (``budget_chars`` from
 ``agentmem.yaml``, line by line), read the git identity (``git config user.email``), find the
 person with that e-mail in ``roles.yaml`` (read line by line), read ``memories/<person>.md``
+and the blob of its last commit (one ``git log``: the served view serves committed bytes)
 and print its entries numbered under their sections, record markers left out, inside the
 ``agentmem-memory`` tags with the fill level and the sentence saying what the entries are —
 the very bytes agentmem prints for the benchmark's memory —, then append the chat block's
@@ -79,6 +80,18 @@ def _block(root: str, person: str, via: str) -> str:
             text = memory.read()
     except FileNotFoundError:
         text = ""
+    # the served view's job: the committed bytes (the blob of the file's last commit)
+    log = subprocess.run(
+        ["git", "-C", root, "log", "--first-parent", "-m", "--raw", "--no-abbrev", "-n1",
+         "--format=%H", "HEAD", "--", relpath],
+        capture_output=True, text=True, check=False,
+    ).stdout  # fmt: skip
+    blob = next((ln.split()[3] for ln in log.splitlines() if ln.startswith(":")), "")
+    data = text.encode("utf-8")
+    if blob and hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest() != blob:
+        text = subprocess.run(
+            ["git", "-C", root, "cat-file", "blob", blob], capture_output=True, text=True
+        ).stdout
     sections: list[tuple[str, list[str]]] = []
     kept = []
     for line in text.splitlines(keepends=True):

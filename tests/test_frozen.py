@@ -212,6 +212,7 @@ CASES: list[tuple[type, list[tuple[str, Any, object]], dict[str, Any]]] = [
             ("day", "", None),
             ("changes_on", None, None),
             ("elsewhere", (), None),
+            ("notes", (), None),
         ],
         {
             "person": "alice",
@@ -229,6 +230,7 @@ CASES: list[tuple[type, list[tuple[str, Any, object]], dict[str, Any]]] = [
             "day": "2026-12-01",
             "changes_on": "2027-01-01",
             "elsewhere": (("contracts", 2),),
+            "notes": ("memories/alice.md has changes that are not committed",),
         },
     ),
     (

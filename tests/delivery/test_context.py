@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from tests.helpers import invoke, set_identity
 from tests.helpers.context import MEMORY_ENTRIES, RULES, add_person, write_memory, write_rules
+from tests.helpers.memory import commit_by_owner
 from typer.testing import CliRunner
 
 from agentmem.memory.records import strip_markers
@@ -135,6 +136,7 @@ def test_an_entry_holding_a_delimiter_is_withheld_not_pasted(
         "\n## Priorities & scope\n\n## Recurring patterns\n\n## Rule dependencies\n",
         encoding="utf-8",
     )
+    commit_by_owner(memrepo, "memories/alice.md")  # committed as alice's own edit
     result = invoke(runner, "context", "chat")
     assert result.exit_code == 0
     assert result.stdout.count("agentmem-memory") == 2  # the opening and closing tags only
@@ -157,6 +159,7 @@ def test_hook_sized_chat_drops_entries_visibly(memrepo: Path) -> None:
         + "\n## Priorities & scope\n\n## Recurring patterns\n\n## Rule dependencies\n",
         encoding="utf-8",
     )
+    commit_by_owner(memrepo, "memories/alice.md")
     repo = open_repository()
     ctx = build_chat(repo, "alice")
     full = render_chat(ctx, "text")

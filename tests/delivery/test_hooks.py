@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from tests.helpers import DATA, git, invoke, set_identity
 from tests.helpers.context import MEMORY_ENTRIES, write_memory, write_rules
+from tests.helpers.memory import commit_by_owner
 from typer.testing import CliRunner
 
 HOOKS = DATA / "hooks"
@@ -82,6 +83,7 @@ def test_a_session_start_that_gives_no_entry_says_why(
         "## Priorities & scope\n\n## Recurring patterns\n\n## Rule dependencies\n",
         encoding="utf-8",
     )
+    commit_by_owner(memrepo, "memories/alice.md")
     payload = json.dumps(payloads("macos_session_start")[0])
     result = invoke(runner, "hook", "session-start", input=payload)
     assert result.exit_code == 0

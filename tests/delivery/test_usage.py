@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from tests.helpers import git, invoke
 from tests.helpers.context import MEMORY_ENTRIES, add_person, write_memory
+from tests.helpers.memory import commit_by_owner
 from typer.testing import CliRunner
 
 import agentmem
@@ -58,7 +59,7 @@ def test_left_out_entries_and_the_scope_are_logged(memrepo: Path, runner: CliRun
         ),
         encoding="utf-8",
     )
-    git(memrepo, "commit", "-qam", "a scoped entry")
+    commit_by_owner(memrepo, "memories/alice.md")  # a scoped entry
     assert invoke(runner, "context", "chat").exit_code == 0
     assert invoke(runner, "context", "chat", "--scope", "contracts/lease").exit_code == 0
     first, second = _lines(memrepo)

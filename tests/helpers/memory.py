@@ -126,3 +126,45 @@ def _review(runner: CliRunner, reviews: list[list[str]]) -> None:
         result = invoke(runner, "review", *reviews[-1])
         assert result.exit_code == 0, result.stderr
         reviews.append([])
+
+
+def commit_by_owner(root: Path, *relpaths: str) -> None:
+    """Commit hand-written memory files as their owners' own agentmem edits (the commit
+    ``agentmem memory edit`` makes: the owner's identity and the audit trailers), so that the
+    served view gives them (docs/design.md §Served view). For a test whose point is the file
+    itself (a broken file, one from before records); anything else seeds through the accept
+    path (:func:`seed_memory`)."""
+    # lazy: only the tests that hand-write a memory file
+    import os
+    import subprocess
+
+    import yaml
+
+    from agentmem import trailers as tr
+
+    roles = yaml.safe_load((root / "roles.yaml").read_text(encoding="utf-8")) or {}
+    for relpath in relpaths:
+        person = Path(relpath).stem
+        found = roles.get(person) or {}
+        email, role = found.get("email", f"{person}@example.com"), found.get("role", "member")
+        message = tr.message(
+            f"memory: edit {relpath}",
+            [(tr.ACTION, "edit"), (tr.ACTOR, f"{person} <{email}>"), (tr.ROLE, role)],
+        )
+        env = {
+            **os.environ,
+            "GIT_AUTHOR_NAME": person,
+            "GIT_AUTHOR_EMAIL": email,
+            "GIT_COMMITTER_NAME": person,
+            "GIT_COMMITTER_EMAIL": email,
+        }
+        status = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--", relpath],
+            check=True, capture_output=True, text=True,
+        ).stdout  # fmt: skip
+        if not status.strip():
+            continue
+        for args in (["add", "-A", "--", relpath], ["commit", "-q", "-m", message, "--", relpath]):
+            subprocess.run(
+                ["git", "-C", str(root), *args], check=True, capture_output=True, env=env
+            )

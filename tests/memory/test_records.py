@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from tests.helpers import git, invoke
+from tests.helpers.memory import commit_by_owner
 from typer.testing import CliRunner
 
 from agentmem.config import MemoryConfig
@@ -153,7 +154,7 @@ def test_a_file_without_markers_keeps_working_and_stays_unrecorded(
         "\n## Recurring patterns\n\n## Rule dependencies\n",
         encoding="utf-8",
     )
-    git(memrepo, "add", "memories/alice.md")
+    commit_by_owner(memrepo, "memories/alice.md")
     chat = invoke(runner, "context", "chat")
     assert chat.exit_code == 0, chat.stderr
     assert "1. Keep answers short." in chat.stdout
@@ -169,8 +170,7 @@ def _write_memory(root: Path, entries: str) -> None:
         "\n## Recurring patterns\n\n## Rule dependencies\n",
         encoding="utf-8",
     )
-    git(root, "add", "memories/alice.md")
-    git(root, "commit", "-qm", "seed", "--", "memories/alice.md")
+    commit_by_owner(root, "memories/alice.md")
 
 
 RECORDED = (

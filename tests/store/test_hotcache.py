@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from tests.helpers import invoke
+from tests.helpers.memory import commit_by_owner
 from typer.testing import CliRunner
 
 from agentmem.config import DEFAULT_CONFIG_TEXT, load_config
@@ -52,7 +53,9 @@ def test_a_second_session_start_reads_no_yaml_and_loads_no_guard(
     assert cold == "LOADED ['agentmem.guard', 'yaml'] 0"
     second, warm = _session_start(memrepo)
     assert (second, warm) == (first, "LOADED [] 0")
-    # A plain edit of the memory file: the new entry is judged (and withheld), the old one is not.
+    # An edit of the memory file, committed as alice's own (the served view gives only
+    # committed bytes): the new entry is judged (and withheld), the old one is not; the new
+    # commit is judged once by the history judge (which reads roles.yaml).
     memory = memrepo / "memories" / "alice.md"
     memory.write_text(
         memory.read_text(encoding="utf-8").replace(
@@ -60,8 +63,9 @@ def test_a_second_session_start_reads_no_yaml_and_loads_no_guard(
         ),
         encoding="utf-8",
     )
+    commit_by_owner(memrepo, "memories/alice.md")
     third, judged = _session_start(memrepo)
-    assert judged == "LOADED ['agentmem.guard'] 0"
+    assert judged == "LOADED ['agentmem.guard', 'yaml'] 0"
     assert "2. [withheld: the entry contains an agentmem delimiter" in third
     # A broken cache is no cache: the same block, everything computed again (the memo of the
     # whole output, agentmem.delivery.hotread, broken too: else it answers first).

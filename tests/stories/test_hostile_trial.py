@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from tests.helpers import git, invoke
+from tests.helpers.memory import commit_by_owner
 from typer.testing import CliRunner
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # fabricated, shaped like a GitHub token
@@ -166,6 +167,15 @@ def test_context_withholds_an_entry_committed_with_plain_git(
     text = memfile.read_text(encoding="utf-8")
     memfile.write_text(text + f"- {INJECTED}\n", encoding="utf-8")
     git(memrepo, "commit", "-qam", "plain edit")
+    # a plain-git commit is no decision: the served view gives the file as of the last one
+    plain = invoke(runner, "context", "chat")
+    assert plain.exit_code == 0 and INJECTED not in plain.stdout
+    assert "Quote clause numbers first." in plain.stdout
+    assert "is not alice's own decision made with agentmem" in plain.stderr
+    git(memrepo, "reset", "-q", "--hard", "HEAD~1")
+    # committed as alice's own edit (what memory edit commits): the guard still withholds it
+    memfile.write_text(text + f"- {INJECTED}\n", encoding="utf-8")
+    commit_by_owner(memrepo, "memories/alice.md")
 
     chat = invoke(runner, "context", "chat")
     assert chat.exit_code == 0

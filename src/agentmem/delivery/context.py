@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any
 from agentmem import governance
 from agentmem.delivery.hotread import FORMATS as FORMATS
 from agentmem.delivery.hotread import scope_for_folder as scope_for_folder
+from agentmem.delivery.served import FIX_MEMORY, ServedFile, serve_file
 from agentmem.errors import UsageError
 from agentmem.frozen import Frozen
 from agentmem.memory.file import BudgetStatus, Entry, budget_status, new_memory_text, parse_memory
 from agentmem.memory.records import scope_contains, today_iso
-from agentmem.store import regular
 
 if TYPE_CHECKING:
     from agentmem.config import Config
@@ -117,6 +117,7 @@ class ChatContext(Frozen):
         "day",
         "changes_on",
         "elsewhere",
+        "notes",
     )
     person: str
     path: str
@@ -143,6 +144,9 @@ class ChatContext(Frozen):
     #: ``(scope, count)`` of the entries left out as ``out of scope``, most entries first (then
     #: in the order of the file): what a session of another scope would be given.
     elsewhere: tuple[tuple[str, int], ...]
+    #: one line per thing the served view left out (an uncommitted edit, a change that is not
+    #: the owner's decision: :mod:`agentmem.delivery.served`), each with the command that fixes it.
+    notes: tuple[str, ...]
 
     def __init__(
         self,
@@ -161,6 +165,7 @@ class ChatContext(Frozen):
         day: str = "",
         changes_on: str | None = None,
         elsewhere: tuple[tuple[str, int], ...] = (),
+        notes: tuple[str, ...] = (),
     ) -> None:
         self._set(
             person=person,
@@ -178,6 +183,7 @@ class ChatContext(Frozen):
             day=day,
             changes_on=changes_on,
             elsewhere=elsewhere,
+            notes=notes,
         )
 
 
@@ -208,9 +214,8 @@ def build_chat(
     """
     relpath = repo.memory_relpath(person)
     config = repo.config.memory
-    read = regular.read_text(repo.root, relpath, universal_newlines=True)
-    if repo.cache is not None:
-        repo.cache.saw(relpath, read)
+    served = serve_memory(repo, person)
+    read = served.text
     exists = read is not None
     text = read if read is not None else new_memory_text(person, config)
     memory = parse_memory(text, person, config, relpath)
@@ -255,11 +260,27 @@ def build_chat(
         scope,
         tuple(left_out),
         tuple(due),
-        blob_id(read) if read is not None else "",
+        served.blob,
         day,
         min(later) if later else None,
         tuple(sorted(elsewhere.items(), key=lambda item: -item[1])),
+        served.notes,
     )
+
+
+def serve_memory(repo: Repository, person: str) -> ServedFile:
+    """``memories/<person>.md`` as the served view gives it (:mod:`agentmem.delivery.served`):
+    the committed bytes of the owner's last decision, never the work tree; the work tree's
+    text is noted for the hot path's memo, which compares it."""
+    relpath = repo.memory_relpath(person)
+    try:
+        served = serve_file(repo.root, relpath, person, repo.cache, FIX_MEMORY)
+    finally:
+        if repo.cache is not None:
+            repo.cache.save()
+    if repo.cache is not None:
+        repo.cache.saw(relpath, served.work)
+    return served
 
 
 def blob_id(text: str) -> str:

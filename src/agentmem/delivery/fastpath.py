@@ -180,19 +180,37 @@ def _session_start(root: Path, cwd: str | None) -> hotread.Found:
         repo.cache.save()
     found: hotread.Found
     named = None
+    served = tuple(_note(line) for line in ctx.notes)
     if not ctx.entries:
         message = _unseen(ctx, repo.config.scopes, folder, given)
         named = folder if message else None  # the message names the folder: the memo must too
-        found = (message or "", (_note(_none_given(ctx)),), (), None)
+        if message is None and ctx.notes:
+            message = _served_message(ctx.notes)
+        found = (message or "", (*served, _note(_none_given(ctx))), (), None)
     else:
         block = render_chat(ctx, "text", max_chars=HOOK_MAX_CHARS - 1)
         # the block may drop its last entries to fit: log what it carried
         usage = chat_line(_carried(ctx, block), ctx.person, "session-start")
-        found = (block, (), (), usage)
+        out = _served_message(ctx.notes, block) if ctx.notes else block
+        found = (out, served, (), usage)
     hotread.remember(
         root, repo.cache, hotread.SESSION_START, (), ctx, repo.config.scopes, found, named
     )
     return found
+
+
+def _served_message(notes: tuple[str, ...], block: str | None = None) -> str:
+    """The hook's JSON when the served view left something out (:mod:`agentmem.delivery.served`):
+    the notes as a ``systemMessage`` (Claude Code shows it to the person), the block, if any,
+    as the session's ``additionalContext``."""
+    # lazy: hot path: loaded only when something was left out
+    import json
+
+    line = "agentmem: " + " | ".join(note.rstrip(".") for note in notes) + "."
+    out: dict[str, object] = {"systemMessage": " ".join(line.split())}
+    if block is not None:
+        out["hookSpecificOutput"] = {"hookEventName": "SessionStart", "additionalContext": block}
+    return json.dumps(out, ensure_ascii=False)
 
 
 def _unseen(
@@ -346,7 +364,7 @@ def _chat(person: str | None, fmt: str, scope: str | None) -> tuple[Path, hotrea
     else:
         text = render_chat(ctx, fmt)
     notes = () if ctx.exists else (f"{ctx.person} has no memory file yet ({ctx.path})",)
-    warnings = []
+    warnings = list(ctx.notes)
     if ctx.withheld:
         numbers = ", ".join(f"#{n}" for n in ctx.withheld)
         warnings.append(

@@ -277,14 +277,42 @@ def _recall(root: Path, command: str, options: list[str | None], cwd: str | None
     ]
     if not entries:
         return None
+    if command == CONTEXT_CHAT and options[1] is not None:
+        return None  # another person's block: who may read it is decided from roles.yaml
     email = gitrun.run(root, ["config", "user.email"], None, None, text=True).stdout.strip()
     for entry in entries:
         if entry["email"] != email:
             continue
         if regular.read_text(root, entry["file"], universal_newlines=True) != entry["memory"]:
             continue
-        return _answer(entry)
+        answer = _answer(entry)
+        if answer is not None and _checked(root, entry, answer[0]):
+            return answer
     return None
+
+
+def _checked(root: Path, entry: dict[str, Any], stdout: str) -> bool:
+    """The stored output checked against its source before it is printed (docs/design.md
+    §Served view): the served blob as the served view gives it now, and the block one that
+    could have been rendered from that blob's text."""
+    # lazy: the served view (standard library, the git runner and the cache)
+    from agentmem.delivery import served
+    from agentmem.store.hotcache import HotCache
+
+    relpath = entry["file"]
+    if not (
+        isinstance(relpath, str) and relpath.startswith("memories/") and relpath.endswith(".md")
+    ):
+        return False
+    owner = relpath[len("memories/") : -len(".md")]
+    cache = HotCache(root / LOCAL_DIR)
+    now = served.serve_file(root, relpath, owner, cache, served.FIX_MEMORY)
+    cache.save()
+    if now.blob != entry.get("blob") or now.work != entry["memory"]:
+        return False
+    if list(now.notes) != entry.get("notes"):
+        return False
+    return served.consistent(stdout, now.text, owner)
 
 
 def _answer(entry: dict[str, Any]) -> Found | None:
@@ -342,6 +370,8 @@ def remember(
         "folder": folder,
         "file": ctx.path,
         "memory": inputs[ctx.path],
+        "blob": ctx.blob,
+        "notes": list(ctx.notes),
         "day": ctx.day,
         "until": ctx.changes_on,
         "printed": [stdout, list(notes), list(warnings)],
