@@ -32,6 +32,34 @@ class UsageError(AgentmemError):
     exit_code = 2
 
 
+class MissingExtraError(AgentmemError):
+    """A feature whose libraries come with an extra of the package that is not installed
+    (docs/design.md §Install): exit 1, with the pip command that installs it."""
+
+
+#: The extras of pyproject.toml: name -> (what needs it, the modules it brings).
+EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "mcp": ("agentmem mcp (the MCP server)", ("mcp", "pydantic")),
+    "openai": ("the openai harvest provider", ("openai",)),
+    "serve": ("agentmem serve (the review pages)", ("starlette", "uvicorn", "jinja2")),
+}
+
+
+def require_extra(extra: str) -> None:
+    """Raise :class:`MissingExtraError` unless every module of ``extra`` can be imported
+    (looked up, not imported: nothing is loaded here)."""
+    # lazy: importlib.util only when a feature with an extra starts
+    from importlib.util import find_spec
+
+    feature, modules = EXTRAS[extra]
+    missing = [name for name in modules if find_spec(name) is None]
+    if missing:
+        raise MissingExtraError(
+            f"{feature} needs {', '.join(missing)}, which this installation leaves out",
+            hint=f"pip install 'agentmem[{extra}]' (or, from a clone: pip install -e '.[{extra}]')",
+        )
+
+
 class ConfigError(AgentmemError):
     """``agentmem.yaml`` or ``roles.yaml`` is missing, malformed, or holds an unknown key."""
 

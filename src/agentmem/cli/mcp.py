@@ -35,6 +35,9 @@ def mcp(
       agentmem mcp --scope contracts/supply
     """
     from agentmem.delivery.mcp_start import serve_stdio, session_scope
+    from agentmem.errors import require_extra
+
+    require_extra("mcp")  # before anything is answered: without the SDK nothing can be served
 
     session = session_scope(scope)  # a bad --scope is a usage error before anything is served
 

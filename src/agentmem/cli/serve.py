@@ -56,6 +56,9 @@ def serve(
     repo = repository()
     actor = repo.actor()  # a clone whose identity is no person in roles.yaml: refused here
     bind = host or "127.0.0.1"
+    from agentmem.errors import require_extra
+
+    require_extra("serve")  # starlette, uvicorn and Jinja2: a one-line error if left out
     # lazy: starlette, uvicorn and Jinja2 only for this command
     from agentmem.web.server import is_loopback, prepare, run
 

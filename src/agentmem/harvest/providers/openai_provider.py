@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agentmem.errors import ConfigError, ModelError
+from agentmem.errors import ConfigError, ModelError, require_extra
 from agentmem.harvest.providers import HarvestRequest, RawAnswer
 from agentmem.harvest.providers.deadline import within
 from agentmem.proposals.model import PROPOSAL_JSON_SCHEMA
@@ -82,6 +82,7 @@ def harvest(
     :class:`ModelError` for an API refusal (4xx, or 429/5xx once retries are spent), a timeout,
     an unreachable server, an answer cut short or outside the schema.
     """
+    require_extra("openai")  # a one-line error with the pip command, not an ImportError
     # lazy: the openai SDK loads only when this provider runs
     import openai
 
@@ -155,6 +156,7 @@ def _timed_out(settings: OpenAISettings) -> ModelError:
 
 
 def _model_error(exc: Exception, settings: OpenAISettings) -> ModelError:
+    require_extra("openai")  # a one-line error with the pip command, not an ImportError
     # lazy: the openai SDK loads only when this provider runs
     import openai
 
