@@ -55,3 +55,14 @@ def test_help_has_examples_that_fit_80_columns_and_parse(name: str) -> None:
     assert any(f"agentmem {name}" in ex or f" {name} " in ex for ex in examples), examples
     for example in examples:
         _parse(example)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, (_, group) in COMMANDS.items() if group))
+def test_a_group_named_alone_shows_its_help_with_its_own_words(name: str) -> None:
+    """``agentmem memory`` (no subcommand): its help, exit 2, the command's name intact (the
+    typed-value hiding made it read "a person's (value not shown) file")."""
+    result = CliRunner().invoke(app, [name], env={"COLUMNS": "80"})
+    assert result.exit_code == 2
+    assert "value not shown" not in result.output
+    assert f"Usage: agentmem {name} [OPTIONS] COMMAND [ARGS]..." in result.output
+    assert f"  agentmem {name} " in result.output  # its examples

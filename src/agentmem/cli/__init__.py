@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from typer._click.exceptions import ClickException, NoSuchOption
+from typer._click.exceptions import ClickException, NoArgsIsHelpError, NoSuchOption
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
@@ -152,7 +152,12 @@ def _hide_values(exc: ClickException, argv: list[str]) -> None:
     """Take every argument's value out of a parse error's message (a private key pasted as an
     argument was printed back as "No such option: -----BEGIN …"). Option names stay; anything
     else the person typed becomes ``(value not shown)``, except an unknown command's name when
-    it is a plain word (``No such command 'undo'``). Mutates ``exc`` in place."""
+    it is a plain word (``No such command 'undo'``). A group named without its subcommand
+    (``agentmem memory``) prints its help as the message: only command names were typed, and
+    hiding them made its help read "Read, edit and trace a person's (value not shown) file".
+    Mutates ``exc`` in place."""
+    if isinstance(exc, NoArgsIsHelpError):
+        return
     shown = _shown_command_name(exc, argv)
     if shown is not None:
         exc.message = shown
