@@ -854,3 +854,29 @@ def test_a_turn_that_opens_on_a_figure_is_the_persons_own_text() -> None:
     said = "6 mois c'est non. En dessous de 12 mois de garantie on refuse.\n\n"
     assert split_own(said).own.startswith("6 mois")
     assert split_own("14.1 Either party may terminate.\n\nThoughts?").own == "Thoughts?"
+
+
+def test_an_outcome_topic_keeps_the_word_every_suggestion_has_beside_it() -> None:
+    def texts(*suggestions: str) -> list[str]:
+        return [
+            str(p["text"])
+            for p in _outcomes(*[(s, "ignored", None) for s in suggestions])
+            if p["basis"] == "inferred"
+        ]
+
+    assert texts(
+        "Northwind NDA: change the governing law from Delaware to English law.",
+        "Harbor NDA: change the governing law from New York to English law.",
+    ) == ["Leave suggestions on governing law aside unless asked: they are usually ignored."]
+    (text,) = texts(
+        "NDA Quimsa: cambiar la ley aplicable a la española.",
+        "NDA Portlog: cambiar la ley aplicable a la española.",
+    )
+    assert " ley aplicable " in text
+    # German nouns are capitalised: a long one is a topic, a short one may be a name
+    (text,) = texts(
+        "Vertrag Albrecht: doppelte Schriftformklausel ergänzen.",
+        "Vertrag Weber: doppelte Schriftformklausel ergänzen.",
+        "Vertrag Krüger: Schriftformklausel verschärfen.",
+    )
+    assert "Schriftformklausel" in text and "Weber" not in text

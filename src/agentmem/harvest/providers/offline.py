@@ -824,10 +824,12 @@ _SECTION_OF = {
 _OUTCOME_WORD = re.compile(r"[^\W\d_][\w'-]*")
 
 
-def _topic_words(suggestion: str, generic: frozenset[str]) -> dict[str, str]:
+def _topic_words(
+    suggestion: str, generic: frozenset[str], nouns_capitalised: bool = False
+) -> dict[str, str]:
     """``{folded: as written}`` of the words of a suggestion that may name its topic: not its
-    first word (the verb), not a name (a capital inside the sentence), not a common or generic
-    word, four letters or more."""
+    first word (the verb), not a name (a capital inside the sentence; in German, where every
+    noun has one, only a short one), not a common or generic word, four letters or more."""
     common = _common_words()
     out: dict[str, str] = {}
     for i, m in enumerate(_OUTCOME_WORD.finditer(suggestion)):
@@ -835,16 +837,56 @@ def _topic_words(suggestion: str, generic: frozenset[str]) -> dict[str, str]:
         folded = fold(word)[0]
         if i == 0 or len(word) < 4 or folded in common or folded in generic:
             continue
-        if word[0].isupper() and not suggestion[: m.start()].rstrip().endswith((".", ":")):
+        named = word[0].isupper() and not suggestion[: m.start()].rstrip().endswith((".", ":"))
+        if named and not (nouns_capitalised and len(word) >= 10):
             continue
         out.setdefault(folded, word)
     return out
 
 
-def _topics(group: list[Outcome], generic: frozenset[str]) -> list[tuple[str, list[Outcome]]]:
+def _topic_phrase(topic: str, said: list[Outcome]) -> str:
+    """``topic`` with the word next to it in every suggestion of ``said`` when they all share
+    it ("governing" → "governing law", "aplicable" → "ley aplicable"); else ``topic``."""
+    common = _common_words()
+    befores: list[set[str]] = []
+    afters: list[set[str]] = []
+    written: dict[str, str] = {}
+    for outcome in said:
+        words = [m.group(0) for m in _OUTCOME_WORD.finditer(outcome.suggestion)]
+        folded = [fold(w)[0] for w in words]
+        before, after = set(), set()
+        for i, w in enumerate(folded):
+            if _same_word(w, fold(topic)[0]):
+                if i > 0:
+                    before.add(folded[i - 1])
+                    written.setdefault(folded[i - 1], words[i - 1])
+                if i + 1 < len(folded):
+                    after.add(folded[i + 1])
+                    written.setdefault(folded[i + 1], words[i + 1])
+        befores.append(before)
+        afters.append(after)
+    for side, sets in (("after", afters), ("before", befores)):
+        shared = set.intersection(*sets) if sets else set()
+        shared = {
+            w
+            for w in shared
+            if w not in common
+            and len(w) >= 3
+            and not w.isdigit()
+            and not (written[w][:1].isupper() and len(w) < 10)  # a name, a defined term
+        }
+        if len(shared) == 1:
+            (word,) = shared
+            return f"{topic} {written[word]}" if side == "after" else f"{written[word]} {topic}"
+    return topic
+
+
+def _topics(
+    group: list[Outcome], generic: frozenset[str], nouns_capitalised: bool = False
+) -> list[tuple[str, list[Outcome]]]:
     """The topics that at least two outcomes of ``group`` share, each with its outcomes, most
     shared first (a word and its inflections are one topic: a common start of five letters)."""
-    words = [_topic_words(o.suggestion, generic) for o in group]
+    words = [_topic_words(o.suggestion, generic, nouns_capitalised) for o in group]
     left = set(range(len(group)))
     out: list[tuple[str, list[Outcome]]] = []
     while len(left) >= 2:
@@ -861,7 +903,8 @@ def _topics(group: list[Outcome], generic: frozenset[str]) -> list[tuple[str, li
                     best = (*rank, longest, holders)
         if best is None:
             break
-        out.append((best[2], [group[j] for j in sorted(best[3])]))
+        said = [group[j] for j in sorted(best[3])]
+        out.append((_topic_phrase(best[2], said), said))
         left -= best[3]
     return out
 
@@ -894,7 +937,7 @@ def _outcome_proposals(
         template = words.get(decision)
         if len(group) < 2 or not template:
             continue
-        for topic, said in _topics(group, generic):
+        for topic, said in _topics(group, generic, lang.code == "de"):
             text = template.format(topic=topic)
             finals = [(o.suggestion, o.final_text) for o in said if o.final_text]
             notes = []
