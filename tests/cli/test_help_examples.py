@@ -66,3 +66,12 @@ def test_a_group_named_alone_shows_its_help_with_its_own_words(name: str) -> Non
     assert "value not shown" not in result.output
     assert f"Usage: agentmem {name} [OPTIONS] COMMAND [ARGS]..." in result.output
     assert f"  agentmem {name} " in result.output  # its examples
+
+
+def test_the_command_list_is_one_line_per_command_at_80_columns() -> None:
+    """install-server-hook widened the name column: every short help over 55 characters
+    wrapped, and 'agentmem --help' read as 50 lines of halves."""
+    result = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "80"})
+    commands = result.stdout.split("Commands:\n")[1].splitlines()
+    assert len(commands) == len(COMMANDS)
+    assert [ln for ln in commands if ln.startswith("   ") or len(ln) > 80] == []
