@@ -376,3 +376,16 @@ def test_the_fast_marker_split_agrees_with_the_regular_expression() -> None:
         assert split_entry(f"- {body}\n") == by_expression(body), repr(body)
         if not body.endswith("\n"):
             assert split_entry(body) == by_expression(body), repr(body)
+
+
+def test_show_names_the_command_behind_its_record_summary(memrepo: Path, runner: CliRunner) -> None:
+    """The demo's "[inferred: #4]" said nothing of where to look: the next step follows it on
+    stderr (stdout stays the file's data)."""
+    from tests.helpers.memory import seed_memory
+
+    seed_memory(runner, ["Leave penalties aside unless asked."], basis="inferred")
+    shown = invoke(runner, "memory", "show")
+    assert shown.stdout.endswith("]\n[inferred: #1]\n")
+    assert shown.stderr == "  agentmem memory show --records shows each entry's record\n"
+    with_records = invoke(runner, "memory", "show", "--records")
+    assert with_records.stdout.endswith("[inferred: #1]\n") and with_records.stderr == ""

@@ -78,7 +78,12 @@ def show(
             )
     output.data("")
     output.data(f"[{status.describe()}]")
-    _record_summary(memory.entries(), repo.config.memory.on_review_due, repo.config.retired_scopes)
+    _record_summary(
+        memory.entries(),
+        repo.config.memory.on_review_due,
+        repo.config.retired_scopes,
+        shown=records,
+    )
     if status.level == "over":
         output.warn(
             f"{relpath} is over its budget ({status.describe()}): nothing can be added until "
@@ -89,10 +94,16 @@ def show(
 
 
 def _record_summary(
-    entries: list[Entry], on_review_due: str, retired: tuple[tuple[str, str], ...] = ()
+    entries: list[Entry],
+    on_review_due: str,
+    retired: tuple[tuple[str, str], ...] = (),
+    *,
+    shown: bool = False,
 ) -> None:
     """One line on the records: how many entries are inferred, unrecorded, past review,
-    expired (what the chat block leaves out), with the command that lists them."""
+    expired (what the chat block leaves out), then (on stderr) the command that shows them:
+    ``memory due`` for what needs the person, else ``memory show --records`` unless
+    ``shown``."""
     from agentmem.memory.records import today_iso
 
     today = today_iso()
@@ -113,6 +124,10 @@ def _record_summary(
         parts.append(f"expired (never given): {', '.join(expired)}")
     if parts:
         output.data("[" + "; ".join(parts) + "]")
+        if due or expired:
+            output.info("  agentmem memory due lists what needs you")
+        elif not shown:
+            output.info("  agentmem memory show --records shows each entry's record")
     if due or expired:
         output.warn("entries need attention: agentmem memory due lists them")
 
