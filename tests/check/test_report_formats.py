@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from tests.helpers import invoke
+
+from agentmem.check import report_formats, rule_help
+from agentmem.check.findings import Finding
 
 
 def _broken(root: Path) -> None:
@@ -104,3 +108,40 @@ def test_completion_answers_commands_and_option_values(runner, monkeypatch):
     monkeypatch.setenv("COMP_CWORD", "3")
     values = runner.invoke(app, [], prog_name="agentmem")
     assert values.stdout.split() == ["claude-md", "agents-md", "cursor-rule", "markdown"]
+
+
+def test_sarif_rules_carry_their_help_and_results_a_stable_fingerprint(memrepo: Path, runner):
+    _broken(memrepo)
+    (run,) = json.loads(invoke(runner, "check", "--format", "sarif").stdout)["runs"]
+    rules = {rule["id"]: rule for rule in run["tool"]["driver"]["rules"]}
+    unknown = rules["memory-unknown-person"]["help"]
+    assert unknown["markdown"].startswith("`memory-unknown-person` (warning), `memory-user-role`: ")
+    assert "`" not in unknown["text"] and unknown["text"].endswith(rule_help.SEE)
+    prints = [r["partialFingerprints"][report_formats.FINGERPRINT] for r in run["results"]]
+    assert len(prints) == len(set(prints)) and all(len(p) == 32 for p in prints)
+    again = json.loads(invoke(runner, "check", "--format", "sarif").stdout)["runs"][0]
+    assert [r["partialFingerprints"] for r in again["results"]] == [
+        r["partialFingerprints"] for r in run["results"]
+    ]
+
+
+def test_a_fingerprint_leaves_line_numbers_out() -> None:
+    moved = Finding("memories/a.md", 9, "warning", "memory-contradiction", "#4 and #1 (line 7)")
+    here = Finding("memories/a.md", 5, "warning", "memory-contradiction", "#4 and #1 (line 3)")
+    other = Finding("memories/b.md", 5, "warning", "memory-contradiction", "#4 and #1 (line 3)")
+    assert report_formats.fingerprint(moved) == report_formats.fingerprint(here)
+    assert report_formats.fingerprint(other) != report_formats.fingerprint(here)
+
+
+def test_the_help_rows_are_the_code_tables_of_the_design() -> None:
+    """``check/rule_help.py`` holds docs/design.md §Check's two code tables word for word."""
+    design = (Path(__file__).resolve().parents[2] / "docs" / "design.md").read_text("utf-8")
+    start = design.index("## 17. Check")
+    section = design[start : design.index("**The server gate", start)]
+    rows = re.findall(r"^\| (`[^|]*`[^|]*) \| ([^\n]*) \|$", section, re.M)
+    expected = tuple(
+        (tuple(re.findall(r"`([a-z][a-z:<>-]+)`", codes)), f"{codes}: {text}")
+        for codes, text in rows
+    )
+    assert expected == rule_help.ROWS
+    assert rule_help.help_text("guard:pii:email").startswith("guard:<code>: a guard finding")

@@ -245,3 +245,45 @@ def test_tidy_flags_another_value_with_the_same_detector(memrepo: Path, runner: 
             [],
         )
     ]
+
+
+def test_check_gives_one_finding_per_group_of_contradicting_entries(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    """Five entries that all contradict one another are one finding naming them and counting
+    the pairs; a pair elsewhere in the file keeps its own."""
+    seed_memory(
+        runner,
+        [f"Keep answers under {n * 10} words." for n in range(1, 6)]
+        + ["Use British English.", "Use American English."],
+    )
+    findings = json.loads(invoke(runner, "check", "--format", "json").stdout)
+    found = [(f["line"], f["message"]) for f in findings if f["code"] == "memory-contradiction"]
+    assert found == [
+        (
+            8,
+            "5 entries contradict one another (10 pairs): #1, #2, #3, #4, #5; e.g. #2 and #1 say "
+            "the same with other figures; keep the ones that hold (agentmem memory edit, or "
+            "agentmem tidy)",
+        ),
+        (
+            10,
+            "entry #7 contradicts entry #6 (line 9): they say another value for the same thing "
+            "(british / american); keep the one that holds (agentmem memory edit, or agentmem "
+            "tidy)",
+        ),
+    ]
+
+
+@pytest.mark.slow
+def test_75_contradicting_entries_are_one_finding_and_a_small_sarif(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    seed_memory(runner, [f"Keep answers under {n * 10} words." for n in range(1, 76)])
+    findings = json.loads(invoke(runner, "check", "--format", "json").stdout)
+    grouped = [f for f in findings if f["code"] == "memory-contradiction"]
+    assert len(grouped) == 1 and grouped[0]["message"].startswith(
+        "75 entries contradict one another (2775 pairs): #1, #2, #3"
+    )
+    sarif = invoke(runner, "check", "--format", "sarif").stdout
+    assert len(sarif.encode()) < 100_000

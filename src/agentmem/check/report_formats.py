@@ -3,22 +3,43 @@ Markdown summary table GitHub shows on a workflow run's page (``$GITHUB_STEP_SUM
 
 from __future__ import annotations
 
+import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
 from agentmem.check.findings import CheckReport, Finding
+from agentmem.check.rule_help import help_markdown, help_text
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+#: The key of agentmem's own fingerprint in a result's ``partialFingerprints``.
+FINGERPRINT = "agentmemFinding/v1"
+_LINE_NUMBER = re.compile(r"\b(line|lines) \d+(?:[-–]\d+)?")
+
+
+def fingerprint(f: Finding) -> str:
+    """A hash of the finding's code, file, commit and message with its line numbers left out
+    (``line 12`` → ``line``): the same finding after lines moved keeps it."""
+    message = _LINE_NUMBER.sub(r"\1", f.message)
+    key = "\0".join((f.code, f.path, f.commit or "", message))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
 def sarif(findings: list[Finding], version: str) -> dict[str, Any]:
     """One SARIF 2.1.0 log: one run of the ``agentmem`` driver, one rule per finding code (in
     order of first use), one result per finding with its level (error | warning), message,
     file and line (relative to the repository root, ``%SRCROOT%``; an absolute path as a
-    ``file://`` URI) and, for history findings, the commit in ``properties.commit``."""
+    ``file://`` URI), a stable fingerprint (:func:`fingerprint`) and, for history findings, the
+    commit in ``properties.commit``. Each rule carries its help (docs/design.md §Check's row
+    for the code: :mod:`agentmem.check.rule_help`)."""
     codes = list(dict.fromkeys(f.code for f in findings))
     rules = [
-        {"id": code, "name": code, "shortDescription": {"text": f"agentmem check: {code}"}}
+        {
+            "id": code,
+            "name": code,
+            "shortDescription": {"text": f"agentmem check: {code}"},
+            "help": {"text": help_text(code), "markdown": help_markdown(code)},
+        }
         for code in codes
     ]
     results = []
@@ -32,6 +53,7 @@ def sarif(findings: list[Finding], version: str) -> dict[str, Any]:
             "ruleIndex": codes.index(f.code),
             "level": "error" if f.is_error else "warning",
             "message": {"text": f.message},
+            "partialFingerprints": {FINGERPRINT: fingerprint(f)},
             "locations": [
                 {
                     "physicalLocation": {

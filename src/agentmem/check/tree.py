@@ -213,24 +213,60 @@ def check_memory_text(rel: str, person: str, text: str, state: TreeState) -> lis
 
 
 def contradiction_findings(rel: str, entries: list[Entry]) -> list[Finding]:
-    """``memory-contradiction`` warnings: pairs of entries of one file that contradict each
-    other (:mod:`agentmem.proposals.conflicts`, the detector review and tidy use), at the later
-    entry's line. Entries are named by number and line, never quoted: a check's output may be
-    public (CI logs)."""
+    """``memory-contradiction`` warnings: entries of one file that contradict each other
+    (:mod:`agentmem.proposals.conflicts`, the detector review and tidy use). One finding per
+    group of entries linked by contradicting pairs, at its latest entry's line: a pair names the
+    two and what they say; a larger group names every member and counts them and the pairs
+    (75 entries that all contradict one another are one finding, not 2,775). Entries are named
+    by number and line, never quoted: a check's output may be public (CI logs)."""
     if len(entries) < 2:
         return []
+    pairs = [
+        pair for pair in related_pairs([e.text for e in entries], duplicates=False) if pair.why
+    ]
     found = []
-    for pair in related_pairs([e.text for e in entries], duplicates=False):
-        if pair.why is None:
-            continue
-        a, b = entries[pair.i], entries[pair.j]
-        message = (
-            f"entry #{b.number} contradicts entry #{a.number} (line {a.line}): they say "
-            f"{pair.why.describe()}; keep the one that holds (agentmem memory edit, or "
-            "agentmem tidy)"
-        )
-        found.append(Finding(rel, b.line, WARNING, "memory-contradiction", message))
+    for group in _groups([(pair.i, pair.j) for pair in pairs]):
+        members = set(group)
+        inside = [pair for pair in pairs if pair.i in members]
+        first = inside[0]
+        assert first.why is not None
+        a, b = entries[first.i], entries[first.j]
+        if len(group) == 2:
+            message = (
+                f"entry #{b.number} contradicts entry #{a.number} (line {a.line}): they say "
+                f"{first.why.describe()}; keep the one that holds (agentmem memory edit, or "
+                "agentmem tidy)"
+            )
+        else:
+            numbers = ", ".join(f"#{entries[i].number}" for i in group)
+            message = (
+                f"{len(group)} entries contradict one another ({len(inside)} pairs): "
+                f"{numbers}; e.g. #{b.number} and #{a.number} say {first.why.describe()}; keep "
+                "the ones that hold (agentmem memory edit, or agentmem tidy)"
+            )
+        last = entries[group[-1]]
+        found.append(Finding(rel, last.line, WARNING, "memory-contradiction", message))
     return found
+
+
+def _groups(links: list[tuple[int, int]]) -> list[list[int]]:
+    """The connected groups of ``links`` (pairs of indices), each sorted, in order of their
+    first index."""
+    parent: dict[int, int] = {}
+
+    def root(i: int) -> int:
+        parent.setdefault(i, i)
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in links:
+        parent[root(i)] = root(j)
+    groups: dict[int, list[int]] = {}
+    for i in sorted(parent):
+        groups.setdefault(root(i), []).append(i)
+    return sorted(groups.values())
 
 
 @lru_cache(maxsize=1)
