@@ -880,3 +880,15 @@ def test_an_outcome_topic_keeps_the_word_every_suggestion_has_beside_it() -> Non
         "Vertrag Krüger: Schriftformklausel verschärfen.",
     )
     assert "Schriftformklausel" in text and "Weber" not in text
+
+
+def test_having_asked_before_makes_standing_what_is_said_beside_it_not_the_whole_turn() -> None:
+    # real prompt of the corpus (memory-directives), shouted
+    said = json.loads(
+        (CORPUS / "memory-directives" / "real_user_prompt_directives.jsonl")
+        .read_text(encoding="utf-8")
+        .splitlines()[3]
+    )["payload"]["prompt"]
+    assert "TE DIJE NO USAMOS EMOJIS" in said
+    texts = [p["text"] for p in _offline(said)]
+    assert texts == ["No usamos emojis."]

@@ -36,6 +36,7 @@ read with what applies and the language is named in a note. Same input, same pro
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -759,6 +760,18 @@ def _directive(
     return request
 
 
+def _near_reproach(sentences: list[str], i: int) -> bool:
+    """True when sentence ``i`` or the one before it says the person asked before ("TE DIJE
+    NO USAMOS EMOJIS"): what they had asked is there, not in every sentence of a long turn."""
+    for j in (i - 1, i):
+        if 0 <= j < len(sentences):
+            folded = fold(sentences[j])[0]
+            langs = markers.detect(folded)
+            if any_match(_patterns(langs, "reproach"), folded) is not None:
+                return True
+    return False
+
+
 def _with_their_object(
     found: list[_Candidate | None], sentences: list[str]
 ) -> list[_Candidate | None]:
@@ -1009,7 +1022,12 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         found: list[_Candidate | None] = list(changes)
         by_sentence: list[_Candidate | None] = []
         for i, s in enumerate(sentences):
-            candidate = None if i in said else extractor.sentence(s, where, cues)
+            near = _near_reproach(sentences, i) if cues.reproach else False
+            candidate = (
+                None
+                if i in said
+                else extractor.sentence(s, where, dataclasses.replace(cues, reproach=near))
+            )
             if candidate is not None and candidate.target in changed:
                 candidate = None  # the turn's change of that entry says it
             by_sentence.append(candidate)
