@@ -212,6 +212,26 @@ def test_approve_names_five_conflicts_and_counts_the_rest(team: Path, runner: Cl
     assert "… and 2 more rule(s): agentmem check lists them (doctrine-conflict)" in result.stderr
 
 
+def test_check_gives_one_finding_for_a_group_of_conflicting_rules(
+    team: Path, runner: CliRunner
+) -> None:
+    """Eight drafts that all set another cap are one doctrine-conflict finding naming them
+    (a pair of rules keeps a finding on each, below)."""
+    act(team, "bob")
+    cap = "Cap late-delivery penalties at {} % of the order value."
+    for n in range(1, 9):
+        propose(runner, f"penalty-{n}", cap.format(n * 5), "contracts")
+    findings = json.loads(invoke(runner, "check", "--format", "json").stdout)
+    (found,) = [f for f in findings if f["code"] == "doctrine-conflict"]
+    assert found["path"] == "doctrine/penalty-1.yaml"
+    assert found["message"] == (
+        "8 rules in overlapping scopes conflict with one another: 'penalty-1', 'penalty-2', "
+        "'penalty-3', 'penalty-4', 'penalty-5', 'penalty-6', 'penalty-7', 'penalty-8'; e.g. "
+        "'penalty-1' (draft) and 'penalty-2' (draft, doctrine/penalty-2.yaml) set another value "
+        "than each other: keep the ones that hold (edit, deactivate or archive the others)"
+    )
+
+
 def test_approve_and_check_name_a_rule_that_sets_another_value_or_says_the_opposite(
     team: Path, runner: CliRunner
 ) -> None:

@@ -60,7 +60,7 @@ ROWS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
     (
         ("doctrine-conflict",),
-        "`doctrine-conflict` (warning): a live rule says the opposite of, or sets another value than, a live rule of an overlapping scope (§Lifecycle, *Conflicts*); one finding per rule, naming the other rule with the smallest id",
+        "`doctrine-conflict` (warning): a live rule says the opposite of, or sets another value than, a live rule of an overlapping scope (§Lifecycle, *Conflicts*); a pair: one finding on each rule, naming the other; three or more rules linked by such conflicts: one finding for the group, on its first rule, naming every member with their count",
     ),
     (
         (

@@ -104,15 +104,49 @@ def conflict_findings(profiles: list[tuple[str, Profile]]) -> list[Finding]:
         seen.add(live.rule_id)
         where[live.rule_id] = rel
         unique.append(live)
+    found = conflicts_among(unique)
+    parent = {rule_id: rule_id for rule_id in found}
+    for _, other in found.values():
+        parent.setdefault(other.rule_id, other.rule_id)
+
+    def root(rule_id: str) -> str:
+        while parent[rule_id] != rule_id:
+            parent[rule_id] = parent[parent[rule_id]]
+            rule_id = parent[rule_id]
+        return rule_id
+
+    for rule_id, (_, other) in found.items():
+        parent[root(rule_id)] = root(other.rule_id)
+    groups: dict[str, list[str]] = {}
+    for rule_id in sorted(parent):
+        groups.setdefault(root(rule_id), []).append(rule_id)
     findings = []
-    for rule_id, (mine, other) in sorted(conflicts_among(unique).items()):
-        what = "says the opposite of" if other.kind == "opposite" else "sets another value than"
-        message = (
-            f"rule '{rule_id}' ({mine.status}) {what} rule '{other.rule_id}' ({other.status}, "
-            f"{where[other.rule_id]}) in an overlapping scope: keep the one that holds "
-            "(edit, deactivate or archive the other)"
-        )
-        findings.append(Finding(where[rule_id], mine.line, WARNING, "doctrine-conflict", message))
+    for members in sorted(groups.values()):
+        if len(members) > 2:  # one finding for the group, on its first rule
+            first = next(m for m in members if m in found)
+            mine, other = found[first]
+            what = "say the opposite of" if other.kind == "opposite" else "set another value than"
+            message = (
+                f"{len(members)} rules in overlapping scopes conflict with one another: "
+                f"{', '.join(repr(m) for m in members)}; e.g. '{first}' ({mine.status}) and "
+                f"'{other.rule_id}' ({other.status}, {where[other.rule_id]}) {what} each "
+                "other: keep the ones that hold (edit, deactivate or archive the others)"
+            )
+            findings.append(Finding(where[first], mine.line, WARNING, "doctrine-conflict", message))
+            continue
+        for rule_id in members:
+            if rule_id not in found:
+                continue
+            mine, other = found[rule_id]
+            what = "says the opposite of" if other.kind == "opposite" else "sets another value than"
+            message = (
+                f"rule '{rule_id}' ({mine.status}) {what} rule '{other.rule_id}' "
+                f"({other.status}, {where[other.rule_id]}) in an overlapping scope: keep the one "
+                "that holds (edit, deactivate or archive the other)"
+            )
+            findings.append(
+                Finding(where[rule_id], mine.line, WARNING, "doctrine-conflict", message)
+            )
     return findings
 
 
