@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from tests.helpers import git, invoke, set_identity
 from tests.helpers.context import add_person
+from tests.helpers.memory import seed_memory
 from typer.testing import CliRunner
 
 from agentmem.delivery import hotread, served
@@ -208,3 +209,50 @@ def test_the_memo_does_not_answer_when_only_the_reason_changed(
     second = invoke(runner, "context", "chat")
     assert "not committed" not in second.stderr and PLANTED not in second.stdout
     assert "is not alice's own decision" in second.stderr
+
+
+def test_the_memory_tool_views_what_a_chat_block_gives(memrepo: Path, runner: CliRunner) -> None:
+    """The memory tool's ``view`` reads through the served view: no uncommitted line, no
+    entry kept for another scope, inferred entries labelled, the note said."""
+    # lazy: the SDK's memory tool, only for this case
+    import agentmem
+    from agentmem.integrations.anthropic import MemoryTool
+
+    seed_memory(runner, ["Answer in French."])
+    seed_memory(runner, ["Prefer tables for comparisons."], basis="inferred")
+    seed_memory(runner, ["Quote the lease index."], scope="contracts/lease")
+    path = memrepo / "memories" / "alice.md"
+    path.write_text(path.read_text(encoding="utf-8") + f"- {PLANTED}\n", encoding="utf-8")
+    view = MemoryTool(agentmem.open(), session="s1").call(
+        {"command": "view", "path": "/memories/alice.md"}
+    )
+    assert "- Answer in French." in view
+    assert "- [inferred] Prefer tables for comparisons." in view
+    assert "Quote the lease index." not in view and PLANTED not in view
+    assert "[1 entry not shown: expired, past review or kept for another scope]" in view
+    assert "has changes that are not committed" in view
+
+
+def test_the_chat_agents_mcp_search_never_returns_doctrine(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    """The two memories never meet: a draft rule and an active one both hold the word, the
+    chat agent's search finds only the memory entry; asking for doctrine alone is refused."""
+    # lazy: the MCP server module, only for this case
+    from tests.helpers.context import RULES, write_rules
+
+    from agentmem.delivery import mcp_server
+    from agentmem.errors import UsageError
+
+    write_rules(memrepo, RULES)
+    word = "legalese"  # in the title of RULES[0]
+    _accept(runner, f"Explain {word} in plain words.")
+    repo = mcp_server.open_repo()
+    everything = mcp_server.search(repo, repo.actor(), word, kinds=("doctrine",), limit=50)
+    assert everything.hits  # the doctrine does hold the word
+    hits = mcp_server.search_hits(word, None, 50)
+    assert hits and {h.kind for h in hits} <= {"memory", "inbox", "history"}
+    assert "doctrine" not in {h.kind for h in hits}
+    assert "doctrine/" not in mcp_server.search_text(word, None, 50)
+    with pytest.raises(UsageError, match="doctrine is not given to a chat agent"):
+        mcp_server.search_hits(word, "doctrine", 10)

@@ -42,6 +42,7 @@ from agentmem.delivery.context import (
     chat_reader,
     render_audit,
     render_chat,
+    serve_memory,
 )
 from agentmem.delivery.hotread import resolved_folder, scope_for_folder
 from agentmem.doctrine import load_rules, normalise_scope, today
@@ -49,7 +50,6 @@ from agentmem.errors import AgentmemError, GovernanceError, UsageError
 from agentmem.governance import ADMIN
 from agentmem.memory.records import scope_contains
 from agentmem.proposals.ids import check_scope
-from agentmem.store import regular
 from agentmem.store.atomic import atomic_delete, atomic_write
 from agentmem.store.repo import Person, Repository
 
@@ -120,9 +120,9 @@ def _sha(text: str) -> str:
 
 
 def memory_source_sha(repo: Repository, person: str) -> str:
-    """What a memory export is made from: the memory file's text (empty when it is absent)."""
-    text = regular.read_text(repo.root, repo.memory_relpath(person), universal_newlines=True)
-    return _sha(text or "")
+    """What a memory export is made from: the memory as the served view gives it (empty when
+    nothing is served: docs/design.md §Served view)."""
+    return _sha(serve_memory(repo, person).text or "")
 
 
 def doctrine_source_sha(rule_versions: list[tuple[str, int]]) -> str:

@@ -43,7 +43,7 @@ from agentmem.delivery.mcp_start import INSTRUCTIONS
 from agentmem.delivery.usage import log_chat
 from agentmem.delivery.usagelog import entry_hash
 from agentmem.doctrine import Draft, propose
-from agentmem.errors import AgentmemError, NotARepositoryError
+from agentmem.errors import AgentmemError, NotARepositoryError, UsageError
 from agentmem.nesting import MAX_DEPTH, too_deep
 from agentmem.proposals.inbox import foreign, list_pending
 from agentmem.proposals.review import remember as do_remember
@@ -155,7 +155,7 @@ def search_text(query: str, areas: str | None, limit: int) -> str:
     """``agentmem search`` for the actor (no ``--person``: only their own personal documents),
     one hit on two lines (where and what, then the matching line); ``no match`` when none."""
     repo = open_repo()
-    kinds = parse_kinds(areas)
+    kinds = chat_kinds(areas)
     result = search(repo, repo.actor(), query, kinds=kinds, limit=limit)
     lines = [f"{hit.where}  {hit.describe()}\n    {hit.snippet}" for hit in result.hits]
     return "\n".join(lines) if lines else f"no match in {', '.join(kinds)}"
@@ -237,10 +237,23 @@ def memory_context(scope: str | None = None) -> Any:
     return build_chat(repo, repo.actor().id, scope)
 
 
+def chat_kinds(areas: str | None) -> tuple[str, ...]:
+    """The areas a chat agent's search reads: those asked (all by default) without doctrine —
+    the two memories never meet (docs/design.md §Served view). Raises :class:`UsageError`
+    when only doctrine is asked."""
+    kinds = tuple(k for k in parse_kinds(areas) if k != "doctrine")
+    if not kinds:
+        raise UsageError(
+            "doctrine is not given to a chat agent (its search reads memory, inbox and history)",
+            hint="an audit reads the team doctrine with agentmem context audit --scope S",
+        )
+    return kinds
+
+
 def search_hits(query: str, areas: str | None, limit: int) -> list[Any]:
-    """The actor's search hits (:class:`agentmem.search.Hit`), best first."""
+    """The actor's search hits (:class:`agentmem.search.Hit`), best first; never doctrine."""
     repo = open_repo()
-    return list(search(repo, repo.actor(), query, kinds=parse_kinds(areas), limit=limit).hits)
+    return list(search(repo, repo.actor(), query, kinds=chat_kinds(areas), limit=limit).hits)
 
 
 def inbox_proposals() -> tuple[str, list[Any], dict[str, str]]:
@@ -502,7 +515,8 @@ def build_server(scope: str | None = None) -> "MCPServer":
         name="search",
         annotations=reads,
         description=described(
-            """Search the user's memory, inbox and past decisions and the team doctrine.
+            """Search the user's memory, inbox and past decisions (never the team doctrine:
+            it is for audits, not chats).
 
             Best matches first, each with where it lives and the matched words between **."""
         ),
@@ -518,8 +532,8 @@ def build_server(scope: str | None = None) -> "MCPServer":
         areas: Annotated[
             str | None,
             Field(
-                description="Where to look, comma-separated among memory, doctrine, inbox, "
-                "history (default: all)."
+                description="Where to look, comma-separated among memory, inbox, history "
+                "(default: all three)."
             ),
         ] = None,
         limit: Annotated[

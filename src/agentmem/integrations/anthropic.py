@@ -44,12 +44,12 @@ from secrets import token_hex
 from typing import TYPE_CHECKING, Any, cast
 
 import agentmem
+from agentmem.delivery.context import build_chat, serve_memory
 from agentmem.errors import AgentmemError, BudgetExceededError
 from agentmem.harvest.imports import markdown_candidates
 from agentmem.harvest.providers.offline import section_for
 from agentmem.memory.file import new_memory_text, parse_memory
 from agentmem.memory.records import split_entry
-from agentmem.store import regular
 
 if TYPE_CHECKING:
     from agentmem.api import Agentmem
@@ -123,11 +123,30 @@ class _MemoryBackend:
         return f"{ROOT}/{self.person}.md"
 
     def _memory_text(self) -> str:
+        """The memory as the served view gives it (docs/design.md §Served view): the committed
+        bytes of the person's last decision, never the work tree."""
         repo = self._mem.repository
-        text = regular.read_text(
-            repo.root, repo.memory_relpath(self.person), universal_newlines=True
-        )
+        text = serve_memory(repo, self.person).text
         return text if text is not None else new_memory_text(self.person, repo.config.memory)
+
+    def _shown(self) -> tuple[dict[int, str], tuple[str, ...]]:
+        """What ``view`` may show of the served memory: line number → the entry line as the
+        model reads it, for the entries a chat block gives (labelled ``[inferred]``, with their
+        scope), withheld ones named; and the served view's notes."""
+        repo = self._mem.repository
+        ctx = build_chat(repo, self.person)
+        shown: dict[int, str] = {}
+        for entry in ctx.entries:
+            if entry.number in ctx.withheld:
+                shown[entry.line] = "- [withheld: this entry fails agentmem's checks]"
+                continue
+            tags = [
+                *(["inferred"] if entry.record.basis == "inferred" else []),
+                *([f"scope {entry.record.scope}"] if entry.record.scope else []),
+            ]
+            label = f"[{', '.join(tags)}] " if tags else ""
+            shown[entry.line] = f"- {label}{entry.text}"
+        return shown, ctx.notes
 
     def _require_memory_file(self, path: object, doing: str) -> None:
         clean = check_path(path)
@@ -167,7 +186,22 @@ class _MemoryBackend:
                 raise MemoryToolRefusal(
                     f"view_range {list(view_range)} is outside the file's {len(lines)} lines"
                 )
-        body = "\n".join(f"{n:6d}\t{_as_read(lines[n - 1])}" for n in range(start, end + 1))
+        shown, notes = self._shown()
+        body = "\n".join(
+            f"{n:6d}\t{shown.get(n, '') if lines[n - 1].startswith('- ') else lines[n - 1]}"
+            for n in range(start, end + 1)
+            if not lines[n - 1].startswith("- ") or n in shown
+        )
+        left = sum(
+            1 for n in range(start, end + 1) if lines[n - 1].startswith("- ") and n not in shown
+        )
+        if left:
+            body += (
+                f"\n[{left} entr{'y' if left == 1 else 'ies'} not shown: expired, past review or "
+                "kept for another scope]"
+            )
+        if notes:
+            body += "\n[" + " | ".join(notes) + "]"
         if len(body) > MAX_VIEW_CHARS:
             body = body[:MAX_VIEW_CHARS] + "\n[truncated: use view_range to read further]"
         return f"Here's the content of {clean} with line numbers:\n{body}"
@@ -401,12 +435,6 @@ def _entry_text(value: object) -> str:
     """An entry as the model quotes it from ``view``: line number, tab and ``- `` dropped."""
     text = value if isinstance(value, str) else ""
     return split_entry(re.sub(r"^\s*\d+\t", "", text.strip()))[0].strip()
-
-
-def _as_read(line: str) -> str:
-    """A line of the memory file as the model reads it: an entry as ``- `` and its text, its
-    record left out (:func:`agentmem.memory.records.split_entry`)."""
-    return f"- {split_entry(line)[0]}" if line.startswith("- ") else line
 
 
 def _for_model(exc: AgentmemError) -> str:
