@@ -892,3 +892,21 @@ def test_having_asked_before_makes_standing_what_is_said_beside_it_not_the_whole
     assert "TE DIJE NO USAMOS EMOJIS" in said
     texts = [p["text"] for p in _offline(said)]
     assert texts == ["No usamos emojis."]
+
+
+@pytest.mark.parametrize(
+    ("said", "words"),
+    [
+        # a dash ends a clause: "it" after it is not the request's object
+        (
+            "Leave the confidentiality stuff alone in future reviews — the privacy team owns it.",
+            "confidentiality",
+        ),
+        ("and use British spelling in everything you write for me, we're a UK team.", "British"),
+        ("Mets les montants en euros HT dans tout ce que tu rédiges.", "euros"),
+        ("Schreib Beträge netto in allem, was du schreibst.", "netto"),
+    ],
+)
+def test_what_holds_for_everything_the_agent_writes_is_standing(said: str, words: str) -> None:
+    texts = [p["text"] for p in _offline(said)]
+    assert any(words in t for t in texts), texts

@@ -65,7 +65,7 @@ _WORDS = re.compile(r"[a-z0-9]+")
 _TOKEN = re.compile(r"[^\W_][\w.'/#-]*")
 # Where a clause ends: punctuation, or a word that starts a reason.
 _CLAUSE_END = re.compile(
-    r"[,;:.!?()]|\s(?:because|since|porque|parce\s+que|car|puisque|weil|denn|ya\s+que"
+    r"[,;:.!?()—–]|\s-\s|\s(?:because|since|porque|parce\s+que|car|puisque|weil|denn|ya\s+que"
     r"|and|but|y|pero|et|mais|und|aber)\b"
 )
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
