@@ -256,3 +256,24 @@ def test_the_chat_agents_mcp_search_never_returns_doctrine(
     assert "doctrine/" not in mcp_server.search_text(word, None, 50)
     with pytest.raises(UsageError, match="doctrine is not given to a chat agent"):
         mcp_server.search_hits(word, "doctrine", 10)
+
+
+def test_roles_planted_in_the_hash_cache_give_no_permission(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    """bob made admin in the cached parse of roles.yaml reads nobody's block: who may read
+    another person's memory is decided from the file."""
+    _accept(runner, "Answer in French.")
+    add_person(memrepo, "bob", "bob@example.com", "member")
+    set_identity(memrepo, "Bob", "bob@example.com")
+    assert invoke(runner, "context", "chat").exit_code == 0  # fills the cache with roles.yaml
+    cache = HotCache(memrepo / ".agentmem")
+    text = (memrepo / "roles.yaml").read_text(encoding="utf-8")
+    found, value = cache.get("yaml", digest(text))
+    assert found and value["bob"]["role"] == "member"
+    value["bob"]["role"] = "admin"
+    cache.put("yaml", digest(text), value)
+    cache.save()
+    refused = invoke(runner, "context", "chat", "--person", "alice")
+    assert refused.exit_code == 1 and "Answer in French." not in refused.stdout
+    assert "you are bob (member)" in refused.stderr

@@ -193,6 +193,11 @@ def chat_reader(repo: Repository, actor: Person, person: str | None) -> str:
     UsageError."""
     if person is None or person == actor.id:
         return actor.id
+    if repo.cache is not None:
+        # a permission: roles.yaml is read from its file, never from the hot path's cache
+        # (docs/design.md §Served view: caches are never authority)
+        repo = repo.replace(cache=None)
+        actor = repo.actor()
     repo.person(person)
     governance.require_read(
         actor, person, f"the chat context of {person} is", "run it without --person to get your own"
