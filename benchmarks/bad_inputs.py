@@ -508,6 +508,21 @@ def served_view(bench: Bench, chat: Callable[[], str], hook: Callable[[], str]) 
             (bench.root / ".agentmem" / local).unlink(missing_ok=True)
         return KEPT in out and TOKEN not in out, out.replace(TOKEN, "<token>")
 
+    def foreign_in_search() -> tuple[bool, str]:
+        folder = bench.root / "inbox" / "alice"
+        folder.mkdir(parents=True, exist_ok=True)
+        act(bench, "bob")
+        (folder / "p-20261130-b0b0b1.yaml").write_text(
+            bobs_proposal("p-20261130-b0b0b1"), encoding="utf-8"
+        )
+        git(bench.root, "add", "inbox/alice")
+        git(bench.root, "commit", "-qm", "inbox(alice): a proposal")
+        act(bench, "alice")
+        code, out = bench.invoke("search", "praise", "--in", "inbox")
+        return code == 0 and "NOT FROM alice" in out, out
+
+    bench.record("served view", "another person's proposal in search", [], foreign_in_search)
+
     # the case commits the token itself (then resets): its value is looked for in the output
     bench.record("served view", "a pass verdict planted in the hash cache", [],
                  forged_verdict)  # fmt: skip

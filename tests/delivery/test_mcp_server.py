@@ -246,6 +246,7 @@ async def test_search_and_list_inbox_read_only_what_the_actor_may(
             "where": "memories/alice.md:4",
             "about": "memory of alice (Writing style)",
             "snippet": "Keep a **collaborative** tone with long-standing suppliers.",
+            "not_from_owner": None,
         }
     ]  # bob's pending "préavis" is his alone, even for an admin's agent
     assert _data(pending)["hits"][0]["where"].startswith("inbox/alice/p-")

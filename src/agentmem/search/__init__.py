@@ -70,6 +70,8 @@ class Hit:
     commit: str | None = None
     date: str | None = None
     score: float = 0.0
+    #: for a proposal its owner did not commit: why (as ``agentmem inbox`` flags it)
+    foreign: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -79,7 +81,8 @@ class Hit:
         if self.kind == "memory":
             return f"memory of {self.person} ({self.label})"
         if self.kind == "inbox":
-            return f"proposal {self.label} of {self.person}"
+            flag = f" — NOT FROM {self.person}: {self.foreign}" if self.foreign else ""
+            return f"proposal {self.label} of {self.person}{flag}"
         if self.kind == "doctrine" or (self.kind == "history" and self.rule and self.path):
             where = f", {self.scope}" if self.scope else ", scope to be assigned"
             older = "older version, " if self.kind == "history" else ""
@@ -196,7 +199,26 @@ def search(
             f"{count} expired memory entr{'y' if count == 1 else 'ies'} matched and "
             f"{'is' if count == 1 else 'are'} left out (agentmem memory due lists them)"
         )
-    return SearchResult(hits[:limit], notes)
+    return SearchResult(_flag_foreign(repo, hits[:limit]), notes)
+
+
+def _flag_foreign(repo: Repository, hits: list[Hit]) -> list[Hit]:
+    """``hits`` with each proposal its owner did not commit flagged (``foreign``), as every
+    listing of the inbox flags it (docs/design.md §Served view)."""
+    people = sorted({h.person for h in hits if h.kind == "inbox" and h.person})
+    if not people:
+        return hits
+    # lazy: only a search that found proposals reads their provenance
+    from dataclasses import replace
+
+    from agentmem.proposals.inbox import foreign, list_pending, proposal_relpath
+
+    flags: dict[str, str] = {}
+    for person in people:
+        pending = list_pending(repo, person)
+        why = foreign(repo, pending)
+        flags.update({proposal_relpath(p): why[p.id] for p in pending if p.id in why})
+    return [replace(h, foreign=flags.get(h.path)) if h.kind == "inbox" else h for h in hits]
 
 
 SELECT = (
