@@ -161,3 +161,19 @@ def test_remember_refuses_a_name_and_never_echoes_it(memrepo: Path, runner: CliR
     result = invoke(runner, "remember", "Jean Dupont wants the summary first")
     assert result.exit_code == 1
     assert "pii:name" in result.stderr and "Dupont" not in result.stderr + result.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        ("Wir akzeptieren 14 Tage Vorankündigung nicht.", False),
+        ("Nach 2 Monate Kündigungsfrist gilt der Vertrag.", False),
+        ("Die Tage Frist ist zu kurz.", False),
+        ("Wir warten 14 Tage, Anna Schneider zuliebe.", True),
+        ("Call 3 Jean Dupont before signing.", True),
+    ],
+)
+def test_a_count_and_its_german_noun_is_no_name(text: str, refused: bool) -> None:
+    """German capitalises nouns: "14 Tage Vorankündigung" is a period, not a first name and a
+    surname (blind2's German red line was refused as one); a name after a number still is."""
+    assert bool(guard.scan(text)) is refused

@@ -471,6 +471,11 @@ def _name_frequency(name: str) -> int:
     return best
 
 
+def _common_german(word: str) -> bool:
+    """A common German word (German writes every noun capitalised: "Tage", "Monate")."""
+    return _word_count(word, "de") >= _COMMON_COUNT["de"]
+
+
 def _first_name(word: str) -> bool:
     """A first name: in the list with some frequency (2+ in one country), not a product or an
     assistant that bears one (``not_names``), not one of a language's most frequent words."""
@@ -544,6 +549,14 @@ _NAME_SAID = re.compile(
 )
 
 
+# A number or a German determiner right before a capitalised pair: the pair is a noun phrase
+# ("14 Tage Vorankündigung", "die Tage Frist"), never a first name and a surname.
+_QUANTITY_BEFORE = re.compile(
+    r"(?:\b\d+(?:[.,]\d+)?|\b(?i:der|die|das|den|dem|des|ein|eine|einen|einem|einer|eines"
+    r"|kein|keine|keinen|jede|jeden|alle|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zwölf))"
+    r"[^\S\n]+\Z"
+)
+
 _NEXT_NAME = re.compile(rf"[^\S\n]+{_PARTICLE}?({_CAPITALISED})(?![\w'’-])")
 
 
@@ -592,6 +605,8 @@ def _name_findings(text: str, words: frozenset[str], caps: frozenset[str]) -> li
             add(m.start(), m.end(), "title and name")
     if any(_first_name(w) for w in caps if w[:1].isupper() and w[1:].islower()):
         for m in _NAME_PAIR.finditer(text):
+            if _QUANTITY_BEFORE.search(text, 0, m.start()) and _common_german(m.group(1)):
+                continue  # "14 Tage Vorankündigung": a count and its (capitalised) German noun
             if _first_name(m.group(1)) and _surname(m.group(2)):
                 add(m.start(), m.end(), "first name and surname")
     if not words.isdisjoint(_CUE_WORDS):
