@@ -3,12 +3,21 @@ only: the helpers the test modules share live in tests/helpers/."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 from tests.helpers import isolate
 from typer.testing import CliRunner
+
+# Machines that set PYTHONDONTWRITEBYTECODE=1 (this project's CI does) make every test process,
+# and every `python -m agentmem` a test starts, compile agentmem's source and rewrite the test
+# modules again. Byte code is a cache Python checks against its source: writing it changes no
+# result, and the default run costs about a third less.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 @pytest.fixture(autouse=True)

@@ -78,6 +78,7 @@ def test_json_nested_beyond_32_levels_is_refused_by_name(tmp_path: Path) -> None
         read_transcript(path)
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_mcp_arguments_are_bounded_before_any_scan(memrepo: Path) -> None:
     from mcp import Client
@@ -175,6 +176,7 @@ def _hold_lock(root: Path):  # type: ignore[no-untyped-def]
     return release, thread
 
 
+@pytest.mark.slow
 def test_remember_under_a_held_lock_spools_the_text_and_never_loses_it(
     memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -53,6 +53,7 @@ def _imported() -> set[str]:
     return {name for name in found if name not in sys.stdlib_module_names and name != "agentmem"}
 
 
+@pytest.mark.slow
 def test_every_declared_dependency_is_imported_and_every_imported_one_declared() -> None:
     extras = PROJECT["optional-dependencies"]
     declared = _modules(PROJECT["dependencies"])

@@ -185,6 +185,7 @@ def test_stats_piped_into_head_exits_0(memrepo: Path) -> None:
     assert (proc.returncode, proc.stderr) == (0, "")
 
 
+@pytest.mark.slow
 def test_log_wraps_on_an_80_column_terminal_and_stays_whole_piped(
     memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -44,6 +44,7 @@ def _run_in_one_process(cwd: Path, *lines: list[str]) -> str:
     return proc.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_commands_run_without_pydantic(memrepo: Path) -> None:
     """If this fails after a typer upgrade, typer moved what cli/params.py relies on (the
     ``_runtime_param`` slot of its parameters, ``RuntimeParam``): see docs/decisions.md."""

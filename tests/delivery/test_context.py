@@ -77,6 +77,7 @@ def test_chat_never_contains_doctrine_and_audit_never_contains_memory(
     assert "Accept a 12-month warranty on supply contracts." in audit.stdout
 
 
+@pytest.mark.slow
 def test_chat_markdown_and_json(both: Path, runner: CliRunner) -> None:
     md = invoke(runner, "context", "chat", "-f", "markdown")
     assert md.exit_code == 0
@@ -219,6 +220,7 @@ def test_audit_gives_the_active_rules_of_the_scope_and_its_ancestors(
     assert "usage logged as run r-" in result.stderr
 
 
+@pytest.mark.slow
 def test_every_call_appends_one_line_and_usage_reads_them_back(
     both: Path, runner: CliRunner
 ) -> None:
@@ -299,6 +301,7 @@ def test_review_overdue_follows_on_review_due(
     )
 
 
+@pytest.mark.slow
 def test_two_people_get_the_same_audit_and_doctrine_for_roles_is_respected(
     both: Path, runner: CliRunner
 ) -> None:

@@ -23,6 +23,7 @@ def test_memory_export_prints_one_marked_block(memrepo, runner):
     assert "agentmem-doctrine" not in result.stdout
 
 
+@pytest.mark.slow
 def test_export_into_a_file_replaces_only_its_block(memrepo, runner, tmp_path):
     write_memory(memrepo, runner)
     target = tmp_path / "project" / "CLAUDE.md"
@@ -48,6 +49,7 @@ def test_export_into_a_file_replaces_only_its_block(memrepo, runner, tmp_path):
     assert target.read_text(encoding="utf-8") == updated
 
 
+@pytest.mark.slow
 def test_check_warns_when_an_exported_block_is_older_than_the_memory(memrepo, runner, tmp_path):
     write_memory(memrepo, runner)
     target = tmp_path / "AGENTS.md"
@@ -68,6 +70,7 @@ def test_check_warns_when_an_exported_block_is_older_than_the_memory(memrepo, ru
     assert not [f for f in json.loads(fresh.stdout) if f["code"] == "export-stale"]
 
 
+@pytest.mark.slow
 def test_doctrine_export_as_a_cursor_rule_and_never_beside_memory(memrepo, runner):
     write_memory(memrepo, runner)
     write_rules(memrepo, RULES)
@@ -120,6 +123,7 @@ def _scoped_memory(runner) -> None:
     seed_memory(runner, ["Quote the lease index."], scope="contracts/lease")
 
 
+@pytest.mark.slow
 def test_export_scope_gives_what_a_session_of_that_scope_gets(memrepo, runner):
     """Codex, Gemini and any AGENTS.md reader: --scope S exports S's entries (it was refused:
     "personal memory has no scope"), and the others are named, never dropped in silence."""
@@ -153,6 +157,7 @@ def test_an_unscoped_export_says_which_entries_it_leaves_out(memrepo, runner):
     )
 
 
+@pytest.mark.slow
 def test_scoped_entries_go_out_as_claude_and_cursor_rules_for_their_folders(
     memrepo, runner, tmp_path
 ):

@@ -195,6 +195,7 @@ def test_session_end_and_pre_compact_queue_the_real_payloads(
         '{"session_id": 7, "transcript_path": "/x"}',
     ],
 )
+@pytest.mark.slow
 def test_a_malformed_payload_exits_0_with_a_note_and_queues_nothing(
     memrepo: Path, runner: CliRunner, stdin: str
 ) -> None:

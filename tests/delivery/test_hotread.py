@@ -332,6 +332,7 @@ def test_what_the_full_path_refuses_is_refused_again(memrepo: Path, hot, compute
     assert len(computed) == calls + 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("day", ["2026-13-45", "2026-02-30", "２０２６-12-01", "2026-12-01\n"])
 def test_a_day_that_is_not_a_date_is_refused_with_or_without_a_memo(
     memrepo: Path, hot, computed, monkeypatch: pytest.MonkeyPatch, day: str
@@ -368,6 +369,7 @@ def _forge(root: Path, change) -> None:
         (["block", [], []], "usage"),
     ],
 )
+@pytest.mark.slow
 def test_a_memo_of_another_shape_is_no_memo(
     memrepo: Path, hot, computed, printed: object, usage: object
 ) -> None:

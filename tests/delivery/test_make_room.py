@@ -43,6 +43,7 @@ def _pending(runner: CliRunner) -> list[dict]:
     return json.loads(invoke(runner, "inbox", "--format", "json").stdout)
 
 
+@pytest.mark.slow
 async def test_replace_merges_two_entries_into_one_pending_change(
     memrepo: Path, runner: CliRunner
 ) -> None:
@@ -74,6 +75,7 @@ async def test_replace_merges_two_entries_into_one_pending_change(
     assert "brief" not in memory and "- Quote the clause numbers first.\n" in memory
 
 
+@pytest.mark.slow
 async def test_forget_files_a_removal_and_a_stale_number_is_refused(
     memrepo: Path, runner: CliRunner
 ) -> None:
@@ -125,6 +127,7 @@ async def test_numbers_come_from_the_block_the_session_was_given(
     ]
 
 
+@pytest.mark.slow
 async def test_one_call_files_at_most_max_proposals_and_refusals_file_nothing(
     memrepo: Path, runner: CliRunner
 ) -> None:
@@ -193,6 +196,7 @@ def _view_lines(tool, *texts: str) -> str:  # type: ignore[no-untyped-def]
     return "\n".join(line for line in shown if any(t in line for t in texts))
 
 
+@pytest.mark.slow
 def test_the_memory_tool_merges_quoted_entries_and_forgets_them(
     memrepo: Path, runner: CliRunner
 ) -> None:
@@ -254,6 +258,7 @@ def test_the_memory_tool_refuses_entries_that_changed_since_its_view(
     assert _pending(runner) == []
 
 
+@pytest.mark.slow
 def test_one_memory_tool_call_files_at_most_max_proposals_in_one_commit(
     memrepo: Path, runner: CliRunner
 ) -> None:

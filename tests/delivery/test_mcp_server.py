@@ -220,6 +220,7 @@ async def test_the_server_over_real_stdio(memrepo: Path, runner: CliRunner) -> N
     assert 'add to "Writing style": Quote the clause number in every comment.' in inbox.stdout
 
 
+@pytest.mark.slow
 async def test_search_and_list_inbox_read_only_what_the_actor_may(
     memrepo: Path, runner: CliRunner
 ) -> None:

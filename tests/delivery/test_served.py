@@ -211,6 +211,7 @@ def test_the_memo_does_not_answer_when_only_the_reason_changed(
     assert "is not alice's own decision" in second.stderr
 
 
+@pytest.mark.slow
 def test_the_memory_tool_views_what_a_chat_block_gives(memrepo: Path, runner: CliRunner) -> None:
     """The memory tool's ``view`` reads through the served view: no uncommitted line, no
     entry kept for another scope, inferred entries labelled, the note said."""

@@ -26,6 +26,7 @@ def _reason(cwd: Path, command: str) -> str | None:
     return reason
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("command", "said"), DENIED)
 def test_the_gate_denies_every_spelling(memrepo: Path, command: str, said: str) -> None:
     reason = _reason(memrepo, command)

@@ -70,6 +70,7 @@ def test_left_out_entries_and_the_scope_are_logged(memrepo: Path, runner: CliRun
     assert second["left_out"] == []
 
 
+@pytest.mark.slow
 def test_the_hook_the_api_and_an_admin_reading_another_memory_are_logged(
     memrepo: Path, runner: CliRunner
 ) -> None:

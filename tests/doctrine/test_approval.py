@@ -181,6 +181,7 @@ def test_edit_limit_adds_a_limit_and_replace_limits_replaces_them(
     assert git(team, "rev-parse", "HEAD") == head
 
 
+@pytest.mark.slow
 def test_editing_an_active_rule_shows_the_change_before_asking(
     team: Path, runner: CliRunner
 ) -> None:
@@ -198,6 +199,7 @@ def test_editing_an_active_rule_shows_the_change_before_asking(
 # -- conflicts --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_approve_names_five_conflicts_and_counts_the_rest(team: Path, runner: CliRunner) -> None:
     act(team, "bob")
     cap = "Cap late-delivery penalties at {} % of the order value."
@@ -212,6 +214,7 @@ def test_approve_names_five_conflicts_and_counts_the_rest(team: Path, runner: Cl
     assert "… and 2 more rule(s): agentmem check lists them (doctrine-conflict)" in result.stderr
 
 
+@pytest.mark.slow
 def test_check_gives_one_finding_for_a_group_of_conflicting_rules(
     team: Path, runner: CliRunner
 ) -> None:
@@ -232,6 +235,7 @@ def test_check_gives_one_finding_for_a_group_of_conflicting_rules(
     )
 
 
+@pytest.mark.slow
 def test_approve_and_check_name_a_rule_that_sets_another_value_or_says_the_opposite(
     team: Path, runner: CliRunner
 ) -> None:

@@ -62,6 +62,7 @@ def team(memrepo: Path) -> Path:
     return memrepo
 
 
+@pytest.mark.slow
 def test_approve_and_every_transition_record_the_reason_and_the_session(
     team: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:

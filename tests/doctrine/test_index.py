@@ -457,6 +457,7 @@ def _before(
     return sorted(found, key=lambda s: (-s.score, s.rule_id))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threshold", [0, 30, 50, 51, 70, 85, 100])
 def test_the_duplicate_guard_gives_the_same_candidates_as_before(
     memrepo: Path, threshold: int, stored: None

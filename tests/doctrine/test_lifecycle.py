@@ -93,6 +93,7 @@ def propose(runner: CliRunner, rule_id: str, *extra: str) -> None:
 # -- Done when 1: roles, distinct approver, completeness, a good approval ------------------------
 
 
+@pytest.mark.slow
 def test_who_may_approve_and_what_approval_needs(team: Path, runner: CliRunner) -> None:
     act(team, "bob")
     propose(
@@ -213,6 +214,7 @@ def test_an_author_of_the_current_version_may_not_approve_it(team: Path, runner:
 # -- Done when 2: restore and history ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_restoring_version_1_of_an_active_version_3_gives_a_draft_version_4(
     team: Path, runner: CliRunner
 ) -> None:
@@ -391,6 +393,7 @@ def test_a_paraphrase_in_the_same_scope_is_refused_then_created_with_distinct(
     )
 
 
+@pytest.mark.slow
 def test_an_edit_that_makes_a_duplicate_is_refused(team: Path, runner: CliRunner) -> None:
     act(team, "bob")
     propose(runner, "warranty-floor", "--scope", "contracts")
@@ -430,6 +433,7 @@ def test_a_distinct_declaration_holds_both_ways(team: Path, runner: CliRunner) -
 # -- Done when 4: review order ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_review_commits_memory_first_and_reports_a_failing_draft_rule_by_rule(
     team: Path, runner: CliRunner, tmp_path: Path
 ) -> None:
@@ -652,6 +656,7 @@ def test_under_suspend_a_due_rule_is_listed_as_not_applied(
 # -- The other transitions ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_suspend_resume_deactivate_archive_each_one_commit(team: Path, runner: CliRunner) -> None:
     act(team, "bob")
     propose(

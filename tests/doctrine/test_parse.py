@@ -245,6 +245,7 @@ def _state(root: Path) -> tuple[str, str, dict[str, bytes]]:
     "command",
     [("doctrine", "show"), ("doctrine", "approve"), ("doctrine", "edit"), ("doctrine", "list")],
 )
+@pytest.mark.slow
 def test_hand_written_traps_exit_1_with_file_line_and_no_side_effect(
     memrepo: Path, runner: CliRunner, name: str, expected: str, command: tuple[str, ...]
 ) -> None:
@@ -291,6 +292,7 @@ def test_a_rule_whose_id_is_not_its_file_name_is_refused(memrepo: Path) -> None:
         load_rules(memrepo)
 
 
+@pytest.mark.slow
 def test_list_shows_the_readable_rules_and_names_the_broken_file(
     memrepo: Path, runner: CliRunner
 ) -> None:

@@ -56,6 +56,7 @@ def test_corpus_file_commits_no_secret_and_no_raw_invisible_character() -> None:
     assert not [f for f in scan(raw, kind="file") if f.code == "invisible-char"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[case_id(i, c) for i, c in enumerate(CASES)])
 def test_case_gives_its_verdict(case: dict[str, Any]) -> None:
     text, _ = materialise(case)
@@ -286,6 +287,7 @@ _REFUSED = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", [c for _, c in _REFUSED], ids=[case_id(i, c) for i, c in _REFUSED])
 def test_an_invisible_character_inside_the_finding_hides_nothing(case: dict[str, Any]) -> None:
     """The copy without invisible characters trips every rule: a zero-width joiner put inside

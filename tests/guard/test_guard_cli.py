@@ -31,6 +31,7 @@ def _cli_cases() -> list[Any]:
     return params
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", _cli_cases())
 def test_case_gives_its_verdict_through_the_cli(case: dict[str, Any], runner: CliRunner) -> None:
     text, secrets = materialise(case)

@@ -409,6 +409,7 @@ def test_the_default_mask_is_the_guards_personal_data_check() -> None:
     assert {f.code for f in guard.scan(said)} >= {"pii:name", "pii:health", "secret:password"}
 
 
+@pytest.mark.slow
 def test_timeout_s_bounds_the_whole_call_retries_included() -> None:
     """A stub API on 127.0.0.1 that never answers in time: the SDK's per-try timeout and two
     retries would wait about 3 × 0.5 s plus back-off; harvest gives up at ``timeout_s``."""

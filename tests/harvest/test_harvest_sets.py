@@ -105,6 +105,7 @@ def test_every_case_is_well_formed(name: str) -> None:
             assert not case.get("expect"), where
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_every_case_renders_to_a_transcript_harvest_reads(name: str, tmp_path: Path) -> None:
     bench = _benchmark()

@@ -284,6 +284,7 @@ def test_a_nested_item_keeps_its_parent_words(memrepo, runner, tmp_path):
     assert entry["skipped_counts"] == {"command": 3}  # the label and its two commands
 
 
+@pytest.mark.slow
 def test_a_cline_progress_log_proposes_nothing(memrepo, runner):
     result = invoke(
         runner, "import", str(IMPORTS / "memory-bank" / "progress.md"), "--format", "json"
@@ -309,6 +310,7 @@ def test_import_keeps_what_a_person_would_keep_on_real_files():
     assert len(scores) >= 6
 
 
+@pytest.mark.slow
 def test_a_batch_over_the_budget_files_nothing_and_says_how_to_pick(memrepo, runner):
     (memrepo / "agentmem.yaml").write_text("memory:\n  budget_chars: 1500\n", encoding="utf-8")
     assert invoke(runner, "remember", "Answer in British English.").exit_code == 0

@@ -114,6 +114,7 @@ def settings(url: str, **extra: Any) -> OpenAISettings:
     return OpenAISettings(url, "llama3.1", "k", extra.pop("timeout_s", 5.0), **extra)
 
 
+@pytest.mark.slow
 def test_structured_output_answer_is_returned_and_the_request_is_masked(stub) -> None:
     server, url = stub
     server.replies.append((200, completion(json.dumps({"proposals": [PROPOSAL]})), 0))
@@ -130,6 +131,7 @@ def test_structured_output_answer_is_returned_and_the_request_is_masked(stub) ->
     assert "by who is concerned" in sent["messages"][0]["content"]
 
 
+@pytest.mark.slow
 def test_a_server_without_structured_output_is_asked_again_without_it(stub) -> None:
     server, url = stub
     refusal = {
@@ -145,6 +147,7 @@ def test_a_server_without_structured_output_is_asked_again_without_it(stub) -> N
     assert "response_format" in server.requests[0] and "response_format" not in server.requests[1]
 
 
+@pytest.mark.slow
 def test_5xx_is_retried_and_another_4xx_is_permanent(stub) -> None:
     server, url = stub
     server.replies += [
@@ -162,6 +165,7 @@ def test_5xx_is_retried_and_another_4xx_is_permanent(stub) -> None:
     assert "harvest.openai.model" in str(caught.value)
 
 
+@pytest.mark.slow
 def test_an_answer_outside_the_schema_is_a_clear_error(stub) -> None:
     server, url = stub
     server.replies.append((200, completion('{"items": []}'), 0))
@@ -172,6 +176,7 @@ def test_an_answer_outside_the_schema_is_a_clear_error(stub) -> None:
         harvest(request(), settings(url))
 
 
+@pytest.mark.slow
 def test_timeout_and_unreachable_server(stub) -> None:
     server, url = stub
     server.replies.append((200, completion('{"proposals": []}'), 1.5))
@@ -194,6 +199,7 @@ def test_settings_come_from_agentmem_yaml_and_openai_base_url_wins() -> None:
         settings_from(HarvestConfig(openai_model="m"), {})
 
 
+@pytest.mark.slow
 def test_cli_failure_names_the_session_and_writes_nothing(
     memrepo: Path, runner: CliRunner, tmp_path: Path, stub
 ) -> None:
@@ -284,6 +290,7 @@ ISSUE_25_VALUES = (
 )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_personal_data_never_reaches_the_model_and_the_transcript_stays_readable(stub) -> None:
     """Through a recording stub (a trial): every value is masked by a typed placeholder and
     the words around it reach the model as they were."""
@@ -301,6 +308,7 @@ def test_personal_data_never_reaches_the_model_and_the_transcript_stays_readable
     ) in user
 
 
+@pytest.mark.slow
 def test_timeout_s_bounds_the_whole_call_retries_included(stub) -> None:
     """A server that never answers in time: with two retries the SDK alone would wait three
     tries and its back-off (about 3 × 0.5 s + 1 s); harvest gives up at ``timeout_s``."""

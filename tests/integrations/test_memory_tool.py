@@ -67,6 +67,7 @@ def with_memory(memrepo: Path, runner) -> Path:
     return memrepo
 
 
+@pytest.mark.slow
 def test_a_recorded_conversation_files_proposals_and_writes_no_memory(with_memory: Path):
     from agentmem.integrations.anthropic import MemoryTool
 

@@ -172,6 +172,7 @@ def test_a_flagged_add_may_still_be_added_beside(
     ]
 
 
+@pytest.mark.slow
 def test_modify_refusals(memrepo: Path, runner: CliRunner, tmp_path: Path) -> None:
     seed_memory(runner, ["Write short answers."])
     (flagged,), _ = harvest(runner, tmp_path, ["Write long answers."])

@@ -99,6 +99,7 @@ def team(
     return root
 
 
+@pytest.mark.slow
 def test_who_reads_what(team: Path, runner: CliRunner) -> None:
     act(team, "bob")
     found = hits(runner, "résiliation OR bullet")
@@ -134,6 +135,7 @@ def test_who_reads_what(team: Path, runner: CliRunner) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_folding_stemming_filters(team: Path, runner: CliRunner) -> None:
     act(team, "bob")
     # case and accents folded both ways; English stems

@@ -81,6 +81,7 @@ _slow = pytest.mark.slow
     "next_command",
     [("inbox",), pytest.param(("remember", "Prefer tables to lists."), marks=_slow)],
 )
+@pytest.mark.slow
 def test_sigkill_at_each_step_then_the_next_command_recovers(
     memrepo: Path, runner: CliRunner, step: str, committed: bool, next_command: tuple[str, ...]
 ) -> None:

@@ -19,6 +19,7 @@ CORPUS_SESSIONS = sorted(
 SESSIONS = list({p.read_bytes(): p for p in reversed(BUNDLED + CORPUS_SESSIONS)}.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transcript", SESSIONS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_offline_harvest_of_a_real_transcript_says_its_count(
     memrepo: Path, runner: CliRunner, transcript: Path

@@ -144,6 +144,7 @@ def test_a_pending_repeat_is_named_as_pending(memrepo: Path, runner: CliRunner) 
     assert "pending in your inbox" in result.stderr and "accept or reject" in result.stderr
 
 
+@pytest.mark.slow
 def test_memory_repeats_are_found_by_meaning_not_by_characters(
     memrepo: Path, runner: CliRunner
 ) -> None:

@@ -31,6 +31,7 @@ ENTRIES = [
 @pytest.mark.skipif(
     not Path("/proc/self/fd").is_dir(), reason="needs /proc to know which file a write targets"
 )
+@pytest.mark.slow
 def test_a_disk_that_fills_after_two_of_six_commits_is_exit_1_and_recoverable(
     memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:

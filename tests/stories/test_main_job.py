@@ -160,6 +160,7 @@ def test_accept_all_commits_each_proposal_with_trailers_and_blame(
         ),
     ],
 )
+@pytest.mark.slow
 def test_target_zero_or_two_matches_is_refused_and_nothing_changes(
     memrepo: Path, runner: CliRunner, tmp_path: Path, proposal: dict, message: str
 ) -> None:

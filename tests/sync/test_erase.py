@@ -116,6 +116,7 @@ def test_erase_text_of_an_email_committed_then_removed(shared: Path, runner: Cli
     assert EMAIL.encode() not in _objects(root)
 
 
+@pytest.mark.slow
 def test_erase_text_in_the_work_tree_and_the_inbox(shared: Path, runner: CliRunner) -> None:
     root = shared
     assert invoke(runner, "remember", "Quote clause numbers.").exit_code == 0
@@ -246,6 +247,7 @@ def test_a_clone_that_predates_the_erase_refuses_to_replay_the_old_history(
     )
 
 
+@pytest.mark.slow
 def test_the_text_can_come_from_stdin_so_it_stays_out_of_shell_history(
     shared: Path, runner: CliRunner
 ) -> None:

@@ -219,6 +219,7 @@ def test_a_rejected_push_is_retried(
     assert git(remote, "rev-parse", "main") == git(b, "rev-parse", "HEAD")
 
 
+@pytest.mark.slow
 def test_local_changes_in_the_way_stop_the_sync_before_the_push(
     clones: tuple[Path, Path, Path], runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -95,6 +95,7 @@ def test_findings_are_a_dated_dry_run(memrepo: Path, runner: CliRunner) -> None:
     assert "dry run: nothing written" in text.stderr
 
 
+@pytest.mark.slow
 def test_to_inbox_files_once_and_review_applies(memrepo: Path, runner: CliRunner) -> None:
     seed_memory(runner, ENTRIES[:4])
     result = invoke(runner, "tidy", "--to-inbox")
@@ -230,6 +231,7 @@ def test_who_may_tidy_whom(memrepo: Path, runner: CliRunner) -> None:
     assert invoke(runner, "tidy", "--person", "zoe").exit_code == 2
 
 
+@pytest.mark.slow
 def test_tidy_takes_the_repository_lock(
     memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:

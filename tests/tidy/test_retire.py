@@ -92,6 +92,7 @@ def _chat_numbers(runner: CliRunner, *args: str) -> tuple[list[int], dict[int, s
     }
 
 
+@pytest.mark.slow
 def test_retire_is_one_audited_commit_of_the_settings(team: Path, runner: CliRunner) -> None:
     before = git(team, "rev-parse", "HEAD").strip()
     result = invoke(runner, "scope", "retire", "contracts/supply", "--reason", "Contract ended.")

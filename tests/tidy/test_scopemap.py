@@ -139,6 +139,7 @@ def test_no_to_the_question_maps_nothing(
     assert load_config(memrepo).scopes == ()
 
 
+@pytest.mark.slow
 def test_a_session_start_that_gives_none_of_the_entries_says_so_in_a_system_message(
     scoped: Path, runner: CliRunner, tmp_path: Path
 ) -> None:

@@ -242,6 +242,7 @@ def test_expired_entries_contradictions_and_erasures_are_counted(
     assert {p["person"]: p["erasures"] for p in after["people"]} == {"alice": 0, "bob": 1}
 
 
+@pytest.mark.slow
 def test_history_is_read_with_a_constant_number_of_git_processes(
     memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -403,6 +403,7 @@ def test_terminal_and_bidi_controls_are_shown_as_escapes_like_the_cli() -> None:
     assert BASE.startswith("http://127.0.0.1:")
 
 
+@pytest.mark.slow
 def test_approval_refusals_are_the_clis_word_for_word(memrepo: Path, runner: CliRunner) -> None:
     """Nobody approves their own rule; an incomplete rule is refused; the queue is admins'."""
     ok = invoke(runner, "doctrine", "propose", "--id", "mine", "--title", "Warranty",

@@ -59,6 +59,7 @@ def _pending(root: Path) -> list[str]:
     return sorted(p.stem for p in (root / "inbox" / "alice").glob("*.yaml"))
 
 
+@pytest.mark.slow
 def test_accept_from_the_page_is_the_commit_of_review_accept(
     seeded: Path, runner: CliRunner, tmp_path: Path
 ) -> None:

@@ -137,6 +137,7 @@ def test_an_activation_under_relaxed_signatures_is_named(team: Path, runner) -> 
         ("retired_scopes:\n  contracts/supply: 2026-11-01\n", "{}\n", "retired_scopes"),
     ],
 )  # fmt: skip
+@pytest.mark.slow
 def test_every_governance_setting_relaxed_alone_is_a_finding(
     team: Path, runner, strict: str, loose: str, setting: str
 ) -> None:

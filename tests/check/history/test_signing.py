@@ -89,6 +89,7 @@ def test_without_a_key_a_decision_is_refused_and_nothing_is_written(
     assert git(root, "status", "--porcelain", "--", "memories", "doctrine", "inbox") == ""
 
 
+@pytest.mark.slow
 def test_with_a_key_every_decision_is_signed_and_check_accepts_them(
     signed_team: tuple[Path, Path], runner: CliRunner
 ) -> None:
