@@ -9,7 +9,7 @@ Builds two memory repositories in a temporary folder: one with 10 other files, o
 (``agentmem remember``). Then, alternating, it times ``agentmem review --accept all`` (a fresh
 process) in each, putting the repository back (``git reset --hard``) between runs, and counts
 the git processes the accepts start (a ``git`` first on ``PATH`` that logs each call).
-Targets (docs/design.md §Write path): at most 4 git processes per accepted proposal, and the 6
+Targets (docs/design/write-path.md §Write path): at most 4 git processes per accepted proposal, and the 6
 accepts in the large repository within 1.5× the small one. Prints medians (min–max).
 """
 

@@ -120,7 +120,7 @@ def build(tmp: Path, extra: int) -> tuple[Path, Path]:
     for root in (small, large):
         _git(root, "config", "user.email", "p0001@team.example")
         _git(root, "config", "user.name", "P0001")
-    # Files older than the index's racy window, as in a repository in use (docs/design.md
+    # Files older than the index's racy window, as in a repository in use (docs/design/
     # §Rule index): the first audit then stores every rule.
     past = time.time() - 3600
     for root in (small, large):

@@ -1,4 +1,4 @@
-"""Benchmark: bounded work (docs/design.md §Write path, *Bounded work*) — what a command costs on
+"""Benchmark: bounded work (docs/design/write-path.md §Write path, *Bounded work*) — what a command costs on
 the sizes that used to hang it.
 
 Not a test. Run from the repository root::

@@ -4,7 +4,7 @@ Not a test. Run from the repository root::
 
     PYTHONPATH=src python benchmarks/bench_guard.py [RUNS]
 
-Builds a realistic memory file (docs/design.md §Memory file: four sections, English and French
+Builds a realistic memory file (docs/design/memory.md §Memory file: four sections, English and French
 entries with accents, no-break spaces, guillemets, emoji, dates, amounts, clause numbers, links and
 a commit hash), then prints the median and worst wall-clock time (``time.perf_counter``) of
 ``scan(text, kind="file", max_chars=8000)`` over RUNS runs (default 200), and the median CPU time,

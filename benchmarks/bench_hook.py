@@ -13,7 +13,7 @@ and prints each median, min–max, CPU time and the ratio to its floor's median;
 pass`` is the interpreter's own start. ``agentmem`` is also run through the installed console
 script when it is found next to the interpreter.
 
-A start where nothing changed is answered from the hot path's memo (docs/design.md §Hot path);
+A start where nothing changed is answered from the hot path's memo (docs/design/code.md §Hot path);
 the rows "memo cleared" delete the command's entry first (one interpreter rewrites the file
 without it, then runs the same entry point), which is what the first start after any change
 costs. Before timing, the floor's

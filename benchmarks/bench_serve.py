@@ -16,7 +16,7 @@ alternating rounds, times
 
 Wall time: the request from sending to the last byte, the command from start to exit. CPU:
 the process's own (server and client threads) for a request, the child's for a command.
-Targets (docs/design.md §Web): the inbox and doctrine pages ≤ 1.5× their command, an accept
+Targets (docs/design/web.md §Web): the inbox and doctrine pages ≤ 1.5× their command, an accept
 ≤ 1.2× ``review --accept``. Prints medians (min–max) and the load average.
 """
 

@@ -5,7 +5,7 @@ Not a test. Run from the repository root::
     PYTHONPATH=src python benchmarks/gen_large_repo.py DEST [--rules 10000] [--memories 1000] [--commits 5000]
 
 Builds, with ONE ``git fast-import`` stream (seconds, not minutes), a repository whose history
-an agentmem team could have made, every commit carrying the trailers of docs/design.md §Trailers:
+an agentmem team could have made, every commit carrying the trailers of docs/design/governance.md §Trailers:
 
 - commit 1: ``agentmem.yaml`` and ``roles.yaml`` (one person per memory file; one in fifty is
   an admin, the others members);

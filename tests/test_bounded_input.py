@@ -1,4 +1,4 @@
-"""Bounded input (docs/design.md §Write path, *Bounded work*): lengths before any scan (the
+"""Bounded input (docs/design/write-path.md §Write path, *Bounded work*): lengths before any scan (the
 guard, search queries, MCP arguments), JSON nested beyond 32 levels refused by name
 (:mod:`agentmem.nesting`: hook payloads, MCP arguments, transcripts), and hooks that exit 0 on
 any payload."""

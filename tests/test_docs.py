@@ -1,5 +1,6 @@
-"""The documentation stands on its own: every ``docs/design.md §Name`` cited in the repository
-names a section that exists, and nothing cites a document outside the repository."""
+"""The documentation stands on its own and stays readable: every ``docs/design/<page>.md §Name``
+cited in the repository names a section of that page, nothing cites a document outside the
+repository, and each page keeps to the size a newcomer reads in one sitting."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from pathlib import Path
 
 from tests.helpers import REPO_ROOT
 
-DESIGN = REPO_ROOT / "docs" / "design.md"
+DESIGN = REPO_ROOT / "docs" / "design"
+DECISIONS = REPO_ROOT / "docs" / "decisions"
 #: Where citations live; test data and the harvest benchmark's sessions are quoted material.
 SCANNED = ("src", "tests", "benchmarks", "docs", ".ci")
 SKIPPED = (REPO_ROOT / "tests" / "data", REPO_ROOT / "benchmarks" / "harvest_set")
@@ -16,6 +18,11 @@ SUFFIXES = {".py", ".md", ".yaml", ".yml", ".toml", ".txt", ""}
 OUTSIDE = re.compile(
     r"\.\./shared|(?:SPEC|REFERENCE|STYLE) §|\bissue \d|\b(?:H\d{1,2}|N[1-3]|F1)\b"
 )
+SECTION = re.compile(r"^## \d+\. (.+)$", flags=re.MULTILINE)
+CITED_NAME = r"([A-Z][a-z]+(?: [a-z]+)*)"
+#: Sizes a newcomer reads in an hour (bytes).
+LIMITS = {"README.md": 15_000, "AGENTS.md": 12_000}
+PAGE_LIMIT = 15_000
 
 
 def _texts() -> list[tuple[Path, str]]:
@@ -32,28 +39,50 @@ def _texts() -> list[tuple[Path, str]]:
     return found
 
 
-def _sections() -> list[str]:
-    text = DESIGN.read_text(encoding="utf-8")
-    return re.findall(r"^## \d+\. (.+)$", text, flags=re.MULTILINE)
+def _pages() -> dict[str, list[str]]:
+    """Each design page (file name) and the numbered sections it holds."""
+    return {
+        page.name: SECTION.findall(page.read_text(encoding="utf-8"))
+        for page in sorted(DESIGN.glob("*.md"))
+        if page.name != "README.md"
+    }
+
+
+def _known(cited: str, sections: list[str]) -> bool:
+    return any(cited == s or cited.startswith(s + " ") for s in sections)
 
 
 def test_design_has_the_sections_the_code_points_at() -> None:
-    sections = _sections()
+    sections = [s for secs in _pages().values() for s in secs]
     assert len(sections) == len(set(sections))
     for name in ("Vocabulary", "Rule file", "Lifecycle", "Trailers", "Check", "Write path"):
         assert name in sections
+    index = (DESIGN / "README.md").read_text(encoding="utf-8")
+    assert all(f"]({page})" in index for page in _pages())
 
 
-def test_every_cited_design_section_exists() -> None:
-    sections = sorted(_sections(), key=len, reverse=True)
+def test_every_cited_design_section_exists_on_the_page_cited() -> None:
+    pages = _pages()
+    every = sorted((s for secs in pages.values() for s in secs), key=len, reverse=True)
     unknown = []
     for path, text in _texts():
-        for match in re.finditer(r"§([A-Z][a-z]+(?: [a-z]+)*)", text):
-            cited = match.group(1)
-            if not any(cited == s or cited.startswith(s + " ") for s in sections):
+        for match in re.finditer(r"(?:docs/design/([a-z-]+\.md)\s*)?§" + CITED_NAME, text):
+            page, cited = match.group(1), match.group(2)
+            sections = pages.get(page, []) if page else every
+            if not _known(cited, sections):
                 line = text.count("\n", 0, match.start()) + 1
-                unknown.append(f"{path.relative_to(REPO_ROOT)}:{line}: §{cited}")
+                unknown.append(f"{path.relative_to(REPO_ROOT)}:{line}: {match.group(0)}")
     assert unknown == []
+
+
+def test_nothing_cites_the_single_file_documents_that_were_split() -> None:
+    cited = [
+        f"{path.relative_to(REPO_ROOT)}: {m.group(0)}"
+        for path, text in _texts()
+        for m in re.finditer(r"docs/(?:design|decisions)\.md", text)
+        if path.parent != DECISIONS  # a decision quotes the name it had when it was taken
+    ]
+    assert cited == []
 
 
 def test_nothing_cites_a_document_outside_the_repository() -> None:
@@ -63,3 +92,27 @@ def test_nothing_cites_a_document_outside_the_repository() -> None:
             if OUTSIDE.search(line):
                 cited.append(f"{path.relative_to(REPO_ROOT)}:{number}: {line.strip()[:80]}")
     assert cited == []
+
+
+def test_each_decision_is_one_dated_numbered_file_the_index_lists() -> None:
+    index = (DECISIONS / "README.md").read_text(encoding="utf-8")
+    files = sorted(p.name for p in DECISIONS.glob("*.md") if p.name != "README.md")
+    assert files and all(re.fullmatch(r"\d{4}-[a-z0-9-]+\.md", name) for name in files)
+    numbers = [int(name[:4]) for name in files]
+    assert numbers == list(range(1, len(files) + 1))
+    assert all(f"]({name})" in index for name in files)
+    for name in files:
+        text = (DECISIONS / name).read_text(encoding="utf-8")
+        assert re.search(r"^20\d\d-\d\d-\d\d", text, flags=re.MULTILINE), name
+
+
+def test_design_pages_are_short_enough_to_read_in_one_sitting() -> None:
+    sizes = {p.name: len(p.read_text(encoding="utf-8").encode()) for p in DESIGN.glob("*.md")}
+    assert {n: s for n, s in sizes.items() if s > PAGE_LIMIT} == {}
+
+
+def test_the_front_pages_are_read_in_minutes() -> None:
+    """The README is the front page (what it is, the two commands, the main job, links) and
+    AGENTS.md the short map; the reference lives in docs/guide/, docs/design/ and docs/map.md."""
+    sizes = {name: len((REPO_ROOT / name).read_bytes()) for name in LIMITS}
+    assert {n: s for n, s in sizes.items() if s > LIMITS[n]} == {}

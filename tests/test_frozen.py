@@ -1,5 +1,5 @@
 """The value classes built at import on every command's path are plain classes (``Frozen``,
-docs/decisions.md) that behave as the frozen dataclasses they replaced: each is compared here
+docs/decisions/) that behave as the frozen dataclasses they replaced: each is compared here
 with a reference dataclass built from the fields, defaults and flags the dataclass had."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the package installs (docs/design.md §Install): the base leaves out what one feature
+"""What the package installs (docs/design/code.md §Install): the base leaves out what one feature
 needs (extras ``mcp``, ``openai``, ``serve``), a feature without its extra says which to
 install, and every declared dependency is imported while every imported one is declared."""
 

@@ -1,4 +1,4 @@
-"""The Python API for applications that embed agentmem (docs/design.md §Context).
+"""The Python API for applications that embed agentmem (docs/design/context.md §Context).
 
     import agentmem
 

@@ -1,4 +1,4 @@
-"""Settings from ``agentmem.yaml`` (docs/design.md §Settings), resolved in one place.
+"""Settings from ``agentmem.yaml`` (docs/design/settings.md §Settings), resolved in one place.
 
 Precedence: command-line flag (applied by the caller), then ``AGENTMEM_*`` environment variables
 (``AGENTMEM_MODEL``, ``AGENTMEM_PROVIDER``), then ``agentmem.yaml``, then the defaults below.
@@ -43,7 +43,7 @@ class RetentionClass(Frozen):
 
 
 #: The retention policy when ``agentmem.yaml`` says nothing (a policy choice recorded in
-#: docs/decisions.md): what a person declared is reviewed yearly and never expires; what a
+#: docs/decisions/): what a person declared is reviewed yearly and never expires; what a
 #: model inferred is reviewed after a month and expires after three unless reconfirmed.
 DEFAULT_RETENTION: dict[str, RetentionClass] = {
     "declared": RetentionClass(365, None),
@@ -53,8 +53,8 @@ DEFAULT_RETENTION: dict[str, RetentionClass] = {
 
 class MemoryConfig(Frozen):
     """``memory:`` — budget and entry limits in Unicode code points (NFC),
-    docs/design.md §Settings; ``retention`` per basis (days) and ``on_review_due``
-    (alert | suspend) for entries (docs/decisions.md, 2026-12-01). ``retention`` None: a copy
+    docs/design/settings.md §Settings; ``retention`` per basis (days) and ``on_review_due``
+    (alert | suspend) for entries (docs/decisions/, 2026-12-01). ``retention`` None: a copy
     of ``DEFAULT_RETENTION``."""
 
     _fields = (
@@ -92,7 +92,7 @@ class MemoryConfig(Frozen):
 
 
 class HarvestConfig(Frozen):
-    """``harvest:`` — ``provider`` is auto | anthropic | offline (docs/design.md §Settings,
+    """``harvest:`` — ``provider`` is auto | anthropic | offline (docs/design/settings.md §Settings,
     §Providers)."""
 
     _fields = (
@@ -139,7 +139,7 @@ class HarvestConfig(Frozen):
 
 class DoctrineConfig(Frozen):
     """``doctrine:`` — review period in days, review policy, duplicate threshold 0–100
-    (docs/design.md §Settings)."""
+    (docs/design/settings.md §Settings)."""
 
     _fields = (
         "review_days",
@@ -172,7 +172,7 @@ class DoctrineConfig(Frozen):
 
 
 class ReviewConfig(Frozen):
-    """``review:`` — when a waiting decision is old (docs/design.md §Settings, §Web):
+    """``review:`` — when a waiting decision is old (docs/design/settings.md §Settings, §Web):
     ``agentmem serve`` shows a proposal or a rule waiting longer than ``remind_days`` in red."""
 
     _fields = ("remind_days",)
@@ -186,7 +186,7 @@ class SigningConfig(Frozen):
     """``signing:`` — ``decisions: required`` signs every decision commit (accept, hand edit,
     approve and the other rule transitions, settings approve, scope retire, erase), refused
     without a key, and ``check --history`` verifies each against ``roles.yaml``'s keys
-    (docs/design.md §Settings, §Trust boundary); ``optional`` (the default) signs when a key
+    (docs/design/settings.md §Settings, §Trust boundary); ``optional`` (the default) signs when a key
     is set."""
 
     _fields = ("decisions",)
@@ -197,7 +197,7 @@ class SigningConfig(Frozen):
 
 
 class ContextConfig(Frozen):
-    """``context:`` — which roles get doctrine in audit prompts (docs/design.md §Settings,
+    """``context:`` — which roles get doctrine in audit prompts (docs/design/settings.md §Settings,
     §Context)."""
 
     _fields = ("doctrine_for_roles",)
@@ -232,7 +232,7 @@ class Config(Frozen):
     scopes: tuple[tuple[str, str], ...]
     #: ``retired_scopes:`` — scope → the day it was retired (``YYYY-MM-DD``), written by
     #: ``agentmem scope retire``: what was confirmed in it before that day is due for review
-    #: (docs/decisions.md, 2026-12-01 — a retired scope).
+    #: (docs/decisions/, 2026-12-01 — a retired scope).
     retired_scopes: tuple[tuple[str, str], ...]
 
     def __init__(
@@ -485,7 +485,7 @@ def load_config(
 
 
 DEFAULT_CONFIG_TEXT = """\
-# agentmem settings (every key is optional; these are the defaults): see the README, Settings.
+# agentmem settings (every key is optional; these are the defaults): see agentmem's docs/guide/sync-and-settings.md.
 memory:
   budget_chars: 8000        # counted on the whole file, in Unicode code points
   warn_ratio: 0.8           # at or above: warning; above budget: write refused

@@ -1,7 +1,7 @@
-"""One error family for agentmem (docs/design.md §Exit codes).
+"""One error family for agentmem (docs/design/overview.md §Exit codes).
 
 Domain code raises these; ``agentmem.cli`` turns them into an ``error: …`` line on stderr and the
-class's ``exit_code``. Exit codes (docs/design.md §Exit codes): 0 done, 1 refused or invalid input,
+class's ``exit_code``. Exit codes (docs/design/overview.md §Exit codes): 0 done, 1 refused or invalid input,
 2 usage, 3 unexpected (not raised from here: anything that is not an ``AgentmemError``). Messages
 say what, where (``file:line``) and what to do next; they never carry a secret value.
 """
@@ -34,7 +34,7 @@ class UsageError(AgentmemError):
 
 class MissingExtraError(AgentmemError):
     """A feature whose libraries come with an extra of the package that is not installed
-    (docs/design.md §Install): exit 1, with the pip command that installs it."""
+    (docs/design/code.md §Install): exit 1, with the pip command that installs it."""
 
 
 #: The extras of pyproject.toml: name -> (what needs it, the modules it brings).
@@ -65,18 +65,18 @@ class ConfigError(AgentmemError):
 
 
 class NotARepositoryError(AgentmemError):
-    """No ``agentmem.yaml`` in the current directory or any parent (docs/design.md §Vocabulary,
+    """No ``agentmem.yaml`` in the current directory or any parent (docs/design/overview.md §Vocabulary,
     *memory repository*)."""
 
 
 class InvalidMemoryError(AgentmemError):
-    """A memory file breaks the structure of docs/design.md §Memory file, or an entry is not a valid
+    """A memory file breaks the structure of docs/design/memory.md §Memory file, or an entry is not a valid
     single line."""
 
 
 class BudgetExceededError(InvalidMemoryError):
     """A write would take a memory file over ``memory.budget_chars``
-    (docs/design.md §Memory file). ``oldest``: the entries least recently confirmed
+    (docs/design/memory.md §Memory file). ``oldest``: the entries least recently confirmed
     (``memory.file.Entry``), ``status`` the fill level the change would reach, when known."""
 
     oldest: tuple[object, ...] = ()
@@ -85,7 +85,7 @@ class BudgetExceededError(InvalidMemoryError):
 
 class TranscriptError(AgentmemError):
     """A transcript cannot be read: malformed JSON, binary data, unknown format
-    (docs/design.md §Harvest)."""
+    (docs/design/harvest.md §Harvest)."""
 
 
 class TranscriptUnavailableError(TranscriptError):
@@ -106,20 +106,20 @@ class DoctrineError(AgentmemError):
 
 class ApplyConflictError(AgentmemError):
     """An accepted proposal cannot be applied: its target matches zero or several entries,
-    or the file changed on disk since the review showed its diff (docs/design.md §Write path)."""
+    or the file changed on disk since the review showed its diff (docs/design/write-path.md §Write path)."""
 
 
 class GovernanceError(AgentmemError):
-    """The actor's role does not allow the action (docs/design.md §Lifecycle, §Roles)."""
+    """The actor's role does not allow the action (docs/design/doctrine.md §Lifecycle, §Roles)."""
 
 
 class GuardError(AgentmemError):
-    """The guard refused a text (docs/design.md §Guard). The message names classes and positions,
+    """The guard refused a text (docs/design/guard.md §Guard). The message names classes and positions,
     never values."""
 
 
 class ModelError(AgentmemError):
-    """The model provider failed or answered outside the schema (docs/design.md §Harvest)."""
+    """The model provider failed or answered outside the schema (docs/design/harvest.md §Harvest)."""
 
 
 class GitError(AgentmemError):
@@ -130,7 +130,7 @@ class BusyError(AgentmemError):
     """Another agentmem process holds the repository lock; retry shortly."""
 
 
-#: ``OSError`` numbers that are the disk's state, not a bug (exit 1, docs/design.md §Write path).
+#: ``OSError`` numbers that are the disk's state, not a bug (exit 1, docs/design/write-path.md §Write path).
 _DISK_FULL = ("ENOSPC", "EDQUOT")
 
 

@@ -1,4 +1,4 @@
-"""Who may do what (docs/design.md §Roles, §Lifecycle): one table of action → roles
+"""Who may do what (docs/design/governance.md §Roles, §Lifecycle): one table of action → roles
 allowed, the owner rule of personal memories and inboxes, and the distinct-approver rule.
 
 The commands (``doctrine`` lifecycle and drafts, review, remember, memory edit, harvest, erase,
@@ -245,7 +245,7 @@ True): the distinct-approver rule or required signatures (``doctrine.require_sig
 ``alert``, a longer review or expiry period (``null``: never expires), a higher duplicate
 threshold (fewer rules blocked), fewer roles given doctrine, a retired scope dropped or its
 day moved later. ``check --history`` calls such a change a finding unless a second admin
-approved it (:func:`relaxations`; docs/design.md §Check)."""
+approved it (:func:`relaxations`; docs/design/check.md §Check)."""
 
 
 def relaxations(old: Mapping[str, object], new: Mapping[str, object]) -> list[str]:
@@ -331,7 +331,7 @@ PERSON_ONLY: dict[tuple[str, ...], tuple[str, ...] | None] = {
 }
 """The agentmem commands that decide for the person holding the git identity, which an agent
 must not run for them (``agentmem hook pre-tool-use`` denies them,
-docs/design.md §Trust boundary): command words → ``None`` when the command always decides, else the parameters
+docs/design/governance.md §Trust boundary): command words → ``None`` when the command always decides, else the parameters
 (typer's names) that decide nothing on their own — the command decides as soon as it is given
 any other option, so an option added later is the person's until it is listed here.
 ``review --reject`` and ``review --dry-run`` stay open: dropping a proposal promotes nothing.

@@ -1,4 +1,4 @@
-"""How deep a parsed JSON value may nest (docs/design.md §Write path, *Bounded work*): hook
+"""How deep a parsed JSON value may nest (docs/design/write-path.md §Write path, *Bounded work*): hook
 payloads, MCP arguments and JSON transcripts nested beyond :data:`MAX_DEPTH` levels are refused
 by name, never walked (a reader that recurses would meet Python's recursion limit)."""
 

@@ -1,6 +1,6 @@
 """Warnings the domain gives whoever runs it: a command line prints them as ``warning: …``
 lines on stderr, an application embedding agentmem gets them from the standard ``logging``
-logger ``agentmem`` (docs/design.md §Packages).
+logger ``agentmem`` (docs/design/code.md §Packages).
 
 :func:`warn` hands a warning to the sink a front end installed (:func:`send_to`: the CLI's
 ``output.warn``), and only without one loads ``logging``: importing it costs a command about

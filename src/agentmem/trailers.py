@@ -1,5 +1,5 @@
 """The audit trailer vocabulary: every ``Agentmem-*`` name, how a commit message carries them, and
-how they are read back (docs/design.md §Trailers).
+how they are read back (docs/design/governance.md §Trailers).
 
 This is the only module that spells a trailer name; everything else imports the constants
 (``tests/test_architecture.py`` fails on an ``Agentmem-`` string literal anywhere else in

@@ -134,8 +134,10 @@ def test_a_fingerprint_leaves_line_numbers_out() -> None:
 
 
 def test_the_help_rows_are_the_code_tables_of_the_design() -> None:
-    """``check/rule_help.py`` holds docs/design.md §Check's two code tables word for word."""
-    design = (Path(__file__).resolve().parents[2] / "docs" / "design.md").read_text("utf-8")
+    """``check/rule_help.py`` holds docs/design/check.md §Check's two code tables word for word."""
+    design = (Path(__file__).resolve().parents[2] / "docs" / "design" / "check.md").read_text(
+        "utf-8"
+    )
     start = design.index("## 17. Check")
     section = design[start : design.index("**The server gate", start)]
     rows = re.findall(r"^\| (`[^|]*`[^|]*) \| ([^\n]*) \|$", section, re.M)

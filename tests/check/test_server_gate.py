@@ -1,4 +1,4 @@
-"""The server gate (docs/design.md §Check, §Trust boundary): ``agentmem check --pre-receive``
+"""The server gate (docs/design/check.md §Check, §Trust boundary): ``agentmem check --pre-receive``
 judges only what a push adds, with the judges of ``check --history``; ``agentmem
 install-server-hook`` ships it as a bare repository's ``hooks/pre-receive``. Real bare
 repositories, real ``git push`` over the file transport (and ``git daemon`` on 127.0.0.1, slow)."""

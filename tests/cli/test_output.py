@@ -149,7 +149,7 @@ def test_rich_output_into_a_closed_pipe_exits_0_quietly(
     memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
 ) -> None:
     """rich's own answer to a closed pipe is exit 1 with no word; agentmem's consoles hand it
-    to ``errors.failure``: exit 0, nothing on stderr (docs/design.md §Exit codes)."""
+    to ``errors.failure``: exit 0, nothing on stderr (docs/design/overview.md §Exit codes)."""
     from agentmem.cli import output
 
     assert invoke(runner, "remember", "Short sentences in review comments.").exit_code == 0

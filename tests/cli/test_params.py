@@ -1,5 +1,5 @@
 """typer commands without pydantic, and one command's tree instead of the whole
-(docs/decisions.md, 2026-12-01 — typer commands without pydantic): what the command line does
+(docs/decisions/, 2026-12-01 — typer commands without pydantic): what the command line does
 and prints stays what typer alone would do."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _run_in_one_process(cwd: Path, *lines: list[str]) -> str:
 @pytest.mark.slow
 def test_commands_run_without_pydantic(memrepo: Path) -> None:
     """If this fails after a typer upgrade, typer moved what cli/params.py relies on (the
-    ``_runtime_param`` slot of its parameters, ``RuntimeParam``): see docs/decisions.md."""
+    ``_runtime_param`` slot of its parameters, ``RuntimeParam``): see docs/decisions/."""
     loaded = _run_in_one_process(
         memrepo,
         ["memory", "show"],

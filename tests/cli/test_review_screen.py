@@ -1,4 +1,4 @@
-"""The review screen at 80 columns (docs/design.md §Proposals): one proposal per screen, texts
+"""The review screen at 80 columns (docs/design/memory.md §Proposals): one proposal per screen, texts
 wrapped on word boundaries with a hanging indent, the facts (why, record, from) apart from the
 diff, the words a modify changes marked; piped, every line whole. Memories are seeded through
 the accept path, so their entries carry records."""

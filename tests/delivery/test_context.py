@@ -1,4 +1,4 @@
-"""Context blocks (docs/design.md §Context): `context chat`, `context audit`, the usage log and
+"""Context blocks (docs/design/context.md §Context): `context chat`, `context audit`, the usage log and
 `agentmem usage`, on real repositories holding both personal memory and doctrine."""
 
 from __future__ import annotations

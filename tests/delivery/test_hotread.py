@@ -1,4 +1,4 @@
-"""The hot path's memo (docs/design.md §Hot path; docs/decisions.md, 2026-12-01 — the hot path
+"""The hot path's memo (docs/design/code.md §Hot path; docs/decisions/, 2026-12-01 — the hot path
 answers from a memo of its own output): a session start or ``context chat`` answered from the
 memo prints, byte for byte, what the full path prints for the same inputs, and any input that
 changed (a file, the identity, the day, the folder's scope, agentmem's own code) makes the full
@@ -258,7 +258,7 @@ def test_every_input_that_changed_runs_the_full_path(
     _twice(hot, memrepo, computed, chat)
     memory = memrepo / "memories" / "alice.md"
     memory.write_text(memory.read_text(encoding="utf-8").replace("French", "English"))
-    # not committed: served as committed, with the note (docs/design.md §Served view)
+    # not committed: served as committed, with the note (docs/design/served.md §Served view)
     out = changed()[1]
     assert "1. Answer in French." in out and "has changes that are not committed" in out
     commit_by_owner(memrepo, "memories/alice.md")
@@ -498,7 +498,11 @@ def test_an_answer_from_the_memo_builds_no_dataclass(memrepo: Path) -> None:
     ]
     payload = json.dumps({"session_id": "s-1", "transcript_path": "/t", "cwd": str(memrepo)})
     for argv, stdin, extra in (
-        (["hook", "session-start"], payload, ["agentmem.harvest", "agentmem.harvest.payload"]),
+        (
+            ["hook", "session-start"],
+            payload,
+            ["agentmem.harvest", "agentmem.harvest.payload", "agentmem.nesting"],  # depth first
+        ),
         (["context", "chat"], "", []),
     ):
         said = []

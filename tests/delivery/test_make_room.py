@@ -1,4 +1,4 @@
-"""An agent makes room in a full memory (docs/design.md §Context, *Making room*): the MCP
+"""An agent makes room in a full memory (docs/design/context.md §Context, *Making room*): the MCP
 ``forget`` and ``replace`` tools (in process, with the SDK's client) and the memory tool's
 ``str_replace`` over several entries file pending ``remove``/``modify`` proposals by the entry
 numbers the agent was shown — validated like any proposal, one commit, never applied — and a

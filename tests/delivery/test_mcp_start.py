@@ -1,5 +1,5 @@
 """The MCP server's start: ``initialize`` answered before the SDK loads, then the SDK serving
-the same session (docs/design.md §Context, MCP start)."""
+the same session (docs/design/context.md §Context, MCP start)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The served view (docs/design.md §Served view): only committed bytes of an owner's own
+"""The served view (docs/design/served.md §Served view): only committed bytes of an owner's own
 decision reach a prompt, and the hot path's local files are never authority. Each read-side
 hole found by a hostile trial is a case here, refused or withheld."""
 

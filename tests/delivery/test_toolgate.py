@@ -1,4 +1,4 @@
-"""The PreToolUse gate (docs/design.md §Trust boundary): what an agent may not run or write,
+"""The PreToolUse gate (docs/design/governance.md §Trust boundary): what an agent may not run or write,
 however it spells it, and what stays open. In process (``toolgate.decide``) against a real
 memory repository; ``tests/stories/test_hostile_trial.py`` runs the real hook command."""
 

@@ -1,5 +1,5 @@
 """The usage log records which entries each chat block carried — numbers and content hashes,
-never text — so that what a session saw can be rebuilt from history (docs/design.md §Context)."""
+never text — so that what a session saw can be rebuilt from history (docs/design/context.md §Context)."""
 
 from __future__ import annotations
 

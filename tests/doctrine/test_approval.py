@@ -1,4 +1,4 @@
-"""What an admin approves is what they read (docs/design.md §Lifecycle): ``doctrine approve``
+"""What an admin approves is what they read (docs/design/doctrine.md §Lifecycle): ``doctrine approve``
 shows the changes since the last active version and takes the version it approves; ``doctrine
 edit`` says whether limits are added or replaced; ``approve`` and ``check`` name a rule of an
 overlapping scope that says the opposite or sets another value."""

@@ -1,4 +1,4 @@
-"""A person's decision is recorded whole (docs/design.md §Lifecycle, §Trailers): approve and the
+"""A person's decision is recorded whole (docs/design/doctrine.md §Lifecycle, §Trailers): approve and the
 other rule transitions take ``--reason`` and ``--session`` (``Agentmem-Reason``,
 ``Agentmem-Session``), the API passes them, ``check --history`` accepts them; and the library's
 governance functions take the actor from the repository's identity, never from an argument."""

@@ -1,6 +1,6 @@
-"""The rule index (docs/design.md §Rule index), the bounded usage line and its rotation
-(docs/design.md §Context), and the duplicate guard from stored forms
-(docs/design.md §Rule file): same answers as the rules read from their files, only what
+"""The rule index (docs/design/search.md §Rule index), the bounded usage line and its rotation
+(docs/design/context.md §Context), and the duplicate guard from stored forms
+(docs/design/doctrine.md §Rule file): same answers as the rules read from their files, only what
 changed read again."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The guard (docs/design.md §Guard): the corpus, never echoing values, masking, code-point naming.
+"""The guard (docs/design/guard.md §Guard): the corpus, never echoing values, masking, code-point naming.
 
 The corpus lives in ``tests/data/guard/cases.yaml``. Secret values are not committed: a
 ``{secret:NAME}`` marker there is replaced by a value built here, from pieces, at run time.

@@ -1,4 +1,4 @@
-"""What the guard's neighbours on the write path refuse or keep (docs/design.md §Guard,
+"""What the guard's neighbours on the write path refuse or keep (docs/design/guard.md §Guard,
 §Memory file): a replayed answer whose YAML loader would fold a character, text stored in NFC,
 elision markers in a rewritten entry."""
 

@@ -1,4 +1,4 @@
-"""The anthropic provider, tested through its transport (docs/design.md §Harvest, §Providers).
+"""The anthropic provider, tested through its transport (docs/design/harvest.md §Harvest, §Providers).
 
 Every client here runs on an ``httpx2.MockTransport`` that serves the responses in
 ``tests/data/anthropic/`` and records each request, so nothing reaches the network.
@@ -336,7 +336,7 @@ def test_a_stopped_answer_is_a_model_error(stop_reason: str, expected: str) -> N
 
 
 def test_eight_proposals_come_back_as_eight() -> None:
-    # Cutting to max_proposals is the caller's job (docs/design.md §Harvest), so the output can say
+    # Cutting to max_proposals is the caller's job (docs/design/harvest.md §Harvest), so the output can say
     # so.
     api = FakeAPI(ok(recorded("eight_proposals.json")))
     answer = harvest(make_request(), client=api.client(), mask=IDENTITY)

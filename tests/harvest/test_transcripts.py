@@ -1,4 +1,4 @@
-"""Transcript readers (docs/design.md §Harvest): format detection by content, the person's own
+"""Transcript readers (docs/design/harvest.md §Harvest): format detection by content, the person's own
 turns, elision, session ids and errors. Data files are described in
 ``tests/data/transcripts/SOURCES.md``."""
 
@@ -533,7 +533,7 @@ def _peak(read: Callable[[], object]) -> int:
 
 
 def test_text_transcript_and_export_read_within_three_times_their_size(tmp_path: Path) -> None:
-    # docs/design.md §Harvest: the text is walked line by line (no list of every line) and an
+    # docs/design/harvest.md §Harvest: the text is walked line by line (no list of every line) and an
     # export's bytes are dropped before its tree is built, its text before the turns are.
     result = "a line of a file the agent printed\n" * 300
     text = tmp_path / "session.md"

@@ -87,7 +87,7 @@ def rule_text(
     limit: str,
     review_due: str | None,
 ) -> str:
-    """A rule file (docs/design.md §Rule file), written by hand as a person would."""
+    """A rule file (docs/design/doctrine.md §Rule file), written by hand as a person would."""
     title = f"Title of {rule_id}"
     approved = status in ("active", "suspended")
     approval = (

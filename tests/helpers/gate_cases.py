@@ -1,4 +1,4 @@
-"""The tool gate's cases (docs/design.md §Trust boundary): spellings an agent may not run,
+"""The tool gate's cases (docs/design/governance.md §Trust boundary): spellings an agent may not run,
 and honest work that must stay open. ``tests/delivery/test_toolgate.py`` pins each;
 ``benchmarks/bad_inputs.py`` runs them through the real hook command."""
 

@@ -131,7 +131,7 @@ def _review(runner: CliRunner, reviews: list[list[str]]) -> None:
 def commit_by_owner(root: Path, *relpaths: str) -> None:
     """Commit hand-written memory files as their owners' own agentmem edits (the commit
     ``agentmem memory edit`` makes: the owner's identity and the audit trailers), so that the
-    served view gives them (docs/design.md §Served view). For a test whose point is the file
+    served view gives them (docs/design/served.md §Served view). For a test whose point is the file
     itself (a broken file, one from before records); anything else seeds through the accept
     path (:func:`seed_memory`)."""
     # lazy: only the tests that hand-write a memory file

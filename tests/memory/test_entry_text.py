@@ -1,4 +1,4 @@
-"""An entry's record never shows where its text does (docs/design.md §Memory file): one
+"""An entry's record never shows where its text does (docs/design/memory.md §Memory file): one
 reading of an entry line (``memory.records.split_entry``) for the parser and every reader —
 the offline extractor, the model request, targets, review diffs, ``memory show``, export, the
 memory tool, search, tidy. Every memory here is seeded through the real accept path, so its

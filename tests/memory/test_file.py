@@ -1,4 +1,4 @@
-"""The memory model (docs/design.md §Memory file): round trip, structure errors, budget, entries."""
+"""The memory model (docs/design/memory.md §Memory file): round trip, structure errors, budget, entries."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Whose words a proposal holds: a proposal someone else committed into a person's inbox is
 named at ``inbox`` and ``review`` and accepted only with ``--allow-foreign``; a broken inbox file
-is skipped with a warning naming it (docs/design.md §Inbox file)."""
+is skipped with a warning naming it (docs/design/memory.md §Inbox file)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bounded work (docs/design.md §Write path, §Proposals): a decision on many proposals is one
+"""Bounded work (docs/design/write-path.md §Write path, §Proposals): a decision on many proposals is one
 pass that reports its progress, a full memory says what to do and names the entries that could
 make room. The big figures (10,000 proposals) are in ``benchmarks/bench_bounds.py``; here the same
 code paths run on a few dozen."""

@@ -1,4 +1,4 @@
-"""The erasure record for the readers (docs/design.md §Sync): what a served view, ``sync`` and
+"""The erasure record for the readers (docs/design/sync.md §Sync): what a served view, ``sync`` and
 the server gate ask of it — the record as committed, a value erased in any spelling, a history
 that holds a commit an erase rewrote."""
 

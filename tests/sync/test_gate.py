@@ -1,4 +1,4 @@
-"""``agentmem sync`` checks what it would publish (docs/design.md §Memory file, §Trailers): a
+"""``agentmem sync`` checks what it would publish (docs/design/memory.md §Memory file, §Trailers): a
 replayed approval whose author was demoted meanwhile, a local commit the history check refuses, two
 entries merged over the memory budget. Real bare remote and clones on local disk."""
 

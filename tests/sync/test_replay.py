@@ -310,7 +310,7 @@ def test_identical_changes_merge_silently() -> None:
     assert merge_file("doctrine/r.yaml", b"v: 1\n", b"v: 2\n", b"v: 2\n") == b"v: 2\n"
 
 
-# -- a burst of clones (docs/design.md §Sync: back-off) -----------------------------------------
+# -- a burst of clones (docs/design/sync.md §Sync: back-off) -----------------------------------------
 def test_the_back_off_grows_exponentially_with_full_jitter_up_to_its_cap() -> None:
     from agentmem.sync.replay import BACKOFF_BASE_S, BACKOFF_CAP_S, backoff
 

@@ -1,6 +1,6 @@
 """``agentmem stats``: figures per person and for the team from the files, one ``git log`` and
 the local logs; a member sees their own and the team's totals, an admin everyone's
-(docs/design.md §Commands, §Recall)."""
+(docs/design/overview.md §Commands, §Recall)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``agentmem serve`` in process (docs/design.md §Web): the token and the cookie, CSRF, the host
+"""``agentmem serve`` in process (docs/design/web.md §Web): the token and the cookie, CSRF, the host
 and origin checks, the headers, 403/404 in words, stale forms refused with what changed, two
 tabs on one proposal, refusals that keep what was typed, a busy repository, no traceback and no
 entry text in the server's log."""

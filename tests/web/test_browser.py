@@ -1,4 +1,4 @@
-"""``agentmem serve`` in a real browser (docs/design.md §Web): headless Chromium (Debian's
+"""``agentmem serve`` in a real browser (docs/design/web.md §Web): headless Chromium (Debian's
 package, driven by Playwright) against the server on 127.0.0.1. Accept and edit a proposal,
 remove an entry, an admin approving a draft someone else proposed, a member refused approval,
 a stale form refused; every page at 1280×800 and 390×844 with no serious accessibility

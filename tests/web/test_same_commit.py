@@ -1,4 +1,4 @@
-"""Each action of the review pages and its CLI command make the same commit (docs/design.md
+"""Each action of the review pages and its CLI command make the same commit (docs/design/web.md
 §Web): the same tree and the same message with its ``Agentmem-*`` trailers, on two copies of
 one repository (times aside: an approval's ``at`` is masked). The default run keeps the accept;
 the others are slow-marked (a CLI run and a page run each: seconds under load)."""

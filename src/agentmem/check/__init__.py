@@ -1,4 +1,4 @@
-"""``agentmem check``: the server-side check a memory repository's CI runs (docs/design.md §Check).
+"""``agentmem check``: the server-side check a memory repository's CI runs (docs/design/check.md §Check).
 
 :func:`run_check` checks the working tree — ``agentmem.yaml``, ``roles.yaml``, every memory file,
 every doctrine rule, the inbox — and, with ``history=True``, every commit (all, or
@@ -76,7 +76,7 @@ def run_check(
     deadlines; ``require_signed`` True forces signatures on for every commit, else
     ``doctrine.require_signed`` at each commit's parent decides. ``history_only`` walks the
     history and skips the checked-out tree (``report.files`` stays 0): for a CI job that already
-    ran the plain check (docs/design.md §Check).
+    ran the plain check (docs/design/check.md §Check).
 
     Raises :class:`~agentmem.errors.GitError` only when git itself fails during the walk.
     """

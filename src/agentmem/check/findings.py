@@ -1,4 +1,4 @@
-"""What ``agentmem check`` reports (docs/design.md §Check): one :class:`Finding` per problem, never
+"""What ``agentmem check`` reports (docs/design/check.md §Check): one :class:`Finding` per problem, never
 a stop.
 
 A finding names a file and a line, a severity (``error`` fails the check, ``warning`` does not),
@@ -33,7 +33,7 @@ class Finding:
     commit: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``--format json`` object (docs/design.md §Check), keys ``path``, ``line``,
+        """The ``--format json`` object (docs/design/check.md §Check), keys ``path``, ``line``,
         ``severity``, ``code``, ``message``, plus ``commit``."""
         return asdict(self)
 

@@ -1,4 +1,4 @@
-"""The server gate (docs/design.md §Check, §Trust boundary): ``agentmem check --pre-receive``.
+"""The server gate (docs/design/check.md §Check, §Trust boundary): ``agentmem check --pre-receive``.
 
 Git runs a repository's ``hooks/pre-receive`` once per push, before any ref moves, with one
 ``<old> <new> <ref>`` line per updated ref on stdin; the pushed objects are readable (git's

@@ -1,4 +1,4 @@
-"""``check``'s outputs for CI (docs/design.md §Check): SARIF 2.1.0 for code scanning, and the
+"""``check``'s outputs for CI (docs/design/check.md §Check): SARIF 2.1.0 for code scanning, and the
 Markdown summary table GitHub shows on a workflow run's page (``$GITHUB_STEP_SUMMARY``)."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def sarif(findings: list[Finding], version: str) -> dict[str, Any]:
     order of first use), one result per finding with its level (error | warning), message,
     file and line (relative to the repository root, ``%SRCROOT%``; an absolute path as a
     ``file://`` URI), a stable fingerprint (:func:`fingerprint`) and, for history findings, the
-    commit in ``properties.commit``. Each rule carries its help (docs/design.md §Check's row
+    commit in ``properties.commit``. Each rule carries its help (docs/design/check.md §Check's row
     for the code: :mod:`agentmem.check.rule_help`)."""
     codes = list(dict.fromkeys(f.code for f in findings))
     rules = [

@@ -1,6 +1,6 @@
-"""The help of each ``check`` finding code, for SARIF's ``rules[].help`` (docs/design.md §Check).
+"""The help of each ``check`` finding code, for SARIF's ``rules[].help`` (docs/design/check.md §Check).
 
-The rows are the two code tables of docs/design.md §Check, word for word (the codes of a row,
+The rows are the two code tables of docs/design/check.md §Check, word for word (the codes of a row,
 then what they find); ``tests/check/test_report_formats.py`` fails when the tables and these
 rows part. A code of no row (``guard:…`` codes share one) gets the section's pointer.
 """
@@ -148,11 +148,11 @@ ROWS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
 )
 _BY_CODE = {code: text for codes, text in ROWS for code in codes}
-SEE = "See docs/design.md §Check for every finding code and what to do."
+SEE = "See docs/design/check.md §Check for every finding code and what to do."
 
 
 def help_markdown(code: str) -> str:
-    """The help of ``code`` in Markdown (its row of docs/design.md §Check), then :data:`SEE`."""
+    """The help of ``code`` in Markdown (its row of docs/design/check.md §Check), then :data:`SEE`."""
     row = _BY_CODE.get(code) or (_BY_CODE["guard:<code>"] if code.startswith("guard:") else "")
     return f"{row}\n\n{SEE}" if row else SEE
 

@@ -1,4 +1,4 @@
-"""Working-tree checks of doctrine rules (docs/design.md §Check, §Rule file).
+"""Working-tree checks of doctrine rules (docs/design/check.md §Check, §Rule file).
 
 Per ``doctrine/*.yaml``: the strict schema (``doctrine.parse_rule_text``), the file name, the
 canonical layout, duplicate ids, the status/approval/content agreement (a hand edit of an active
@@ -327,7 +327,7 @@ def _joined(rule: Rule) -> str | None:
 
 
 def guard_batch(items: list[tuple[str, Rule, KeyLines]]) -> list[Finding]:
-    """Guard findings (docs/design.md §Guard) of the text fields of several rules.
+    """Guard findings (docs/design/guard.md §Guard) of the text fields of several rules.
 
     Scanning ``- field`` lines with ``kind="file"`` runs the same checks as ``kind="rule"`` on
     each field (leading structure is checked per ``- `` line; no pattern crosses a line), in

@@ -1,4 +1,4 @@
-"""``agentmem install-server-hook PATH`` (docs/design.md §Check): the server gate as a ready
+"""``agentmem install-server-hook PATH`` (docs/design/check.md §Check): the server gate as a ready
 ``hooks/pre-receive`` of a bare repository, calling the agentmem that installs it
 (``<python> -m agentmem check --pre-receive``: the same interpreter and packages, whatever the
 server's ``PATH``)."""

@@ -1,4 +1,4 @@
-"""Working-tree checks (docs/design.md §Check): settings, people, memory files and the inbox.
+"""Working-tree checks (docs/design/check.md §Check): settings, people, memory files and the inbox.
 
 Each function returns findings and never raises for a bad file: one broken file must not hide
 the problems of the others. Doctrine rules are checked in :mod:`agentmem.check.rules`.
@@ -47,7 +47,7 @@ class TreeState:
 
 
 def check_config(root: Path, state: TreeState) -> list[Finding]:
-    """``agentmem.yaml``: valid YAML, known keys, right types (docs/design.md §Settings)."""
+    """``agentmem.yaml``: valid YAML, known keys, right types (docs/design/settings.md §Settings)."""
     try:
         state.config = parse_config(load_yaml_file(root / CONFIG_FILE, CONFIG_FILE), CONFIG_FILE)
     except ConfigError as exc:
@@ -88,7 +88,7 @@ def _line_of_named(text: str, message: str) -> int:
 
 def check_roles(root: Path, state: TreeState) -> list[Finding]:
     """``roles.yaml``: people, e-mails, roles, signing keys; at least one admin
-    (docs/design.md §Roles)."""
+    (docs/design/governance.md §Roles)."""
     path = root / ROLES_FILE
     if not path.is_file():
         state.roles_ok = False
@@ -175,7 +175,7 @@ def check_memory_files(paths: list[Path], state: TreeState) -> list[Finding]:
 
 
 def check_memory_text(rel: str, person: str, text: str, state: TreeState) -> list[Finding]:
-    """One memory file (docs/design.md §Memory file, §Guard): name, owner, structure, budget, entry
+    """One memory file (docs/design/memory.md §Memory file, §Guard): name, owner, structure, budget, entry
     sizes, guard."""
     config = state.config.memory
     if not _SLUG.match(person):
@@ -310,7 +310,7 @@ def _budget_findings(rel: str, text: str, config: MemoryConfig) -> list[Finding]
 
 
 def guard_findings(rel: str, text: str, *, kind: str, line: int | None = None) -> list[Finding]:
-    """The guard's findings on ``text`` (docs/design.md §Guard) as check findings; ``line`` fixes
+    """The guard's findings on ``text`` (docs/design/guard.md §Guard) as check findings; ``line`` fixes
     the line (a doctrine field), otherwise it is computed from the offset in ``text``."""
     found: list[Finding] = []
     for f in guard.scan(text, kind=kind):
@@ -443,7 +443,7 @@ def check_attributes(root: Path, paths: list[str]) -> list[Finding]:
 def check_local_files(root: Path) -> list[Finding]:
     """An error for each file under ``.agentmem/`` that git tracks: the lock, the usage log and
     the harvest queue are one clone's own (local and git-ignored,
-    docs/design.md §Repository layout); a shared queue would make another person's ``harvest
+    docs/design/overview.md §Repository layout); a shared queue would make another person's ``harvest
     --queue`` read a transcript of someone else's choosing. One ``git ls-files``; nothing when git
     cannot say."""
     try:

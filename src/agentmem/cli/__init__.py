@@ -1,6 +1,6 @@
 """The command line: typer sub-apps, one per file; errors turned into exit codes in ONE place.
 
-Exit codes (docs/design.md §Exit codes): 0 done; 1 refused or invalid input (an ``AgentmemError``);
+Exit codes (docs/design/overview.md §Exit codes): 0 done; 1 refused or invalid input (an ``AgentmemError``);
 2 usage (typer's own, or ``UsageError``); 3 unexpected (``AGENTMEM_DEBUG=1`` shows the
 traceback); 130 on Ctrl-C. Sub-apps import their heavy dependencies lazily so that
 ``agentmem memory show`` does not pay for the anthropic SDK.
@@ -282,7 +282,7 @@ def build_app(only: str | None = None, sub: str | None = None) -> typer.Typer:
     """The root app with every command, or with only the command ``only`` (a key of
     :data:`COMMANDS`): building the whole tree costs every command module's import and typer's
     work on every parameter, which a command line naming one command does not need
-    (docs/decisions.md, 2026-12-01 — typer commands without pydantic). ``sub``: when ``only`` is a
+    (docs/decisions/, 2026-12-01 — typer commands without pydantic). ``sub``: when ``only`` is a
     group (``doctrine``) and ``sub`` one of its commands (``list``), the group holds that command
     alone (:func:`_one_command`)."""
     typer_app = typer.Typer(

@@ -1,4 +1,4 @@
-"""``agentmem check`` (docs/design.md §Check): what a memory repository's CI runs."""
+"""``agentmem check`` (docs/design/check.md §Check): what a memory repository's CI runs."""
 
 from __future__ import annotations
 

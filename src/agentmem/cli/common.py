@@ -32,7 +32,7 @@ def repository() -> Repository:
 def actor_and_person(repo: Repository, person: str | None) -> tuple[Person, str]:
     """The actor (git identity → roles.yaml) and the person whose memory or inbox the command
     reads. Raises :class:`~agentmem.errors.GovernanceError` when the actor is neither that
-    person nor an admin (docs/design.md §Roles: an admin may read anyone's memory), UsageError for
+    person nor an admin (docs/design/governance.md §Roles: an admin may read anyone's memory), UsageError for
     an unknown person."""
 
     actor = repo.actor()

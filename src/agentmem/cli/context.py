@@ -1,4 +1,4 @@
-"""``agentmem context chat|audit`` (docs/design.md §Context): the blocks that reach a prompt."""
+"""``agentmem context chat|audit`` (docs/design/context.md §Context): the blocks that reach a prompt."""
 
 from __future__ import annotations
 

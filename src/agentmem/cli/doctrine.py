@@ -1,4 +1,4 @@
-"""``agentmem doctrine …`` (docs/design.md §Lifecycle): propose, review and govern the team's
+"""``agentmem doctrine …`` (docs/design/doctrine.md §Lifecycle): propose, review and govern the team's
 rules."""
 
 from __future__ import annotations
@@ -344,7 +344,7 @@ _SHOWN_CONFLICTS = 5  # conflicts named before approving; check lists every rule
 
 def _show_preview(preview: ApprovalPreview) -> None:
     """What an approval activates: the changes since the last active version (or the whole
-    rule), then any rule it conflicts with (a warning: docs/decisions.md)."""
+    rule), then any rule it conflicts with (a warning: docs/decisions/)."""
     rule, base = preview.rule, preview.base
     if base is None:
         output.data(f"{rule.id} version {rule.version} (never active before):")
@@ -585,7 +585,7 @@ def list_rules(
         )
     else:
         # the text listing comes from the rule index: only files changed since it was
-        # written are parsed (docs/design.md §Rule index)
+        # written are parsed (docs/design/search.md §Rule index)
         found = read_briefs(root)
         errors = found.errors
         briefs = [

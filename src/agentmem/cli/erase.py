@@ -1,4 +1,4 @@
-"""``agentmem erase`` (docs/design.md §Sync): remove a person's memory, or a text, from
+"""``agentmem erase`` (docs/design/sync.md §Sync): remove a person's memory, or a text, from
 everywhere."""
 
 from __future__ import annotations

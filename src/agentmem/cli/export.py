@@ -1,5 +1,5 @@
 """``agentmem export``: approved memory or active doctrine into CLAUDE.md, AGENTS.md, a Cursor
-rule or Markdown, between markers (docs/design.md §Context)."""
+rule or Markdown, between markers (docs/design/context.md §Context)."""
 
 from __future__ import annotations
 

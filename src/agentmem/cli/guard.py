@@ -1,5 +1,5 @@
 """``agentmem guard``: ask the guard about a text before it goes anywhere
-(docs/design.md §Guard)."""
+(docs/design/guard.md §Guard)."""
 
 from __future__ import annotations
 

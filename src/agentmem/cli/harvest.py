@@ -1,4 +1,4 @@
-"""``agentmem harvest TRANSCRIPT…`` (docs/design.md §Commands, §Harvest)."""
+"""``agentmem harvest TRANSCRIPT…`` (docs/design/overview.md §Commands, §Harvest)."""
 
 from __future__ import annotations
 
@@ -188,7 +188,7 @@ def _offer_mappings(repo: Repository, actor: Person, results: Sequence[HarvestRe
     """After a harvest with ``--scope S``: each folder its sessions ran in whose sessions would
     not get S's entries (not mapped to S, or to a scope inside S) is offered to the person —
     on a terminal, a question, then ONE commit of ``scopes:``; elsewhere (an agent, a script),
-    the command that does it. Said on screen either way (docs/decisions.md)."""
+    the command that does it. Said on screen either way (docs/decisions/)."""
     from agentmem.errors import AgentmemError
     from agentmem.memory.records import scope_contains
     from agentmem.tidy.scopemap import map_folder, map_key, mapped_scope, session_scope_here

@@ -1,5 +1,5 @@
 """``agentmem hook session-start|session-end|pre-compact|pre-tool-use``: Claude Code hooks
-(docs/design.md §Hot path).
+(docs/design/code.md §Hot path).
 
 Each reads the hook JSON on stdin and always exits 0: a hook must never break the person's
 session (exit 2 would block a compaction). The work is in :mod:`agentmem.delivery.fastpath`; the

@@ -1,4 +1,4 @@
-"""``agentmem inbox`` (docs/design.md §Commands)."""
+"""``agentmem inbox`` (docs/design/overview.md §Commands)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``agentmem init [PATH]`` (docs/design.md §Repository layout)."""
+"""``agentmem init [PATH]`` (docs/design/overview.md §Repository layout)."""
 
 from __future__ import annotations
 

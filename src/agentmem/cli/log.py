@@ -1,4 +1,4 @@
-"""``agentmem log`` (docs/design.md §Commands, §Trailers)."""
+"""``agentmem log`` (docs/design/overview.md §Commands, §Trailers)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``agentmem mcp``: the stdio MCP server (docs/design.md §Context)."""
+"""``agentmem mcp``: the stdio MCP server (docs/design/context.md §Context)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``agentmem memory show|edit|blame`` (docs/design.md §Memory file, §Commands)."""
+"""``agentmem memory show|edit|blame`` (docs/design/memory.md §Memory file, §Commands)."""
 
 from __future__ import annotations
 

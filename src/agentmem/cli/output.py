@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 class Format(StrEnum):
     """``--format`` of listings: a table for people, JSON for programs
-    (docs/design.md §Commands)."""
+    (docs/design/overview.md §Commands)."""
 
     text = "text"
     json = "json"
@@ -145,7 +145,7 @@ def data_lines(lines: Iterable[str]) -> None:
 
 def as_json(items: Iterable[dict[str, Any]] | dict[str, Any]) -> None:
     """A JSON document on stdout: listings are arrays of objects with the field names of
-    docs/design.md §Proposals."""
+    docs/design/memory.md §Proposals."""
     import json  # only a --format json listing needs it
 
     value = items if isinstance(items, dict) else list(items)

@@ -1,4 +1,4 @@
-"""``agentmem remember TEXT`` (docs/design.md §Commands)."""
+"""``agentmem remember TEXT`` (docs/design/overview.md §Commands)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``agentmem review`` (docs/design.md §Proposals): interactive, or scripted with
+"""``agentmem review`` (docs/design/memory.md §Proposals): interactive, or scripted with
 --accept/--reject/--edit."""
 
 from __future__ import annotations

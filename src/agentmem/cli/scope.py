@@ -1,5 +1,5 @@
-"""``agentmem scope retire S`` (docs/design.md §Lifecycle): an event invalidates a scope;
-``agentmem scope map FOLDER S`` (docs/design.md §Settings): sessions started in FOLDER get S."""
+"""``agentmem scope retire S`` (docs/design/doctrine.md §Lifecycle): an event invalidates a scope;
+``agentmem scope map FOLDER S`` (docs/design/settings.md §Settings): sessions started in FOLDER get S."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``agentmem serve`` (docs/design.md §Web): the review pages in a browser, for the people who
+"""``agentmem serve`` (docs/design/web.md §Web): the review pages in a browser, for the people who
 never open a terminal."""
 
 from __future__ import annotations

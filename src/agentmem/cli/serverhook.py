@@ -1,4 +1,4 @@
-"""``agentmem install-server-hook PATH`` (docs/design.md §Check): the server gate."""
+"""``agentmem install-server-hook PATH`` (docs/design/check.md §Check): the server gate."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``agentmem settings approve REV`` (docs/design.md §Lifecycle): a second admin approves a
+"""``agentmem settings approve REV`` (docs/design/doctrine.md §Lifecycle): a second admin approves a
 commit that relaxed a governance setting of ``agentmem.yaml``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``agentmem stats`` (docs/design.md §Commands): figures per person and for the team, with a
+"""``agentmem stats`` (docs/design/overview.md §Commands): figures per person and for the team, with a
 small per-week chart."""
 
 from __future__ import annotations

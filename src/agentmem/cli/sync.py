@@ -1,4 +1,4 @@
-"""``agentmem sync`` (docs/design.md §Sync): share the memory repository through its git remote."""
+"""``agentmem sync`` (docs/design/sync.md §Sync): share the memory repository through its git remote."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``agentmem usage`` (docs/design.md §Context): the usage log of audit contexts, read back."""
+"""``agentmem usage`` (docs/design/context.md §Context): the usage log of audit contexts, read back."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def usage(
 
 
 def _chats(root: Path, scope: str | None, actor: str | None, last: int | None, fmt: Format) -> None:
-    """``usage --chat``: the chat lines of the log (docs/design.md §Context)."""
+    """``usage --chat``: the chat lines of the log (docs/design/context.md §Context)."""
     from agentmem.delivery.usage import read_chats
 
     chats = [

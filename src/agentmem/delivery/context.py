@@ -1,4 +1,4 @@
-"""Context blocks (docs/design.md §Context): what reaches a prompt, and nothing else.
+"""Context blocks (docs/design/context.md §Context): what reaches a prompt, and nothing else.
 
 - **chat**: one person's memory, numbered entries under their sections, with the fill level
   ``[43 % — 3440/8000 characters]``. Built from ``memories/<person>.md`` only: this module never
@@ -74,7 +74,7 @@ def withhold_reason_cached(text: str, cache: HotCache | None) -> str | None:
 def withhold_reason(*texts: str) -> str | None:
     """Why an entry or a rule (its text fields) must not be pasted into a prompt, or None: it
     could open or close a context block, or the guard refuses it (a line committed with plain
-    git never went through the guard: docs/design.md §Context)."""
+    git never went through the guard: docs/design/context.md §Context)."""
     # lazy: hot path: the guard loads only when a block is rendered
     from agentmem import guard
 
@@ -189,13 +189,13 @@ class ChatContext(Frozen):
 
 def chat_reader(repo: Repository, actor: Person, person: str | None) -> str:
     """Whose chat context ``actor`` may render: their own; another person's only as an admin
-    (docs/design.md §Roles: an admin may read anyone's memory). Raises GovernanceError or
+    (docs/design/governance.md §Roles: an admin may read anyone's memory). Raises GovernanceError or
     UsageError."""
     if person is None or person == actor.id:
         return actor.id
     if repo.cache is not None:
         # a permission: roles.yaml is read from its file, never from the hot path's cache
-        # (docs/design.md §Served view: caches are never authority)
+        # (docs/design/served.md §Served view: caches are never authority)
         repo = repo.replace(cache=None)
         actor = repo.actor()
     repo.person(person)
@@ -209,7 +209,7 @@ def build_chat(
     repo: Repository, person: str, scope: str | None = None, today: str | None = None
 ) -> ChatContext:
     """Read and parse ``memories/<person>.md`` (an absent file is an empty memory) and keep the
-    entries that apply (docs/decisions.md, 2026-12-01): never an expired one; only those meant
+    entries that apply (docs/decisions/, 2026-12-01): never an expired one; only those meant
     everywhere or whose scope contains ``scope`` (None: only those meant everywhere); a past
     review one only under ``memory.on_review_due: alert``. ``today``: ``YYYY-MM-DD``, default
     ``$AGENTMEM_TODAY`` or the UTC date.
@@ -521,7 +521,7 @@ def decide(
     retired: Sequence[tuple[str, str]] = (),
     review_days: int = 90,
 ) -> tuple[bool, str | None, bool]:
-    """``(applied, reason, overdue)`` for one rule and one audit scope (docs/design.md §Context).
+    """``(applied, reason, overdue)`` for one rule and one audit scope (docs/design/context.md §Context).
 
     Order of reasons: the role (``context.doctrine_for_roles``), the status (``draft``,
     ``suspended``, ``deactivated``, ``archived``), ``out of scope``, then ``review overdue`` or
@@ -581,7 +581,7 @@ def build_audit(
 def audit_from_index(
     root: Path, scope: str, actor: Person, config: Config, today: date, run_id: str
 ) -> AuditContext:
-    """:func:`build_audit` over the rule index (docs/design.md §Rule index): only the rules whose
+    """:func:`build_audit` over the rule index (docs/design/search.md §Rule index): only the rules whose
     scope applies to ``scope`` are read from their files; the others are decided from the
     index. Raises the first :class:`DoctrineError` of a bad rule file, as ``load_rules`` does."""
     # lazy: hot path: a hook's chat block reads no rule and writes no usage
@@ -754,7 +754,7 @@ def audit_json(ctx: AuditContext) -> dict[str, Any]:
 
 def run_audit(repo: Repository, actor: Person, scope: str) -> AuditContext:
     """``context audit --scope S``: decide every rule (through the rule index: only the rules
-    whose scope applies to S are read), append the usage line (docs/design.md §Context).
+    whose scope applies to S are read), append the usage line (docs/design/context.md §Context).
 
     Raises :class:`DoctrineError` on an invalid scope or rule file, :class:`AgentmemError` when
     the usage line cannot be written (an untraced audit is refused).

@@ -111,7 +111,7 @@ def _scopes(repo: Repository, project: Path) -> Check:
     """Do the actor's scoped entries reach a session? An entry scoped S is given only where the
     session's scope is S or below it: ``$AGENTMEM_SCOPE``, else the folder of the ``scopes:``
     map that holds the session's folder. A scope no mapped folder has is memory no session
-    gets (docs/design.md §Context)."""
+    gets (docs/design/context.md §Context)."""
     try:
         actor = repo.actor()
         if not gov.may(actor.role, gov.HAVE_MEMORY):
@@ -232,7 +232,7 @@ def _hooks(project: Path, home: Path) -> Check:
         WARN,
         f"Claude Code hooks missing for {', '.join(missing)} (looked in "
         f"{project / '.claude'} and {home / '.claude' / 'settings.json'})",
-        "add them to .claude/settings.json as the README shows (Memory reaches the agent)",
+        "add them to .claude/settings.json as agentmem's docs/guide/agents.md shows",
     )
 
 

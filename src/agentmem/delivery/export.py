@@ -121,7 +121,7 @@ def _sha(text: str) -> str:
 
 def memory_source_sha(repo: Repository, person: str) -> str:
     """What a memory export is made from: the memory as the served view gives it (empty when
-    nothing is served: docs/design.md §Served view)."""
+    nothing is served: docs/design/served.md §Served view)."""
     return _sha(serve_memory(repo, person).text or "")
 
 
@@ -147,7 +147,7 @@ _GLOB_UNSAFE = frozenset(",*?[]{}\"'\\\n")
 
 @dataclass(frozen=True)
 class MemoryPlan:
-    """A memory export (docs/design.md §Context, export): ``main`` the block for the target
+    """A memory export (docs/design/context.md §Context, export): ``main`` the block for the target
     file; ``rules`` one scoped rule per scope whose entries a session of the project does not
     get but a folder inside it does (its path and its globs, from the ``scopes:`` map);
     ``left_out`` one line per group of entries exported nowhere, saying why and what gives

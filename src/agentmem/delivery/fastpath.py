@@ -1,4 +1,4 @@
-"""The hot path (docs/design.md §Hot path): ``context chat`` and the Claude Code hooks, as text to
+"""The hot path (docs/design/code.md §Hot path): ``context chat`` and the Claude Code hooks, as text to
 print.
 
 These run at every session start, end and compaction, so they import neither typer nor rich (the
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 class Printed:
     """What a hot command prints: ``stdout`` (data, without its final newline; empty = nothing),
     ``notes`` and ``warnings`` (plain text lines for stderr), and the exit code. A plain class,
-    not a dataclass: building a dataclass costs the hot path its start-up (docs/design.md
+    not a dataclass: building a dataclass costs the hot path its start-up (docs/design/code.md
     §Hot path)."""
 
     __slots__ = ("stdout", "notes", "warnings", "code")

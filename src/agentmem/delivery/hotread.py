@@ -1,4 +1,4 @@
-"""The hot path's memo (docs/design.md §Hot path; docs/decisions.md, 2026-12-01 — the hot path
+"""The hot path's memo (docs/design/code.md §Hot path; docs/decisions/, 2026-12-01 — the hot path
 answers from a memo of its own output): a SessionStart hook or ``context chat`` run on the very
 inputs of an earlier run prints what that run printed, without parsing or judging anything
 again and without building a single dataclass.
@@ -292,7 +292,7 @@ def _recall(root: Path, command: str, options: list[str | None], cwd: str | None
 
 
 def _checked(root: Path, entry: dict[str, Any], stdout: str) -> bool:
-    """The stored output checked against its source before it is printed (docs/design.md
+    """The stored output checked against its source before it is printed (docs/design/served.md
     §Served view): the served blob as the served view gives it now, and the block one that
     could have been rendered from that blob's text."""
     # lazy: the served view (standard library, the git runner and the cache)

@@ -1,4 +1,4 @@
-"""The MCP server (docs/design.md §Context): agentmem's tools for an agent, over stdio.
+"""The MCP server (docs/design/context.md §Context): agentmem's tools for an agent, over stdio.
 
 Tools — each one only *proposes* or *reads*; none can approve, activate or write memory:
 
@@ -12,7 +12,7 @@ Tools — each one only *proposes* or *reads*; none can approve, activate or wri
 - ``search(query, areas?, limit?)``: ``agentmem search`` for the actor (their memory, inbox and
   personal history, all the doctrine and its history; never another person's), one hit a line;
 - ``list_inbox()``: the actor's pending proposals, one a line (as ``agentmem inbox``), each one
-  the actor did not commit named with why (``not_from_owner``, docs/design.md §Inbox file).
+  the actor did not commit named with why (``not_from_owner``, docs/design/memory.md §Inbox file).
 - ``forget(numbers, why?)`` and ``replace(numbers, text, why?)``: make room in a full memory
   (:mod:`agentmem.delivery.room`): pending ``remove`` proposals of the entries by their numbers as
   ``show_memory`` gave them, or one new text for them (a ``modify``; a merge of several), filed
@@ -77,7 +77,7 @@ def open_repo() -> "Repository":
 def new_session_id() -> str:
     """``mcp-YYYYMMDDTHHMMSS-xxxxxx``: one per server run (one agent session), so a draft never
     inherits the scope of another session's proposals (``origin_session``,
-    docs/design.md §Proposals)."""
+    docs/design/memory.md §Proposals)."""
     return f"mcp-{datetime.now(UTC):%Y%m%dT%H%M%S}-{token_hex(3)}"
 
 
@@ -239,7 +239,7 @@ def memory_context(scope: str | None = None) -> Any:
 
 def chat_kinds(areas: str | None) -> tuple[str, ...]:
     """The areas a chat agent's search reads: those asked (all by default) without doctrine —
-    the two memories never meet (docs/design.md §Served view). Raises :class:`UsageError`
+    the two memories never meet (docs/design/served.md §Served view). Raises :class:`UsageError`
     when only doctrine is asked."""
     kinds = tuple(k for k in parse_kinds(areas) if k != "doctrine")
     if not kinds:

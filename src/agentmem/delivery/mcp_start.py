@@ -1,4 +1,4 @@
-"""The MCP server's start (docs/design.md §Context, MCP start): ``initialize`` answered before
+"""The MCP server's start (docs/design/context.md §Context, MCP start): ``initialize`` answered before
 the SDK loads.
 
 Importing the MCP SDK (``mcp``, its protocol types, pydantic) takes most of a second of CPU

@@ -1,4 +1,4 @@
-"""An agent makes room in a full memory (docs/design.md §Context, *Making room*): ``forget``
+"""An agent makes room in a full memory (docs/design/context.md §Context, *Making room*): ``forget``
 entries, or ``replace`` entries by one new text (a modify of one, or a merge of several), by
 their numbers as the agent was shown them — filed as pending proposals in the person's inbox,
 validated and guarded like a harvest's, in one commit, never applied.

@@ -1,4 +1,4 @@
-"""The served view (docs/design.md §Served view): the one place that decides which bytes of an
+"""The served view (docs/design/served.md §Served view): the one place that decides which bytes of an
 agentmem file any reader may give an agent.
 
 A reader never serves the work tree. It serves the blob of the file at ``HEAD`` when the last
@@ -11,7 +11,7 @@ judge itself (:func:`agentmem.check.history.check_history` over that commit), ne
 second judge here; it is kept in the hot path's cache (:mod:`agentmem.store.hotcache`) by the
 commit id and the path, which only saves the walk: a commit's verdict depends on that commit
 and its ancestors alone, and a local attacker able to write the cache could as well write a
-commit with any author (docs/decisions.md, 2026-12-02 — the served view).
+commit with any author (docs/decisions/, 2026-12-02 — the served view).
 
 Standard library, the git runner and the cache only: this module is on the hot path, and the
 judge is loaded only for a commit it has not judged before.
@@ -202,7 +202,7 @@ def consistent(printed: str, source: str | None, person: str) -> bool:
     hook's JSON, or empty) could have been rendered from ``source``, the served text of
     ``person``'s memory: one block of that person, nothing outside it, no delimiter inside,
     every entry line the text of an entry of ``source`` and every heading one of its sections
-    (docs/design.md §Served view: a cache's answer is checked against its source)."""
+    (docs/design/served.md §Served view: a cache's answer is checked against its source)."""
     # lazy: the memo's check only (the records module reads an entry line as the parser does)
     import json
     import re

@@ -1,5 +1,5 @@
 """``agentmem hook pre-tool-use``: deny an agent's own calls that would decide for its person
-or write agentmem's files behind its back (docs/design.md §Trust boundary).
+or write agentmem's files behind its back (docs/design/governance.md §Trust boundary).
 
 Claude Code runs this hook before a tool call with the call's JSON on stdin; the answer is a
 ``PreToolUse`` decision (``permissionDecision: "deny"`` and a reason the agent reads, naming

@@ -1,4 +1,4 @@
-"""The usage log (docs/design.md §Context): which doctrine each audit prompt was given, and why not
+"""The usage log (docs/design/context.md §Context): which doctrine each audit prompt was given, and why not
 the rest.
 
 ``agentmem context audit --scope S`` appends ONE JSON line per call to ``.agentmem/usage.jsonl``
@@ -242,7 +242,7 @@ def filter_usage(
 
 
 # ---------------------------------------------------------------------------------------------
-# chat lines: which entries each chat block carried (docs/design.md §Context)
+# chat lines: which entries each chat block carried (docs/design/context.md §Context)
 # ---------------------------------------------------------------------------------------------
 
 

@@ -1,6 +1,6 @@
-"""The usage log's file (docs/design.md §Context): appending one line, rotating by size, and
+"""The usage log's file (docs/design/context.md §Context): appending one line, rotating by size, and
 writing a chat block's line. The records and their readers are :mod:`agentmem.delivery.usage`;
-this part is apart so that the hot path (docs/design.md §Hot path) logs a chat block without
+this part is apart so that the hot path (docs/design/code.md §Hot path) logs a chat block without
 building them. Standard library only.
 """
 

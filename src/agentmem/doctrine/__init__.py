@@ -1,4 +1,4 @@
-"""Team doctrine (docs/design.md §Rule file): rule files, their strict reading, their one layout,
+"""Team doctrine (docs/design/doctrine.md §Rule file): rule files, their strict reading, their one layout,
 the duplicate guard and the lifecycle with its audit commits.
 
 The public names below are the interface other modules (``context``, ``check``, ``harvest``)

@@ -1,4 +1,4 @@
-"""What changed between two versions of a rule, in words a reviewer reads (docs/design.md
+"""What changed between two versions of a rule, in words a reviewer reads (docs/design/doctrine.md
 §Lifecycle): ``doctrine approve`` shows it before activating, ``doctrine edit`` after changing,
 ``doctrine diff`` on demand.
 

@@ -1,4 +1,4 @@
-"""Rules that contradict each other (docs/design.md §Lifecycle, §Check): ``doctrine approve``
+"""Rules that contradict each other (docs/design/doctrine.md §Lifecycle, §Check): ``doctrine approve``
 warns, ``check`` gives a ``doctrine-conflict`` warning. A heuristic: it never refuses and never
 fails a build.
 

@@ -1,4 +1,4 @@
-"""Content changes of doctrine (docs/design.md §Rule file): ``propose``, the draft made from a
+"""Content changes of doctrine (docs/design/doctrine.md §Rule file): ``propose``, the draft made from a
 reviewed ``doctrine`` proposal, ``edit``, ``assign`` and ``restore``. Each is ONE audit commit.
 
 Every new or changed text passes the guard (kind ``rule``) and the duplicate guard
@@ -112,7 +112,7 @@ def similar_in_index(
 ) -> list[Similar]:
     """What :func:`agentmem.doctrine.similar.find_similar` gives over every rule of ``root``
     (with the declared-distinct rules excluded), from the rule index
-    (docs/design.md §Rule index): each rule's normalised texts are stored once per file version, the pairs that
+    (docs/design/search.md §Rule index): each rule's normalised texts are stored once per file version, the pairs that
     cannot reach ``threshold`` are not scored, and only the rules found similar are read again
     (for the text that matched). Raises the first :class:`DoctrineError` of a bad rule file, as
     ``load_rules`` does."""
@@ -341,7 +341,7 @@ def draft_from_proposal(
     corrections: list[str] | None = None,
     foreign: str | None = None,
 ) -> Transition:
-    """Review of a ``doctrine``-routed proposal (docs/design.md §Rule file): its owner accepts it
+    """Review of a ``doctrine``-routed proposal (docs/design/doctrine.md §Rule file): its owner accepts it
     and it becomes a draft rule whose proposer is the proposal's person, with the proposal's scope
     and session; the inbox file goes in the same commit. ``text`` is the person's edited
     instruction. The title is the text's first sentence; the draft has no limit yet (approval asks
@@ -366,7 +366,7 @@ _UNSET = object()
 class Changes:
     """The fields ``doctrine edit`` changes; None leaves a field as it is. ``limits`` are added
     to the rule's limits (one already there is not added twice), or replace them all with
-    ``replace_limits`` (docs/decisions.md)."""
+    ``replace_limits`` (docs/decisions/)."""
 
     title: str | None = None
     instruction: str | None = None
@@ -493,7 +493,7 @@ def restore(
 ) -> Transition:
     """Bring back the content (title, scope, instruction, limits) of ``version`` from git history
     as a new version, status draft, no approval — never the old status or approval
-    (docs/design.md §Rule file). ``reason`` and ``session`` are recorded with it
+    (docs/design/doctrine.md §Rule file). ``reason`` and ``session`` are recorded with it
     (:func:`~agentmem.doctrine.lifecycle.decision_trailers`)."""
     recorded = decision_trailers(reason, session)
     actor = repo.actor()

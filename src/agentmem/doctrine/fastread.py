@@ -1,4 +1,4 @@
-"""Fast readers of rule files that parse no YAML (docs/design.md §Check), for ``check`` and
+"""Fast readers of rule files that parse no YAML (docs/design/check.md §Check), for ``check`` and
 ``check --history`` on thousands of rules and commits (``benchmarks/bench_check.py``).
 
 The strict reader (:func:`agentmem.doctrine.parse.parse_rule_text`, PyYAML's event stream) and

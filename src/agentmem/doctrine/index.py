@@ -1,4 +1,4 @@
-"""The rule index (docs/design.md §Rule index): what audits and the duplicate guard need of every
+"""The rule index (docs/design/search.md §Rule index): what audits and the duplicate guard need of every
 rule file, kept in ``.agentmem/rules-index.json`` so that a command reads again only the files
 that changed.
 

@@ -1,6 +1,6 @@
-"""Status transitions of a rule (docs/design.md §Lifecycle): approve, suspend, resume, deactivate,
+"""Status transitions of a rule (docs/design/doctrine.md §Lifecycle): approve, suspend, resume, deactivate,
 archive, reconfirm, and the ``due`` queue. Each transition is ONE audit commit
-(docs/design.md §Trailers, plus ``Agentmem-Rule``, ``-Version``, ``-Status-From``, ``-Status-To``).
+(docs/design/governance.md §Trailers, plus ``Agentmem-Rule``, ``-Version``, ``-Status-From``, ``-Status-To``).
 
 The actor is always the repository's: the git identity that runs the call, mapped to a person
 by ``roles.yaml`` (:meth:`Repository.actor`) — no function here takes a person from its caller,
@@ -71,7 +71,7 @@ def current(repo: Repository, rule_id: str) -> tuple[Rule, str]:
 
 
 def guard_rule(rule: Rule) -> tuple[str, ...]:
-    """Pass every text field of ``rule`` through the guard (kind ``rule``, docs/design.md §Guard);
+    """Pass every text field of ``rule`` through the guard (kind ``rule``, docs/design/guard.md §Guard);
     returns the warnings, raises :class:`GuardError` naming the field."""
     # lazy: guard patterns load only to write a rule (import agentmem.doctrine stays light)
     from agentmem import guard
@@ -121,7 +121,7 @@ def trailers_for(
     action: str,
     extra: Sequence[tuple[str, str]] = (),
 ) -> list[tuple[str, str]]:
-    """The trailers (docs/design.md §Trailers) of a doctrine commit, in a fixed order."""
+    """The trailers (docs/design/governance.md §Trailers) of a doctrine commit, in a fixed order."""
     trailers = [
         (tr.ACTION, action),
         (tr.ROUTE, "doctrine"),
@@ -163,7 +163,7 @@ def commit_rule(
 def signing_wanted(repo: Repository) -> bool:
     """Sign approval commits when a key is configured (``user.signingkey``); refuse when
     ``doctrine.require_signed`` is true or ``signing.decisions`` is required and none is
-    (docs/design.md §Lifecycle, :func:`agentmem.store.sign.signing_wanted`)."""
+    (docs/design/doctrine.md §Lifecycle, :func:`agentmem.store.sign.signing_wanted`)."""
     return sign.signing_wanted(repo, activation=True)
 
 
@@ -239,7 +239,7 @@ class VersionMovedError(DoctrineError):
 
 @dataclass(frozen=True)
 class ApprovalPreview:
-    """What an admin is shown before approving (docs/design.md §Lifecycle): the rule, the last
+    """What an admin is shown before approving (docs/design/doctrine.md §Lifecycle): the rule, the last
     version that was active (None when it never was), the lines that changed since it (the whole
     rule when it never was active) and the live rules of an overlapping scope it conflicts
     with."""
@@ -344,7 +344,7 @@ def approve(
     session: str | None = None,
 ) -> Transition:
     """draft → active (admin, not the proposer; scope, instruction and ≥1 limit present), for
-    ``version`` only: the version the admin read (docs/design.md §Lifecycle). The admin is the
+    ``version`` only: the version the admin read (docs/design/doctrine.md §Lifecycle). The admin is the
     repository's actor (its git identity in ``roles.yaml``). When the rule is at another
     version, :class:`VersionMovedError` carries what changed since ``version``; ``content`` (a
     ``content_sha256``) pins the exact content shown as well. ``reason`` and ``session`` are
@@ -455,7 +455,7 @@ def reconfirm(
 
 @dataclass(frozen=True)
 class DueRule:
-    """An active rule past its ``review_due`` (``doctrine due``, docs/design.md §Lifecycle):
+    """An active rule past its ``review_due`` (``doctrine due``, docs/design/doctrine.md §Lifecycle):
     ``applied`` says whether audits still get it (``on_review_due: alert``) or not (``suspend``)."""
 
     rule: Rule

@@ -1,4 +1,4 @@
-"""The doctrine rule (docs/design.md §Rule file): its shape, its content hash, and the pure
+"""The doctrine rule (docs/design/doctrine.md §Rule file): its shape, its content hash, and the pure
 questions asked of it.
 
 Nothing here touches the disk or git. Dates are ISO 8601 strings in the rule (``proposed_at`` and
@@ -24,12 +24,12 @@ STATUSES = ("draft", "active", "suspended", "deactivated", "archived")
 #: The largest rule file read (a rule is a few hundred bytes; a bigger file is a mistake or an
 #: attack).
 MAX_RULE_BYTES = 64 * 1024
-#: Statuses compared by the duplicate guard (docs/design.md §Rule file: draft, active, suspended).
+#: Statuses compared by the duplicate guard (docs/design/doctrine.md §Rule file: draft, active, suspended).
 LIVE_STATUSES = ("draft", "active", "suspended")
-#: Statuses that carry an approval (docs/design.md §Rule file: ``approval`` only while active or
+#: Statuses that carry an approval (docs/design/doctrine.md §Rule file: ``approval`` only while active or
 #: suspended).
 APPROVED_STATUSES = ("active", "suspended")
-#: The canonical key order of a rule file (docs/design.md §Rule file).
+#: The canonical key order of a rule file (docs/design/doctrine.md §Rule file).
 KEYS = (
     "id",
     "title",
@@ -47,7 +47,7 @@ KEYS = (
     "review_due",
 )
 APPROVAL_KEYS = ("by", "at", "version", "content_sha256")
-#: Keys whose change makes a new version (``version``, docs/design.md §Rule file) and enters
+#: Keys whose change makes a new version (``version``, docs/design/doctrine.md §Rule file) and enters
 #: ``content_sha256``.
 CONTENT_KEYS = ("title", "scope", "instruction", "limits")
 DOCTRINE_DIR = "doctrine"
@@ -57,13 +57,13 @@ FIELD_MAX_CHARS = 1000  # one doctrine text field (title, instruction, a limit, 
 
 class UnknownRuleError(DoctrineError):
     """No rule file has that id (exit 2, like an unknown person or proposal id: a usage error,
-    docs/decisions.md)."""
+    docs/decisions/)."""
 
     exit_code = 2
 
 
 class DuplicateRuleError(DoctrineError):
-    """The duplicate guard refused a new or edited rule (docs/design.md §Rule file); ``similar``
+    """The duplicate guard refused a new or edited rule (docs/design/doctrine.md §Rule file); ``similar``
     lists the matches."""
 
     def __init__(self, message: str, similar: list[Any], *, hint: str | None = None) -> None:
@@ -73,7 +73,7 @@ class DuplicateRuleError(DoctrineError):
 
 @dataclass(frozen=True)
 class Approval:
-    """Who approved which content (docs/design.md §Rule file): ``at`` ISO 8601 UTC,
+    """Who approved which content (docs/design/doctrine.md §Rule file): ``at`` ISO 8601 UTC,
     ``content_sha256`` hex."""
 
     by: str
@@ -84,7 +84,7 @@ class Approval:
 
 @dataclass(frozen=True)
 class Rule:
-    """One doctrine rule as its file holds it (docs/design.md §Rule file); ``path`` is
+    """One doctrine rule as its file holds it (docs/design/doctrine.md §Rule file); ``path`` is
     ``doctrine/<id>.yaml``."""
 
     id: str
@@ -104,7 +104,7 @@ class Rule:
     path: str
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``--format json`` shape: the keys of docs/design.md §Rule file in order, then
+        """The ``--format json`` shape: the keys of docs/design/doctrine.md §Rule file in order, then
         ``path``."""
         data = asdict(self)
         data["limits"] = list(self.limits)
@@ -122,7 +122,7 @@ def rule_relpath(rule_id: str) -> str:
 
 def content_sha256(rule: Rule) -> str:
     """SHA-256 hex of the canonical JSON of ``{title, scope, instruction, limits}``
-    (docs/design.md §Rule file).
+    (docs/design/doctrine.md §Rule file).
 
     Canonical JSON: keys sorted, no spaces, UTF-8 (``ensure_ascii=False``), limits as a list.
     """
@@ -137,7 +137,7 @@ def content_sha256(rule: Rule) -> str:
 
 
 def missing_for_activation(rule: Rule) -> list[str]:
-    """What approval still needs (docs/design.md §Rule file): a subset of ``["scope", "instruction",
+    """What approval still needs (docs/design/doctrine.md §Rule file): a subset of ``["scope", "instruction",
     "limit"]``."""
     missing = []
     if not rule.scope:
@@ -151,7 +151,7 @@ def missing_for_activation(rule: Rule) -> list[str]:
 
 def normalise_scope(scope: str | None, where: str = "scope") -> str | None:
     """A scope as stored: ``/``-separated segments, no leading/trailing ``/`` (*scope*,
-    docs/design.md §Vocabulary), through :func:`agentmem.proposals.ids.check_scope`.
+    docs/design/overview.md §Vocabulary), through :func:`agentmem.proposals.ids.check_scope`.
 
     ``None`` or an empty string means "to be assigned". Raises :class:`DoctrineError` for an empty
     segment, ``.``/``..``, spaces or other characters outside ``[A-Za-z0-9_.-]``, more than 200
@@ -185,7 +185,7 @@ def scopes_overlap(a: str | None, b: str | None) -> bool:
 
 def is_overdue(rule: Rule, today: date, retired: Retired = (), review_days: int = 90) -> bool:
     """An active rule whose ``review_due`` is before ``today``, or in a scope retired since it
-    was last confirmed (:func:`retired_rule_on`) — ``doctrine due``, docs/design.md §Lifecycle."""
+    was last confirmed (:func:`retired_rule_on`) — ``doctrine due``, docs/design/doctrine.md §Lifecycle."""
     if rule.status != "active" or not rule.review_due:
         return False
     if date.fromisoformat(rule.review_due) < today:
@@ -226,7 +226,7 @@ def not_applied_reason(
     review_days: int = 90,
 ) -> str | None:
     """Why ``rule`` does not apply to an audit of ``scope`` (None when it applies;
-    docs/design.md §Context).
+    docs/design/context.md §Context).
 
     Reasons: the status (``draft``, ``suspended`` …), ``changed after approval`` (an active rule
     without an approval, or whose content no longer matches ``approval.content_sha256``: a hand
@@ -287,7 +287,7 @@ def _article(word: str) -> str:
 
 def lifecycle_problems(rule: Rule) -> list[tuple[str, str]]:
     """``(key, reason)`` pairs where a rule's status, approval and content disagree
-    (docs/design.md §Lifecycle): an active or suspended rule without approval, an approval on
+    (docs/design/doctrine.md §Lifecycle): an active or suspended rule without approval, an approval on
     another status, an approval of another version or content (a hand edit after approval), a review
     date without approval."""
     problems: list[tuple[str, str]] = []

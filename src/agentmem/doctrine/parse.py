@@ -1,4 +1,4 @@
-"""Strict reading of rule files (docs/design.md §Rule file).
+"""Strict reading of rule files (docs/design/doctrine.md §Rule file).
 
 A rule file is read from PyYAML's C event stream, never constructed into Python objects by YAML
 itself: anchors, aliases (a billion-laughs bomb stops at its first ``*``), explicit tags

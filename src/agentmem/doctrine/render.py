@@ -1,6 +1,6 @@
-"""Writing rule files (docs/design.md §Rule file): one canonical layout, and round-trip edits.
+"""Writing rule files (docs/design/doctrine.md §Rule file): one canonical layout, and round-trip edits.
 
-:func:`canonical_text` is the one layout of a new rule: the key order of docs/design.md §Rule file,
+:func:`canonical_text` is the one layout of a new rule: the key order of docs/design/doctrine.md §Rule file,
 two-space mappings, ``  - `` list items, ``null`` for empty values, times and dates unquoted
 (``2026-11-29T10:02:00Z``), and any text that YAML 1.1 would read as something else (``on``,
 ``yes``, ``1.10``, ``2026-11-29``) single-quoted so both PyYAML and ruamel read it back as text.

@@ -1,5 +1,5 @@
 """The governance settings of ``agentmem.yaml`` and a second admin's approval of relaxing one
-(docs/design.md §Lifecycle, §Check).
+(docs/design/doctrine.md §Lifecycle, §Check).
 
 :data:`agentmem.governance.RELAXABLE` says when a change relaxes a setting; this module reads
 the settings from any ``agentmem.yaml`` text (:func:`governance_values`, leniently, as the

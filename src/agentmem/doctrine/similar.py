@@ -1,4 +1,4 @@
-"""The duplicate guard (docs/design.md §Rule file): a new or edited rule against the live rules of
+"""The duplicate guard (docs/design/doctrine.md §Rule file): a new or edited rule against the live rules of
 its scope.
 
 Rules are compared after a light normalisation that makes paraphrases meet: case, accents and

@@ -1,4 +1,4 @@
-"""A rule's past, read from git (``doctrine history`` and ``restore``; docs/design.md §Lifecycle,
+"""A rule's past, read from git (``doctrine history`` and ``restore``; docs/design/doctrine.md §Lifecycle,
 §Trailers).
 
 Every lifecycle change is one commit carrying ``Agentmem-Rule``, ``Agentmem-Version``,

@@ -1,5 +1,5 @@
 """The guard: the filter every text passes before it can enter memory or doctrine
-(docs/design.md §Guard).
+(docs/design/guard.md §Guard).
 
 Memory and doctrine text is pasted into future prompts, so it is an injection surface. The guard
 *refuses*; it never strips or rewrites, so the person approving sees exactly what was refused and
@@ -8,7 +8,7 @@ why. Pure functions, called by every write path and by ``check``:
 - :func:`scan` returns every :class:`Finding` (reason code, message, character span, severity);
 - :func:`check` raises :class:`~agentmem.errors.GuardError` when a finding is an error;
 - :func:`mask` replaces secrets and personal data by typed placeholders before a transcript is
-  sent to a model (docs/design.md §Harvest);
+  sent to a model (docs/design/harvest.md §Harvest);
 - :func:`describe` summarises findings on one line; :func:`locate` turns an offset into
   ``(line, column)``.
 
@@ -119,18 +119,18 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 
 #: Code points an entry or rule text is read at most without a ``max_chars`` (a ``file`` has its
-#: budget): beyond it, ``too-long`` alone, before any pattern runs (docs/design.md §Write path,
+#: budget): beyond it, ``too-long`` alone, before any pattern runs (docs/design/write-path.md §Write path,
 #: *Bounded work*).
 SCAN_MAX_CHARS = 100_000
 
 
 def scan(text: str, *, max_chars: int | None = None, kind: str = "entry") -> list[Finding]:
-    """Every reason to refuse or warn about ``text`` (docs/design.md §Guard), sorted by position.
+    """Every reason to refuse or warn about ``text`` (docs/design/guard.md §Guard), sorted by position.
 
     ``kind``: ``"entry"`` (one memory line: any line break is refused), ``"rule"`` (a doctrine
     text field: one line too) or ``"file"`` (a stored memory file: ``\\n`` separates lines and
     leading Markdown is checked on the content of each ``- `` entry line). ``max_chars`` counts
-    code points (``entry_max_chars`` or ``budget_chars``, docs/design.md §Settings); ``None`` means
+    code points (``entry_max_chars`` or ``budget_chars``, docs/design/settings.md §Settings); ``None`` means
     :data:`SCAN_MAX_CHARS` for an entry or rule text, no limit for a file. A text over its limit
     gets the ``too-long`` finding alone: nothing else is scanned. Raises ``ValueError`` for an unknown kind; never raises because of the text.
     """
@@ -178,7 +178,7 @@ _ROT13 = str.maketrans(
 
 def _rot13_findings(det: str, index: list[int] | None) -> list[Finding]:
     """A ROT13 marker ("ROT13:", "(rot-13)") announces text to decode: refused, and the decoded
-    text is read for instructions too (docs/design.md §Guard)."""
+    text is read for instructions too (docs/design/guard.md §Guard)."""
     out: list[Finding] = []
     for m in _ROT13_MARKER.finditer(det):
         message = "ROT13 marker: text meant to be decoded"
@@ -213,7 +213,7 @@ def check(
     """Refuse ``text`` when :func:`scan` finds an error; return the warnings otherwise.
 
     Raises :class:`~agentmem.errors.GuardError` whose message is
-    ``"{where}: refused: <code> at <offset>: <message>; …"`` (docs/design.md §Guard): classes and
+    ``"{where}: refused: <code> at <offset>: <message>; …"`` (docs/design/guard.md §Guard): classes and
     positions, never a matched value.
     """
     findings = scan(text, max_chars=max_chars, kind=kind)
@@ -234,7 +234,7 @@ def check_personal(text: str, *, where: str) -> None:
     (:func:`agentmem.guard.personal.personal_findings`: numbers, names, dates of birth,
     addresses, health, family, legal and financial facts, passwords in words or on a command
     line) and the secrets. Raises :class:`~agentmem.errors.GuardError` with codes and
-    positions only (docs/design.md §Guard). Harvest validation calls it first, before the inbox.
+    positions only (docs/design/guard.md §Guard). Harvest validation calls it first, before the inbox.
     """
     if len(text) > SCAN_MAX_CHARS:
         raise GuardError(
@@ -266,7 +266,7 @@ def placeholder(code: str) -> str:
 
 def mask(text: str) -> str:
     """``text`` with secrets and personal data replaced by typed placeholders
-    (docs/design.md §Harvest).
+    (docs/design/harvest.md §Harvest).
 
     For a transcript about to be sent to a model: ``[EMAIL]``, ``[PHONE]``, ``[IBAN]``,
     ``[CARD]``, ``[NATIONAL-ID]``, ``[SECRET:<provider>]``, and the same facts about a person

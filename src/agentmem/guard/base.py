@@ -1,4 +1,4 @@
-"""The guard's vocabulary (docs/design.md §Guard): severities, scan kinds, prompt delimiters,
+"""The guard's vocabulary (docs/design/guard.md §Guard): severities, scan kinds, prompt delimiters,
 placeholders and :class:`Finding`."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ WARNING = "warning"
 KINDS = ("entry", "rule", "file")
 
 #: Markers agentmem's context renderer puts around memory and doctrine in a prompt
-#: (docs/design.md §Context). Text containing one could close the block it sits in, so the guard
+#: (docs/design/context.md §Context). Text containing one could close the block it sits in, so the guard
 #: refuses it.
 PROMPT_DELIMITERS: tuple[str, ...] = (
     "<agentmem-memory",
@@ -43,7 +43,7 @@ class Finding:
     """One reason to refuse (or warn about) a text.
 
     ``start``/``end`` are 0-based character offsets (code points) in the scanned text;
-    ``message`` never contains the matched secret or personal value (docs/design.md §Guard).
+    ``message`` never contains the matched secret or personal value (docs/design/guard.md §Guard).
     ``severity`` is ``"error"`` (refused) or ``"warning"``.
     """
 

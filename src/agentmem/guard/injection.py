@@ -1,4 +1,4 @@
-"""Instructions aimed at the assistant, in English, French, Spanish and German (docs/design.md §Guard): overriding
+"""Instructions aimed at the assistant, in English, French, Spanish and German (docs/design/guard.md §Guard): overriding
 its instructions, changing its role, revealing or sending secrets, hiding things from the user,
 posing as system text. Read on the detection copy (lower case, no accents, ' apostrophes)."""
 

@@ -1,4 +1,4 @@
-"""Personal data (docs/design.md §Guard), the ONE check (:func:`personal_findings`) that the guard
+"""Personal data (docs/design/guard.md §Guard), the ONE check (:func:`personal_findings`) that the guard
 refuses in entries, rules and files, harvest validation refuses in proposals and
 :func:`agentmem.guard.mask` hides from a model: e-mail addresses, phone numbers (France, US,
 international), IBANs, payment cards, national ids (FR NIR, US SSN, ES DNI/NIE, DE Steuer-ID
@@ -687,7 +687,7 @@ _STREET_SUFFIXES = (
 
 @functools.cache
 def _health_patterns() -> tuple[re.Pattern[str], ...]:
-    """A health condition, a medication or a state with a person as subject (docs/design.md
+    """A health condition, a medication or a state with a person as subject (docs/design/guard.md
     §Guard), in English, French, Spanish and German. The finding spans the condition."""
     v = _vocabulary()
     h, nouns = v["health"], v["person_nouns"]
@@ -869,7 +869,7 @@ _A_DIGIT = re.compile(r"\d")
 
 
 def person_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
-    """Facts about a person (docs/design.md §Guard): names (a title and a name, a first name
+    """Facts about a person (docs/design/guard.md §Guard): names (a title and a name, a first name
     and a surname, a name after "my colleague" or before "said"), dates of birth, street
     addresses, health conditions with a person as subject, family, legal and financial facts,
     a password said in words or typed on a command line (credentials inside a URL are a
@@ -917,7 +917,7 @@ def person_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
 
 
 def personal_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
-    """THE personal-data check (docs/design.md §Guard): what :func:`agentmem.guard.scan`
+    """THE personal-data check (docs/design/guard.md §Guard): what :func:`agentmem.guard.scan`
     refuses in an entry, a rule or a file, what :func:`agentmem.guard.check_personal` refuses
     in a proposal and what :func:`agentmem.guard.mask` hides from a model. Numbers (e-mail,
     phone, IBAN, card, national ids) and facts about a person (:func:`person_findings`)."""

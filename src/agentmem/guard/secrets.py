@@ -1,6 +1,6 @@
 """Secrets (provider keys and tokens, passwords, credentials in key=value pairs and in URLs) and
-encoded blobs, read on the raw text (docs/design.md §Guard). Every secret finding is an error: the guard
-refuses, it never warns about a secret (docs/decisions.md, 2026-12-01).
+encoded blobs, read on the raw text (docs/design/guard.md §Guard). Every secret finding is an error: the guard
+refuses, it never warns about a secret (docs/decisions/, 2026-12-01).
 
 Provider patterns come from two sources. Ours (``_SECRETS``) cover the keys agentmem's users
 meet most (Anthropic, OpenAI, AWS, GitHub, …). The ``_DETECT_SECRETS`` table holds the
@@ -554,7 +554,7 @@ _BRAILLE = re.compile(r"[\u2800-\u28ff](?:[ \u00a0]?[\u2800-\u28ff]){5,}")
 
 def _braille_findings(text: str) -> list[Finding]:
     """A run of six or more Braille patterns (spaces between words allowed): Braille ASCII
-    spells any text, which the other rules cannot read (docs/design.md §Guard)."""
+    spells any text, which the other rules cannot read (docs/design/guard.md §Guard)."""
     return [
         Finding("encoded-blob", f"run of {len(m.group())} Braille patterns", m.start(), m.end())
         for m in _BRAILLE.finditer(text)

@@ -1,6 +1,6 @@
 """Structure (leading Markdown, role markers, tags, chat-template tokens, code fences, prompt
 delimiters) and exfiltration (images, links carrying data, resource-loading markup), read on
-the detection copy (docs/design.md §Guard)."""
+the detection copy (docs/design/guard.md §Guard)."""
 
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ def _exfiltration_hits(det: str) -> Iterator[tuple[int, int, str]]:
     if "://" not in det:
         return
     if "](" in det:
-        # docs/design.md §Guard: a Markdown link carrying query data is refused whatever its length
+        # docs/design/guard.md §Guard: a Markdown link carrying query data is refused whatever its length
         # — the rendered link sends it on a click; a bare URL is refused only for long query data.
         for m in _MD_LINK_TARGET.finditer(det):
             yield m.start(), m.end(), "Markdown link with query data"
@@ -191,7 +191,7 @@ def _exfiltration_hits(det: str) -> Iterator[tuple[int, int, str]]:
             yield m.start(), m.end(), "link to a webhook endpoint on a host not on the allowlist"
 
 
-# Services that record whatever is sent to them, and webhook relays (docs/design.md §Guard).
+# Services that record whatever is sent to them, and webhook relays (docs/design/guard.md §Guard).
 _CAPTURE_SUFFIXES = (
     "webhook.site", "requestbin.com", "requestbin.net", "pipedream.net", "hookbin.com",
     "beeceptor.com", "requestcatcher.com", "requestinspector.com", "mockbin.org", "postb.in",

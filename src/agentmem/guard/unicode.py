@@ -1,4 +1,4 @@
-"""Raw-text facts, invisible characters, line breaks and the detection copy (docs/design.md §Guard).
+"""Raw-text facts, invisible characters, line breaks and the detection copy (docs/design/guard.md §Guard).
 
 Invisible characters and line breaks are checked on the raw text. Structure, exfiltration and
 instructions are checked on a *detection copy* (invisible characters removed, NFKC, casefold,

@@ -1,4 +1,4 @@
-"""Harvesting several sessions (docs/design.md §Harvest): the ONE loop behind ``agentmem harvest
+"""Harvesting several sessions (docs/design/harvest.md §Harvest): the ONE loop behind ``agentmem harvest
 FILE…`` and ``agentmem harvest --queue``.
 
 A :class:`Job` is one session to harvest: where its transcript is, how to read it (a file, a

@@ -1,4 +1,4 @@
-"""What an instruction file says, and what of it a person would keep (docs/design.md §Harvest).
+"""What an instruction file says, and what of it a person would keep (docs/design/harvest.md §Harvest).
 
 An instruction file (``CLAUDE.md``, ``AGENTS.md``, ``.cursorrules``, a Cline memory bank …) is
 read with a Markdown parser (markdown-it-py): its list items and paragraphs are its items;

@@ -20,7 +20,7 @@ request before it standing; a norm said without a verb ("…, always", "three se
 ``norm``); and the wording of outcome-derived entries
 (``outcomes``, ``generic``). Every pattern is a regular expression matched on :func:`fold`'s
 copy of a sentence (lower case, accents removed, straight apostrophes). Adding a language is
-adding a file; no code changes. See docs/design.md §Harvest.
+adding a file; no code changes. See docs/design/harvest.md §Harvest.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The person's own text (docs/design.md §Harvest): what in a user turn the person wrote.
+"""The person's own text (docs/design/harvest.md §Harvest): what in a user turn the person wrote.
 
 A user turn of any transcript format may carry text that is not the person's: blocks a hook
 or the client injected (``<user-prompt-submit-hook>``, ``<system-reminder>``, any

@@ -1,7 +1,7 @@
-"""A Claude Code hook's payload (docs/design.md §Harvest): what every hook reads from stdin.
+"""A Claude Code hook's payload (docs/design/harvest.md §Harvest): what every hook reads from stdin.
 
 Apart from :mod:`agentmem.harvest.queue` so that the SessionStart hook, which only needs the
-payload's ``cwd``, does not load the queue (docs/design.md §Hot path). Standard library and
+payload's ``cwd``, does not load the queue (docs/design/code.md §Hot path). Standard library and
 ``agentmem.errors`` only.
 """
 
@@ -34,7 +34,7 @@ class HookPayload:
 
     ``reason`` is SessionEnd's ``reason`` or PreCompact's ``trigger`` (None when absent). A
     plain class, not a dataclass: the SessionStart hook reads its ``cwd`` on the hot path
-    (docs/design.md §Hot path).
+    (docs/design/code.md §Hot path).
     """
 
     __slots__ = ("session_id", "transcript_path", "cwd", "event", "reason", "source")

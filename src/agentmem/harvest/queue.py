@@ -1,4 +1,4 @@
-"""The harvest queue (docs/design.md §Harvest): sessions that ended, waiting for ``harvest
+"""The harvest queue (docs/design/harvest.md §Harvest): sessions that ended, waiting for ``harvest
 --queue``.
 
 Claude Code gives a ``SessionEnd`` hook 1.5 s and discards its output, and a transcript is

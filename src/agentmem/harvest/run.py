@@ -1,4 +1,4 @@
-"""Harvest (docs/design.md §Harvest): one session in, at most ``max_proposals`` validated proposals
+"""Harvest (docs/design/harvest.md §Harvest): one session in, at most ``max_proposals`` validated proposals
 in the inbox.
 
 Order: read the transcript (and outcomes) → ONE provider call → parse and validate each proposal
@@ -88,7 +88,7 @@ def refusals(rejected: list[Rejection]) -> tuple[dict[str, int], int]:
 
 @dataclass
 class HarvestResult:
-    """What one session's harvest produced (docs/design.md §Harvest)."""
+    """What one session's harvest produced (docs/design/harvest.md §Harvest)."""
 
     session: str
     transcript: str
@@ -109,7 +109,7 @@ class HarvestResult:
 
 def choose_provider(flag: str | None, configured: str, env: Mapping[str, str] | None = None) -> str:
     """``--provider`` wins, then ``harvest.provider``; ``auto`` means anthropic with a key, else
-    offline (docs/design.md §Settings, §Providers)."""
+    offline (docs/design/settings.md §Settings, §Providers)."""
     env = os.environ if env is None else env
     name = flag or configured
     if name not in PROVIDERS:

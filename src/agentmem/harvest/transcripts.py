@@ -1,4 +1,4 @@
-"""Transcript readers (docs/design.md §Harvest): one session file in, a list of turns out.
+"""Transcript readers (docs/design/harvest.md §Harvest): one session file in, a list of turns out.
 
 Readers are chosen by content, never by file name:
 
@@ -137,7 +137,7 @@ def check_size(path: Path, max_mb: float = DEFAULT_MAX_TRANSCRIPT_MB) -> None:
 
 
 def read_transcript(path: Path, max_mb: float = DEFAULT_MAX_TRANSCRIPT_MB) -> Transcript:
-    """Read one session file, choosing the reader by content (docs/design.md §Harvest).
+    """Read one session file, choosing the reader by content (docs/design/harvest.md §Harvest).
 
     ``session_id`` comes from the content when it has one (Claude Code ``sessionId``, Codex
     session meta ``id``), else it is the first 16 hex digits of the sha256 of the file's bytes.

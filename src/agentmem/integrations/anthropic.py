@@ -123,7 +123,7 @@ class _MemoryBackend:
         return f"{ROOT}/{self.person}.md"
 
     def _memory_text(self) -> str:
-        """The memory as the served view gives it (docs/design.md §Served view): the committed
+        """The memory as the served view gives it (docs/design/served.md §Served view): the committed
         bytes of the person's last decision, never the work tree."""
         repo = self._mem.repository
         text = serve_memory(repo, self.person).text

@@ -1,4 +1,4 @@
-"""Personal memory files (docs/design.md §Memory file): ``memories/<person>.md``.
+"""Personal memory files (docs/design/memory.md §Memory file): ``memories/<person>.md``.
 
 A memory file is kept as its list of lines, each classified (title, heading, entry, blank), so
 that rendering gives back the exact bytes that were read and an edit touches only its own line.
@@ -13,7 +13,7 @@ Layout::
 
 An entry line may end with a record marker (:mod:`agentmem.memory.records`): ``Entry.text`` is
 the text before it, ``Entry.record`` what it says. Sizes are counted in Unicode code points on
-the NFC form of the whole file without its markers (docs/design.md §Memory file).
+the NFC form of the whole file without its markers (docs/design/memory.md §Memory file).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ ENTRY_PREFIX = "- "
 HEADING_PREFIX = "## "
 TITLE_PREFIX = "# Memory: "
 # Every kind of line break Python's str.splitlines() knows, plus the ones
-# docs/design.md §Memory file lists.
+# docs/design/memory.md §Memory file lists.
 LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 FORBIDDEN_ENTRY_STARTS = ("#", "-", ">")
 
@@ -124,7 +124,7 @@ class BudgetStatus(Frozen):
         return "warning" if self.ratio >= self.warn_ratio else "ok"
 
     def describe(self) -> str:
-        """``43 % — 3440/8000 characters`` (docs/design.md §Context)."""
+        """``43 % — 3440/8000 characters`` (docs/design/context.md §Context)."""
         return f"{self.ratio:.0%} — {self.used}/{self.budget} characters".replace("%", " %")
 
 
@@ -171,7 +171,7 @@ class MemoryFile:
 
 def char_count(text: str) -> int:
     """Size in Unicode code points of the NFC form (``memory.budget_chars``,
-    docs/design.md §Settings)."""
+    docs/design/settings.md §Settings)."""
     return len(unicodedata.normalize("NFC", text))
 
 
@@ -184,7 +184,7 @@ def budget_status(text: str, config: MemoryConfig) -> BudgetStatus:
 def check_budget(
     text: str, config: MemoryConfig, where: str, held: list[Entry] | None = None
 ) -> BudgetStatus:
-    """Refuse a text over budget with the figures and what to do (docs/design.md §Memory file):
+    """Refuse a text over budget with the figures and what to do (docs/design/memory.md §Memory file):
     the commands that make room and, from ``held`` (the entries the memory holds before the
     change), the :data:`OLDEST_SHOWN` least recently confirmed; returns the status otherwise."""
     status = budget_status(text, config)
@@ -199,7 +199,7 @@ OLDEST_SHOWN = 3
 
 def least_recently_confirmed(entries: list[Entry], count: int = OLDEST_SHOWN) -> list[Entry]:
     """The ``count`` entries confirmed longest ago: unrecorded ones first (in file order), then
-    by their record's ``since`` (docs/design.md §Memory file)."""
+    by their record's ``since`` (docs/design/memory.md §Memory file)."""
     return sorted(
         entries, key=lambda e: (e.record.since is not None, e.record.since or "", e.number)
     )[:count]
@@ -231,7 +231,7 @@ def _quoted(text: str, width: int = 60) -> str:
 
 
 def new_memory_text(person: str, config: MemoryConfig) -> str:
-    """An empty memory file with the configured sections (docs/design.md §Memory file)."""
+    """An empty memory file with the configured sections (docs/design/memory.md §Memory file)."""
     parts = [f"{TITLE_PREFIX}{person}\n"]
     for section in config.sections:
         parts.append(f"\n{HEADING_PREFIX}{section}\n")
@@ -240,7 +240,7 @@ def new_memory_text(person: str, config: MemoryConfig) -> str:
 
 def validate_entry_text(text: str, config: MemoryConfig, where: str) -> None:
     """An entry is exactly one non-empty line, no leading ``#``, ``-`` or ``>``, at most
-    ``entry_max_chars`` code points (docs/design.md §Memory file). Raises
+    ``entry_max_chars`` code points (docs/design/memory.md §Memory file). Raises
     :class:`InvalidMemoryError`."""
     breaks = sorted({f"U+{ord(c):04X}" for c in LINE_BREAKS if c in text})
     if breaks:
@@ -346,14 +346,14 @@ def _parse_memory(text: str, person: str, config: MemoryConfig, where: str) -> M
 
 
 def nfc(text: str) -> str:
-    """``text`` in Unicode NFC: entries are stored composed (docs/design.md §Memory file), so a
+    """``text`` in Unicode NFC: entries are stored composed (docs/design/memory.md §Memory file), so a
     composed target finds them; a canonical equivalent, never another text."""
     return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def find_entries(memory: MemoryFile, target: str) -> list[Entry]:
     """The entries whose text contains ``target`` as an exact substring, both compared in NFC
-    (docs/design.md §Memory file): an entry written decomposed before is still found. The
+    (docs/design/memory.md §Memory file): an entry written decomposed before is still found. The
     target is read as an entry line (:func:`agentmem.memory.records.split_entry`): quoted
     with its ``- `` or its record marker, it still matches on the entry's text alone."""
     wanted = nfc(split_entry(target)[0])
@@ -386,7 +386,7 @@ def add_entry(
     memory: MemoryFile, section: str, text: str, where: str, record: Record | None = None
 ) -> MemoryFile:
     """A new MemoryFile with ``- text`` (and ``record``'s marker) appended at the end of
-    ``section`` (``add``, docs/design.md §Proposals)."""
+    ``section`` (``add``, docs/design/memory.md §Proposals)."""
     if section not in memory.sections():
         raise ApplyConflictError(
             f"{where}: no section '{section}' (sections: {', '.join(memory.sections())})"

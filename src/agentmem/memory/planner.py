@@ -75,7 +75,7 @@ _ELISION = re.compile(
 
 
 def check_entry(text: str, config: MemoryConfig, where: str) -> list[Finding]:
-    """An entry's shape (docs/design.md §Memory file), no elision marker, then the guard
+    """An entry's shape (docs/design/memory.md §Memory file), no elision marker, then the guard
     (§Guard); returns guard warnings.
 
     Raises :class:`InvalidMemoryError` or :class:`GuardError`.
@@ -99,7 +99,7 @@ def new_record(
     basis: str, scope: str | None, config: MemoryConfig, today: str | None = None
 ) -> Record:
     """The record of an entry accepted (or confirmed) ``today``: its basis and scope, review
-    and expiry dates from ``memory.retention`` (docs/decisions.md)."""
+    and expiry dates from ``memory.retention`` (docs/decisions/)."""
     retention = config.retention[basis]
     since = today or today_iso()
     return with_dates(Record(basis, scope), since, retention.review_days, retention.expire_days)

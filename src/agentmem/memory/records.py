@@ -1,4 +1,4 @@
-"""Entry records: the metadata a memory entry carries on its own line (docs/decisions.md,
+"""Entry records: the metadata a memory entry carries on its own line (docs/decisions/,
 2026-12-01 — "memory entries carry their record in a trailing HTML comment").
 
 An entry line may end with ONE marker, after a space::
@@ -152,7 +152,7 @@ def split_entry(line: str) -> tuple[str, str | None]:
     """An entry line as ``(its text, its record's marker body or None)`` — THE one reading of
     an entry line: the memory file's parser, every reader of entries (the context, review
     diffs, ``memory show``, search, the offline extractor, the memory tool) and the matching of
-    a ``modify``/``remove`` target all go through it (docs/design.md §Memory file).
+    a ``modify``/``remove`` target all go through it (docs/design/memory.md §Memory file).
 
     ``line`` is an entry as the file holds it, ``- text <!-- am: … -->`` and its line end, or a
     text given for one (a target quoted with its marker, a line copied from the file): the
@@ -280,7 +280,7 @@ def retired_on(
     review, or None: a retired scope that is ``scope`` or above it, retired on or before
     ``today``, after ``confirmed`` (the day the item was accepted, approved or last confirmed;
     None: unknown, so before). Something meant everywhere (``scope`` None) is never retired;
-    the earliest such day wins (docs/decisions.md, 2026-12-01 — a retired scope)."""
+    the earliest such day wins (docs/decisions/, 2026-12-01 — a retired scope)."""
     if scope is None:
         return None
     found: str | None = None

@@ -1,4 +1,4 @@
-"""Contradictions between memory entries (docs/design.md §Memory file, "Contradictions"): the
+"""Contradictions between memory entries (docs/design/memory.md §Memory file, "Contradictions"): the
 one detector that harvest validation, review, ``check`` and ``agentmem tidy`` share.
 
 Deterministic and cheap — no model. Texts are compared in the duplicate guard's normalised form

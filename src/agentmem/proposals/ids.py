@@ -1,4 +1,4 @@
-"""One validation for every id and scope agentmem stores (docs/design.md §Vocabulary): session
+"""One validation for every id and scope agentmem stores (docs/design/overview.md §Vocabulary): session
 ids (``--session``, a transcript's ``sessionId``, a hook's ``session_id``) and scopes
 (``--scope``, ``context audit --scope``).
 

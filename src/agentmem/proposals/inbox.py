@@ -1,4 +1,4 @@
-"""The inbox (docs/design.md §Inbox file): ``inbox/<person>/<proposal-id>.yaml``, one pending
+"""The inbox (docs/design/memory.md §Inbox file): ``inbox/<person>/<proposal-id>.yaml``, one pending
 proposal a file.
 
 Inbox files are committed as soon as they are written, so a proposal survives a session that
@@ -27,7 +27,7 @@ def proposal_relpath(proposal: Proposal) -> str:
 
 
 def render_proposal(proposal: Proposal) -> str:
-    """The inbox file text: canonical YAML with the field names of docs/design.md §Inbox file."""
+    """The inbox file text: canonical YAML with the field names of docs/design/memory.md §Inbox file."""
     data = proposal.to_dict()
     if not data["contradicts"]:  # written only when validation flagged a contradiction
         del data["contradicts"]
@@ -51,7 +51,7 @@ class Broken:
 @dataclass(frozen=True)
 class Inbox:
     """What an inbox holds: readable ``proposals`` (oldest first) and the ``broken`` entries
-    skipped (docs/design.md §Inbox file)."""
+    skipped (docs/design/memory.md §Inbox file)."""
 
     proposals: list[Proposal]
     broken: list[Broken] = field(default_factory=list)
@@ -150,7 +150,7 @@ def provenance(repo: Repository, proposals: list[Proposal]) -> dict[str, Provena
 
 def foreign(repo: Repository, proposals: list[Proposal]) -> dict[str, str]:
     """``{proposal id: why it is not its owner's}`` for the proposals :func:`provenance` cannot
-    trace to their owner (docs/design.md §Inbox file)."""
+    trace to their owner (docs/design/memory.md §Inbox file)."""
     found = provenance(repo, proposals)
     out = {}
     for proposal in proposals:

@@ -1,5 +1,5 @@
 """Proposals: the only thing a model (or a person mid-session) can produce
-(docs/design.md §Proposals).
+(docs/design/memory.md §Proposals).
 
 A proposal is parsed from untrusted data at once: fields that carry trust — the
 person it belongs to, its id, its session, when it was made — are set by agentmem, never read
@@ -25,7 +25,7 @@ SCOPE_CHOICES = ("session", "everywhere")
 #: The word for "no scope" (an entry meant everywhere) where a person chooses a scope at review.
 EVERYWHERE = "everywhere"
 
-# The JSON schema sent to the model as structured output (docs/design.md §Harvest). Every object has
+# The JSON schema sent to the model as structured output (docs/design/harvest.md §Harvest). Every object has
 # ``additionalProperties: false``; optional values are nullable rather than omitted, because
 # structured outputs limit optional parameters.
 PROPOSAL_JSON_SCHEMA: dict[str, Any] = {
@@ -69,7 +69,7 @@ class Contradicts:
     """A flag agentmem sets at validation (never the model): the proposal's text contradicts
     the memory entry whose text was ``entry``; ``why`` in words (``another value for the same
     thing (british / american)``). Review shows it beside the entry and offers the proposal as
-    a ``modify`` of it (docs/design.md §Proposals)."""
+    a ``modify`` of it (docs/design/memory.md §Proposals)."""
 
     entry: str
     why: str
@@ -77,7 +77,7 @@ class Contradicts:
 
 @dataclass(frozen=True)
 class Proposal:
-    """One pending change (docs/design.md §Proposals).
+    """One pending change (docs/design/memory.md §Proposals).
 
     ``action``: add | modify | remove. ``route``: memory | doctrine. ``section``: a configured
     section name (memory route). ``target``: exact substring of the one entry to modify/remove.
@@ -103,7 +103,7 @@ class Proposal:
     contradicts: tuple[Contradicts, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The inbox and ``--format json`` shape: the field names of docs/design.md §Proposals
+        """The inbox and ``--format json`` shape: the field names of docs/design/memory.md §Proposals
         (``contradicts`` a list of ``{entry, why}``)."""
         data = asdict(self)
         data["contradicts"] = [asdict(c) for c in self.contradicts]
@@ -138,7 +138,7 @@ class Proposal:
         (only an ``add`` can become one). ``scope`` is a scope path, or :data:`EVERYWHERE` for
         none; it passes the one validation of scopes (:func:`agentmem.proposals.ids.check_scope`),
         here and nowhere else. Raises :class:`ProposalError` for a correction that leaves the
-        proposal malformed (docs/design.md §Proposals); with ``scope_flag`` (the scope came from
+        proposal malformed (docs/design/memory.md §Proposals); with ``scope_flag`` (the scope came from
         ``--scope ID=SCOPE``) a refused scope is a :class:`UsageError` naming that flag."""
         new_route = route or self.route
         if new_route not in ROUTES:
@@ -240,7 +240,7 @@ def _creation_stamp() -> str:
 
 
 def new_proposal_id(when: datetime | None = None) -> str:
-    """``p-YYYYMMDD-xxxxxx``: date plus 24 random bits in hex (docs/design.md §Proposals)."""
+    """``p-YYYYMMDD-xxxxxx``: date plus 24 random bits in hex (docs/design/memory.md §Proposals)."""
     when = when or now_utc()
     return f"p-{when:%Y%m%d}-{secrets.token_hex(3)}"
 
@@ -315,10 +315,10 @@ def parse_proposal(
     text = raw.get("text")
     if text is not None and not isinstance(text, str):
         raise ProposalError(f"{where}: field 'text' must be a string")
-    # Stored in NFC (docs/design.md §Proposals): a text typed or sent decomposed is the same text.
+    # Stored in NFC (docs/design/memory.md §Proposals): a text typed or sent decomposed is the same text.
     text = unicodedata.normalize("NFC", text.strip(" \t")) if isinstance(text, str) else None
     # A target is an entry's text: quoted with its "- " or its record marker, it is read as
-    # the line it was copied from (docs/design.md §Memory file).
+    # the line it was copied from (docs/design/memory.md §Memory file).
     target = unicodedata.normalize("NFC", line_text(target)) if target is not None else None
     justification = unicodedata.normalize("NFC", _str_or_none(raw, "justification", where) or "")
     if action in ("add", "modify") and not text:

@@ -1,8 +1,8 @@
-"""Review (docs/design.md §Proposals, §Trailers): the owner's decision on each pending proposal, and
+"""Review (docs/design/memory.md §Proposals, §Trailers): the owner's decision on each pending proposal, and
 its audit commit.
 
 Each accepted memory proposal is applied by the planner, written atomically, removed from the
-inbox and committed as ONE commit with the trailers of docs/design.md §Trailers. Rejections are one
+inbox and committed as ONE commit with the trailers of docs/design/governance.md §Trailers. Rejections are one
 commit whose trailers list them. Proposals routed to ``doctrine`` become draft rules
 (:func:`accept_doctrine`), always after the memory proposals of the same review: a draft that fails
 (guard, duplicate, invalid) is reported on its own and the memory commits stay. The caller holds the
@@ -174,7 +174,7 @@ def as_modify_of(repo: Repository, proposal: Proposal, number: int) -> Proposal:
 def require_committed_memory(repo: Repository, relpath: str, current: str | None) -> None:
     """Refuse to build on a memory file that differs from its committed state: an accept
     commits the whole file, so a hand edit nobody reviewed would ride along, credited to the
-    proposal (docs/design.md §Write path). Raises :class:`ApplyConflictError` naming the file
+    proposal (docs/design/write-path.md §Write path). Raises :class:`ApplyConflictError` naming the file
     and how to keep (``memory edit``) or drop (``git checkout``) the hand edit."""
     if _committed(repo, relpath) == current:
         return
@@ -353,7 +353,7 @@ class Decision:
 def remember(
     repo: Repository, actor: Person, text: str, section: str, session: str = "manual"
 ) -> Proposal:
-    """``agentmem remember`` (docs/design.md §Commands): a pending ``add``, validated and committed
+    """``agentmem remember`` (docs/design/overview.md §Commands): a pending ``add``, validated and committed
     at once."""
     require_memory_role(actor, "remembering (a personal memory)")
     check_session(session)
@@ -410,7 +410,7 @@ def _entry_texts(text: str | None, person: str, config: MemoryConfig, relpath: s
 def keep_records(
     old: str | None, new: str, person: str, config: MemoryConfig, relpath: str
 ) -> tuple[str, list[str]]:
-    """Carry the entry records of ``old`` into a hand-edited ``new`` text (docs/decisions.md,
+    """Carry the entry records of ``old`` into a hand-edited ``new`` text (docs/decisions/,
     "memory entries carry their record in a trailing HTML comment").
 
     Entries are matched in file order (:class:`difflib.SequenceMatcher` over section and text):
@@ -525,7 +525,7 @@ def accept_doctrine(
     foreign: dict[str, str] | None = None,
 ) -> list[DoctrineOutcome]:
     """Make each accepted ``doctrine`` proposal a draft rule, ONE commit each
-    (docs/design.md §Rule file).
+    (docs/design/doctrine.md §Rule file).
 
     Run after the memory proposals of the same review are committed. Each draft
     takes the repository lock itself; a failure (guard, duplicate guard, invalid scope, role) is

@@ -1,4 +1,4 @@
-"""``agentmem remember`` under a held lock (docs/design.md §Write path, *Bounded work*): the text
+"""``agentmem remember`` under a held lock (docs/design/write-path.md §Write path, *Bounded work*): the text
 is never lost. When the repository lock stays taken past ``AGENTMEM_LOCK_TIMEOUT``, remember
 checks the text (its shape and the guard: a refused text is refused now, never kept), writes it
 to ``.agentmem/spool/<time>-<hex>.json`` (atomically, no lock needed: the folder is local and

@@ -1,4 +1,4 @@
-"""The audit trail read back from git (docs/design.md §Trailers): ``log`` and ``blame``."""
+"""The audit trail read back from git (docs/design/governance.md §Trailers): ``log`` and ``blame``."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def audit_log(
 
 @dataclass(frozen=True)
 class BlameEntry:
-    """Where one entry came from (docs/design.md §Trailers): commit, date, approver, session,
+    """Where one entry came from (docs/design/governance.md §Trailers): commit, date, approver, session,
     justification.
 
     ``approver`` comes only from an ``Agentmem-Actor`` trailer; ``author`` is the commit's git

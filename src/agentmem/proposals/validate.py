@@ -1,4 +1,4 @@
-"""Validating a proposal before it enters the inbox (docs/design.md §Harvest): the checks every
+"""Validating a proposal before it enters the inbox (docs/design/harvest.md §Harvest): the checks every
 way in shares — a harvest, ``agentmem remember``, ``agentmem import``.
 
 A proposal routed to doctrine passes the guard as a rule text; a memory proposal must name a
@@ -38,7 +38,7 @@ def validate(
     accepted: Sequence[Proposal],
     pending: Sequence[Proposal] = (),
 ) -> Proposal:
-    """The validation (docs/design.md §Harvest) of one parsed proposal against the current memory,
+    """The validation (docs/design/harvest.md §Harvest) of one parsed proposal against the current memory,
     the proposals kept before it in this harvest (``accepted``) and those already in the inbox
     (``pending``). Returns the proposal, flagged with the entries its text contradicts
     (``contradicts``; a ``modify`` is not flagged against its own target). Raises an

@@ -1,4 +1,4 @@
-"""Recall: ranked keyword search over what agentmem knows (docs/design.md §Recall).
+"""Recall: ranked keyword search over what agentmem knows (docs/design/search.md §Recall).
 
 ``search(repo, actor, query, …)`` answers from the derived FTS5 index of
 :mod:`agentmem.search.index` (BM25 ranking), after bringing it up to date from git. Who reads
@@ -204,7 +204,7 @@ def search(
 
 def _flag_foreign(repo: Repository, hits: list[Hit]) -> list[Hit]:
     """``hits`` with each proposal its owner did not commit flagged (``foreign``), as every
-    listing of the inbox flags it (docs/design.md §Served view)."""
+    listing of the inbox flags it (docs/design/served.md §Served view)."""
     people = sorted({h.person for h in hits if h.kind == "inbox" and h.person})
     if not people:
         return hits

@@ -1,4 +1,4 @@
-"""The search index: a derived SQLite FTS5 database at ``.agentmem/search.sqlite`` (docs/design.md
+"""The search index: a derived SQLite FTS5 database at ``.agentmem/search.sqlite`` (docs/design/search.md
 §Recall).
 
 Never committed (``.agentmem/`` is local), rebuilt from scratch when it is missing, unreadable,
@@ -25,7 +25,7 @@ disk and not committed shows once a commit touches it (agentmem commits every wr
 
 Tokenizer: ``porter unicode61 remove_diacritics 2`` — case and accents folded for every language
 (``Préavis`` finds ``preavis``), English suffixes stemmed (``warranties`` finds ``warranty``);
-SQLite ships no French, Spanish or German stemmer (docs/decisions.md).
+SQLite ships no French, Spanish or German stemmer (docs/decisions/).
 """
 
 from __future__ import annotations
@@ -235,7 +235,7 @@ def memory_docs(person: str, relpath: str, text: str) -> Iterator[Doc]:
     entry's line, ``label`` its section and ``date`` its record's ``expires`` date (``''``
     when none), ``\x1f``-separated. The record marker is metadata, not words of the entry: it
     is not indexed. The query side shows each matching entry as a hit of its own, and leaves
-    out those expired on the day of the search (docs/design.md §Recall).
+    out those expired on the day of the search (docs/design/search.md §Recall).
 
     A marker is looked for only on a line holding one."""
     section = ""
@@ -637,7 +637,7 @@ def build(root: Path, head: str | None) -> None:
     never sees half an index): every watched work-tree file, every decision commit (ONE
     ``git log``, no tree diff) and the older rule versions (ONE ``cat-file`` batch).
 
-    Two threads share the work (docs/decisions.md): git reads the history, then SQLite indexes
+    Two threads share the work (docs/decisions/): git reads the history, then SQLite indexes
     each batch of documents while this thread reads and parses the next batch of files; the
     derived file is written with no journal and no fsync. The cyclic garbage collector is off
     meanwhile: the build makes tens of thousands of tuples and no cycle, and each collection

@@ -1,4 +1,4 @@
-"""Atomic file operations (docs/design.md §Write path): a file holds its old or its new bytes,
+"""Atomic file operations (docs/design/write-path.md §Write path): a file holds its old or its new bytes,
 never half, even after a power cut or a SIGKILL.
 
 The lowest layer of the write path: :mod:`agentmem.store.journal` (recovery) and

@@ -1,4 +1,4 @@
-"""The erasure record ``erasures.yaml`` (docs/design.md §Sync, "The erasure record").
+"""The erasure record ``erasures.yaml`` (docs/design/sync.md §Sync, "The erasure record").
 
 ``agentmem erase`` rewrites history, but a clone made before it still holds the old commits: a
 plain ``git pull && git push`` (or a ``-s ours`` merge) would publish them again. So each erase
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     import subprocess
 
 HEADER = (
-    "# Written by agentmem erase (docs/design.md §Sync): hashes of erased values and the first\n"
+    "# Written by agentmem erase (docs/design/sync.md §Sync): hashes of erased values and the first\n"
     "# commits each erase rewrote, never the values. Only agentmem erase adds to it; check\n"
     "# --history and agentmem sync refuse a commit that brings any of it back.\n"
 )

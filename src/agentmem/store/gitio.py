@@ -6,7 +6,7 @@ turns git's failures into :class:`GitError` with advice. A commit is written by 
 ``git fast-import`` whose ``from`` is the expected old HEAD (git refuses to move the branch
 unless the new commit descends from where it is now: a compare-and-swap), so a person's own
 staged changes never leak into an agentmem commit and the cost does not grow with the number of
-files in the repository (docs/design.md §Write path). Signed commits, and the first commit of a
+files in the repository (docs/design/write-path.md §Write path). Signed commits, and the first commit of a
 repository, take the private-index path (``read-tree``, ``commit-tree -S``, ``update-ref``).
 """
 
@@ -160,7 +160,7 @@ INDEX_LOCK_WAIT_SECONDS = 2.0
 
 def check_state(root: Path) -> None:
     """Refuse to write while git is mid-operation (nothing is left half-done,
-    docs/design.md §Write path).
+    docs/design/write-path.md §Write path).
 
     Raises :class:`GitError` naming an interrupted rebase/merge/cherry-pick/revert/bisect, a
     detached HEAD, or a stale ``index.lock`` (one still there after

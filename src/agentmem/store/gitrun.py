@@ -1,7 +1,7 @@
 """Starting git: the one place a git process is started (:mod:`agentmem.store.gitio` builds
 every git call of agentmem on :func:`run`).
 
-Standard library and :mod:`agentmem.errors` only: the hot path (docs/design.md §Hot path) asks
+Standard library and :mod:`agentmem.errors` only: the hot path (docs/design/code.md §Hot path) asks
 git for the identity (:func:`user_email`) without loading the git adapter.
 """
 

@@ -1,4 +1,4 @@
-"""``agentmem init``: the layout of docs/design.md §Repository layout created in a folder, with
+"""``agentmem init``: the layout of docs/design/overview.md §Repository layout created in a folder, with
 its first commit. Apart from :mod:`agentmem.store.repo` so that opening a repository (every
 command) does not build what only ``init`` returns."""
 
@@ -39,7 +39,7 @@ GITIGNORE_LINES = (".agentmem/",)
 
 
 def init_repository(path: Path) -> InitResult:
-    """Create the layout of docs/design.md §Repository layout at ``path`` (``git init`` where
+    """Create the layout of docs/design/overview.md §Repository layout at ``path`` (``git init`` where
     needed); idempotent.
 
     ``roles.yaml`` starts with the git identity running ``init`` as the first admin. Existing
@@ -72,7 +72,7 @@ def init_repository(path: Path) -> InitResult:
     create(CONFIG_FILE, DEFAULT_CONFIG_TEXT)
     if not (path / ROLES_FILE).exists():
         admin = _person_id_from_email(email)
-        header = "# People and roles (user | member | admin): see the README, Settings.\n"
+        header = "# People and roles (user | member | admin): see agentmem's docs/guide/sync-and-settings.md.\n"
         create(ROLES_FILE, header + dump_yaml({admin: {"email": email, "role": ADMIN}}))
     else:
         create(ROLES_FILE, "")

@@ -1,5 +1,5 @@
 """The write journal: ``.git/agentmem/pending.json`` and crash recovery
-(docs/design.md §Write path).
+(docs/design/write-path.md §Write path).
 
 :func:`agentmem.store.writer.apply_changes` writes a :class:`Pending` record (fsynced) before it
 touches any file and clears it once the commit is published. A process killed in between leaves

@@ -1,4 +1,4 @@
-"""Path safety (docs/design.md §Write path): ids that cannot escape a folder, and relative paths
+"""Path safety (docs/design/write-path.md §Write path): ids that cannot escape a folder, and relative paths
 that are safe to write (no ``..``, no symlink on the way, no case twin).
 
 Imports nothing from the rest of :mod:`agentmem.store`: the journal, the writer and the

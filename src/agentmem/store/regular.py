@@ -1,4 +1,4 @@
-"""Reading agentmem's own files as regular files only (docs/design.md §Repository layout).
+"""Reading agentmem's own files as regular files only (docs/design/overview.md §Repository layout).
 
 ``doctrine/*.yaml``, ``memories/*.md`` and ``inbox/<person>/*.yaml`` are judged by
 ``check --history`` as git stores them. A symlink is stored as its target's *name*, so a
@@ -119,7 +119,7 @@ def require_folder(root: Path, relpath: str) -> bool:
 class Read:
     """A file's bytes as read: ``data`` (at most ``limit + 1`` bytes when a limit was given) and
     its ``size`` on disk when opened, in bytes. A plain class, not a dataclass: ``context chat``
-    reads through here and does not pay for building one (docs/design.md §Hot path)."""
+    reads through here and does not pay for building one (docs/design/code.md §Hot path)."""
 
     __slots__ = ("data", "size")
 

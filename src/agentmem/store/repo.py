@@ -1,4 +1,4 @@
-"""The memory repository (docs/design.md §Vocabulary, §Repository layout): finding it, its layout,
+"""The memory repository (docs/design/overview.md §Vocabulary, §Repository layout): finding it, its layout,
 its people, and its lock.
 
 A memory repository is a git work tree holding ``agentmem.yaml``. People and roles come from
@@ -163,7 +163,7 @@ class Repository(Frozen):
 
     def actor(self) -> Person:
         """The person running the command, from the git identity (*actor*,
-        docs/design.md §Vocabulary, §Roles)."""
+        docs/design/overview.md §Vocabulary, §Roles)."""
         email = gitrun.user_email(self.root)
         if self.cache is not None:
             self.cache.saw(gitrun.IDENTITY, email)
@@ -188,7 +188,7 @@ class Repository(Frozen):
     @contextmanager
     def locked(self, timeout: float | None = None) -> Iterator[None]:
         """The repository-level lock around read → validate → write → commit
-        (docs/design.md §Write path).
+        (docs/design/write-path.md §Write path).
 
         ``flock`` on ``.agentmem/lock``: the kernel releases it if the process dies. Once held,
         git's state is checked (:func:`gitio.check_state`: no rebase/merge in progress, no
@@ -267,7 +267,7 @@ def hot_repository(root: Path) -> Repository:
 
 
 def _recover_if_pending(repo: Repository) -> None:
-    """Every command first recovers (docs/design.md §Write path). Costs one stat when nothing is
+    """Every command first recovers (docs/design/write-path.md §Write path). Costs one stat when nothing is
     pending; otherwise recovers under the lock if it is free now. Never blocks nor fails a read:
     when the lock is busy or git is mid-operation, the next mutating command recovers (or says
     why)."""

@@ -1,4 +1,4 @@
-"""Finding the memory repository (docs/design.md §Repository layout): the ONE root finder of every command,
+"""Finding the memory repository (docs/design/overview.md §Repository layout): the ONE root finder of every command,
 the hooks and the check.
 
 The repository is the folder holding ``agentmem.yaml``: ``--repo PATH`` or ``$AGENTMEM_REPO``

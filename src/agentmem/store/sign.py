@@ -1,4 +1,4 @@
-"""Whether a decision commit is signed (docs/design.md §Settings, §Trust boundary).
+"""Whether a decision commit is signed (docs/design/settings.md §Settings, §Trust boundary).
 
 A commit is signed when git has a key (``user.signingkey``; with ``gpg.format ssh`` an SSH
 key, a FIDO ``sk-`` key asking for a touch). Without one, a commit that must be signed is

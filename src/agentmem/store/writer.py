@@ -5,7 +5,7 @@ refuses unsafe paths, re-checks that each file still holds the bytes the plan wa
 journals the change (``.git/agentmem/pending.json``, see :mod:`agentmem.store.journal`), writes only
 what changed, commits exactly those paths and clears the journal. If a write or the commit fails,
 the files are put back as they were; if the process dies, the next command recovers from the
-journal. Callers hold :meth:`Repository.locked` around plan + apply (docs/design.md §Write path).
+journal. Callers hold :meth:`Repository.locked` around plan + apply (docs/design/write-path.md §Write path).
 
 Test-only fault injection: when ``AGENTMEM_TEST_CRASH_AT`` names a step (``after-journal``,
 ``after-temp-write``, ``after-replace``, ``before-commit``, ``after-ref-update``), the process

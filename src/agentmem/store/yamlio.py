@@ -55,7 +55,7 @@ _FOLDED_BREAK = re.compile(r"\x85|\r(?!\n)")
 def load_yaml_text(text: str, where: str, error: type[Exception] = ConfigError) -> Any:
     """Parse YAML text safely. Raises ``error`` with ``where:line: reason`` on any YAML fault,
     and on a raw U+0085 or lone carriage return, which the loader would fold into a space
-    (refused, never rewritten: docs/design.md §Guard)."""
+    (refused, never rewritten: docs/design/guard.md §Guard)."""
     if "\x85" in text or "\r" in text:
         folded = _FOLDED_BREAK.search(text)
         if folded is not None:

@@ -1,4 +1,4 @@
-"""``agentmem erase`` (docs/design.md §Sync): remove a person's memory, or a text, everywhere.
+"""``agentmem erase`` (docs/design/sync.md §Sync): remove a person's memory, or a text, everywhere.
 
 Admin only. The caller holds :meth:`Repository.locked`. In order:
 

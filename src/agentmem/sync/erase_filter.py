@@ -1,4 +1,4 @@
-"""git-filter-repo driven by :class:`agentmem.sync.scrub.Scrubber` (docs/design.md §Sync).
+"""git-filter-repo driven by :class:`agentmem.sync.scrub.Scrubber` (docs/design/sync.md §Sync).
 
 Run by ``agentmem erase --text`` as ``python -m agentmem.sync.erase_filter -`` inside the fresh
 mirror it rewrites, with the spec ``{"text": …, "renames": {old path: new path}}`` as JSON on

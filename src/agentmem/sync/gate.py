@@ -1,4 +1,4 @@
-"""What ``agentmem sync`` checks before it publishes anything (docs/design.md §Sync).
+"""What ``agentmem sync`` checks before it publishes anything (docs/design/sync.md §Sync).
 
 A replay gives local commits new parents: an approval made while its author was admin may land
 on a ``roles.yaml`` that demoted them, and two entries each accepted under the memory budget may

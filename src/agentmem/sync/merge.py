@@ -1,4 +1,4 @@
-"""Three-way merge of one file for ``agentmem sync`` (docs/design.md §Sync): pure, no git, no disk.
+"""Three-way merge of one file for ``agentmem sync`` (docs/design/sync.md §Sync): pure, no git, no disk.
 
 ``ours`` is the remote's version (already published), ``theirs`` the local commit being
 replayed, ``base`` their common ancestor. A *real conflict* stops the sync:

@@ -1,4 +1,4 @@
-"""``agentmem sync`` (docs/design.md §Sync): fetch, replay local commits onto the remote head, push.
+"""``agentmem sync`` (docs/design/sync.md §Sync): fetch, replay local commits onto the remote head, push.
 
 Under the repository lock (the caller holds :meth:`Repository.locked`):
 

@@ -1,4 +1,4 @@
-"""What ``agentmem erase --text`` replaces, and how, in one file (docs/design.md §Sync).
+"""What ``agentmem erase --text`` replaces, and how, in one file (docs/design/sync.md §Sync).
 
 The same :class:`Scrubber` rewrites the work tree and, inside git-filter-repo
 (:mod:`agentmem.sync.erase_filter`), every blob, path and message of history, so both always
@@ -22,7 +22,7 @@ read as an alias, so inbox files are loaded and their strings scrubbed; when the
 as text reads back as exactly that it is kept (comments and layout stay), else it is dumped
 again with the inbox writer's YAML; rule files are parsed strictly, scrubbed field by field, re-rendered (their
 comments kept), renamed with their id, and an approval that matched the old content is sealed
-again for the new one (the erase is itself the audited decision: docs/decisions.md); memory
+again for the new one (the erase is itself the audited decision: docs/decisions/); memory
 files are line-based Markdown, scrubbed line by line (a form never joins two lines). A file that did not parse before is scrubbed
 as text. ``erasures.yaml`` holds hashes only and is never touched.
 """

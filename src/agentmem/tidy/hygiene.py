@@ -1,4 +1,4 @@
-"""Hygiene by proposal: ``agentmem tidy`` (docs/design.md §Recall).
+"""Hygiene by proposal: ``agentmem tidy`` (docs/design/search.md §Recall).
 
 :func:`run_tidy` reads one person's memory file and the doctrine and returns a dated
 :class:`Report` of findings, never changing anything itself:

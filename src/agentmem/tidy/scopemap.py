@@ -1,5 +1,5 @@
-"""``agentmem scope map FOLDER S`` and the mapping ``harvest --scope S`` offers (docs/design.md
-§Settings, §Context; docs/decisions.md, 2026-12-01 (fourth session) — a scoped entry reaches
+"""``agentmem scope map FOLDER S`` and the mapping ``harvest --scope S`` offers (docs/design/settings.md
+§Settings, §Context; docs/decisions/, 2026-12-01 (fourth session) — a scoped entry reaches
 the sessions it belongs to): sessions started in FOLDER, or below it, get scope S, so the
 SessionStart hook gives them the entries scoped S.
 

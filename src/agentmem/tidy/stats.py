@@ -1,4 +1,4 @@
-"""``agentmem stats`` (docs/design.md §Commands, §Recall): what the memory holds and what
+"""``agentmem stats`` (docs/design/overview.md §Commands, §Recall): what the memory holds and what
 happened to it, per person and for the team — read from the files, ONE ``git log`` and the
 local logs, never written anywhere.
 

@@ -1,4 +1,4 @@
-"""``agentmem serve`` (docs/design.md §Web): the review pages, a second door into the same
+"""``agentmem serve`` (docs/design/web.md §Web): the review pages, a second door into the same
 repository, the same governance functions and the same commits as the command line.
 
 - :mod:`agentmem.web.reads` — every read the pages make (the one module to change when the

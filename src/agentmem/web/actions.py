@@ -1,4 +1,4 @@
-"""Every decision the review pages take (docs/design.md §Web), each through the domain function
+"""Every decision the review pages take (docs/design/web.md §Web), each through the domain function
 the CLI command calls, as the local git identity (``Repository.actor()``), never a form field:
 
 | page action | the CLI's | domain function |

@@ -1,4 +1,4 @@
-"""The review pages (docs/design.md §Web): a Starlette application over one memory repository.
+"""The review pages (docs/design/web.md §Web): a Starlette application over one memory repository.
 
 Every page is server-rendered HTML with plain forms (no script: the Content-Security-Policy
 allows none). A decision is a POST carrying the CSRF token and a stamp of what the page showed;

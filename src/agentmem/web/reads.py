@@ -1,4 +1,4 @@
-"""Every read of the review pages (docs/design.md §Web), in ONE module: what a page shows comes
+"""Every read of the review pages (docs/design/web.md §Web), in ONE module: what a page shows comes
 from here, through the functions the CLI's reading commands call (``inbox``, ``memory
 show|blame|due``, ``doctrine list|show|history|diff|due``, ``usage``, ``search``), so a page
 never shows what the CLI would not show the same person. Nothing here writes.
@@ -449,7 +449,7 @@ class DoctrineList:
 
 def doctrine_list(repo: Repository, status: str | None, scope: str | None) -> DoctrineList:
     """``doctrine list [--status S] [--scope S]``: every rule file through the rule index
-    (docs/design.md §Rule index), grouped by status."""
+    (docs/design/search.md §Rule index), grouped by status."""
     if status is not None and status not in STATUSES:
         raise UsageError(f"status {status!r}: expected one of {', '.join(STATUSES)}")
     found = read_briefs(repo.root)
@@ -557,7 +557,7 @@ def rule_view(
 class QueueItem:
     """A rule in the admins' queue: ``ready`` to approve at ``version`` (with the changes since
     its last active version), or ``blocked`` by what :func:`preview_approval` refuses and by the
-    duplicate guard; ``conflicts`` with live rules are warnings (docs/decisions.md)."""
+    duplicate guard; ``conflicts`` with live rules are warnings (docs/decisions/)."""
 
     rule: Rule
     stamp: str

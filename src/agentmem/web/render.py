@@ -1,5 +1,5 @@
 """What the pages print: word-level diffs, text made visible, the Jinja2 environment
-(docs/design.md §Web). Presentation only: no decision is taken here."""
+(docs/design/web.md §Web). Presentation only: no decision is taken here."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Who may talk to ``agentmem serve`` (docs/design.md §Web; docs/decisions.md): the page acts as
+"""Who may talk to ``agentmem serve`` (docs/design/web.md §Web; docs/decisions/): the page acts as
 the git identity of the clone it runs in, so whoever can reach it decides as that person.
 
 - it listens on 127.0.0.1 (another address only with ``--host``, and a warning);

@@ -1,4 +1,4 @@
-"""Running the review pages (docs/design.md §Web): a socket on 127.0.0.1 (another address only
+"""Running the review pages (docs/design/web.md §Web): a socket on 127.0.0.1 (another address only
 when asked), uvicorn without its access log (a URL may carry a search), one line per request
 from :mod:`agentmem.web.app` instead."""
 

@@ -1,5 +1,5 @@
 """``check --history`` and the governance settings of ``agentmem.yaml``: relaxing one needs a
-second admin, and approvals made under a relaxed setting are named (docs/design.md §Check)."""
+second admin, and approvals made under a relaxed setting are named (docs/design/check.md §Check)."""
 
 from __future__ import annotations
 

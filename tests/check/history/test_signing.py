@@ -1,4 +1,4 @@
-"""``signing.decisions: required`` (docs/design.md §Settings, §Check, §Trust boundary): every
+"""``signing.decisions: required`` (docs/design/settings.md §Settings, §Check, §Trust boundary): every
 decision commit — an accept, an approval and the other rule transitions, an erase — is signed
 with git's SSH signing, refused without a key, and ``check --history`` (and
 ``signing.verify_decisions``, for a server hook on a commit range) reports an unsigned one.

@@ -1,4 +1,4 @@
-"""``agentmem check --history`` (docs/design.md §Trailers) on real temporary repositories."""
+"""``agentmem check --history`` (docs/design/governance.md §Trailers) on real temporary repositories."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Erased stays erased (docs/design.md §Check, §Sync): the history walk against the erasure
+"""Erased stays erased (docs/design/check.md §Check, §Sync): the history walk against the erasure
 record ``erasures.yaml`` (:mod:`agentmem.store.erasures`).
 
 A clone made before an ``agentmem erase`` still holds the old commits; a plain pull and push,

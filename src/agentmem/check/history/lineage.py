@@ -1,4 +1,4 @@
-"""Where each commit of a ``check --history`` walk stands (docs/design.md §Check): which roles,
+"""Where each commit of a ``check --history`` walk stands (docs/design/check.md §Check): which roles,
 signing keys and settings hold for it, and who created and last wrote each rule.
 
 - **Main line**: the first-parent chain from HEAD within the walked range. A main-line commit is

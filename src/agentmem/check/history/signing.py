@@ -1,4 +1,4 @@
-"""Signed activations (docs/design.md §Check, §Lifecycle): which keys an admin may sign with, and
+"""Signed activations (docs/design/check.md §Check, §Lifecycle): which keys an admin may sign with, and
 what git says about a commit's signature.
 
 ``roles.yaml`` lists each person's keys: ``signing_keys: ["ssh-ed25519 AAAA… comment", …]`` (SSH
@@ -175,7 +175,7 @@ def verify_decisions(root: Path, revisions: Sequence[str]) -> list[Finding]:
     """The decision commits of ``revisions`` (``git log`` arguments: ``["old..new"]`` in a
     pre-receive hook, ``["HEAD"]`` for all) that are not signed by a key ``roles.yaml`` lists
     for their author at their parent: one ``history-decision-unsigned`` finding each
-    (docs/design.md §Check, §Trust boundary). A decision is what
+    (docs/design/check.md §Check, §Trust boundary). A decision is what
     :func:`agentmem.governance.is_decision` says; the caller decides that signatures are
     required (``signing.decisions: required``). Two git processes, plus one per parent whose
     ``roles.yaml`` is read. Raises :class:`~agentmem.errors.GitError` when git fails."""

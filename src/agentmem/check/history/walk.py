@@ -1,4 +1,4 @@
-"""``agentmem check --history`` (docs/design.md §Check, §Trailers): who was allowed to do what,
+"""``agentmem check --history`` (docs/design/check.md §Check, §Trailers): who was allowed to do what,
 commit by commit, with ``roles.yaml`` and ``agentmem.yaml`` **as they were at the parent commit** —
 for a commit brought in by a merge, as they were at BOTH its parent and the merge that brought it
 in, as that merge left them (:mod:`agentmem.check.history.lineage`). A merge is also judged on every
@@ -25,7 +25,7 @@ A commit fails when it
   ``ROLES.yaml``, ``a/.GitAttributes``), or puts two paths that only letter case tells apart
   under a watched folder (:mod:`agentmem.check.casefold`): ``history-path-case``;
 - is agentmem-shaped (changes ``doctrine/``, ``memories/``, ``inbox/`` or carries an
-  ``Agentmem-*`` trailer) without the trailers of docs/design.md §Trailers, or with an
+  ``Agentmem-*`` trailer) without the trailers of docs/design/governance.md §Trailers, or with an
   ``Agentmem-Actor`` that is not its author, or an ``Agentmem-Role`` that is not the author's role
   at the parent;
 - with signatures required (``--require-signed``, or ``doctrine.require_signed`` at the

@@ -1,4 +1,4 @@
-"""Harvest providers (docs/design.md §Providers): ``offline``, ``replay`` and ``anthropic``.
+"""Harvest providers (docs/design/providers.md §Providers): ``offline``, ``replay`` and ``anthropic``.
 
 Each provider takes a :class:`HarvestRequest` and returns a :class:`RawAnswer` whose proposals are
 *untrusted* dicts; :mod:`agentmem.proposals.model` validates them. Only
@@ -16,7 +16,7 @@ from agentmem.harvest.transcripts import Transcript
 @dataclass(frozen=True)
 class Outcome:
     """What the person did with one of the agent's suggestions (the outcomes file,
-    docs/design.md §Harvest)."""
+    docs/design/harvest.md §Harvest)."""
 
     suggestion: str
     decision: str  # accepted | reworked | ignored
@@ -30,7 +30,7 @@ class HarvestRequest:
     ``memory_text`` is the person's current memory file, ``doctrine_text`` the active rules in
     scope (rendered, for a model), ``doctrine_rules`` their instructions (for the offline
     extractor), ``sections`` the configured section names, ``max_proposals`` the cap
-    (``harvest.max_proposals`` of docs/design.md §Settings, default 6).
+    (``harvest.max_proposals`` of docs/design/settings.md §Settings, default 6).
     """
 
     person: str

@@ -1,4 +1,4 @@
-"""The ``anthropic`` harvest provider (docs/design.md §Providers): one structured-output call to the
+"""The ``anthropic`` harvest provider (docs/design/providers.md §Providers): one structured-output call to the
 Messages API.
 
 This is the only module that imports the anthropic SDK, and it does so inside
@@ -106,7 +106,7 @@ SECTION_HELP = {
 
 
 def check_credentials(env: Mapping[str, str] = os.environ) -> None:
-    """Fail early and clearly when no Anthropic credential is set (docs/design.md §Harvest).
+    """Fail early and clearly when no Anthropic credential is set (docs/design/harvest.md §Harvest).
 
     Accepts a non-blank ``ANTHROPIC_API_KEY`` or ``ANTHROPIC_AUTH_TOKEN`` in ``env``. Without
     either, the SDK would still build a client and raise a plain ``TypeError`` on the first
@@ -138,7 +138,7 @@ def build_system_prompt(sections: tuple[str, ...], max_proposals: int) -> str:
 def build_prompt(
     request: HarvestRequest, mask: Callable[[str], str] = lambda s: s
 ) -> tuple[str, str]:
-    """Return ``(system, user_content)`` for one harvest call (docs/design.md §Harvest).
+    """Return ``(system, user_content)`` for one harvest call (docs/design/harvest.md §Harvest).
 
     ``user_content`` holds these blocks, each wrapped in an XML-like tag: ``<memory_file>``
     (the current memory file as it reaches a prompt: each entry's text, without its record,
@@ -147,7 +147,7 @@ def build_prompt(
     when there are outcomes), and ``<transcript>``. The transcript (``request.transcript.render()``)
     and the outcome texts pass through ``mask`` first, which hides secrets and personal data
     before they leave the machine. The memory file and doctrine are not masked: the guard
-    already checked them when they were written (docs/design.md §Guard).
+    already checked them when they were written (docs/design/guard.md §Guard).
     """
     system = build_system_prompt(request.sections, request.max_proposals)
     blocks = [
@@ -182,7 +182,7 @@ def _render_outcomes(outcomes: tuple[Outcome, ...], mask: Callable[[str], str]) 
 
 
 def _guard_mask() -> Callable[[str], str]:
-    """The guard's masking (docs/design.md §Harvest: secrets and personal data never leave the
+    """The guard's masking (docs/design/harvest.md §Harvest: secrets and personal data never leave the
     machine)."""
     return mask
 
@@ -194,7 +194,7 @@ def harvest(
     max_tokens: int = 16000,
     mask: Callable[[str], str] | None = None,
 ) -> RawAnswer:
-    """Ask the model for proposals with one ``messages.create`` call (docs/design.md §Harvest).
+    """Ask the model for proposals with one ``messages.create`` call (docs/design/harvest.md §Harvest).
 
     ``client`` defaults to ``anthropic.Anthropic()`` after :func:`check_credentials`; tests pass
     one built on an ``httpx2.MockTransport``. ``max_tokens`` covers adaptive thinking plus the

@@ -1,4 +1,4 @@
-"""The whole model call within ``harvest.timeout_s`` (docs/design.md §Providers, §Write path
+"""The whole model call within ``harvest.timeout_s`` (docs/design/providers.md §Providers, §Write path
 *Bounded work*): the SDK's timeout is per try and its retries add up (120 s × 3 tries plus
 back-off was about 6 minutes against an API that never answers), so the call runs in a daemon
 thread and the caller waits for it at most ``seconds``, retries included. Past the deadline the

@@ -1,4 +1,4 @@
-"""The ``offline`` provider (docs/design.md §Harvest): deterministic, no network, no key.
+"""The ``offline`` provider (docs/design/harvest.md §Harvest): deterministic, no network, no key.
 
 It reads only the person's own words (:mod:`agentmem.harvest.own`: no injected block, no
 quotation, no pasted document), sentence by sentence, with the markers of
@@ -933,7 +933,7 @@ def _outcome_language(outcomes: tuple[Outcome, ...], fallback: Language | None) 
 def _outcome_proposals(
     outcomes: tuple[Outcome, ...], sections: tuple[str, ...], language: Language | None = None
 ) -> list[dict[str, object]]:
-    """Outcome signals repeated on one topic (docs/design.md §Harvest): ignored → scope,
+    """Outcome signals repeated on one topic (docs/design/harvest.md §Harvest): ignored → scope,
     reworked → style, accepted → priorities.
 
     One signal is noise; two decisions of one kind on suggestions that share a topic word

@@ -1,4 +1,4 @@
-"""The ``openai`` harvest provider (docs/design.md §Providers): one chat-completions call to any
+"""The ``openai`` harvest provider (docs/design/providers.md §Providers): one chat-completions call to any
 OpenAI-compatible server (Ollama, vLLM, LM Studio, Mistral, a company gateway) through the
 ``openai`` SDK, imported inside :func:`harvest` only.
 
