@@ -467,3 +467,18 @@ def test_the_report_goes_to_stdout_while_the_bar_runs_on_the_terminal(memrepo, r
     assert "AGENTS.md: 2 proposal(s) would be filed" in result.stdout
     assert "fr_claude.md: 14 proposal(s) would be filed" in result.stdout
     assert "proposal(s) would be filed," not in result.stderr
+
+
+def test_a_file_that_only_imports_another_names_it(memrepo: Path, runner, tmp_path: Path) -> None:
+    """A CLAUDE.md that says only ``@AGENTS.md`` (Claude Code's import) holds nothing to
+    propose: the report names the imported file and the command that reads it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("@AGENTS.md\n", encoding="utf-8")
+    result = invoke(runner, "import", str(project / "CLAUDE.md"), "--dry-run")
+    assert result.exit_code == 0, result.stderr
+    assert (
+        "  hint: it imports @AGENTS.md (Claude Code's @ import): "
+        f"run agentmem import {project / 'AGENTS.md'}\n"
+    ) in result.stdout
+    assert list((memrepo / "inbox").rglob("*.yaml")) == []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -176,6 +178,32 @@ def _counted(counts: dict[str, int]) -> str:
     return ", ".join(f"{n} {REASONS[reason][n != 1]}" for reason, n in counts.items())
 
 
+_AT_IMPORT = re.compile(r"@((?:~/|\.{1,2}/|/)?[\w.-]+(?:/[\w.-]+)*\.(?:md|mdc|txt))")
+
+
+def _at_imports(result: FileResult) -> list[str]:
+    """The files an instruction file pulls in with Claude Code's ``@path`` import, from the
+    items left out as file paths: what a file that only says ``@AGENTS.md`` really holds."""
+    found: list[str] = []
+    for item in result.skipped_items:
+        for m in _AT_IMPORT.finditer(item.text):
+            if m.group(1) not in found:
+                found.append(m.group(1))
+    return found
+
+
+def _beside(source: Path, target: str) -> str:
+    """``target`` as written beside ``source``, as a path to type here (relative to the current
+    folder when it is below it; ``~`` paths as they are)."""
+    if target.startswith("~"):
+        return target
+    path = Path(os.path.normpath(source.parent / target))
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def _render(result: FileResult, dry_run: bool) -> list[str]:
     """The lines for one file: its verdict, then each proposal (numbered) and rejection with
     its line; a dry run refused for its size lists the candidates, to pick from."""
@@ -197,6 +225,12 @@ def _render(result: FileResult, dry_run: bool) -> list[str]:
     if result.unpicked:
         head += f", {result.unpicked} not picked"
     lines = [f"{source.shown}: {head}"]
+    imported = _at_imports(result)
+    if imported and not count:
+        lines.append(
+            f"  hint: it imports {', '.join('@' + i for i in imported)} (Claude Code's @ import): "
+            f"run agentmem import {' '.join(_beside(source.path, i) for i in imported)}"
+        )
     for proposal, line, number in zip(result.proposals, result.lines, result.numbers, strict=True):
         lines.append(f"  #{number}  {source.shown}:{line}  {proposal.id}  {proposal.summary()}")
     if dry_run and result.status == "refused" and not result.proposals:
