@@ -101,18 +101,15 @@ def _candidates(root: Path, relpath: str) -> list[tuple[str, tuple[str, ...], st
 
 def _judge(root: Path, commit: str, parents: tuple[str, ...]) -> bool:
     """True when ``check --history`` has no error against ``commit`` (and, for a merge, the
-    commits it brought in): the history judge run over exactly that range."""
+    commits it brought in): the history judge walks exactly ``first parent..commit`` (its
+    ``tip``), never the commits after it."""
     # lazy: the judge loads only for a commit the cache has no verdict on
     from agentmem.check.findings import ERROR
     from agentmem.check.history.walk import check_history
 
     since = parents[0] if parents else None
-    brought = {commit}
-    if len(parents) > 1:
-        listed = gitrun.run(root, ["rev-list", f"{parents[0]}..{commit}"], None, None, text=True)
-        brought.update(listed.stdout.split())
-    result = check_history(root, since=since)
-    return not any(f.severity == ERROR and f.commit in brought for f in result.findings)
+    result = check_history(root, since=since, tip=commit)
+    return not any(f.severity == ERROR and f.commit for f in result.findings)
 
 
 def approved(root: Path, commit: str, parents: tuple[str, ...], cache: HotCache | None) -> bool:
