@@ -53,5 +53,13 @@ def memrepo(memrepo_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 @pytest.fixture
+def anyio_backend() -> str:
+    """Every ``pytest.mark.anyio`` test runs on asyncio, the loop the MCP SDK's stdio server and
+    ``agentmem mcp`` use. Without this, anyio's plugin also runs each on trio whenever trio is
+    importable (CI's interpreter has it), where the SDK's in-memory client is not supported."""
+    return "asyncio"
+
+
+@pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()

@@ -26,11 +26,6 @@ ENTRIES = [
 ]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _text(result: object) -> str:
     return "".join(getattr(block, "text", "") for block in result.content)  # type: ignore[attr-defined]
 

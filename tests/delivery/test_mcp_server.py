@@ -15,11 +15,6 @@ from typer.testing import CliRunner
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _text(result: object) -> str:
     return "".join(getattr(block, "text", "") for block in result.content)  # type: ignore[attr-defined]
 
