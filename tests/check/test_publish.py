@@ -4,6 +4,7 @@ example, ``--format github`` from the installed command, and this repository's o
 from __future__ import annotations
 
 import os
+import site
 import subprocess
 import sys
 import sysconfig
@@ -86,7 +87,10 @@ def test_pre_commit_try_repo_runs_the_hook(memrepo: Path, tmp_path: Path) -> Non
     subprocess.run(["git", "commit", "-qm", "over budget"], cwd=memrepo, check=True)
     from virtualenv.seed.wheels.embed import BUNDLE_FOLDER
 
+    # A virtual environment made with --system-site-packages finds part of its dependencies in
+    # the interpreter's own site-packages: those go on the path too.
     installed = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    installed.update(site.getsitepackages())
     env = {
         **os.environ,
         "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
