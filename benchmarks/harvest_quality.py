@@ -14,7 +14,10 @@ The sets (``--set``, default ``all``):
 - ``blind3``: ``blind3.yaml``, a third blind batch (12 sessions per language) written after the
   extractor had been tuned while ``blind`` and ``blind2``'s figures were watched;
 - ``blind4``: ``blind4.yaml``, a fourth blind batch (12 sessions per language, every format)
-  written on 2026-12-02 after blind3 had been watched too: the untouched holdout;
+  written on 2026-12-02 after blind3 had been watched too;
+- ``blind5``: ``blind5.yaml``, a fifth blind batch (12 sessions per language, every format,
+  and 10 one-line prompts per language labelled standing or one-off) written on 2026-12-02
+  after the extractor had been tuned on all four earlier blind sets: the untouched holdout;
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -68,6 +71,7 @@ SETS = {
     "blind2": HERE / "harvest_set" / "blind2.yaml",
     "blind3": HERE / "harvest_set" / "blind3.yaml",
     "blind4": HERE / "harvest_set" / "blind4.yaml",
+    "blind5": HERE / "harvest_set" / "blind5.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"
