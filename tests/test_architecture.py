@@ -148,7 +148,7 @@ def test_the_distinct_approver_rule_names_the_first_conflict() -> None:
 
 
 def test_the_write_path_never_reaches_the_network() -> None:
-    for path in (SRC / "store").glob("*.py"):
+    for path in [*(SRC / "store").glob("*.py"), *(SRC / "apply").glob("*.py")]:
         assert not _imports(path) & {"anthropic", "httpx2", "httpx", "urllib", "socket", "requests"}
 
 
@@ -223,8 +223,10 @@ ORCHESTRATION = {"harvest", "delivery", "check", "sync", "search", "cli", "web"}
 # they do not import the CLI (typer, rich) either.
 FRONT_ENDS = {"cli", "web"}
 FORBIDDEN = {
-    "store": {"memory", "proposals", "doctrine", "guard", *ORCHESTRATION},
-    "guard": {"store", "memory", "proposals", "doctrine", *ORCHESTRATION},
+    "store": {"apply", "memory", "proposals", "doctrine", "guard", *ORCHESTRATION},
+    "guard": {"apply", "store", "memory", "proposals", "doctrine", *ORCHESTRATION},
+    # apply/ plans and writes accepted edits: it never reads rules' lifecycle or orchestrates.
+    "apply": {"doctrine", "tidy", *ORCHESTRATION},
     "memory": {"doctrine", *ORCHESTRATION},
     "proposals": ORCHESTRATION,
     "doctrine": ORCHESTRATION,

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentmem import notices
+from agentmem.apply.writer import read_current
 from agentmem.delivery.context import (
     build_chat,
     chat_reader,
@@ -41,7 +42,6 @@ from agentmem.governance import require_memory_role, require_owner
 from agentmem.proposals.inbox import Inbox, list_pending, read_inbox, write_to_inbox
 from agentmem.store.repo import open_repository as open_repo
 from agentmem.store.root import find_root
-from agentmem.store.writer import read_current
 
 if TYPE_CHECKING:
     from agentmem.doctrine import Transition

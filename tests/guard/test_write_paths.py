@@ -12,10 +12,10 @@ import pytest
 from tests.helpers import git, invoke
 from typer.testing import CliRunner
 
+from agentmem.apply.planner import check_entry
 from agentmem.config import MemoryConfig
 from agentmem.errors import InvalidMemoryError, ProposalError
 from agentmem.memory.file import find_entries, parse_memory
-from agentmem.memory.planner import check_entry
 from agentmem.store.yamlio import dump_yaml, load_yaml_text
 
 DECOMPOSED = "Pre\u0301fe\u0301rer la voix active"  # "Préférer", e + COMBINING ACUTE ACCENT

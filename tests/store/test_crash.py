@@ -17,8 +17,9 @@ import pytest
 from tests.helpers import git, invoke
 from typer.testing import CliRunner
 
+from agentmem.apply import writer
 from agentmem.memory.records import strip_markers
-from agentmem.store import journal, writer
+from agentmem.store import journal
 
 ENTRY = "Keep answers short and lead with the decision."
 

@@ -10,11 +10,11 @@ import pytest
 from tests.helpers import git, invoke
 from typer.testing import CliRunner
 
+from agentmem.apply.change import FileChange
+from agentmem.apply.writer import apply_changes
 from agentmem.errors import ConfigError, UsageError
-from agentmem.store.change import FileChange
 from agentmem.store.paths import UnsafePathError, check_relpath, check_slug
 from agentmem.store.repo import parse_roles
-from agentmem.store.writer import apply_changes
 
 MEMORY = "# Memory: alice\n\n## Writing style\n\n## Priorities & scope\n\n## Recurring patterns\n\n## Rule dependencies\n"
 

@@ -501,9 +501,9 @@ def test_the_erasure_record_always_changes_so_an_erase_always_commits(
 ) -> None:
     """The erase commit needs no fallback for "nothing changed": the record gains an entry
     every time, even the same class of data erased again by the same admin on the same day."""
+    from agentmem.apply.writer import apply_changes
     from agentmem.store import erasures
     from agentmem.store.repo import open_repository
-    from agentmem.store.writer import apply_changes
     from agentmem.sync import erase as erase_module
 
     repo = open_repository(shared)

@@ -611,8 +611,8 @@ def list_rules(
 @app.command()
 def show(rule_ids: Ids, fmt: FormatOption = Format.text) -> None:
     """Show rules as their files hold them, with what approval still needs."""
+    from agentmem.apply.writer import read_current
     from agentmem.doctrine import lifecycle_problems, load_rule, missing_for_activation
-    from agentmem.store.writer import read_current
 
     root = repository().root
     rules = [load_rule(root, rule_id) for rule_id in dict.fromkeys(rule_ids)]

@@ -39,8 +39,8 @@ def show(
 ) -> None:
     """Print a memory file as its entries read, with its fill level: each entry's text, its
     record left out (--records shows it below the entry; --format json has it as fields)."""
+    from agentmem.apply.writer import read_current
     from agentmem.memory.file import LineKind, budget_status, new_memory_text, parse_memory
-    from agentmem.store.writer import read_current
 
     repo = repository()
     _actor, who = actor_and_person(repo, person)
@@ -139,10 +139,10 @@ def edit() -> None:
     Refused edits (structure, guard, budget) leave the file as it was; your text is kept in a
     temporary file whose path is printed.
     """
+    from agentmem.apply.writer import read_current
     from agentmem.errors import AgentmemError, GuardError, UsageError
     from agentmem.memory.file import new_memory_text
     from agentmem.proposals.review import commit_hand_edit
-    from agentmem.store.writer import read_current
 
     repo = repository()
     actor = repo.actor()

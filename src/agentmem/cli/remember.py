@@ -66,9 +66,9 @@ def _spool(
     that files it when the lock frees (:mod:`agentmem.proposals.spool`)."""
     # lazy: only a busy repository pays for the guard and the spool
     from agentmem import guard
+    from agentmem.apply.planner import check_entry
     from agentmem.errors import ProposalError
     from agentmem.governance import require_memory_role
-    from agentmem.memory.planner import check_entry
     from agentmem.proposals import spool
     from agentmem.proposals.ids import check_session
 

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from rich.prompt import Prompt
     from rich.text import TextType
 
+    from agentmem.apply.planner import MemoryPlan
     from agentmem.memory.file import Entry
-    from agentmem.memory.planner import MemoryPlan
     from agentmem.proposals.conflicts import Contradiction
     from agentmem.proposals.model import Proposal
     from agentmem.proposals.review import DoctrineOutcome
@@ -323,9 +323,9 @@ def _plan_or_none(
 def _previewer(repo: Repository) -> Callable[[Proposal, str | None], MemoryPlan]:
     """Plans for a dry run: each on top of the ones before it (the file as ``--accept all``
     would leave it), so the fill levels shown add up. Writes nothing."""
+    from agentmem.apply.planner import plan_memory
+    from agentmem.apply.writer import read_current
     from agentmem.errors import ProposalError
-    from agentmem.memory.planner import plan_memory
-    from agentmem.store.writer import read_current
 
     texts: dict[str, str | None] = {}
 

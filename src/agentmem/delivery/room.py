@@ -23,17 +23,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from agentmem.apply.planner import plan_memory
+from agentmem.apply.writer import read_current
 from agentmem.delivery.usage import read_chats
 from agentmem.delivery.usagelog import entry_hash
 from agentmem.errors import ProposalError, UsageError
 from agentmem.governance import require_memory_role
 from agentmem.memory.file import Entry, new_memory_text, parse_memory
-from agentmem.memory.planner import plan_memory
 from agentmem.proposals.inbox import list_pending, write_to_inbox
 from agentmem.proposals.model import Proposal, parse_proposal
 from agentmem.proposals.validate import validate
 from agentmem.store.repo import Person, Repository
-from agentmem.store.writer import read_current
 
 #: How many entry numbers one call may name (checked before anything is read).
 MAX_NUMBERS = 64

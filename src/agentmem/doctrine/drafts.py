@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 from agentmem import governance as gov
 from agentmem import trailers as tr
+from agentmem.apply.change import FileChange
+from agentmem.apply.writer import read_current
 from agentmem.doctrine.index import read_briefs, rules_of
 from agentmem.doctrine.lifecycle import (
     Transition,
@@ -43,10 +45,8 @@ from agentmem.doctrine.similar import Similar, best_match, candidate_forms, form
 from agentmem.doctrine.versions import session_scope, version_content
 from agentmem.errors import GovernanceError, ProposalError
 from agentmem.proposals.inbox import list_pending, proposal_relpath
-from agentmem.store.change import FileChange
 from agentmem.store.repo import Person, Repository
 from agentmem.store.sign import signing_wanted
-from agentmem.store.writer import read_current
 
 if TYPE_CHECKING:
     from agentmem.proposals.model import Proposal

@@ -19,6 +19,8 @@ from typing import Any
 
 from agentmem import governance as gov
 from agentmem import trailers as tr
+from agentmem.apply.change import FileChange
+from agentmem.apply.writer import apply_changes, read_current
 from agentmem.doctrine.compare import diff_lines, whole
 from agentmem.doctrine.conflicts import Conflict, find_conflicts
 from agentmem.doctrine.model import (
@@ -39,9 +41,7 @@ from agentmem.doctrine.render import canonical_text, updated_text
 from agentmem.doctrine.versions import last_active, version_author, version_content
 from agentmem.errors import GovernanceError
 from agentmem.store import gitio, sign
-from agentmem.store.change import FileChange
 from agentmem.store.repo import Person, Repository
-from agentmem.store.writer import apply_changes, read_current
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ Every proposal of a run is numbered (the dry run lists the numbers); ``--only`` 
 ``--section`` pick part of it. The picked ones are validated
 (:func:`agentmem.proposals.validate.validate`: shape, guard, duplicates against the memory, the
 inbox and the proposals before them), then the whole batch is checked against the budget
-(:func:`agentmem.memory.planner.budget_after`, counting what the memory holds): a batch that
+(:func:`agentmem.apply.planner.budget_after`, counting what the memory holds): a batch that
 does not fit, or of more than :data:`MAX_CANDIDATES` proposals, files nothing. Otherwise the
 kept proposals of each file are committed to the inbox in ONE commit per file. Nothing is
 applied without review.
@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentmem import guard
+from agentmem.apply.planner import budget_after
+from agentmem.apply.writer import read_current
 from agentmem.errors import AgentmemError, UsageError
 from agentmem.governance import require_memory_role
 from agentmem.harvest import instructions
@@ -48,12 +50,10 @@ from agentmem.harvest.instructions import Item, counts
 from agentmem.harvest.providers.offline import route_for, section_for
 from agentmem.harvest.queue import committed_session_ids
 from agentmem.memory.file import BudgetStatus
-from agentmem.memory.planner import budget_after
 from agentmem.proposals.inbox import list_pending, write_to_inbox
 from agentmem.proposals.model import Proposal, parse_proposal
 from agentmem.proposals.validate import validate
 from agentmem.store.repo import Person, Repository
-from agentmem.store.writer import read_current
 
 #: A file larger than this (bytes) is refused: no instruction file people maintain is that big.
 MAX_FILE_BYTES = 1024 * 1024

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentmem import guard
+from agentmem.apply.writer import read_current
 from agentmem.config import HarvestConfig
 from agentmem.doctrine.model import applies_to, content_sha256
 from agentmem.doctrine.parse import load_rules_and_errors
@@ -44,7 +45,6 @@ from agentmem.proposals.model import Proposal, parse_proposal
 from agentmem.proposals.validate import DUPLICATE_ENTRY_SCORE, validate
 from agentmem.store import regular
 from agentmem.store.repo import Person, Repository
-from agentmem.store.writer import read_current
 from agentmem.store.yamlio import load_yaml_text
 
 if TYPE_CHECKING:

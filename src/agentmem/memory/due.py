@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentmem import trailers as tr
+from agentmem.apply.change import FileChange
 from agentmem.errors import UsageError
 from agentmem.governance import require_memory_role, require_owner
 from agentmem.memory.file import MemoryFile, modify_entry_at, new_memory_text, parse_memory
 from agentmem.memory.records import Record, retired_on, today_iso
-from agentmem.store.change import FileChange
 from agentmem.store.repo import Person, Repository
 from agentmem.store.sign import signing_wanted
 
@@ -51,8 +51,8 @@ class DueEntry:
 
 
 def _memory(repo: Repository, person: str) -> tuple[str | None, MemoryFile]:
-    # lazy: store.writer imports memory (cycle)
-    from agentmem.store.writer import read_current
+    # lazy: apply.writer imports memory (cycle)
+    from agentmem.apply.writer import read_current
 
     relpath = repo.memory_relpath(person)
     text = read_current(repo.root, relpath)
@@ -120,9 +120,9 @@ def reconfirm(repo: Repository, actor: Person, numbers: list[int]) -> tuple[str 
     commit carries none: the owner's own edit). Raises :class:`UsageError` for an unknown entry
     number, :class:`GovernanceError` for anyone but the owner (``governance.require_owner``).
     """
-    # lazy: memory.planner and store.writer import memory (cycle)
-    from agentmem.memory.planner import new_record
-    from agentmem.store.writer import apply_changes
+    # lazy: apply.planner and apply.writer import memory (cycle)
+    from agentmem.apply.planner import new_record
+    from agentmem.apply.writer import apply_changes
 
     require_memory_role(actor, "reconfirming entries of a personal memory")
     require_owner(actor, actor.id, "reconfirming entries of")

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentmem import trailers as tr
+from agentmem.apply.writer import apply_changes
 from agentmem.errors import ProposalError
 from agentmem.proposals.model import Proposal, proposal_from_stored
 from agentmem.store import gitio, regular
 from agentmem.store.paths import check_slug
 from agentmem.store.repo import INBOX_DIR, Person, Repository
-from agentmem.store.writer import apply_changes
 from agentmem.store.yamlio import dump_yaml, load_yaml_file
 
 
@@ -217,7 +217,7 @@ def write_to_inbox(
     """Write pending proposals to the inbox and commit them in one audit commit (through the
     journaled writer: a crash leaves them fully committed or not at all)."""
     # lazy: only a write builds file changes (listing the inbox does not load them)
-    from agentmem.store.change import FileChange
+    from agentmem.apply.change import FileChange
 
     changes = [FileChange(proposal_relpath(p), None, render_proposal(p)) for p in proposals]
     count = len(proposals)

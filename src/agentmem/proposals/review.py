@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentmem import trailers as tr
+from agentmem.apply.planner import FileChange, MemoryPlan, check_entry, new_record, plan_memory
+from agentmem.apply.writer import apply_changes, read_current
 from agentmem.config import MemoryConfig
 from agentmem.doctrine import draft_from_proposal
 from agentmem.errors import (
@@ -27,7 +29,6 @@ from agentmem.errors import (
 )
 from agentmem.governance import require_memory_role, require_owner
 from agentmem.memory.file import char_count, check_budget, modify_entry_at, parse_memory
-from agentmem.memory.planner import FileChange, MemoryPlan, check_entry, new_record, plan_memory
 from agentmem.memory.records import Record
 from agentmem.proposals.conflicts import Contradiction, contradicted
 from agentmem.proposals.ids import check_session
@@ -44,7 +45,6 @@ from agentmem.proposals.validate import validate
 from agentmem.store import gitio
 from agentmem.store.repo import INBOX_DIR, Person, Repository
 from agentmem.store.sign import signing_wanted
-from agentmem.store.writer import apply_changes, read_current
 
 if TYPE_CHECKING:
     from agentmem.doctrine import Transition

@@ -111,8 +111,8 @@ def blame_memory(repo: Repository, person: str) -> list[BlameEntry]:
     Entries not yet committed (edited on disk) have ``commit`` None.
     """
     # lazy: only blame parses a memory file (``agentmem log`` reads commits alone)
+    from agentmem.apply.writer import read_current
     from agentmem.memory.file import parse_memory
-    from agentmem.store.writer import read_current
 
     relpath = repo.memory_relpath(person)
     text = read_current(repo.root, relpath)

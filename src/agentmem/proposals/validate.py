@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from agentmem import guard
+from agentmem.apply.planner import plan_memory
 from agentmem.doctrine.similar import similarity
 from agentmem.errors import ProposalError
 from agentmem.memory.file import (
@@ -22,7 +23,6 @@ from agentmem.memory.file import (
     parse_memory,
     validate_entry_text,
 )
-from agentmem.memory.planner import plan_memory
 from agentmem.proposals.conflicts import SAME_SCORE, contradicted
 from agentmem.proposals.model import Contradicts, Proposal
 from agentmem.store.repo import Repository

@@ -2,7 +2,7 @@
 never half, even after a power cut or a SIGKILL.
 
 The lowest layer of the write path: :mod:`agentmem.store.journal` (recovery) and
-:mod:`agentmem.store.writer` (the transaction) both use it, and it imports nothing from them.
+:mod:`agentmem.apply.writer` (the transaction) both use it, and it imports nothing from them.
 :func:`crash_point` is the test-only fault injection (``AGENTMEM_TEST_CRASH_AT``), read nowhere
 else.
 """

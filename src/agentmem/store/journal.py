@@ -1,7 +1,7 @@
 """The write journal: ``.git/agentmem/pending.json`` and crash recovery
 (docs/design/write-path.md §Write path).
 
-:func:`agentmem.store.writer.apply_changes` writes a :class:`Pending` record (fsynced) before it
+:func:`agentmem.apply.writer.apply_changes` writes a :class:`Pending` record (fsynced) before it
 touches any file and clears it once the commit is published. A process killed in between leaves
 the record behind; the next mutating command calls :func:`recover` under the repository lock:
 

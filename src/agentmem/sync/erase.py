@@ -45,6 +45,8 @@ from pathlib import Path
 import agentmem
 from agentmem import governance, guard
 from agentmem import trailers as tr
+from agentmem.apply.change import FileChange
+from agentmem.apply.writer import apply_changes, read_current
 from agentmem.delivery import export, hotread
 from agentmem.doctrine import index as rule_index
 from agentmem.doctrine.model import today
@@ -55,11 +57,9 @@ from agentmem.proposals.model import proposal_from_stored
 from agentmem.search import index as search_index
 from agentmem.store import erasures, gitio
 from agentmem.store.atomic import atomic_delete, atomic_write, atomic_write_bytes
-from agentmem.store.change import FileChange
 from agentmem.store.paths import check_slug
 from agentmem.store.repo import INBOX_DIR, LOCAL_DIR, MEMORY_DIR, Person, Repository
 from agentmem.store.sign import signing_wanted
-from agentmem.store.writer import apply_changes, read_current
 from agentmem.store.yamlio import load_yaml_text
 from agentmem.sync.replay import ERASE_MARKER
 from agentmem.sync.scrub import PLACEHOLDER, Scrubber, rename_map, rule_ids

@@ -39,18 +39,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentmem import governance
+from agentmem.apply.planner import plan_memory
+from agentmem.apply.writer import read_current
 from agentmem.doctrine.fastread import fast_parse
 from agentmem.doctrine.model import LIVE_STATUSES, DoctrineError, today
 from agentmem.doctrine.parse import parse_rule_text
 from agentmem.doctrine.similar import normalise, score_normalised
 from agentmem.errors import GovernanceError
 from agentmem.memory.file import budget_status, parse_memory
-from agentmem.memory.planner import plan_memory
 from agentmem.proposals.conflicts import related_pairs
 from agentmem.proposals.inbox import list_pending, write_to_inbox
 from agentmem.proposals.model import parse_proposal
 from agentmem.store import gitio, regular
-from agentmem.store.writer import read_current
 
 if TYPE_CHECKING:
     from agentmem.doctrine.model import Rule

@@ -20,6 +20,8 @@ from typing import Any
 
 from agentmem import governance as gov
 from agentmem import trailers as tr
+from agentmem.apply.change import FileChange
+from agentmem.apply.writer import apply_changes, read_current
 from agentmem.config import CONFIG_FILE, parse_config
 from agentmem.doctrine import load_rules, retired_rule_on, today
 from agentmem.doctrine.lifecycle import decision_trailers, signing_wanted
@@ -28,9 +30,7 @@ from agentmem.memory.file import parse_memory
 from agentmem.memory.records import retired_on, today_iso
 from agentmem.proposals.ids import check_scope
 from agentmem.store import gitio, regular
-from agentmem.store.change import FileChange
 from agentmem.store.repo import Repository
-from agentmem.store.writer import apply_changes, read_current
 from agentmem.store.yamlio import load_yaml_text
 
 RETIRED_KEY = "retired_scopes"

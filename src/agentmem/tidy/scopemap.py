@@ -22,14 +22,14 @@ from typing import Any
 from agentmem import governance as gov
 from agentmem import guard
 from agentmem import trailers as tr
+from agentmem.apply.change import FileChange
+from agentmem.apply.writer import apply_changes
 from agentmem.config import CONFIG_FILE, parse_config
 from agentmem.delivery.hotread import folder_key, resolved_folder, scope_for_folder
 from agentmem.doctrine.lifecycle import signing_wanted
 from agentmem.errors import UsageError
 from agentmem.proposals.ids import check_scope, check_session
-from agentmem.store.change import FileChange
 from agentmem.store.repo import Person, Repository
-from agentmem.store.writer import apply_changes
 from agentmem.store.yamlio import load_yaml_text
 from agentmem.tidy.retire import committed_settings, settings_with
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from agentmem import governance as gov
+from agentmem.apply.planner import MemoryPlan, plan_memory
+from agentmem.apply.writer import read_current
 from agentmem.doctrine import (
     STATUSES,
     DoctrineError,
@@ -31,7 +33,6 @@ from agentmem.doctrine.compare import diff_lines, whole
 from agentmem.doctrine.index import Brief, Briefs, read_briefs, rules_of
 from agentmem.errors import AgentmemError, UsageError
 from agentmem.memory.file import Entry, budget_status, new_memory_text, parse_memory
-from agentmem.memory.planner import MemoryPlan, plan_memory
 from agentmem.memory.records import Record, today_iso
 from agentmem.proposals.inbox import Broken, foreign, read_inbox
 from agentmem.proposals.model import Proposal
@@ -39,7 +40,6 @@ from agentmem.proposals.review import contradicted_entries, require_committed_me
 from agentmem.proposals.trail import AuditRecord, BlameEntry, audit_log, blame_memory
 from agentmem.store import regular
 from agentmem.store.repo import Person, Repository
-from agentmem.store.writer import read_current
 
 
 def digest(*parts: str | bytes | None) -> str:

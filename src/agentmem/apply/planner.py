@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agentmem.apply.change import FileChange
 from agentmem.config import MemoryConfig
 from agentmem.errors import InvalidMemoryError, ProposalError
 from agentmem.memory.file import (
@@ -25,7 +26,6 @@ from agentmem.memory.file import (
 )
 from agentmem.memory.records import Record, strip_markers, today_iso, with_dates
 from agentmem.proposals.model import Proposal
-from agentmem.store.change import FileChange
 
 if TYPE_CHECKING:
     from agentmem.guard import Finding

@@ -35,8 +35,8 @@ from agentmem.store.atomic import (
 from agentmem.store.paths import check_relpath
 
 if TYPE_CHECKING:
+    from agentmem.apply.change import FileChange
     from agentmem.store import journal
-    from agentmem.store.change import FileChange
 
 
 class WriteFailedError(AgentmemError):

@@ -1,0 +1,1 @@
+"""apply: accepted edits applied deterministically (docs/design/write-path.md §Write path)."""
