@@ -75,3 +75,15 @@ def test_the_command_list_is_one_line_per_command_at_80_columns() -> None:
     commands = result.stdout.split("Commands:\n")[1].splitlines()
     assert len(commands) == len(COMMANDS)
     assert [ln for ln in commands if ln.startswith("   ") or len(ln) > 80] == []
+
+
+@pytest.mark.parametrize("group", [n for n, c in TOP.commands.items() if hasattr(c, "commands")])
+def test_a_groups_list_gives_each_summary_whole(group: str) -> None:
+    """click cut a subcommand's summary at the column's width ("Give a rule its scope (member,
+    admin): a content change,..."); the list now wraps the first sentence of its help whole."""
+    text = _help(group)
+    listing = text.split("\nCommands:\n", 1)[1]
+    assert "..." not in listing, listing
+    for name, sub in TOP.commands[group].commands.items():  # type: ignore[attr-defined]
+        first = " ".join(sub.short_help.split()[:4])
+        assert first in " ".join(listing.split()), (name, first)

@@ -127,8 +127,6 @@ def _probe_command(x: str = "") -> None:
         (Path, "-", None),
         (Colour, "red", None),
         (Colour, "dark-blue", None),
-        (Colour, "RED", None),
-        (Colour, "green", None),
         (list[str], ("a", "b"), ArgumentInfo()),
         (list[str], (), ArgumentInfo()),
         (list[int], ("1", "x"), ArgumentInfo()),
@@ -139,6 +137,26 @@ def test_light_conversion_equals_typers(annotation: Any, value: Any, info: Any) 
     typer_own, light = _both(annotation, value, info)
     assert light == typer_own
     assert type(light) is type(typer_own)
+
+
+@pytest.mark.parametrize("value", ["RED", "green", "dark"])
+def test_a_wrong_choice_names_the_choices_whole(value: str) -> None:
+    """typer's own message is "'green' is not one of 'red', 'dark-blue'"; the CLI hides what
+    was typed from it, which turned `--format tex` into "not one of '(value not shown)t'". The
+    light conversion says which values are allowed, whole, and never echoes the typed one."""
+    typer_own, light = _both(Colour, value)
+    assert typer_own[0] == "error"
+    assert light == (
+        "error",
+        "Invalid value for '--x': expected one of red, dark-blue (the value typed is not shown)",
+    )
+
+
+def test_a_wrong_format_is_refused_with_its_choices(memrepo: Path, runner: CliRunner) -> None:
+    result = runner.invoke(app, ["inbox", "--format", "tex"])
+    assert result.exit_code == 2
+    assert "Invalid value for '--format' / '-f': expected one of text, json" in result.output
+    assert "(value not shown)t" not in result.output
 
 
 def test_every_parameter_of_the_cli_gets_the_light_conversion() -> None:

@@ -546,7 +546,7 @@ def test_usage_errors_of_hot_commands_still_come_from_typer(memrepo: Path) -> No
     assert proc.returncode == 2
     assert (
         "Invalid value for '--format'" in proc.stderr
-        and "'(value not shown)' is not one of" in proc.stderr
+        and "expected one of text, markdown, json (the value typed is not shown)" in proc.stderr
     )
     helped = subprocess.run(
         [sys.executable, "-m", "agentmem", "hook", "session-end", "--help"],

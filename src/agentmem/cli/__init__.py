@@ -113,7 +113,20 @@ def name_metavars(command: Any) -> None:
     for name, sub in getattr(command, "commands", {}).items():
         if command.name == "agentmem" and name in SHORT_HELP and not sub.short_help:
             sub.short_help = SHORT_HELP[name]
+        elif not sub.short_help and sub.help:
+            sub.short_help = first_sentence(sub.help)
         name_metavars(sub)
+
+
+def first_sentence(help_text: str) -> str:
+    """A command's summary in its group's list: the first sentence of its help, whole (click
+    cut it at the column's width with "...": "Give a rule its scope (member, admin): a content
+    change,..."); the list wraps it under its name instead."""
+    words = help_text.split("\n\n", 1)[0].split()
+    for i, word in enumerate(words):
+        if word.endswith("."):
+            return " ".join(words[: i + 1])
+    return " ".join(words)
 
 
 _ARGV_KEY = "agentmem.argv"
@@ -156,7 +169,7 @@ def _hide_values(exc: ClickException, argv: list[str]) -> None:
     (``agentmem memory``) prints its help as the message: only command names were typed, and
     hiding them made its help read "Read, edit and trace a person's (value not shown) file".
     Mutates ``exc`` in place."""
-    if isinstance(exc, NoArgsIsHelpError):
+    if isinstance(exc, NoArgsIsHelpError) or getattr(exc, "shows_no_value", False):
         return
     shown = _shown_command_name(exc, argv)
     if shown is not None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, get_args, get_origin
 
 from typer._click import Command, Context
+from typer._click.exceptions import BadParameter
 from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
 from typer._param_types import coerce_cli_choice, coerce_cli_path
 from typer.core import _TyperParameter
@@ -31,6 +32,14 @@ _LEAVES = (str, int, bool, Path)
 
 class _Fallback(Exception):
     """The light conversion is not sure: typer's adapter decides."""
+
+
+class _NotAChoice(Exception):
+    """A value that is none of an ``Enum`` option's choices."""
+
+    def __init__(self, choices: list[str]) -> None:
+        super().__init__(choices)
+        self.choices = choices
 
 
 def _leaf(annotation: Any, descriptor: TypeDescriptor, value: Any, ctx: Context) -> Any:
@@ -54,14 +63,17 @@ def _leaf(annotation: Any, descriptor: TypeDescriptor, value: Any, ctx: Context)
         if not _INT.fullmatch(value):
             raise _Fallback
         return _bounded(int(value), info)
-    try:
-        if annotation is Path:
+    if annotation is Path:
+        try:
             return coerce_cli_path(Path(value), info, path_type=Path, ctx=ctx)
+        except Exception:
+            raise _Fallback from None
+    try:
         return coerce_cli_choice(
             value, choices=list(annotation), case_sensitive=info.case_sensitive, ctx=ctx
         )
     except Exception:
-        raise _Fallback from None
+        raise _NotAChoice([str(c.value) for c in annotation]) from None
 
 
 def _bounded(number: int, info: Any) -> int:
@@ -91,6 +103,16 @@ class LightParam(RuntimeParam):
                 items = value if isinstance(value, (list, tuple)) else [value]
                 return [_leaf(item, self.descriptor, v, ctx) for v in items]
             return _leaf(annotation, self.descriptor, value, ctx)
+        except _NotAChoice as wrong:
+            # typer's adapter would say "Value error, 'X' is not one of …" and the value would
+            # be hidden from that message (cli/__init__.py), mangling a choice that contains it.
+            error = BadParameter(
+                f"expected one of {', '.join(wrong.choices)} (the value typed is not shown)",
+                ctx=ctx,
+                param=param,
+            )
+            error.shows_no_value = True  # type: ignore[attr-defined]
+            raise error from None
         except _Fallback:
             typer_own = build_runtime_param(self.descriptor)
             return typer_own._coerce_value(value, param=param, ctx=ctx)

@@ -62,27 +62,11 @@ def remember(
 def _spool(
     repo: Any, api: Any, busy: Exception, text: str, section: str | None, session: str
 ) -> None:
-    """The lock stayed taken: check the text now, keep it in the spool, and start the process
-    that files it when the lock frees (:mod:`agentmem.proposals.spool`)."""
-    # lazy: only a busy repository pays for the guard and the spool
-    from agentmem import guard
-    from agentmem.apply.planner import check_entry
-    from agentmem.errors import ProposalError
-    from agentmem.governance import require_memory_role
+    """The lock stayed taken: the text is checked, spooled and filed when the lock frees
+    (:func:`agentmem.proposals.spool.keep`)."""
     from agentmem.proposals import spool
-    from agentmem.proposals.ids import check_session
 
-    actor = api.actor()
-    require_memory_role(actor, "remembering (a personal memory)")
-    check_session(session)
-    config = repo.config.memory
-    chosen = section or config.sections[0]
-    if chosen not in config.sections:
-        raise ProposalError(f"unknown section {chosen!r} (sections: {', '.join(config.sections)})")
-    check_entry(text, config, "remember")  # a refused text is refused now, never kept
-    guard.check_personal(text, where="remember")
-    path = spool.spool(repo, actor.id, text, chosen, session)
-    spool.start_drainer(repo.root)
+    path = spool.keep(repo, api.actor(), text, section, session)
     output.warn(output.esc(f"{getattr(busy, 'message', busy)}"))
     output.info(
         f"your text is kept in {path.relative_to(repo.root)} and is filed into your inbox as "

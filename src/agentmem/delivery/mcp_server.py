@@ -43,7 +43,7 @@ from agentmem.delivery.mcp_start import INSTRUCTIONS
 from agentmem.delivery.usage import log_chat
 from agentmem.delivery.usagelog import entry_hash
 from agentmem.doctrine import Draft, propose
-from agentmem.errors import AgentmemError, NotARepositoryError, UsageError
+from agentmem.errors import AgentmemError, BusyError, NotARepositoryError, UsageError
 from agentmem.nesting import MAX_DEPTH, too_deep
 from agentmem.proposals.inbox import foreign, list_pending
 from agentmem.proposals.review import remember as do_remember
@@ -81,12 +81,22 @@ def new_session_id() -> str:
     return f"mcp-{datetime.now(UTC):%Y%m%dT%H%M%S}-{token_hex(3)}"
 
 
-def remember(text: str, section: str | None, session: str) -> "Proposal":
-    """One pending memory proposal for the actor, committed at once (``review.remember``)."""
+def remember(text: str, section: str | None, session: str) -> "Proposal | Path":
+    """One pending memory proposal for the actor, committed at once (``review.remember``); when
+    another command holds the lock past its timeout, the text is checked and spooled instead
+    (:func:`agentmem.proposals.spool.keep`: filed when the lock frees) and its file returned."""
     repo = open_repo()
     actor = repo.actor()
-    with repo.locked():
-        return do_remember(repo, actor, text, section or repo.config.memory.sections[0], session)
+    try:
+        with repo.locked():
+            return do_remember(
+                repo, actor, text, section or repo.config.memory.sections[0], session
+            )
+    except BusyError:
+        # lazy: only a busy repository pays for the spool
+        from agentmem.proposals import spool
+
+        return spool.keep(repo, actor, text, section, session)
 
 
 def make_room(
@@ -351,7 +361,12 @@ def build_server(scope: str | None = None) -> "MCPServer":
         person: str = Field(description="Whose inbox holds it.")
         section: str = Field(description="The memory section it would go to.")
         text: str = Field(description="The entry as filed.")
-        status: str = Field(description="Always 'pending': the user decides in their review.")
+        status: str = Field(
+            description=(
+                "'pending': in the inbox, the user decides in their review; 'spooled': the "
+                "repository was busy, the text is kept and filed into the inbox when it frees."
+            )
+        )
 
     class RuleResult(BaseModel):
         rule_id: str = Field(description="The draft rule's id.")
@@ -443,6 +458,14 @@ def build_server(scope: str | None = None) -> "MCPServer":
         ] = None,
     ) -> RememberResult:
         proposal = _tool_call(lambda: remember(text, section, session))
+        if isinstance(proposal, Path):
+            return RememberResult(
+                proposal_id="",
+                person=open_repo().actor().id,
+                section=section or sections[0],
+                text=text,
+                status="spooled",
+            )
         return RememberResult(
             proposal_id=proposal.id,
             person=proposal.person,

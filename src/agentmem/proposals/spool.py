@@ -45,6 +45,31 @@ def spool_folder(repo: Repository) -> Path:
     return repo.local_dir / SPOOL_DIR
 
 
+def keep(repo: Repository, actor: Person, text: str, section: str | None, session: str) -> Path:
+    """A ``remember`` that found the lock taken, from any door (the CLI, the MCP server): the
+    text is checked now as ``remember`` checks it (role, session, section, entry shape, the
+    guard: a refused text is refused now, never kept), spooled, and one background drainer
+    started; returns the spooled file."""
+    # lazy: only a busy repository pays for the guard and the entry checks
+    from agentmem import guard
+    from agentmem.apply.planner import check_entry
+    from agentmem.errors import ProposalError
+    from agentmem.governance import require_memory_role
+    from agentmem.proposals.ids import check_session
+
+    require_memory_role(actor, "remembering (a personal memory)")
+    check_session(session)
+    config = repo.config.memory
+    chosen = section or config.sections[0]
+    if chosen not in config.sections:
+        raise ProposalError(f"unknown section {chosen!r} (sections: {', '.join(config.sections)})")
+    check_entry(text, config, "remember")
+    guard.check_personal(text, where="remember")
+    path = spool(repo, actor.id, text, chosen, session)
+    start_drainer(repo.root)
+    return path
+
+
 def spool(repo: Repository, person: str, text: str, section: str, session: str) -> Path:
     """Keep one ``remember`` for later (see the module docstring); returns its file."""
     now = datetime.now(UTC)
