@@ -206,20 +206,26 @@ def chat_reader(repo: Repository, actor: Person, person: str | None) -> str:
 
 
 def build_chat(
-    repo: Repository, person: str, scope: str | None = None, today: str | None = None
+    repo: Repository,
+    person: str,
+    scope: str | None = None,
+    today: str | None = None,
+    served: ServedFile | None = None,
 ) -> ChatContext:
     """Read and parse ``memories/<person>.md`` (an absent file is an empty memory) and keep the
     entries that apply (docs/decisions/, 2026-12-01): never an expired one; only those meant
     everywhere or whose scope contains ``scope`` (None: only those meant everywhere); a past
     review one only under ``memory.on_review_due: alert``. ``today``: ``YYYY-MM-DD``, default
-    ``$AGENTMEM_TODAY`` or the UTC date.
+    ``$AGENTMEM_TODAY`` or the UTC date. ``served``: the file as :func:`serve_memory` gave it
+    already (a reader that shows the served view's notes itself), else it is served here.
 
     Raises :class:`InvalidMemoryError` (``file:line``) when the file is broken, or when it (or
     ``memories/``) is a symlink or not a regular file (:mod:`agentmem.store.regular`).
     """
     relpath = repo.memory_relpath(person)
     config = repo.config.memory
-    served = serve_memory(repo, person)
+    if served is None:
+        served = serve_memory(repo, person)
     read = served.text
     exists = read is not None
     text = read if read is not None else new_memory_text(person, config)
@@ -333,13 +339,20 @@ def _entry_line(entry: Entry, ctx: ChatContext) -> str:
     if entry.number in ctx.withheld:
         reason = dict(ctx.why).get(entry.number, "contains an agentmem delimiter")
         return f"{entry.number}. [withheld: the entry {reason}; run agentmem check]"
+    label = entry_label(entry, entry.number in ctx.due)
+    return f"{entry.number}. {label + ' ' if label else ''}{entry.text}"
+
+
+def entry_label(entry: Entry, due: bool) -> str:
+    """The label a chat block puts before a given entry (``[inferred, scope S, review due]``,
+    ``""`` when none): its basis when inferred, its scope, and ``review due`` when ``due``
+    (given although past its review date)."""
     tags = [
         *(["inferred"] if entry.record.basis == "inferred" else []),
         *([f"scope {entry.record.scope}"] if entry.record.scope else []),
-        *(["review due"] if entry.number in ctx.due else []),
+        *(["review due"] if due else []),
     ]
-    label = f"[{', '.join(tags)}] " if tags else ""
-    return f"{entry.number}. {label}{entry.text}"
+    return f"[{', '.join(tags)}]" if tags else ""
 
 
 def render_chat(ctx: ChatContext, fmt: str = "text", max_chars: int | None = None) -> str:

@@ -105,22 +105,29 @@ class BlameEntry:
         return {**data, **self.record.to_dict()}
 
 
-def blame_memory(repo: Repository, person: str) -> list[BlameEntry]:
+def blame_memory(
+    repo: Repository, person: str, served: tuple[str | None, str] | None = None
+) -> list[BlameEntry]:
     """Every entry of ``person``'s memory with the audit commit that last set its line.
 
-    Entries not yet committed (edited on disk) have ``commit`` None.
+    Entries not yet committed (edited on disk) have ``commit`` None. ``served``: blame the
+    served view's text instead of the work tree (``(text, commit)``: the text of the file at
+    that commit, as :func:`agentmem.delivery.served.serve_file` gives it).
     """
     # lazy: only blame parses a memory file (``agentmem log`` reads commits alone)
     from agentmem.apply.writer import read_current
     from agentmem.memory.file import parse_memory
 
     relpath = repo.memory_relpath(person)
-    text = read_current(repo.root, relpath)
+    if served is not None:
+        text, rev = served
+    else:
+        text, rev = read_current(repo.root, relpath), "HEAD"
     if text is None:
         return []
     memory = parse_memory(text, person, repo.config.memory, relpath)
-    committed = gitio.show_file(repo.root, "HEAD", relpath)
-    line_commits = gitio.blame_commits(repo.root, relpath) if committed == text else []
+    committed = text if served is not None else gitio.show_file(repo.root, "HEAD", relpath)
+    line_commits = gitio.blame_commits(repo.root, relpath, rev) if committed == text else []
     infos = {c.sha: c for c in gitio.log(repo.root, [relpath])}
     result = []
     for entry in memory.entries():

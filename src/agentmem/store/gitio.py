@@ -411,11 +411,12 @@ def log(
     return commits
 
 
-def blame_commits(root: Path, path: str) -> list[str]:
-    """For each line of ``path`` at HEAD, the id of the commit that last set it (``git blame``)."""
+def blame_commits(root: Path, path: str, rev: str = "HEAD") -> list[str]:
+    """For each line of ``path`` at ``rev`` (default ``HEAD``), the id of the commit that last
+    set it (``git blame``)."""
     if head(root) is None:
         return []
-    proc = run_git(root, ["blame", "--porcelain", "HEAD", "--", path], check=False)
+    proc = run_git(root, ["blame", "--porcelain", rev, "--", path], check=False)
     if proc.returncode != 0:
         return []
     shas: list[str] = []

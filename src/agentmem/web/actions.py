@@ -30,7 +30,7 @@ from agentmem.doctrine import (
     version_content,
 )
 from agentmem.doctrine.compare import diff_lines
-from agentmem.errors import AgentmemError, ProposalError
+from agentmem.errors import AgentmemError, ApplyConflictError, ProposalError
 from agentmem.memory.file import (
     Entry,
     MemoryFile,
@@ -122,8 +122,8 @@ def _pending(repo: Repository, actor: Person, proposal_id: str) -> Proposal:
 def _check_proposal_stamp(repo: Repository, proposal: Proposal, stamp: str | None) -> None:
     if not stamp:
         return
-    current = reads.memory_text(repo, proposal.person)
-    if reads.proposal_stamp(repo, proposal, current) == stamp:
+    served = reads.served_memory(repo, proposal.person)
+    if reads.proposal_stamp(repo, proposal, served) == stamp:
         return
     last = reads.history_view(repo, proposal.person)
     what = (
@@ -270,8 +270,24 @@ def accept_all(repo: Repository, shown: list[tuple[str, str]]) -> list[Done | Ag
 
 
 def _own_memory(repo: Repository, actor: Person) -> tuple[str | None, MemoryFile]:
+    """The actor's memory as an agent is given it (the served text), which an edit is planned
+    against; refused (:class:`ApplyConflictError`, nothing written, the page offers to retry)
+    when the work tree holds anything else: an edit commits the whole file, so a change no
+    agent is given (an uncommitted edit, a commit that is not the owner's decision) would
+    ride along unseen. The refusal is the served view's note, with the command that fixes it."""
     relpath = repo.memory_relpath(actor.id)
-    old = reads.memory_text(repo, actor.id)
+    served = reads.served_memory(repo, actor.id)
+    old = served.text
+    if served.work != old:
+        notes = list(served.notes) or [
+            f"{relpath} is not in the work tree as an agent is given it (deleted, or not "
+            f"readable as text). To fix: git checkout -- {relpath}"
+        ]
+        raise ApplyConflictError(
+            f"{notes[0]}; nothing was changed",
+            hint="this page edits the memory as an agent is given it: once the file matches "
+            "it, retry" + (f" (also: {'; '.join(notes[1:])})" if notes[1:] else ""),
+        )
     config = repo.config.memory
     return old, parse_memory(old or new_memory_text(actor.id, config), actor.id, config, relpath)
 

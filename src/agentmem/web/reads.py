@@ -1,7 +1,10 @@
 """Every read of the review pages (docs/design/web.md §Web), in ONE module: what a page shows comes
 from here, through the functions the CLI's reading commands call (``inbox``, ``memory
 show|blame|due``, ``doctrine list|show|history|diff|due``, ``usage``, ``search``), so a page
-never shows what the CLI would not show the same person. Nothing here writes.
+never shows what the CLI would not show the same person. A memory file is read through the
+served view (:func:`agentmem.delivery.served.serve_file`, docs/design/served.md §Served view):
+the page shows what an agent is given, labelled as the chat block labels it, with the served
+view's notes, and a decision is planned against that text. Nothing here writes.
 
 Each view carries a ``stamp`` of what it was computed from (an inbox file, a memory file, a
 rule's version): a form posts it back, and :mod:`agentmem.web.actions` refuses a decision taken
@@ -17,6 +20,8 @@ from datetime import UTC, date, datetime
 from agentmem import governance as gov
 from agentmem.apply.planner import MemoryPlan, plan_memory
 from agentmem.apply.writer import read_current
+from agentmem.delivery.context import build_chat, entry_label, withhold_reason
+from agentmem.delivery.served import FIX_MEMORY, ServedFile, serve_file
 from agentmem.doctrine import (
     STATUSES,
     DoctrineError,
@@ -32,14 +37,14 @@ from agentmem.doctrine import (
 from agentmem.doctrine.compare import diff_lines, whole
 from agentmem.doctrine.index import Brief, Briefs, read_briefs, rules_of
 from agentmem.errors import AgentmemError, UsageError
-from agentmem.memory.file import Entry, budget_status, new_memory_text, parse_memory
+from agentmem.memory.file import Entry, new_memory_text, parse_memory
 from agentmem.memory.records import Record, today_iso
 from agentmem.proposals.inbox import Broken, foreign, read_inbox
 from agentmem.proposals.model import Proposal
 from agentmem.proposals.review import contradicted_entries, require_committed_memory
 from agentmem.proposals.trail import AuditRecord, BlameEntry, audit_log, blame_memory
 from agentmem.store import regular
-from agentmem.store.repo import Person, Repository
+from agentmem.store.repo import LOCAL_DIR, Person, Repository
 
 
 def digest(*parts: str | bytes | None) -> str:
@@ -81,6 +86,21 @@ def reader(repo: Repository, person: str | None) -> tuple[Person, str]:
         "ask them, or an admin, to share what you need",
     )
     return actor, person
+
+
+def served_memory(repo: Repository, person: str) -> ServedFile:
+    """``person``'s memory file as the served view gives it to an agent (committed, approved
+    bytes with one-line notes: docs/design/served.md §Served view). The history judge's
+    verdict on each commit is kept in ``.agentmem/hotcache.json`` (kind ``judged``, by commit
+    id), as on the hot path: a page load judges only a commit it has not judged before."""
+    # lazy: the verdict cache only for a page that reads a memory file
+    from agentmem.store.hotcache import HotCache
+
+    cache = HotCache(repo.root / LOCAL_DIR)
+    try:
+        return serve_file(repo.root, repo.memory_relpath(person), person, cache, FIX_MEMORY)
+    finally:
+        cache.save()
 
 
 # -- the badge -----------------------------------------------------------------------------------
@@ -224,6 +244,8 @@ class ProposalView:
     draft_scope: str | None = None
     similar: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    #: what the diff is against: the memory as an agent is given it now (the served text)
+    before: str = ""
 
 
 @dataclass(frozen=True)
@@ -235,28 +257,37 @@ class InboxView:
     sections: tuple[str, ...]
     memory_text: str
     own: bool
+    #: the served view's notes on the memory file (an uncommitted edit, a change that is not
+    #: the owner's decision), each with the command that fixes it
+    notes: tuple[str, ...] = ()
 
 
-def proposal_stamp(repo: Repository, proposal: Proposal, memory_text: str | None) -> str:
-    """What a decision on ``proposal`` was shown: its inbox file and the memory file's text."""
+def proposal_stamp(repo: Repository, proposal: Proposal, served: ServedFile) -> str:
+    """What a decision on ``proposal`` was shown: its inbox file, the memory file as an agent
+    is given it (the served blob) and as the work tree holds it (what an accept writes on)."""
     # lazy: the relative path of an inbox file (a module-level import would cycle)
     from agentmem.proposals.inbox import proposal_relpath
 
     data = regular.read_bytes(repo.root, proposal_relpath(proposal))
-    return digest(data, memory_text)
+    return digest(data, served.blob, served.work)
 
 
 def inbox_view(repo: Repository, person: str | None = None) -> InboxView:
     """The pending proposals of the actor (or of ``person`` where the CLI shows them), memory
-    ones first, each planned against the memory file as it is now: its diff, the fill level
-    after it, the entries it contradicts, who put it there when not its owner."""
+    ones first, each planned as ``review --accept`` plans it (on the file as it is now) and
+    shown as what accepting changes in what an agent is given: its diff against the served
+    text, the fill level after it, the entries it contradicts, who put it there when not its
+    owner; the served view's notes on the file."""
     actor, who = reader(repo, person)
     box = read_inbox(repo, who)
     pending = box.proposals
     strange = foreign(repo, pending)
     relpath = repo.memory_relpath(who)
+    served = served_memory(repo, who)
     current = read_current(repo.root, relpath)
-    base = current if current is not None else new_memory_text(who, repo.config.memory)
+    empty = new_memory_text(who, repo.config.memory)
+    base = current if current is not None else empty
+    before = served.text if served.text is not None else empty
     entries: list[Entry] | None = None
     try:
         entries = parse_memory(base, who, repo.config.memory, relpath).entries()
@@ -272,7 +303,7 @@ def inbox_view(repo: Repository, person: str | None = None) -> InboxView:
     memory = [p for p in pending if p.route == "memory"]
     doctrine = [p for p in pending if p.route == "doctrine"]
     for p in memory + doctrine:
-        stamp = proposal_stamp(repo, p, current)
+        stamp = proposal_stamp(repo, p, served)
         days = days_since(p.created_at)
         common = {
             "proposal": p,
@@ -280,6 +311,7 @@ def inbox_view(repo: Repository, person: str | None = None) -> InboxView:
             "days": days,
             "late": days > remind,
             "foreign": strange.get(p.id),
+            "before": before,
         }
         if p.route == "doctrine":
             views.append(ProposalView(**common, **_draft_preview(repo, actor, p)))  # type: ignore[arg-type]
@@ -306,6 +338,7 @@ def inbox_view(repo: Repository, person: str | None = None) -> InboxView:
         tuple(repo.config.memory.sections),
         base,
         who == actor.id,
+        served.notes,
     )
 
 
@@ -350,7 +383,10 @@ def pending_ids(repo: Repository, person: str) -> list[str]:
 
 @dataclass(frozen=True)
 class EntryView:
-    """One entry of a memory file with its record and where it came from (the blame)."""
+    """One entry of a memory file as an agent is given it: its record, where it came from (the
+    blame), the label the chat block gives it (``[inferred, scope S]``) and whether it is given:
+    ``given`` says to whom in words, ``not_given`` why not (expired, past review under
+    ``memory.on_review_due: suspend``, withheld by the guard), None when it is given."""
 
     number: int
     section: str
@@ -359,6 +395,9 @@ class EntryView:
     state: str  # ok | review due | expired | unrecorded
     blame: BlameEntry | None
     stamp: str
+    label: str = ""
+    given: str = ""
+    not_given: str | None = None
 
 
 @dataclass(frozen=True)
@@ -374,6 +413,10 @@ class MemoryView:
     stamp: str
     own: bool
     entry_max_chars: int
+    #: the served view's notes (an uncommitted edit, a change that is not the owner's
+    #: decision), each with the command that fixes it; the commit the text is served as of
+    notes: tuple[str, ...] = ()
+    commit: str = ""
 
 
 def entry_stamp(number: int, text: str) -> str:
@@ -382,23 +425,57 @@ def entry_stamp(number: int, text: str) -> str:
     return digest(str(number), text)
 
 
+def _given(entry: Entry, state: str, suspend: bool) -> tuple[str, str]:
+    """``(label, words)`` of an entry a chat block gives in some session."""
+    scope = entry.record.scope
+    due = state == "review due" and not suspend
+    words = f"given in sessions of scope {scope}" if scope else "given in every session"
+    if due:
+        words += ", marked as past its review date"
+    return entry_label(entry, due), words
+
+
 def memory_view(repo: Repository, person: str | None = None) -> MemoryView:
     """The memory file of the actor (or of ``person`` where ``memory show --person`` shows it)
-    as numbered entries with basis, scope, since/review/expiry and the commit each came from;
-    the entries due for review or expired."""
+    as the served view gives it to an agent (docs/design/served.md §Served view): numbered
+    entries with basis, scope, since/review/expiry and the commit each came from, each labelled
+    as the chat block labels it and marked when it is not given (expired, past review,
+    withheld); the entries due for review or expired; the served view's notes."""
     actor, who = reader(repo, person)
     relpath = repo.memory_relpath(who)
     config = repo.config.memory
-    text = read_current(repo.root, relpath)
+    served = served_memory(repo, who)
+    text = served.text
+    ctx = build_chat(repo, who, served=served)
     memory = parse_memory(text or new_memory_text(who, config), who, config, relpath)
-    blame = {b.number: b for b in blame_memory(repo, who)}
+    blame = {b.number: b for b in blame_memory(repo, who, (text, served.commit))}
     day = today_iso()
     retired = repo.config.retired_scopes
+    suspend = config.on_review_due == "suspend"
+    withheld = dict(ctx.why)
+    left_out = dict(ctx.left_out)
     by_section: dict[str, list[EntryView]] = {name: [] for name in memory.sections()}
     due: list[EntryView] = []
     for entry in memory.entries():
         record = entry.record
         state = record.state(day, retired) if record.marked else "unrecorded"
+        why = left_out.get(entry.number)
+        not_given: str | None = None
+        label, words = "", ""
+        if why == "expired":
+            not_given = "not given to an agent: expired"
+        elif why == "review due":
+            not_given = (
+                "not given to an agent: past its review date (memory.on_review_due: suspend)"
+            )
+        else:
+            reason = withheld.get(entry.number)
+            if why == "out of scope":
+                reason = withhold_reason(entry.text)
+            if reason is not None:
+                not_given = f"withheld from an agent: the entry {reason}; run agentmem check"
+            else:
+                label, words = _given(entry, state, suspend)
         view = EntryView(
             entry.number,
             entry.section,
@@ -407,11 +484,14 @@ def memory_view(repo: Repository, person: str | None = None) -> MemoryView:
             state,
             blame.get(entry.number),
             entry_stamp(entry.number, entry.text),
+            label,
+            words,
+            not_given,
         )
         by_section.setdefault(entry.section, []).append(view)
         if state in ("review due", "expired"):
             due.append(view)
-    status = budget_status(memory.render(), config)
+    status = ctx.status
     return MemoryView(
         who,
         actor,
@@ -421,14 +501,17 @@ def memory_view(repo: Repository, person: str | None = None) -> MemoryView:
         due,
         status.describe(),
         status.level,
-        digest(text),
+        digest(served.blob, served.work),
         who == actor.id,
         config.entry_max_chars,
+        served.notes,
+        served.commit,
     )
 
 
 def memory_text(repo: Repository, person: str) -> str | None:
-    return read_current(repo.root, repo.memory_relpath(person))
+    """``person``'s memory as an agent is given it (the served text; None: nothing given)."""
+    return served_memory(repo, person).text
 
 
 # -- doctrine ------------------------------------------------------------------------------------
