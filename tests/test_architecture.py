@@ -218,7 +218,7 @@ def test_imports_have_no_cycle() -> None:
 
 
 # Which packages a package may not import (lazily or not): the package contract of the layout.
-ORCHESTRATION = {"harvest", "delivery", "check", "sync", "search", "cli", "web"}
+ORCHESTRATION = {"harvest", "delivery", "check", "sync", "erase", "search", "cli", "web"}
 # The review pages (agentmem.web) are a front end like the CLI: nothing below imports them, and
 # they do not import the CLI (typer, rich) either.
 FRONT_ENDS = {"cli", "web"}
@@ -234,6 +234,7 @@ FORBIDDEN = {
     "delivery": FRONT_ENDS,
     "check": FRONT_ENDS,
     "sync": FRONT_ENDS,
+    "erase": FRONT_ENDS,
     "search": FRONT_ENDS,
     "tidy": FRONT_ENDS,
     "web": {"cli"},

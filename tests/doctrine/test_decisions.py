@@ -183,8 +183,8 @@ def test_a_member_cannot_approve_through_the_library_in_an_admins_name(
 
 def test_no_governance_function_takes_a_person() -> None:
     from agentmem.doctrine import drafts, lifecycle, settings
+    from agentmem.erase import run as erase
     from agentmem.proposals import review
-    from agentmem.sync import erase
     from agentmem.tidy import retire
 
     functions = [

@@ -226,7 +226,7 @@ def test_expired_entries_contradictions_and_erasures_are_counted(
     flagged = _stats(runner)["people"][0]["conflicts"]
     assert flagged["pending_flagged"] == 1
     add_person(memrepo, "bob", "bob@example.com", "member")
-    # what agentmem erase commits (the rewrite itself is tests/sync/test_erase.py's)
+    # what agentmem erase commits (the rewrite itself is tests/erase/test_run.py's)
     message = tr.message(
         "erase: memory and inbox of bob",
         [

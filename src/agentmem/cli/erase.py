@@ -50,9 +50,9 @@ def erase(
       agentmem erase --text "dave.chen@example.com" --yes
     """
     from agentmem.cli.common import repository
+    from agentmem.erase.run import erase as run_erase
+    from agentmem.erase.run import make_target, survey
     from agentmem.errors import UsageError
-    from agentmem.sync.erase import erase as run_erase
-    from agentmem.sync.erase import make_target, survey
 
     if text == "-":
         text = sys.stdin.readline().rstrip("\r\n")

@@ -18,7 +18,7 @@ out of the repository's text, which is what the record must never hold.
 
 This module parses, renders and matches, and answers the readers that must not serve what an
 erase removed (:func:`committed_record`, :func:`holds_erased`, :func:`erased_history`: the
-served view, ``sync``, the server gate); ``sync.erase`` writes the file and
+served view, ``sync``, the server gate); ``erase.run`` writes the file and
 ``check.history.erasures`` judges commits with it.
 """
 

@@ -40,7 +40,7 @@ from agentmem.errors import AgentmemError
 from agentmem.store.repo import ROLES_FILE, Person, parse_roles
 from agentmem.store.yamlio import load_yaml_text
 
-REMOVED = "***REMOVED***"  # agentmem.sync.erase.REMOVED (not imported: erase pulls in the writer)
+REMOVED = "***REMOVED***"  # agentmem.erase.run.REMOVED (not imported: erase pulls in the writer)
 
 
 @dataclass(frozen=True)

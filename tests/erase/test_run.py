@@ -481,7 +481,7 @@ def test_an_inbox_value_that_starts_with_the_text_stays_readable(
 def test_the_verification_looks_for_every_form(
     shared: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentmem.sync import erase as erase_module
+    from agentmem.erase import run as erase_module
 
     root = shared
     (root / "notes.md").write_text("nothing here\n", encoding="utf-8")
@@ -502,9 +502,9 @@ def test_the_erasure_record_always_changes_so_an_erase_always_commits(
     """The erase commit needs no fallback for "nothing changed": the record gains an entry
     every time, even the same class of data erased again by the same admin on the same day."""
     from agentmem.apply.writer import apply_changes
+    from agentmem.erase import run as erase_module
     from agentmem.store import erasures
     from agentmem.store.repo import open_repository
-    from agentmem.sync import erase as erase_module
 
     repo = open_repository(shared)
     alice = repo.people()["alice"]
@@ -552,7 +552,7 @@ def test_a_memory_entry_keeps_its_record_and_the_file_its_shape(
 
 
 def test_a_renamed_path_never_takes_an_existing_name() -> None:
-    from agentmem.sync.scrub import Scrubber, rename_map, rule_ids
+    from agentmem.erase.scrub import Scrubber, rename_map, rule_ids
 
     paths = {
         "doctrine/escalate-to-dave-chen.yaml",

@@ -1,6 +1,6 @@
-"""git-filter-repo driven by :class:`agentmem.sync.scrub.Scrubber` (docs/design/sync.md §Sync).
+"""git-filter-repo driven by :class:`agentmem.erase.scrub.Scrubber` (docs/design/sync.md §Sync).
 
-Run by ``agentmem erase --text`` as ``python -m agentmem.sync.erase_filter -`` inside the fresh
+Run by ``agentmem erase --text`` as ``python -m agentmem.erase.rewrite -`` inside the fresh
 mirror it rewrites, with the spec ``{"text": …, "renames": {old path: new path}}`` as JSON on
 stdin (never a file: an erase killed mid-way must not leave the text on disk; ``SPEC``, a path,
 is read for a run by hand). Every blob goes through ``Scrubber.file`` with
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agentmem.sync.scrub import Scrubber, rule_ids
+from agentmem.erase.scrub import Scrubber, rule_ids
 
 
 def _decode(data: bytes) -> str:

@@ -1,7 +1,7 @@
 """What ``agentmem erase --text`` replaces, and how, in one file (docs/design/sync.md §Sync).
 
 The same :class:`Scrubber` rewrites the work tree and, inside git-filter-repo
-(:mod:`agentmem.sync.erase_filter`), every blob, path and message of history, so both always
+(:mod:`agentmem.erase.rewrite`), every blob, path and message of history, so both always
 agree.
 
 **Which forms.** The text in any letter case, with any run of white space between its words,

@@ -4,7 +4,7 @@ Admin only. The caller holds :meth:`Repository.locked`. In order:
 
 1. the work tree: ``--person P`` deletes ``memories/P.md`` and ``inbox/P/``; ``--text T`` removes
    every form of T (any letter case, any white space between its words, its slug form
-   ``dave-chen``: :mod:`agentmem.sync.scrub`) from every tracked file, agentmem's own files
+   ``dave-chen``: :mod:`agentmem.erase.scrub`) from every tracked file, agentmem's own files
    rewritten through their own serialisers, and renames the paths (and rule ids) that hold it.
    In ONE audit commit whose trailers say who erased what class of data (``Agentmem-Action:
    erase``), never the data, and which adds an entry to the erasure record ``erasures.yaml``
@@ -15,7 +15,7 @@ Admin only. The caller holds :meth:`Repository.locked`. In order:
    path's memo (``.agentmem/hotread.json``), all derived and rebuilt on next use, are always
    deleted;
 3. every commit: git-filter-repo (``--sensitive-data-removal``) on a fresh ``--mirror`` clone in
-   ``.git/agentmem/``, driven by the same scrubber (:mod:`agentmem.sync.erase_filter`) for
+   ``.git/agentmem/``, driven by the same scrubber (:mod:`agentmem.erase.rewrite`) for
    ``--text``; then the rewritten branches and tags are fetched back, the remote-tracking refs
    dropped (they describe the old remote); the erase commit's record entry gets the ids of the
    first rewritten commits (the old ids: any commit that descends from one holds the data);
@@ -51,6 +51,7 @@ from agentmem.delivery import export, hotread
 from agentmem.doctrine import index as rule_index
 from agentmem.doctrine.model import today
 from agentmem.doctrine.parse import parse_rule_text
+from agentmem.erase.scrub import PLACEHOLDER, Scrubber, rename_map, rule_ids
 from agentmem.errors import AgentmemError, GovernanceError, UsageError
 from agentmem.memory.file import parse_memory
 from agentmem.proposals.model import proposal_from_stored
@@ -62,7 +63,6 @@ from agentmem.store.repo import INBOX_DIR, LOCAL_DIR, MEMORY_DIR, Person, Reposi
 from agentmem.store.sign import signing_wanted
 from agentmem.store.yamlio import load_yaml_text
 from agentmem.sync.replay import ERASE_MARKER
-from agentmem.sync.scrub import PLACEHOLDER, Scrubber, rename_map, rule_ids
 
 REMOVED = PLACEHOLDER
 MIN_TEXT_CHARS = 4
@@ -150,7 +150,7 @@ def _text_class(text: str) -> str:
 
 def scrubber_for(root: Path, text: str) -> Scrubber:
     """The scrubber of ``text`` with the renames of every path history and the work tree ever
-    held (:func:`agentmem.sync.scrub.rename_map`). Refuses a text that names a person's memory
+    held (:func:`agentmem.erase.scrub.rename_map`). Refuses a text that names a person's memory
     or inbox file (``erase --person`` erases those)."""
     listed = gitio.run_git(
         root, ["log", "--all", "--format=", "--name-only", "-z", "--no-renames"]
@@ -548,7 +548,7 @@ def _rewrite_history(root: Path, target: EraseTarget, scrubber: Scrubber | None)
         spec: str | None = None  # through a pipe: the text never touches the disk
         if scrubber is not None:
             spec = json.dumps({"text": scrubber.text, "renames": scrubber.renames})
-            command = [sys.executable, "-m", "agentmem.sync.erase_filter", "-"]
+            command = [sys.executable, "-m", "agentmem.erase.rewrite", "-"]
         else:
             args = ["--sensitive-data-removal", "--no-fetch", "--prune-empty", "never", "--quiet"]
             args += ["--invert-paths", *[x for p in target.paths() for x in ("--path", p)]]
