@@ -910,3 +910,119 @@ def test_having_asked_before_makes_standing_what_is_said_beside_it_not_the_whole
 def test_what_holds_for_everything_the_agent_writes_is_standing(said: str, words: str) -> None:
     texts = [p["text"] for p in _offline(said)]
     assert any(words in t for t in texts), texts
+
+
+@pytest.mark.parametrize(
+    ("said", "words"),
+    [
+        (
+            "Careful. Every renewal above 200k needs a second reviewer before it is signed. "
+            "That applies to everyone on the sales desk, not just me.",
+            "second reviewer",
+        ),
+        (
+            "Tout avenant de plus de 50 000 euros passe par le directeur juridique avant envoi. "
+            "Ça vaut pour tout le monde au service, y compris moi.",
+            "directeur juridique",
+        ),
+        (
+            "cualquier penalización por encima del 5 % la revisa el jefe de compras, eso va "
+            "para todo el equipo, no solo para mí.",
+            "jefe de compras",
+        ),
+        (
+            "Jede Vertragsstrafe über 5 % geht vorher an die Geschäftsführung. Das gilt für "
+            "alle im Vertrieb.",
+            "Geschäftsführung",
+        ),
+    ],
+)
+def test_a_rule_said_to_hold_for_the_whole_team_is_a_doctrine_draft(said: str, words: str) -> None:
+    (proposal,) = _offline(said)
+    assert (proposal["action"], proposal["route"]) == ("add", "doctrine")
+    assert words in proposal["text"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "We're thinking about moving everyone to net 60 next year. Nothing's decided, so "
+        "don't change anything.",
+        "solo para este contrato: la jurisdicción en Oporto. No lo hagas con los demás.",
+        "Wir überlegen, künftig nur noch auf Englisch zu verhandeln. Ist noch nicht entschieden.",
+    ],
+)
+def test_requests_beside_nothing_decided_or_this_piece_only_are_not_proposed(said: str) -> None:
+    assert _offline(said) == []
+
+
+def test_a_request_made_to_hold_beyond_this_document_is_standing() -> None:
+    (proposal,) = _offline(
+        "Cut the filler. Write like a lawyer would. Same for anything you draft."
+    )
+    assert proposal["text"] == "Write like a lawyer would."
+
+
+@pytest.mark.parametrize(
+    ("said", "entry", "expected"),
+    [
+        (  # another value of the second setting the entry names (a spelling, not a language)
+            "From now on American spelling in everything you write.",
+            "Use British English spelling (organisation, licence).",
+            "Use American English spelling (organisation, licence).",
+        ),
+        (  # the form of address
+            "ab sofort duzen wir die Kunden in allen Mails.",
+            "Kunden in E-Mails siezen.",
+            "Kunden in E-Mails duzen.",
+        ),
+        (  # "day" and "days" are one unit
+            "the 30 day flag is far too noisy. only flag what's under 14 days",
+            "Flag any notice period shorter than 30 days.",
+            "Flag any notice period shorter than 14 days.",
+        ),
+        (  # a number word before a unit is a figure
+            "cinco líneas se queda corto, con diez líneas vamos bien",
+            "Resúmenes de cinco líneas como máximo.",
+            "Resúmenes de 10 líneas como máximo.",
+        ),
+    ],
+)
+def test_a_change_of_mind_by_content_reads_units_settings_and_number_words(
+    said: str, entry: str, expected: str
+) -> None:
+    (proposal,) = _offline(said, memory=_memory(writing=[entry]))
+    assert (proposal["action"], proposal["target"], proposal["text"]) == ("modify", entry, expected)
+
+
+def test_a_remove_and_a_request_on_what_it_settled_are_one_modify() -> None:
+    entry = "Revisar primero las cláusulas de protección de datos."
+    said = (
+        "a partir de ahora lo primero que miras son las penalizaciones. La protección de datos "
+        "ya la revisa la DPO, no hace falta que empieces por ahí."
+    )
+    (proposal,) = _offline(said, memory=_memory(priorities=[entry]))
+    assert (proposal["action"], proposal["section"], proposal["target"]) == (
+        "modify",
+        "Priorities & scope",
+        entry,
+    )
+    assert "penalizaciones" in proposal["text"]
+
+
+@pytest.mark.parametrize(
+    ("said", "entry"),
+    [
+        (
+            "Die drei Stichpunkte am Ende kannst du dir sparen. Lass die künftig einfach weg.",
+            "Jede Antwort mit drei Stichpunkten beenden.",
+        ),
+        (  # the day is what the entry settles, not a one-off
+            "laisse tomber le récap du vendredi, le tableau de bord le fait maintenant.",
+            "Envoyer le récapitulatif des contrats chaque vendredi.",
+        ),
+    ],
+)
+def test_dropping_a_habit_removes_its_entry_once(said: str, entry: str) -> None:
+    (proposal,) = _offline(said, memory=_memory(recurring=[entry]))
+    assert (proposal["action"], proposal["target"]) == ("remove", entry)

@@ -91,7 +91,25 @@ class Figure:
 
 
 def _unit_key(unit: str) -> str:
-    return unit if unit in _SYMBOLS else unit[:4]
+    """One key per unit, singular or plural ("day" and "days", "Tag" and "Tage")."""
+    return unit if unit in _SYMBOLS else unit[:3]
+
+
+def spelled_figures(text: str, langs: tuple[Language, ...] | list[Language]) -> str:
+    """``text`` with a number word written as a figure where a unit follows it ("cinco
+    líneas" → "5 líneas", "two weeks" → "2 weeks"); a number word alone stays a word."""
+    numbers = {w: n for lang in langs for w, n in lang.numbers}
+    units = frozenset(u for lang in langs for u in lang.units)
+    if not numbers:
+        return text
+    folded, index = fold(text)
+    out, last = [], 0
+    found = list(_WORDS.finditer(folded))
+    for k, m in enumerate(found[:-1]):
+        if m.group(0) in numbers and found[k + 1].group(0) in units:
+            out += [text[last : index[m.start()]], numbers[m.group(0)]]
+            last = index[m.end()]
+    return "".join(out) + text[last:]
 
 
 def figures(text: str, langs: tuple[Language, ...] | list[Language]) -> list[Figure]:
@@ -189,8 +207,10 @@ def turn_changes(
     """The changes of mind one turn of the person's own ``sentences`` says about ``entries``
     (their texts; see the module). ``one_off``: patterns of a sentence about this session only,
     read from no change."""
+    every = markers.languages()
     read: list[_Sentence] = []
     for s in sentences:
+        s = spelled_figures(s, every)
         folded = fold(s)[0]
         langs = tuple(markers.detect(folded))
         read.append(_Sentence(s, folded, langs, content_words(s)))
@@ -204,14 +224,14 @@ def turn_changes(
     ]
     if not usable:
         return []
-    every = markers.languages()
     cue = any(
         any_match(lang.change_cues, read[i].folded) or any_match(lang.no_longer, read[i].folded)
         for i in usable
         for lang in every
     )
     out: list[Change] = []
-    for index, entry in enumerate(entries):
+    for index, said_entry in enumerate(entries):
+        entry = spelled_figures(said_entry, every)
         change = (
             _figure_change(entry, read, usable, cue)
             or _alternative_change(entry, read, usable, cue)
@@ -267,9 +287,27 @@ def _alternative_change(
 ) -> tuple[str, set[int], str] | None:
     folded, index = fold(entry)
     olds = _alternative_words(folded)
-    if len({v for v, _, _ in olds}) != 1:
-        return None
-    value, start, end = olds[0]
+    for value, start, end in olds:
+        setting = value.split(":", 1)[0]
+        if len({v for v, _, _ in olds if v.split(":", 1)[0] == setting}) != 1:
+            continue  # the entry names two values of that setting ("French or English")
+        found = _other_value(entry, (value, start, end), read, usable, cue)
+        if found is not None:
+            return found
+    return None
+
+
+def _other_value(
+    entry: str,
+    old: tuple[str, int, int],
+    read: list[_Sentence],
+    usable: list[int],
+    cue: bool,
+) -> tuple[str, set[int], str] | None:
+    """The entry with its value ``old`` of a setting replaced by another value of that setting
+    a sentence gives ("British" → "American" spelling, "siezen" → "duzen")."""
+    folded, index = fold(entry)
+    value, start, end = old
     setting = value.split(":", 1)[0]
     known = {w for w in content_words(entry) if not w.isdigit()} - {folded[start:end]}
     for i in usable:

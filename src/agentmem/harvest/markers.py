@@ -17,7 +17,10 @@ agent the person confirms (``offers``, ``confirm``); for a change of mind told b
 values of one setting (``alternatives``: a language, a spelling) and the units of a figure
 (``units``); a short answer that assents (``assent``) and says "always", which makes the
 request before it standing; a norm said without a verb ("…, always", "three sentences max":
-``norm``); and the wording of outcome-derived entries
+``norm``); what says a rule holds for the whole team ("that's the rule for all of us, not only
+me": ``team_scope``), that nothing is decided yet ("nothing's decided", "noch nicht
+entschieden", "solo para este contrato": ``provisional``) and that a request holds beyond this piece of work ("same for
+anything you draft", "en todos los contratos": ``extends``); and the wording of outcome-derived entries
 (``outcomes``, ``generic``). Every pattern is a regular expression matched on :func:`fold`'s
 copy of a sentence (lower case, accents removed, straight apostrophes). Adding a language is
 adding a file; no code changes. See docs/design/harvest.md §Harvest.
@@ -66,6 +69,9 @@ _PATTERN_KEYS = (
     "no_longer",
     "assent",
     "norm",
+    "team_scope",
+    "provisional",
+    "extends",
 )
 _OUTCOME_KEYS = ("ignored", "reworked", "accepted", "question", "shorter")
 
@@ -107,6 +113,9 @@ class Language:
     no_longer: tuple[re.Pattern[str], ...]
     assent: tuple[re.Pattern[str], ...]
     norm: tuple[re.Pattern[str], ...]
+    team_scope: tuple[re.Pattern[str], ...]
+    provisional: tuple[re.Pattern[str], ...]
+    extends: tuple[re.Pattern[str], ...]
     lead_ins: tuple[str, ...]
     sections: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
     complaint_entry: str

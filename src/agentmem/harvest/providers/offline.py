@@ -21,6 +21,11 @@ quotation, no pasted document), sentence by sentence, with the markers of
   cart") makes it one-off;
 - a complaint about tone or wording ("your wording is too aggressive") becomes a Writing
   style entry;
+- cues of a whole turn: a rule said to hold for the whole team ("not only me", "pour tout le
+  monde", "para todo el equipo", "gilt für alle") is a doctrine draft; "nothing's decided",
+  "solo para este contrato" make the requests beside them one-off; "same for anything you
+  draft", "en todos los contratos" make the turn's requests standing; a remove and a request
+  on what the removed entry settled are one ``modify``;
 - what is never copied into an entry: "I told you", profanity, tool keywords, a closing
   question tag; shouting is written in sentence case;
 - routing follows who is concerned: the person (I, me, je, yo, ich …) → memory; the team or
@@ -361,6 +366,9 @@ class _TurnCues:
     reproach: bool = False
     current: bool = False
     language: Language | None = None  # the turn's language, when its words tell one
+    #: the turn says its request holds beyond this piece of work ("same for anything you
+    #: draft for me", "en todos los contratos")
+    extends: bool = False
 
 
 def _turn_cues(text: str) -> _TurnCues:
@@ -370,6 +378,7 @@ def _turn_cues(text: str) -> _TurnCues:
         any_match(_patterns(langs, "reproach"), folded) is not None,
         any_match(_patterns(langs, "current"), folded) is not None,
         langs[0] if len(langs) == 1 else None,
+        any_match(_patterns(langs, "extends"), folded) is not None,
     )
 
 
@@ -403,6 +412,19 @@ class _Extractor:
             said |= change.sentences
         return out, said
 
+    def _one_off(self, lang: Language, folded: str) -> bool:
+        """True when ``folded`` says the request is for now only ("yet", "this week",
+        "vendredi"), unless those words are what an entry of the memory settles ("laisse
+        tomber le récap du vendredi" on "Envoyer le récapitulatif … chaque vendredi")."""
+        for pattern in lang.not_standing:
+            for m in pattern.finditer(folded):
+                said = _content_words(m.group(0))
+                if not said or not any(
+                    said <= _shared(said, _content_words(e.text)) for e in self.entries
+                ):
+                    return True
+        return False
+
     def _repeats(self, text: str) -> bool:
         """True when ``text`` says what an entry or an active rule in scope already says."""
         words = _content_words(text)
@@ -427,7 +449,7 @@ class _Extractor:
             return None  # a question, not a request
         folded, index = fold(sentence)
         for lang in langs:
-            if any_match(lang.not_standing, folded) or any_match(lang.document_facts, folded):
+            if self._one_off(lang, folded) or any_match(lang.document_facts, folded):
                 return None
         change = self._change(sentence, folded, langs, language, where)
         if change is not None:
@@ -486,6 +508,56 @@ class _Extractor:
             why,
             thing if complaint is not None else None,
         )
+
+    def team_rules(
+        self, sentences: list[str], found: list[_Candidate | None], where: str
+    ) -> list[_Candidate | None]:
+        """``found`` (one candidate or None per sentence) with the rule a sentence says holds
+        for the whole team ("that's the rule for all of us on commercial, not only me", "ça
+        vaut pour tout le monde dans l'équipe", "eso va para todo el equipo", "das gilt für
+        alle im Einkauf") as a doctrine draft: the rule is the part of that sentence before
+        the cue when it is a clause of its own (six words or more), else the sentence before
+        it. The sentence of the cue is part of the rule, never an entry of its own."""
+        out = list(found)
+        for j, said in enumerate(sentences):
+            folded, index = fold(said)
+            langs = markers.detect(folded)
+            cue = any_match(_patterns(langs, "team_scope"), folded)
+            if cue is None or "?" in said or "¿" in said:
+                continue
+            start, _ = _clause(folded, cue.start())
+            head = said[: index[start]].strip(" ,;:-—")
+            if len(markers.words(fold(head)[0])) >= 6:
+                at, rule = j, head
+            elif j > 0 and "?" not in sentences[j - 1]:
+                at, rule = j - 1, sentences[j - 1]
+            else:
+                continue
+            text = self._rule_text(rule)
+            if text is None:
+                continue
+            why = f"said in {where} that the team holds to it (what the team accepts)"
+            out[at] = _Candidate("add", "doctrine", None, None, text, why)
+            if at != j and out[j] is not None and out[j].action == "add":  # type: ignore[union-attr]
+                out[j] = None
+        return out
+
+    def _rule_text(self, rule: str) -> str | None:
+        """A team rule as the text of a doctrine draft; None when it is a question, a one-off,
+        a fact about the document, about one thing of this session or a repeat."""
+        folded = fold(rule)[0]
+        langs = markers.detect(folded)
+        prepared = _prepare(rule, langs)
+        if "?" in prepared.text or "¿" in prepared.text or not prepared.text:
+            return None
+        folded = fold(prepared.text)[0]
+        for lang in langs:
+            if any_match(lang.not_standing, folded) or any_match(lang.document_facts, folded):
+                return None
+        if len(markers.words(folded)) < 6 or _one_thing(folded, langs):
+            return None
+        text = _clean(prepared.text, langs[0] if len(langs) == 1 else None)
+        return None if self._repeats(text) else text
 
     def confirmed(
         self, offered: str | None, said: str, where: str, cues: _TurnCues
@@ -743,7 +815,7 @@ def _directive(
     start, end = _clause(folded, max(cue.start(), cue.end() - 1))
     if any_match(_patterns(langs, "deictic"), folded[start:end]):
         return None  # one thing of this session
-    if any_match(_patterns(langs, "standing"), folded):
+    if any_match(_patterns(langs, "standing"), folded) or cues.extends:
         pass
     elif stop or general:
         if cues.current:
@@ -758,6 +830,65 @@ def _directive(
         for pattern, replacement in lang.rephrase:
             request = pattern.sub(replacement, request, count=1)
     return request
+
+
+def _dropped_again(sentences: list[str], found: list[_Candidate | None]) -> list[_Candidate | None]:
+    """``found`` without an ``add`` from a sentence that drops something ("Lass die künftig
+    einfach weg.") in a turn that removes an entry: it says that removal again."""
+    if not any(c is not None and c.action == "remove" for c in found):
+        return found
+    out = list(found)
+    for i, said in enumerate(sentences):
+        candidate = out[i]
+        if candidate is None or candidate.action != "add":
+            continue
+        folded = fold(said)[0]
+        langs = markers.detect(folded)
+        if any_match(_patterns(langs, "remove") + _patterns(langs, "cessation"), folded):
+            out[i] = None
+    return out
+
+
+def _replaced(found: list[_Candidate | None]) -> list[_Candidate | None]:
+    """``found`` with a removed entry and a new request on what it settled ("a partir de
+    ahora lo primero que miras son las penalizaciones. La protección de datos ya la revisa la
+    DPO" on "Revisar primero las cláusulas de protección de datos.": they share "primero") as
+    one ``modify`` of that entry, in its section: a change of mind is never a remove and an
+    add."""
+    removes = [c for c in found if c is not None and c.action == "remove"]
+    if len(removes) != 1 or removes[0].target is None:
+        return found
+    gone = removes[0]
+    known = {w for w in _content_words(gone.target or "") if not w.isdigit()}
+    out = list(found)
+    for i, candidate in enumerate(out):
+        if candidate is None or candidate.action != "add" or candidate.route != "memory":
+            continue
+        said = {w for w in _content_words(candidate.text or "") if not w.isdigit()}
+        if not _shared(said, known):
+            continue
+        at = out.index(gone)
+        out[at] = dataclasses.replace(gone, action="modify", text=candidate.text)
+        out[i] = None
+        break
+    return out
+
+
+def _provisional(sentences: list[str], found: list[_Candidate | None]) -> list[_Candidate | None]:
+    """``found`` without the requests said next to a sentence that says nothing is settled yet
+    or that the turn is about this piece of work only ("nothing's decided", "noch nicht
+    entschieden", "solo para este contrato … no lo hagas con los demás"), even with a trigger
+    word ("künftig" in "wir überlegen, künftig …" is what might be, not what is)."""
+    out = list(found)
+    for j, said in enumerate(sentences):
+        folded = fold(said)[0]
+        if any_match(_patterns(markers.detect(folded), "provisional"), folded) is None:
+            continue
+        for i in (j - 1, j, j + 1):
+            candidate = out[i] if 0 <= i < len(out) else None
+            if candidate is not None and candidate.action == "add":
+                out[i] = None
+    return out
 
 
 def _near_reproach(sentences: list[str], i: int) -> bool:
@@ -1031,6 +1162,10 @@ def harvest(request: HarvestRequest) -> RawAnswer:
             if candidate is not None and candidate.target in changed:
                 candidate = None  # the turn's change of that entry says it
             by_sentence.append(candidate)
+        by_sentence = _replaced(_dropped_again(sentences, by_sentence))
+        if not changes:
+            by_sentence = extractor.team_rules(sentences, by_sentence, where)
+        by_sentence = _provisional(sentences, by_sentence)
         found += _with_their_object(by_sentence, sentences)
         confirmed = extractor.confirmed(offered, own.own, where, cues)
         if confirmed is None and not any(found):
