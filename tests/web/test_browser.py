@@ -199,10 +199,11 @@ def test_every_page_at_desktop_and_phone_size_passes_axe(
         page.context.close()
     assert problems == []
     assert len(list(shots.glob("*.png"))) == 2 * len(PAGES)
-    target = os.environ.get("SERVE_SCREENSHOTS")  # to refresh the README's two pictures
+    target = os.environ.get("SERVE_SCREENSHOTS")  # to refresh the pictures in docs/img
     if target:
-        shutil.copy(shots / "inbox-wide.png", Path(target) / "serve-inbox.png")
+        shutil.copy(shots / "inbox-wide.png", Path(target) / "serve-inbox.png")  # README
         shutil.copy(shots / "inbox-phone.png", Path(target) / "serve-inbox-phone.png")
+        shutil.copy(shots / "memory-phone.png", Path(target) / "serve-memory-phone.png")  # README
 
 
 def _tab_until(page: Any, wanted: str, limit: int = 80) -> None:
