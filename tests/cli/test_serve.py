@@ -1,4 +1,4 @@
-"""``agentmem serve`` (docs/design/web.md §Web, §Who may talk to it): it listens on 127.0.0.1
+"""``agentmem serve`` (docs/design/web.md §Web, who may talk to it): it listens on 127.0.0.1
 unless ``--host`` names another address, and then it warns who may decide as the clone's
 identity; the link it prints carries the token."""
 
