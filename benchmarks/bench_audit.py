@@ -90,7 +90,7 @@ def build(tmp: Path, extra: int) -> tuple[Path, Path]:
     sys.path.insert(0, str(HERE))
     from gen_large_repo import generate, rule_text
 
-    from agentmem.doctrine import Approval, Rule, content_sha256
+    from agentmem.doctrine.model import Approval, Rule, content_sha256
 
     small = tmp / "small"
     generate(small, 100, 100, 300)

@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentmem.config import DEFAULT_CONFIG_TEXT, DEFAULT_SECTIONS
-from agentmem.doctrine import Approval, Rule, canonical_text, content_sha256
 from agentmem.doctrine.fastread import fast_canonical_text
+from agentmem.doctrine.model import Approval, Rule, content_sha256
+from agentmem.doctrine.render import canonical_text
 
 SUBJECTS = [
     "warranty",

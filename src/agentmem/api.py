@@ -44,7 +44,7 @@ from agentmem.store.repo import open_repository as open_repo
 from agentmem.store.root import find_root
 
 if TYPE_CHECKING:
-    from agentmem.doctrine import Transition
+    from agentmem.doctrine.lifecycle import Transition
     from agentmem.harvest.run import HarvestResult
     from agentmem.harvest.transcripts import Transcript
     from agentmem.proposals.model import Proposal
@@ -286,7 +286,7 @@ class Agentmem:
         Raises GovernanceError, GuardError, DuplicateRuleError (a similar live rule),
         DoctrineError (invalid scope or fields)."""
         # lazy: doctrine writes only (the duplicate guard, the lifecycle)
-        from agentmem.doctrine import Draft, propose
+        from agentmem.doctrine.drafts import Draft, propose
 
         draft = Draft(title, instruction, tuple(limits), justification, scope, session)
         with self._repo.locked():
@@ -306,11 +306,11 @@ class Agentmem:
         """Approve version ``version`` of draft rule ``rule_id`` (``agentmem doctrine approve``):
         the actor must be an admin, not its proposer nor the author of that version; the rule
         needs a scope, an instruction and a limit. Refused with what changed when the rule has
-        moved past ``version`` (:class:`~agentmem.doctrine.VersionMovedError`). ``reason`` and
+        moved past ``version`` (:class:`~agentmem.doctrine.lifecycle.VersionMovedError`). ``reason`` and
         ``session`` are recorded with the approval (``Agentmem-Reason``, ``Agentmem-Session``).
         Raises GovernanceError, DoctrineError, GuardError (a reason it refuses)."""
         # lazy: doctrine writes only
-        from agentmem.doctrine import approve
+        from agentmem.doctrine.lifecycle import approve
 
         with self._repo.locked():
             return approve(self._repo, rule_id, version=version, reason=reason, session=session)
@@ -328,11 +328,11 @@ class Agentmem:
         ``session`` recorded. Raises UsageError (another action), GovernanceError,
         DoctrineError, GuardError."""
         # lazy: doctrine writes only
-        from agentmem import doctrine
+        from agentmem.doctrine import lifecycle
 
         if action not in _DECISIONS:
             raise UsageError(f"unknown decision {action!r} (one of {', '.join(_DECISIONS)})")
-        run = getattr(doctrine, action)
+        run = getattr(lifecycle, action)
         with self._repo.locked():
             transition: Transition = run(self._repo, rule_id, reason=reason, session=session)
         return transition
@@ -349,7 +349,7 @@ class Agentmem:
         restore --yes``: an approved rule drops to draft), with ``reason`` and ``session``
         recorded. Raises GovernanceError, DoctrineError, GuardError."""
         # lazy: doctrine writes only
-        from agentmem.doctrine import restore
+        from agentmem.doctrine.drafts import restore
 
         with self._repo.locked():
             return restore(self._repo, rule_id, version, yes=True, reason=reason, session=session)

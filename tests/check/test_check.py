@@ -13,9 +13,9 @@ from tests.helpers.team import commit_as, make_rule, set_people, trailers, write
 from agentmem.check import run_check
 from agentmem.check.rules import is_canonical
 from agentmem.config import MemoryConfig
-from agentmem.doctrine import canonical_text
 from agentmem.doctrine.fastread import fast_canonical_text as _fast_canonical
 from agentmem.doctrine.fastread import fast_parse
+from agentmem.doctrine.render import canonical_text
 from agentmem.memory.file import new_memory_text
 
 SECTIONS = ["Writing style", "Priorities & scope", "Recurring patterns", "Rule dependencies"]
@@ -387,7 +387,8 @@ def test_fast_parse_reads_exactly_what_the_strict_parser_reads() -> None:
     reader returns the very same rule (and never refuses it)."""
     import random
 
-    from agentmem.doctrine import DoctrineError, parse_rule_text
+    from agentmem.doctrine.model import DoctrineError
+    from agentmem.doctrine.parse import parse_rule_text
 
     rng = random.Random(11)
     bases = [

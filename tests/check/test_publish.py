@@ -15,7 +15,8 @@ import yaml
 from tests.helpers import REPO_ROOT
 
 from agentmem.check import run_check
-from agentmem.doctrine import content_sha256, load_rules, missing_for_activation
+from agentmem.doctrine.model import content_sha256, missing_for_activation
+from agentmem.doctrine.parse import load_rules
 
 
 def test_this_repository_is_a_clean_memory_repository() -> None:

@@ -22,8 +22,8 @@ from tests.helpers import git, invoke, set_identity
 from tests.helpers.team import PEOPLE, commit_as, make_rule, set_people, trailers, write_rule
 from typer.testing import CliRunner
 
-from agentmem.doctrine import DoctrineError, load_rules, parse_rule_text
-from agentmem.doctrine.parse import load_rules_and_errors
+from agentmem.doctrine.model import DoctrineError
+from agentmem.doctrine.parse import load_rules, load_rules_and_errors, parse_rule_text
 from agentmem.memory.file import new_memory_text
 
 SYMLINK = "a symlink; agentmem reads only regular files"
@@ -132,7 +132,7 @@ def test_a_symlinked_doctrine_folder_fails_check_and_is_never_served(
 
 
 def run_show(root: Path, rule_id: str) -> None:
-    from agentmem.doctrine import load_rule
+    from agentmem.doctrine.parse import load_rule
 
     load_rule(root, rule_id)
 
@@ -145,7 +145,7 @@ def test_a_symlinked_rule_file_fails_check_and_no_reader_follows_it(
     active_rule(memrepo, "good-rule")
     (memrepo / "notes").mkdir()
     rule = make_rule("x", status="active", proposed_by="bob", approved_by="alice")
-    from agentmem.doctrine import canonical_text
+    from agentmem.doctrine.render import canonical_text
 
     (memrepo / "notes" / "x.yaml").write_text(canonical_text(rule), encoding="utf-8")
     (memrepo / "doctrine" / "x.yaml").symlink_to("../notes/x.yaml")
@@ -248,7 +248,7 @@ origin_session: s\\"
 def test_a_working_tree_encoding_that_turns_a_draft_into_an_active_rule_fails_check(
     memrepo: Path, runner: CliRunner
 ) -> None:
-    from agentmem.doctrine import content_sha256
+    from agentmem.doctrine.model import content_sha256
 
     text = SJIS_RULE.format(h=content_sha256(parse_rule_text(SJIS_RULE.format(h="a" * 64), "x")))
     (memrepo / "doctrine" / "warranty-any.yaml").write_bytes(text.encode("ascii"))

@@ -138,7 +138,7 @@ async def test_propose_rule_makes_a_draft_in_the_session_scope(memrepo: Path) ->
     from mcp import Client
 
     from agentmem.delivery.mcp_server import build_server
-    from agentmem.doctrine import load_rules
+    from agentmem.doctrine.parse import load_rules
 
     async with Client(build_server("contracts/supply"), raise_exceptions=True) as client:
         result = await client.call_tool(

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from tests.helpers import DATA, REPO_ROOT
 
-from agentmem.doctrine import DoctrineError, Rule, parse_rule_text
 from agentmem.doctrine.fastread import (
     fast_canonical_text,
     fast_parse,
@@ -20,6 +19,8 @@ from agentmem.doctrine.fastread import (
     fast_status,
     proposes,
 )
+from agentmem.doctrine.model import DoctrineError, Rule
+from agentmem.doctrine.parse import parse_rule_text
 from agentmem.doctrine.render import canonical_text
 
 REAL = sorted((REPO_ROOT / "doctrine").glob("*.yaml")) + sorted((DATA / "doctrine").glob("*.yaml"))

@@ -23,11 +23,11 @@ from agentmem.delivery.usage import (
     append_usage,
     read_usage,
 )
-from agentmem.doctrine import Rule, canonical_text
 from agentmem.doctrine import index as rule_index
 from agentmem.doctrine.drafts import similar_in_index
-from agentmem.doctrine.model import LIVE_STATUSES, DoctrineError, scopes_overlap
+from agentmem.doctrine.model import LIVE_STATUSES, DoctrineError, Rule, scopes_overlap
 from agentmem.doctrine.parse import load_rules
+from agentmem.doctrine.render import canonical_text
 from agentmem.doctrine.similar import Similar, find_similar, similarity
 
 

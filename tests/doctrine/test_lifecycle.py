@@ -178,7 +178,8 @@ def test_who_may_approve_and_what_approval_needs(team: Path, runner: CliRunner) 
     data = rule(team, "warranty-floor")
     assert data["status"] == "active"
     assert data["approval"]["by"] == "alice" and data["approval"]["version"] == 1
-    from agentmem.doctrine import content_sha256, load_rule
+    from agentmem.doctrine.model import content_sha256
+    from agentmem.doctrine.parse import load_rule
 
     assert data["approval"]["content_sha256"] == content_sha256(load_rule(team, "warranty-floor"))
     assert git(team, "status", "--porcelain") == ""
@@ -588,7 +589,8 @@ def test_a_user_reviewing_a_doctrine_proposal_is_told_the_role_needed(
 def test_a_rule_approved_91_days_ago_is_due_and_still_applied_under_alert(
     team: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentmem.doctrine import load_rule, not_applied_reason
+    from agentmem.doctrine.model import not_applied_reason
+    from agentmem.doctrine.parse import load_rule
 
     act(team, "bob")
     propose(

@@ -15,19 +15,17 @@ import yaml
 from tests.helpers import DATA, git, invoke
 from typer.testing import CliRunner
 
-from agentmem.doctrine import (
+from agentmem.doctrine.model import (
     Approval,
     DoctrineError,
     Rule,
-    canonical_text,
     content_sha256,
     is_overdue,
     lifecycle_problems,
-    load_rules,
     missing_for_activation,
-    parse_rule_text,
-    updated_text,
 )
+from agentmem.doctrine.parse import load_rules, parse_rule_text
+from agentmem.doctrine.render import canonical_text, updated_text
 
 TRAPS = DATA / "doctrine"
 

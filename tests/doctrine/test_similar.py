@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from rapidfuzz import fuzz, utils
 
-from agentmem.doctrine import Rule, applies_to, scopes_overlap
+from agentmem.doctrine.model import Rule, applies_to, scopes_overlap
 from agentmem.doctrine.similar import find_similar, normalise, similarity
 
 THRESHOLD = 85  # the default doctrine.duplicate_threshold

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from agentmem.doctrine import Approval, Rule, canonical_text, content_sha256
+from agentmem.doctrine.model import Approval, Rule, content_sha256
+from agentmem.doctrine.render import canonical_text
 
 PEOPLE = {
     "alice": "alice@example.com",

@@ -191,7 +191,8 @@ def test_a_rule_edited_by_hand_after_approval_is_not_applied() -> None:
 
     from tests.helpers import REPO_ROOT
 
-    from agentmem.doctrine import load_rules, not_applied_reason
+    from agentmem.doctrine.model import not_applied_reason
+    from agentmem.doctrine.parse import load_rules
 
     rule = next(r for r in load_rules(REPO_ROOT) if r.status == "active")
     assert not_applied_reason(rule, rule.scope or "", date(2026, 11, 29), "alert") is None

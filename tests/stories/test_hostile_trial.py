@@ -216,8 +216,8 @@ def test_audit_withholds_a_rule_that_fails_the_guard() -> None:
 
     from agentmem.config import load_config
     from agentmem.delivery.context import build_audit, render_audit
-    from agentmem.doctrine import load_rules
     from agentmem.doctrine.model import content_sha256
+    from agentmem.doctrine.parse import load_rules
     from agentmem.store.repo import Person
 
     rules = load_rules(REPO_ROOT)

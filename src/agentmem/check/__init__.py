@@ -99,7 +99,7 @@ def _check_tree(root: Path, report: CheckReport, today: date | None) -> None:
     # lazy: import agentmem.check.findings must not load the whole check: run_check loads it
     from agentmem.check import files, tree
     from agentmem.config import CONFIG_FILE
-    from agentmem.doctrine import today as doctrine_today
+    from agentmem.doctrine.model import today as doctrine_today
     from agentmem.store.repo import ROLES_FILE
 
     state = tree.TreeState()

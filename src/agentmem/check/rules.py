@@ -20,19 +20,21 @@ from pathlib import Path
 from agentmem import governance, guard
 from agentmem.check.findings import ERROR, WARNING, Finding, from_error
 from agentmem.check.tree import TreeState, file_scan_sees_line_ends, listed_files
-from agentmem.doctrine import (
-    DoctrineError,
-    Rule,
-    canonical_text,
-    content_sha256,
-    is_overdue,
-    missing_for_activation,
-    parse_rule_text,
-    retired_rule_on,
-)
 from agentmem.doctrine.conflicts import Profile, conflicts_among, profile
 from agentmem.doctrine.fastread import fast_canonical_text, fast_parse
-from agentmem.doctrine.model import APPROVED_STATUSES, FIELD_MAX_CHARS, lifecycle_problems
+from agentmem.doctrine.model import (
+    APPROVED_STATUSES,
+    FIELD_MAX_CHARS,
+    DoctrineError,
+    Rule,
+    content_sha256,
+    is_overdue,
+    lifecycle_problems,
+    missing_for_activation,
+    retired_rule_on,
+)
+from agentmem.doctrine.parse import parse_rule_text
+from agentmem.doctrine.render import canonical_text
 from agentmem.errors import AgentmemError
 from agentmem.store import regular
 

@@ -15,8 +15,9 @@ from agentmem.cli.common import FormatOption, repository
 from agentmem.cli.output import Format
 
 if TYPE_CHECKING:
-    from agentmem.doctrine import ApprovalPreview, Rule, Transition
     from agentmem.doctrine.index import Brief
+    from agentmem.doctrine.lifecycle import ApprovalPreview, Transition
+    from agentmem.doctrine.model import Rule
     from agentmem.store.repo import Repository
 
 app = typer.Typer(
@@ -143,7 +144,8 @@ def _run_each(
 
 def _confirmed(run: Callable[[bool], Transition]) -> Transition:
     """Run a content change; if it would drop an active rule to draft, say so and ask."""
-    from agentmem.doctrine import ConfirmationNeeded, DoctrineError
+    from agentmem.doctrine.drafts import ConfirmationNeeded
+    from agentmem.doctrine.model import DoctrineError
     from agentmem.errors import UsageError
 
     try:
@@ -198,8 +200,8 @@ def propose(
 ) -> None:
     """Propose a draft rule (member, admin). A draft applies nowhere until an admin approves it;
     scope, instruction and at least one limit are checked then, not now."""
-    from agentmem.doctrine import Draft
-    from agentmem.doctrine import propose as do_propose
+    from agentmem.doctrine.drafts import Draft
+    from agentmem.doctrine.drafts import propose as do_propose
 
     repo = repository()
     draft = Draft(title, instruction, tuple(limit or ()), justification, scope, session)
@@ -239,8 +241,8 @@ def edit(
     """Change a rule's content (member, admin): a new version. An active rule drops to draft and
     its approval is cleared — you are told and asked first (--yes for scripts). --limit ADDS a
     limit; with --replace-limits the given limits replace them all. Shows what changed."""
-    from agentmem.doctrine import Changes
-    from agentmem.doctrine import edit as do_edit
+    from agentmem.doctrine.drafts import Changes
+    from agentmem.doctrine.drafts import edit as do_edit
 
     repo = repository()
     changes = Changes(
@@ -268,7 +270,7 @@ def assign(
     distinct: Distinct = False,
 ) -> None:
     """Give a rule its scope (member, admin): a content change, like edit."""
-    from agentmem.doctrine import assign as do_assign
+    from agentmem.doctrine.drafts import assign as do_assign
 
     repo = repository()
 
@@ -292,7 +294,7 @@ def restore(
 ) -> None:
     """Bring back the content of version N (from git history) as a new draft version; its old
     status and approval never come back (member, admin)."""
-    from agentmem.doctrine import restore as do_restore
+    from agentmem.doctrine.drafts import restore as do_restore
 
     repo = repository()
 
@@ -379,9 +381,9 @@ def _approve_one(
     reason: str | None = None,
     session: str | None = None,
 ) -> Transition:
-    from agentmem.doctrine import DoctrineError, VersionMovedError, content_sha256, preview_approval
-    from agentmem.doctrine import approve as do_approve
-    from agentmem.doctrine.lifecycle import decision_trailers
+    from agentmem.doctrine.lifecycle import VersionMovedError, decision_trailers, preview_approval
+    from agentmem.doctrine.lifecycle import approve as do_approve
+    from agentmem.doctrine.model import DoctrineError, content_sha256
     from agentmem.errors import UsageError
 
     decision_trailers(reason, session)  # a refused reason is said before anything is shown
@@ -475,8 +477,10 @@ def diff_rule(
 ) -> None:
     """What a rule's current version changes: since its last active version (the whole rule when
     it never was active), or since version --from N. What doctrine approve shows."""
-    from agentmem.doctrine import changes_since_active, load_rule, version_content
     from agentmem.doctrine.compare import diff_lines
+    from agentmem.doctrine.lifecycle import changes_since_active
+    from agentmem.doctrine.parse import load_rule
+    from agentmem.doctrine.versions import version_content
 
     repo = repository()
     root = repo.root
@@ -503,7 +507,7 @@ def diff_rule(
 @app.command()
 def suspend(rule_ids: Ids, reason: Reason = None, session: Session = None) -> None:
     """Stop applying active rules for a while (admin); resume brings them back."""
-    from agentmem.doctrine import suspend as do
+    from agentmem.doctrine.lifecycle import suspend as do
 
     _each(rule_ids, "suspended", do, reason, session)
 
@@ -511,7 +515,7 @@ def suspend(rule_ids: Ids, reason: Reason = None, session: Session = None) -> No
 @app.command()
 def resume(rule_ids: Ids, reason: Reason = None, session: Session = None) -> None:
     """Re-activate suspended rules (admin) whose content still matches their approval."""
-    from agentmem.doctrine import resume as do
+    from agentmem.doctrine.lifecycle import resume as do
 
     _each(rule_ids, "resumed", do, reason, session)
 
@@ -519,7 +523,7 @@ def resume(rule_ids: Ids, reason: Reason = None, session: Session = None) -> Non
 @app.command()
 def deactivate(rule_ids: Ids, reason: Reason = None, session: Session = None) -> None:
     """Retire active or suspended rules (admin); their approval is cleared."""
-    from agentmem.doctrine import deactivate as do
+    from agentmem.doctrine.lifecycle import deactivate as do
 
     _each(rule_ids, "deactivated", do, reason, session)
 
@@ -527,7 +531,7 @@ def deactivate(rule_ids: Ids, reason: Reason = None, session: Session = None) ->
 @app.command()
 def archive(rule_ids: Ids, reason: Reason = None, session: Session = None) -> None:
     """Archive rules in any status (admin): kept for the record, never changed again."""
-    from agentmem.doctrine import archive as do
+    from agentmem.doctrine.lifecycle import archive as do
 
     _each(rule_ids, "archived", do, reason, session)
 
@@ -535,7 +539,7 @@ def archive(rule_ids: Ids, reason: Reason = None, session: Session = None) -> No
 @app.command()
 def reconfirm(rule_ids: Ids, reason: Reason = None, session: Session = None) -> None:
     """Review active rules (admin, not the proposer): review_due moves review_days ahead."""
-    from agentmem.doctrine import reconfirm as do
+    from agentmem.doctrine.lifecycle import reconfirm as do
 
     _each(rule_ids, "reconfirmed", do, reason, session)
 
@@ -565,8 +569,8 @@ def list_rules(
     fmt: FormatOption = Format.text,
 ) -> None:
     """List the rules: id, status, version, scope, title."""
-    from agentmem.doctrine import STATUSES, applies_to
     from agentmem.doctrine.index import read_briefs
+    from agentmem.doctrine.model import STATUSES, applies_to
     from agentmem.errors import UsageError
 
     if status is not None and status not in STATUSES:
@@ -612,7 +616,8 @@ def list_rules(
 def show(rule_ids: Ids, fmt: FormatOption = Format.text) -> None:
     """Show rules as their files hold them, with what approval still needs."""
     from agentmem.apply.writer import read_current
-    from agentmem.doctrine import lifecycle_problems, load_rule, missing_for_activation
+    from agentmem.doctrine.model import lifecycle_problems, missing_for_activation
+    from agentmem.doctrine.parse import load_rule
 
     root = repository().root
     rules = [load_rule(root, rule_id) for rule_id in dict.fromkeys(rule_ids)]
@@ -634,7 +639,8 @@ def show(rule_ids: Ids, fmt: FormatOption = Format.text) -> None:
 @app.command()
 def history(rule_id: Id, fmt: FormatOption = Format.text) -> None:
     """Every version and status change of a rule: who, what, when (from the audit commits)."""
-    from agentmem.doctrine import load_rule, rule_history
+    from agentmem.doctrine.parse import load_rule
+    from agentmem.doctrine.versions import rule_history
 
     repo = repository()
     load_rule(repo.root, rule_id)
@@ -656,7 +662,7 @@ def history(rule_id: Id, fmt: FormatOption = Format.text) -> None:
 def due(fmt: FormatOption = Format.text) -> None:
     """Active rules past their review date or in a retired scope (admin). Under on_review_due:
     alert they stay applied; under suspend they stop applying until reconfirmed."""
-    from agentmem.doctrine import due as find_due
+    from agentmem.doctrine.lifecycle import due as find_due
 
     repo = repository()
     items = find_due(repo)

@@ -459,7 +459,7 @@ def _show_doctrine(
 ) -> bool:
     """Show the draft rule a doctrine proposal would become (its text, then its facts apart);
     False when it cannot be made."""
-    from agentmem.doctrine import plan_from_proposal
+    from agentmem.doctrine.drafts import plan_from_proposal
     from agentmem.errors import AgentmemError
 
     console = console or output.stderr()
@@ -493,7 +493,7 @@ def _report_doctrine(outcomes: list[DoctrineOutcome]) -> int:
             continue
         commit = t.commit[:10] if t.commit else "no change"
         output.data(f"accepted {outcome.proposal.id} → draft rule {t.rule.id} v1 ({commit})")
-        from agentmem.doctrine import missing_for_activation
+        from agentmem.doctrine.model import missing_for_activation
 
         missing = missing_for_activation(t.rule)
         if missing:

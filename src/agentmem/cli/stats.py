@@ -53,7 +53,7 @@ def stats(
       agentmem stats
       agentmem stats --person claire --format json
     """
-    from agentmem.doctrine import today
+    from agentmem.doctrine.model import today
     from agentmem.tidy.stats import collect
 
     repo = repository()

@@ -37,7 +37,7 @@ from agentmem.memory.records import scope_contains, today_iso
 if TYPE_CHECKING:
     from agentmem.config import Config
     from agentmem.delivery.usage import RuleUsage
-    from agentmem.doctrine import Rule
+    from agentmem.doctrine.model import Rule
     from agentmem.store.hotcache import HotCache
     from agentmem.store.repo import Person, Repository
 
@@ -542,7 +542,7 @@ def decide(
     ``on_review_due: suspend``.
     """
     # lazy: hot path: a hook's chat block reads no rule and writes no usage
-    from agentmem.doctrine import is_overdue, not_applied_reason
+    from agentmem.doctrine.model import is_overdue, not_applied_reason
 
     overdue = is_overdue(rule, today, retired, review_days)
     if not given:
@@ -576,7 +576,7 @@ def build_audit(
     """Decide every rule for ``scope`` (pure). Applied rules are ordered from the widest scope to
     the narrowest, then by id, so the same repository gives every person the same audit."""
     # lazy: hot path: a hook's chat block reads no rule and writes no usage
-    from agentmem.doctrine import applies_to
+    from agentmem.doctrine.model import applies_to
 
     given = actor.role in config.context.doctrine_for_roles
     others: dict[str, int] = {}
@@ -598,9 +598,8 @@ def audit_from_index(
     scope applies to ``scope`` are read from their files; the others are decided from the
     index. Raises the first :class:`DoctrineError` of a bad rule file, as ``load_rules`` does."""
     # lazy: hot path: a hook's chat block reads no rule and writes no usage
-    from agentmem.doctrine import applies_to
     from agentmem.doctrine.index import read_rule, scope_groups
-    from agentmem.doctrine.model import reason_before_scope
+    from agentmem.doctrine.model import applies_to, reason_before_scope
 
     groups, errors, parsed = scope_groups(root)
     if errors:
@@ -774,7 +773,7 @@ def run_audit(repo: Repository, actor: Person, scope: str) -> AuditContext:
     """
     # lazy: hot path: a hook's chat block reads no rule and writes no usage
     from agentmem.delivery.usage import UsageRecord, append_usage, new_run_id, now_stamp
-    from agentmem.doctrine import normalise_scope, today
+    from agentmem.doctrine.model import normalise_scope, today
 
     clean = normalise_scope(scope, "--scope")
     if clean is None:

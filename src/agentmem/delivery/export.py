@@ -45,7 +45,8 @@ from agentmem.delivery.context import (
     serve_memory,
 )
 from agentmem.delivery.hotread import resolved_folder, scope_for_folder
-from agentmem.doctrine import load_rules, normalise_scope, today
+from agentmem.doctrine.model import normalise_scope, today
+from agentmem.doctrine.parse import load_rules
 from agentmem.errors import AgentmemError, GovernanceError, UsageError
 from agentmem.governance import ADMIN
 from agentmem.memory.records import scope_contains

@@ -42,7 +42,7 @@ from agentmem.delivery.context import build_chat, render_chat
 from agentmem.delivery.mcp_start import INSTRUCTIONS
 from agentmem.delivery.usage import log_chat
 from agentmem.delivery.usagelog import entry_hash
-from agentmem.doctrine import Draft, propose
+from agentmem.doctrine.drafts import Draft, propose
 from agentmem.errors import AgentmemError, BusyError, NotARepositoryError, UsageError
 from agentmem.nesting import MAX_DEPTH, too_deep
 from agentmem.proposals.inbox import foreign, list_pending
@@ -233,7 +233,7 @@ def propose_rule_transition(
     scope: str | None,
     session: str,
 ) -> Any:
-    """The :class:`agentmem.doctrine.Transition` of a draft proposed by the actor."""
+    """The :class:`agentmem.doctrine.lifecycle.Transition` of a draft proposed by the actor."""
     repo = open_repo()
     draft = Draft(title, instruction, tuple(limits), justification, scope, session)
     with repo.locked():

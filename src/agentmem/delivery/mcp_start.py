@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentmem import __version__
-from agentmem.doctrine import normalise_scope
+from agentmem.doctrine.model import normalise_scope
 
 INSTRUCTIONS = (
     "agentmem keeps the user's approved working preferences (personal memory) and the team's "

@@ -19,7 +19,7 @@ from agentmem import trailers as tr
 from agentmem.apply.planner import FileChange, MemoryPlan, check_entry, new_record, plan_memory
 from agentmem.apply.writer import apply_changes, read_current
 from agentmem.config import MemoryConfig
-from agentmem.doctrine import draft_from_proposal
+from agentmem.doctrine.drafts import draft_from_proposal
 from agentmem.errors import (
     AgentmemError,
     ApplyConflictError,
@@ -47,7 +47,7 @@ from agentmem.store.repo import INBOX_DIR, Person, Repository
 from agentmem.store.sign import signing_wanted
 
 if TYPE_CHECKING:
-    from agentmem.doctrine import Transition
+    from agentmem.doctrine.lifecycle import Transition
     from agentmem.errors import AgentmemError
     from agentmem.memory.file import Entry
 

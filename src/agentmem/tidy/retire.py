@@ -23,8 +23,9 @@ from agentmem import trailers as tr
 from agentmem.apply.change import FileChange
 from agentmem.apply.writer import apply_changes, read_current
 from agentmem.config import CONFIG_FILE, parse_config
-from agentmem.doctrine import load_rules, retired_rule_on, today
 from agentmem.doctrine.lifecycle import decision_trailers, signing_wanted
+from agentmem.doctrine.model import retired_rule_on, today
+from agentmem.doctrine.parse import load_rules
 from agentmem.errors import ConfigError, UsageError
 from agentmem.memory.file import parse_memory
 from agentmem.memory.records import retired_on, today_iso

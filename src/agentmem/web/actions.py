@@ -22,14 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentmem import trailers as tr
-from agentmem.doctrine import (
-    DoctrineError,
-    Transition,
-    load_rule,
-    missing_for_activation,
-    version_content,
-)
 from agentmem.doctrine.compare import diff_lines
+from agentmem.doctrine.lifecycle import Transition
+from agentmem.doctrine.model import DoctrineError, missing_for_activation
+from agentmem.doctrine.parse import load_rule
+from agentmem.doctrine.versions import version_content
 from agentmem.errors import AgentmemError, ApplyConflictError, ProposalError
 from agentmem.memory.file import (
     Entry,
@@ -401,8 +398,8 @@ def approve(
     rule, incomplete rules, the rule moved on: :class:`VersionMovedError` with what changed)
     are the CLI's."""
     # lazy: the lifecycle only for a decision
-    from agentmem.doctrine import VersionMovedError
-    from agentmem.doctrine import approve as do_approve
+    from agentmem.doctrine.lifecycle import VersionMovedError
+    from agentmem.doctrine.lifecycle import approve as do_approve
 
     try:
         with repo.locked():
@@ -433,11 +430,11 @@ def transition(
     """``doctrine suspend|resume|deactivate|archive|reconfirm ID`` on the rule as the page
     showed it: ONE commit, with ``reason`` recorded (``--reason``)."""
     # lazy: the lifecycle only for a decision
-    from agentmem import doctrine
+    from agentmem.doctrine import lifecycle
 
     if action not in _TRANSITIONS:
         raise UnknownIdError(f"no action {action!r} on a rule (actions: {', '.join(_TRANSITIONS)})")
-    run = getattr(doctrine, action)
+    run = getattr(lifecycle, action)
     with repo.locked():
         _rule_as_shown(repo, rule_id, version, status)
         t = run(repo, rule_id, reason=reason)
@@ -454,10 +451,10 @@ def restore(
     reason: str | None = None,
 ) -> Done:
     """``doctrine restore ID --version N`` on the rule as the page showed it; an active rule
-    asks first (:class:`~agentmem.doctrine.ConfirmationNeeded`, ``confirmed`` answers it);
+    asks first (:class:`~agentmem.doctrine.drafts.ConfirmationNeeded`, ``confirmed`` answers it);
     ``reason`` is recorded (``--reason``)."""
     # lazy: the drafts module only for a decision
-    from agentmem.doctrine import restore as do_restore
+    from agentmem.doctrine.drafts import restore as do_restore
 
     with repo.locked():
         _rule_as_shown(repo, rule_id, version, status)

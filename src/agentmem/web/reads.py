@@ -22,20 +22,19 @@ from agentmem.apply.planner import MemoryPlan, plan_memory
 from agentmem.apply.writer import read_current
 from agentmem.delivery.context import build_chat, entry_label, withhold_reason
 from agentmem.delivery.served import FIX_MEMORY, ServedFile, serve_file
-from agentmem.doctrine import (
+from agentmem.doctrine.compare import diff_lines, whole
+from agentmem.doctrine.index import Brief, Briefs, read_briefs, rules_of
+from agentmem.doctrine.model import (
     STATUSES,
     DoctrineError,
     Rule,
     applies_to,
     content_sha256,
-    load_rule,
     missing_for_activation,
-    rule_history,
     today,
-    version_content,
 )
-from agentmem.doctrine.compare import diff_lines, whole
-from agentmem.doctrine.index import Brief, Briefs, read_briefs, rules_of
+from agentmem.doctrine.parse import load_rule
+from agentmem.doctrine.versions import rule_history, version_content
 from agentmem.errors import AgentmemError, UsageError
 from agentmem.memory.file import Entry, new_memory_text, parse_memory
 from agentmem.memory.records import Record, today_iso
@@ -58,7 +57,7 @@ def digest(*parts: str | bytes | None) -> str:
 
 def days_since(stamp: str | None, on: date | None = None) -> int:
     """Whole days from an ISO date or time (``2026-12-01``, ``2026-12-01T10:00:00Z``) to
-    ``on`` (default: agentmem's clock, :func:`agentmem.doctrine.today`); 0 when unknown."""
+    ``on`` (default: agentmem's clock, :func:`agentmem.doctrine.model.today`); 0 when unknown."""
     if not stamp:
         return 0
     try:
@@ -345,7 +344,7 @@ def inbox_view(repo: Repository, person: str | None = None) -> InboxView:
 def _draft_preview(repo: Repository, actor: Person, proposal: Proposal) -> dict[str, object]:
     """The draft rule a doctrine proposal would become (what ``review`` shows), or why not."""
     # lazy: the drafts module (and the duplicate guard) only for a doctrine proposal
-    from agentmem.doctrine import plan_from_proposal
+    from agentmem.doctrine.drafts import plan_from_proposal
 
     try:
         plan = plan_from_proposal(repo, proposal)
@@ -677,8 +676,8 @@ def review_queue(repo: Repository) -> ReviewQueue:
     ``doctrine approve`` word for word), and active rules past their review date
     (``doctrine due``, admin only: a member gets its refusal)."""
     # lazy: the lifecycle and the duplicate guard only for the queue
-    from agentmem.doctrine import due, preview_approval
     from agentmem.doctrine.drafts import similar_rules
+    from agentmem.doctrine.lifecycle import due, preview_approval
 
     due_rules = due(repo)  # raises the CLI's refusal for anyone but an admin
     found = read_briefs(repo.root)

@@ -30,8 +30,9 @@ from tests.helpers.team import (
 
 from agentmem.check.history.lineage import only_removes
 from agentmem.check.history.walk import check_history
-from agentmem.doctrine import canonical_text, fastread
+from agentmem.doctrine import fastread
 from agentmem.doctrine.fastread import fast_proposed_by
+from agentmem.doctrine.render import canonical_text
 
 needs_ssh = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
 

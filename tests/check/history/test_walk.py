@@ -15,8 +15,8 @@ from tests.helpers.team import commit_as, make_rule, set_people, ssh_key, traile
 from agentmem.check import run_check
 from agentmem.check.history.gitread import BlobReader, case_problem, parse_log
 from agentmem.check.history.walk import check_history
-from agentmem.doctrine import canonical_text
 from agentmem.doctrine.fastread import fast_status
+from agentmem.doctrine.render import canonical_text
 from agentmem.errors import GitError
 
 

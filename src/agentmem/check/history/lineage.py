@@ -35,7 +35,9 @@ from agentmem import governance
 from agentmem.check.history import signing
 from agentmem.check.history.gitread import CommitRecord
 from agentmem.config import CONFIG_FILE, DoctrineConfig
-from agentmem.doctrine import DoctrineError, Rule, content_sha256, fastread, parse_rule_text
+from agentmem.doctrine import fastread
+from agentmem.doctrine.model import DoctrineError, Rule, content_sha256
+from agentmem.doctrine.parse import parse_rule_text
 from agentmem.errors import AgentmemError
 from agentmem.store.repo import ROLES_FILE, Person, parse_roles
 from agentmem.store.yamlio import load_yaml_text

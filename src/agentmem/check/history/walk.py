@@ -59,7 +59,7 @@ from agentmem.check.history.lineage import (
     parse_roles_text,
 )
 from agentmem.config import CONFIG_FILE
-from agentmem.doctrine import Rule, missing_for_activation
+from agentmem.doctrine.model import Rule, missing_for_activation
 from agentmem.doctrine.settings import adds_folders_only, governance_values
 from agentmem.errors import AgentmemError
 from agentmem.store.erasures import ERASURES_FILE, lost, parse_record
