@@ -64,6 +64,11 @@ SCOPES = [
     "hr/policies",
 ]
 VERBS = ["Accept", "Refuse", "Flag", "Ask for", "Propose", "Check"]
+NEGATIVE_VERBS = frozenset({"Refuse"})
+#: FIGURES: a team's doctrine is consistent, so the generated one is too (``check`` finds no
+#: ``doctrine-conflict``): the figures of an instruction follow from its subject, so rules on one
+#: subject set the same value (another value would be a conflict), and a refusal's figure is
+#: never its acceptance's (the same figure, refused and accepted, would be the opposite).
 ENTRIES = [
     "Keep a collaborative tone with long-standing suppliers.",
     "Do not propose revisions on confidentiality clauses; they are handled separately.",
@@ -129,14 +134,18 @@ def rule_text(rule: Rule) -> str:
 
 def make_rule(rng: random.Random, number: int, proposer: Person) -> Rule:
     if rng.random() < 0.3:
-        subject = rng.choice(SUBJECTS_FR)
+        topic = rng.randrange(len(SUBJECTS_FR))
+        subject = SUBJECTS_FR[topic]
         title = f"Règle {number} sur {subject}"
-        instruction = f"Accepter {subject} à {rng.randint(6, 36)} mois lorsque le fournisseur est référencé depuis {rng.randint(2, 9)} ans."
+        instruction = f"Accepter {subject} à {12 + 2 * topic} mois lorsque le fournisseur est référencé depuis {2 + topic} ans."
         limits = (f"Pas pour les contrats de plus de {rng.randint(50, 900)} 000 euros.",)
     else:
-        subject = rng.choice(SUBJECTS)
+        topic = rng.randrange(len(SUBJECTS))
+        subject = SUBJECTS[topic]
+        verb = rng.choice(VERBS)
         title = f"Rule {number} on {subject}"
-        instruction = f"{rng.choice(VERBS)} {subject} of {rng.randint(6, 36)} months on these contracts although the playbook asks for {rng.randint(12, 48)}."
+        months = 12 + 2 * topic + (verb in NEGATIVE_VERBS)  # see FIGURES
+        instruction = f"{verb} {subject} of {months} months on these contracts although the playbook asks for {30 + topic}."
         limits = tuple(
             f"Not when the counterparty has traded with us for less than {rng.randint(1, 5)} years, case {i}."
             for i in range(rng.randint(1, 3))

@@ -95,6 +95,21 @@ def test_among_many_each_rule_names_its_smallest_partner_in_an_overlapping_scope
     assert conflicts_among(list(reversed(profiles))) == found
 
 
+def test_a_consistent_doctrine_is_tried_once_per_figure_and_an_odd_rule_is_still_found() -> None:
+    """1,000 rules setting one cap and one, last by id, setting another: the odd one is found
+    and named by each of the others (one representative per figure is tried, so the 400 tries
+    per group no longer end before it), and none of the 1,000 conflicts with another."""
+    cap = "Cap late-delivery penalties at {} % of the order value."
+    same = _p(cap.format(10), "p-0000")
+    profiles = [same._replace(rule_id=f"p-{n:04d}") for n in range(1000)]
+    profiles.append(_p(cap.format(20), "p-9999"))
+    found = conflicts_among(profiles)
+    assert len(found) == 1001
+    assert found["p-9999"][1].rule_id == "p-0000"
+    assert {c.rule_id for rule_id, (_p_, c) in found.items() if rule_id != "p-9999"} == {"p-9999"}
+    assert conflicts_among(profiles[:1000]) == {}
+
+
 def test_find_conflicts_for_one_rule_leaves_out_other_scopes_and_retired_rules() -> None:
     rule = make_rule("new", instruction="Cap penalties at 10 %.", scope="contracts/supply")
     others = [

@@ -37,7 +37,7 @@ from agentmem.doctrine.model import LIVE_STATUSES, Rule, scopes_overlap
 from agentmem.doctrine.similar import STOPWORDS, singular
 
 SAME_WORDS_SCORE = 90.0
-_SCAN_CAP = 400  # rules tried per group of equal forms before giving up on a partner there
+_SCAN_CAP = 400  # (figures, bound) tried per group of equal forms before giving up there
 _UNITS = (("%", " percent "), ("‰", " permille "), ("€", " eur "), ("$", " usd "), ("£", " gbp "))
 # -- The negation vocabulary of both conflict detectors: this one (rules) and
 # proposals/conflicts.py (memory entries), which imports it from here. Words as people write
@@ -379,9 +379,10 @@ def conflicts_among(profiles: list[Profile]) -> dict[str, tuple[Profile, Conflic
     """Every rule (by id) that conflicts with another of an overlapping scope: its profile and
     the conflict with the smallest other id (``check``)."""
     ordered = sorted(profiles, key=lambda p: p.rule_id)
-    groups: dict[tuple[str, bool, str | None], list[Profile]] = defaultdict(list)
+    members: dict[tuple[str, bool, str | None], list[Profile]] = defaultdict(list)
     for p in ordered:
-        groups[(p.subject, p.negative, p.scope)].append(p)
+        members[(p.subject, p.negative, p.scope)].append(p)
+    groups = {key: _representatives(group) for key, group in members.items()}
     subjects = sorted({subject for subject, _negative, _scope in groups})
     index = {s: i for i, s in enumerate(subjects)}
     near = _neighbours(subjects)
@@ -407,18 +408,33 @@ def conflicts_among(profiles: list[Profile]) -> dict[str, tuple[Profile, Conflic
     return found
 
 
+def _representatives(group: list[Profile]) -> list[Profile]:
+    """The first rule (smallest id) of ``group`` for each of its ``(numbers, bound)``: whether a
+    rule conflicts with another of the group depends on those two alone, so the first rule that
+    does is one of these (a consistent doctrine has thousands of rules on one subject with one
+    figure: each is tried once, not once per rule)."""
+    seen: set[tuple[tuple[str, ...], str]] = set()
+    out = []
+    for p in group:
+        key = (p.numbers, p.bound)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
+
+
 def _first(
     p: Profile, group: list[Profile], best: tuple[Profile, str] | None, kind: str
 ) -> tuple[Profile, str] | None:
-    """The rule of ``group`` (same subject, polarity and scope; sorted by id) with the smallest
-    id that conflicts with ``p`` as ``kind`` says, if it is smaller than ``best``; else ``best``.
-    At most :data:`_SCAN_CAP` rules are tried."""
+    """The rule of ``group`` (same subject, polarity and scope; its :func:`_representatives`)
+    with the smallest id that conflicts with ``p`` as ``kind`` says, if it is smaller than
+    ``best``; else ``best``. At most :data:`_SCAN_CAP` rules are tried. ``p`` itself needs no
+    skipping: it is never in a group of the other polarity, and in its own its figures are its
+    own (no value conflict)."""
     limit = best[0].rule_id if best is not None else None
     for n, other in enumerate(group):
         if n >= _SCAN_CAP or (limit is not None and other.rule_id >= limit):
             break
-        if other.rule_id == p.rule_id:
-            continue
         if kind == "opposite":
             if other.numbers == p.numbers:
                 return other, kind
