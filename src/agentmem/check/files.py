@@ -21,6 +21,7 @@ from agentmem.store.repo import MEMORY_DIR
 PARALLEL_FROM_FILES = 1500  # below this, starting workers costs more than it saves
 PROGRESS_FROM_FILES = 2000  # from this many files, progress lines on stderr
 _CHUNKS_PER_WORKER = 4
+_WARM_UP = 8  # memory files and rule files checked before the workers fork
 
 
 def jobs() -> int:
@@ -62,19 +63,21 @@ def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Fi
         return refused + serial + across, checked
     parts = workers * _CHUNKS_PER_WORKER
     tree.file_scan_sees_line_ends()  # computed once, inherited by the workers
+    # The first files are checked here before forking: what the guard and the parsers build on
+    # first use (compiled patterns, word caches) is then built once and inherited, not once per
+    # worker.
+    findings, ids, profiles = _chunk(memory[:_WARM_UP], doctrine[:_WARM_UP], state, today)
+    memory, doctrine = memory[_WARM_UP:], doctrine[_WARM_UP:]
+    done = total - len(memory) - len(doctrine)
     # lazy: forks workers only for a check over many files
     import multiprocessing
 
     context = multiprocessing.get_context("fork")
-    findings: list[Finding] = []
-    ids: list[tuple[str, str]] = []
-    profiles: list[tuple[str, Profile]] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         futures = [
             pool.submit(_chunk, memory[i::parts], doctrine[i::parts], state, today)
             for i in range(parts)
         ]
-        done = 0
         for i, future in enumerate(futures):
             part_findings, part_ids, part_profiles = future.result()
             findings += part_findings

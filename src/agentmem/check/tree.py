@@ -156,8 +156,11 @@ def refusal_finding(refused: tuple[str, str]) -> Finding:
 
 
 def check_memory_files(paths: list[Path], state: TreeState) -> list[Finding]:
-    """Check memory files (see :func:`check_memory_text`)."""
+    """Check memory files (see :func:`check_memory_text`). The guard reads them by batches of
+    :data:`GUARD_BATCH_FILES` joined (:func:`guard_memory_batch`)."""
     findings: list[Finding] = []
+    batching = file_scan_sees_line_ends()
+    to_guard: list[tuple[str, str, MemoryFile | None]] = []
     for path in paths:
         rel = f"{MEMORY_DIR}/{path.name}"
         try:
@@ -170,13 +173,44 @@ def check_memory_files(paths: list[Path], state: TreeState) -> list[Finding]:
             findings.append(from_error(exc, rel, "path-symlink"))
             continue
         if text is not None:
-            findings += check_memory_text(rel, path.stem, text, state)
+            findings += check_memory_text(
+                rel, path.stem, text, state, guarded=to_guard if batching else None
+            )
+    for start in range(0, len(to_guard), GUARD_BATCH_FILES):
+        findings += guard_memory_batch(to_guard[start : start + GUARD_BATCH_FILES])
     return findings
 
 
-def check_memory_text(rel: str, person: str, text: str, state: TreeState) -> list[Finding]:
+GUARD_BATCH_FILES = 32  # memory files per guard call (a call's cost grows with its distinct words)
+
+
+def guard_memory_batch(items: list[tuple[str, str, MemoryFile | None]]) -> list[Finding]:
+    """:func:`memory_guard_findings` of several memory files ``(rel, text, parsed)``: their
+    texts as the guard reads them, joined, are scanned once as one file (the guard reads a file
+    line by line: no pattern crosses a line end, and more text only adds findings); only a batch
+    with a finding is scanned again file by file, so the findings are exactly the per-file
+    ones. Needs :func:`file_scan_sees_line_ends`."""
+    texts = [strip_markers(text) for _, text, _ in items]
+    joined = "".join(t if t.endswith("\n") else t + "\n" for t in texts)
+    if not guard.scan(joined, kind="file"):
+        return []
+    found: list[Finding] = []
+    for rel, text, memory in items:
+        found += memory_guard_findings(rel, text, memory)
+    return found
+
+
+def check_memory_text(
+    rel: str,
+    person: str,
+    text: str,
+    state: TreeState,
+    *,
+    guarded: list[tuple[str, str, MemoryFile | None]] | None = None,
+) -> list[Finding]:
     """One memory file (docs/design/memory.md §Memory file, §Guard): name, owner, structure, budget, entry
-    sizes, guard."""
+    sizes, guard. With ``guarded``, the file is appended there for :func:`guard_memory_batch`
+    instead of being scanned here."""
     config = state.config.memory
     if not _SLUG.match(person):
         message = "file name is not a person id (lower-case letters, digits and hyphens)"
@@ -207,7 +241,10 @@ def check_memory_text(rel: str, person: str, text: str, state: TreeState) -> lis
         if size > config.entry_max_chars:
             message = f"entry is {size} characters; the limit is {config.entry_max_chars}: shorten or split it"
             findings.append(Finding(rel, entry.line, ERROR, "memory-entry-too-long", message))
-    findings += memory_guard_findings(rel, text, memory)
+    if guarded is None:
+        findings += memory_guard_findings(rel, text, memory)
+    else:
+        guarded.append((rel, text, memory))
     findings += contradiction_findings(rel, entries)
     return findings
 
