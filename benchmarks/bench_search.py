@@ -89,9 +89,9 @@ def _row(name: str, mine: list[float], base: list[float], target: str) -> None:
 
 
 def bench_search(root: Path, runs: int) -> None:
-    from agentmem.search import KINDS, _sql
-    from agentmem.search import search as run_search
     from agentmem.search.index import index_path, open_index
+    from agentmem.search.query import KINDS, _sql
+    from agentmem.search.query import search as run_search
     from agentmem.store.repo import open_repository
 
     open_index(root).conn.close()

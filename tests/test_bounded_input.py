@@ -105,7 +105,7 @@ def test_a_10_mb_line_is_refused_by_its_length_before_any_scan(
     import time
 
     from agentmem import guard
-    from agentmem.search import search
+    from agentmem.search.query import search
 
     line = "Always " + "check " * 1_700_000
     start = time.perf_counter()

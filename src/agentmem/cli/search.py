@@ -78,8 +78,8 @@ def search(
       agentmem search "penalty clause" --in memory,doctrine
       agentmem search tone -n 5 --format json
     """
-    from agentmem.search import parse_kinds
-    from agentmem.search import search as run_search
+    from agentmem.search.query import parse_kinds
+    from agentmem.search.query import search as run_search
 
     kinds = parse_kinds(areas)
     repo = repository()

@@ -47,7 +47,7 @@ from agentmem.errors import AgentmemError, BusyError, NotARepositoryError, Usage
 from agentmem.nesting import MAX_DEPTH, too_deep
 from agentmem.proposals.inbox import foreign, list_pending
 from agentmem.proposals.review import remember as do_remember
-from agentmem.search import parse_kinds, search
+from agentmem.search.query import parse_kinds, search
 from agentmem.store.repo import Repository, open_repository
 from agentmem.store.root import find_root
 
@@ -261,7 +261,7 @@ def chat_kinds(areas: str | None) -> tuple[str, ...]:
 
 
 def search_hits(query: str, areas: str | None, limit: int) -> list[Any]:
-    """The actor's search hits (:class:`agentmem.search.Hit`), best first; never doctrine."""
+    """The actor's search hits (:class:`agentmem.search.query.Hit`), best first; never doctrine."""
     repo = open_repo()
     return list(search(repo, repo.actor(), query, kinds=chat_kinds(areas), limit=limit).hits)
 

@@ -766,7 +766,7 @@ def search_view(
 ) -> tuple[list[object], list[str]]:
     """``agentmem search QUERY [--in AREAS]``: the hits the actor may read, and the notes."""
     # lazy: the search index (SQLite FTS5) only for this page
-    from agentmem.search import parse_kinds, search
+    from agentmem.search.query import parse_kinds, search
 
     kinds = parse_kinds(areas)
     result = search(repo, repo.actor(), query, kinds=kinds, limit=limit)
