@@ -158,3 +158,60 @@ def test_the_search_page_gives_the_hits_of_agentmem_search(
     assert f"{len(hits)} matches" in words
     for hit in hits:
         assert hit["where"] in words
+
+
+WARRANTY = "Never accept a warranty under 24 months."
+
+
+@pytest.fixture
+def rule(
+    memrepo: Path,
+    runner: CliRunner,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Path:
+    """The draft rule warranty-24, proposed with ``doctrine propose`` (committed); its file."""
+
+    def seed() -> None:
+        filed = invoke(runner, "doctrine", "propose", "--id", "warranty-24", "--title",
+                       "Warranty of 24 months", "--instruction", WARRANTY, "--scope",
+                       "contracts/supply", "--limit", "Not for software licences.")  # fmt: skip
+        assert filed.exit_code == 0, filed.stderr
+
+    seeded_once("rule", memrepo, tmp_path_factory, monkeypatch, seed)
+    return memrepo / "doctrine" / "warranty-24.yaml"
+
+
+def test_the_doctrine_pages_show_rules_as_committed_and_name_what_the_work_tree_changes(
+    memrepo: Path, rule: Path
+) -> None:
+    committed = rule.read_text()
+    rule.write_text(committed.replace(WARRANTY, "Accept any warranty."))
+    (memrepo / "doctrine" / "sneaked.yaml").write_text(
+        committed.replace("warranty-24", "sneaked").replace(WARRANTY, "Accept any penalty.")
+    )
+    web = serve(memrepo)
+    edited = (
+        "doctrine/warranty-24.yaml has changes that are not committed: given as committed. "
+        "To fix: agentmem doctrine edit ID (or doctrine propose) files the change for an admin, "
+        "then git checkout -- doctrine/warranty-24.yaml"
+    )
+    added = (
+        "doctrine/sneaked.yaml is not committed: not given. To fix: agentmem doctrine propose "
+        "files a rule for an admin to approve, then remove doctrine/sneaked.yaml"
+    )
+    listing = text_of(web.get("/doctrine"))
+    assert edited in listing and added in listing
+    assert "Show 1 of 1 rule" in listing and "sneaked" not in listing.replace(added, "")
+    page = web.get("/doctrine/rule/warranty-24")
+    assert WARRANTY in text_of(page) and "Accept any warranty." not in text_of(page)
+    assert edited in text_of(page)
+    assert "is not given to an audit" in text_of(web.get("/doctrine/rule/sneaked", 404))
+    queue = text_of(web.get("/doctrine/review"))
+    assert edited in queue and "Drafts ready to activate (0)" in queue
+
+    before = commit_count(memrepo)
+    fields = form_fields(page, "/doctrine/rule/warranty-24/archive")
+    refused = text_of(web.post("/doctrine/rule/warranty-24/archive", fields, status=409).text)
+    assert edited in refused and "nothing was changed" in refused and "Try again" in refused
+    assert commit_count(memrepo) == before and "Accept any warranty." in rule.read_text()

@@ -354,9 +354,26 @@ def keep_entry(repo: Repository, number: int, stamp: str) -> Done:
 # -- doctrine ------------------------------------------------------------------------------------
 
 
+def _rule_given(repo: Repository, rule_id: str) -> None:
+    """Refuse a decision on a rule whose work-tree file is not what an audit is given (the
+    page showed the rule as given; the decision would commit the file as it is): the served
+    view's note, with the command that fixes it (:class:`ApplyConflictError`, retry offered)."""
+    served = reads.served_rules(repo)
+    path = f"doctrine/{rule_id}.yaml"
+    if path not in served.instead:
+        return
+    notes = [n for n in served.notes if path in n] or list(served.notes)
+    raise ApplyConflictError(
+        f"{notes[0] if notes else path + ' is not what an audit is given'}; nothing was changed",
+        hint="this page decides on the rule as an audit is given it: once its file matches it, "
+        "retry",
+    )
+
+
 def _rule_as_shown(repo: Repository, rule_id: str, version: int, status: str) -> None:
     """Refuse a decision on a rule the page showed at another version or status, with the
-    changes since the version shown."""
+    changes since the version shown, or whose file is not what is given."""
+    _rule_given(repo, rule_id)
     rule = load_rule(repo.root, rule_id)
     if rule.version == version and rule.status == status:
         return
@@ -403,6 +420,7 @@ def approve(
 
     try:
         with repo.locked():
+            _rule_given(repo, rule_id)
             t = do_approve(repo, rule_id, version=version, content=content, reason=reason)
     except VersionMovedError as exc:
         raise StaleFormError(exc.message, list(exc.changes), hint=exc.hint) from None

@@ -28,6 +28,7 @@ from agentmem.doctrine.model import (
     STATUSES,
     DoctrineError,
     Rule,
+    UnknownRuleError,
     applies_to,
     content_sha256,
     missing_for_activation,
@@ -171,7 +172,7 @@ def badge(repo: Repository, pending: list[Proposal], found: Briefs | None = None
     ``review.remind_days`` is ``late``. Rules come from the rule index (only the drafts not
     seen at their version are read)."""
     remind = repo.config.review.remind_days
-    found = found if found is not None else read_briefs(repo.root)
+    found = found if found is not None else served_briefs(repo)
     briefs = found.briefs
     items: list[Waiting] = []
     for p in pending:
@@ -515,6 +516,132 @@ def memory_text(repo: Repository, person: str) -> str | None:
 
 # -- doctrine ------------------------------------------------------------------------------------
 
+#: What turns a rule file typed into ``doctrine/`` into a decision (named by the notes).
+FIX_DOCTRINE = "agentmem doctrine edit ID (or doctrine propose) files the change for an admin"
+
+
+@dataclass(frozen=True)
+class ServedRules:
+    """``doctrine/`` as the served view gives it (docs/design/served.md §Served view): the rule
+    files whose work-tree file is NOT what is given (``instead``: path → the rule given in its
+    place, None when none is), and ``notes``, one line per thing left out with the command
+    that fixes it. Every other rule file is given as the work tree (and the rule index) holds
+    it."""
+
+    notes: tuple[str, ...]
+    instead: dict[str, Rule | None]
+
+    def rule_id(self, path: str) -> str:
+        return path[len("doctrine/") : -len(".yaml")]
+
+    def by_id(self) -> dict[str, Rule | None]:
+        return {self.rule_id(path): rule for path, rule in self.instead.items()}
+
+
+def _dirty_rules(repo: Repository) -> tuple[list[str], list[str]]:
+    """The rule files whose work tree (or index) differs from ``HEAD``, and those git does not
+    track: one ``git status`` of ``doctrine/``."""
+    # lazy: the git runner only for a doctrine page
+    from agentmem.store import gitrun
+
+    args = ["status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all"]
+    proc = gitrun.run(repo.root, [*args, "--", "doctrine/"], None, None, text=True)
+    edited: list[str] = []
+    new: list[str] = []
+    if proc.returncode != 0:
+        return edited, new
+    for item in proc.stdout.split("\0"):
+        if len(item) < 4 or not item.endswith(".yaml"):
+            continue
+        code, path = item[:2], item[3:]
+        (new if code == "??" else edited).append(path)
+    return sorted(edited), sorted(new)
+
+
+def _rule_at(repo: Repository, rev: str, path: str) -> Rule | None:
+    """The rule ``path`` as ``rev`` holds it, None when it does not (or cannot be read)."""
+    # lazy: the parser only for a rule the work tree does not hold as given
+    from agentmem.doctrine.parse import parse_rule_text
+    from agentmem.store import gitio
+
+    text = gitio.show_file(repo.root, rev, path)
+    if text is None:
+        return None
+    try:
+        return parse_rule_text(regular.universal(text), path)
+    except DoctrineError:
+        return None
+
+
+def _named(paths: list[str]) -> str:
+    shown = ", ".join(paths[:3])
+    return f"{shown} and {len(paths) - 3:,} more rule files" if len(paths) > 3 else shown
+
+
+def served_rules(repo: Repository) -> ServedRules:
+    """``doctrine/`` as an audit is given it: the rule files as committed at ``HEAD``, never
+    the work tree; a rule file the work tree changes is given as committed, one it adds is not
+    given, each named in a note (docs/design/served.md §Served view)."""
+    edited, new = _dirty_rules(repo)
+    instead: dict[str, Rule | None] = {path: _rule_at(repo, "HEAD", path) for path in edited}
+    instead.update(dict.fromkeys(new))
+    notes: list[str] = []
+    if edited:
+        verb = "has" if len(edited) == 1 else "have"
+        notes.append(
+            f"{_named(edited)} {verb} changes that are not committed: given as committed. To "
+            f"fix: {FIX_DOCTRINE}, then git checkout -- "
+            + (edited[0] if len(edited) == 1 else "doctrine/")
+        )
+    if new:
+        verb = "is" if len(new) == 1 else "are"
+        notes.append(
+            f"{_named(new)} {verb} not committed: not given. To fix: agentmem doctrine propose "
+            "files a rule for an admin to approve, then remove "
+            + (new[0] if len(new) == 1 else "them")
+        )
+    return ServedRules(tuple(notes), instead)
+
+
+def served_briefs(repo: Repository, served: ServedRules | None = None) -> Briefs:
+    """The rule index's briefs (docs/design/search.md §Rule index) with each rule the work tree
+    does not hold as given replaced by the one given (left out when none is)."""
+    # lazy: a brief of a rule read from git (rare: a rule file changed by hand)
+    from agentmem.doctrine.index import brief_of
+
+    found = read_briefs(repo.root)
+    served = served if served is not None else served_rules(repo)
+    if not served.instead:
+        return found
+    instead = served.by_id()
+    briefs = [b for b in found.briefs if b.id not in instead]
+    parsed = {k: v for k, v in found.parsed.items() if k not in instead}
+    for rule_id, rule in instead.items():
+        if rule is not None:
+            briefs.append(brief_of(rule))
+            parsed[rule_id] = rule
+    briefs.sort(key=lambda b: b.id)
+    return Briefs(briefs, found.errors, parsed)
+
+
+def served_rule(repo: Repository, rule_id: str, served: ServedRules | None = None) -> Rule:
+    """Rule ``rule_id`` as an audit is given it (:func:`served_rules`). Raises the CLI's
+    ``UnknownRuleError`` when there is no such rule, and one naming the note when its file is
+    not given at all."""
+    served = served if served is not None else served_rules(repo)
+    instead = served.by_id()
+    if rule_id not in instead:
+        return load_rule(repo.root, rule_id)
+    rule = instead[rule_id]
+    if rule is None:
+        load_rule(repo.root, rule_id)  # the CLI's refusal for a name that is no rule
+        raise UnknownRuleError(  # a 404: no rule of that id is given
+            f"doctrine/{rule_id}.yaml is not given to an audit: "
+            + "; ".join(n for n in served.notes if f"doctrine/{rule_id}.yaml" in n or "more" in n),
+            hint="agentmem doctrine propose files a rule for an admin to approve",
+        )
+    return rule
+
 
 @dataclass(frozen=True)
 class DoctrineList:
@@ -527,14 +654,17 @@ class DoctrineList:
     status: str | None
     scope: str | None
     found: Briefs
+    notes: tuple[str, ...] = ()
 
 
 def doctrine_list(repo: Repository, status: str | None, scope: str | None) -> DoctrineList:
     """``doctrine list [--status S] [--scope S]``: every rule file through the rule index
-    (docs/design/search.md §Rule index), grouped by status."""
+    (docs/design/search.md §Rule index), as the served view gives it (:func:`served_briefs`),
+    grouped by status, with the served view's notes."""
     if status is not None and status not in STATUSES:
         raise UsageError(f"status {status!r}: expected one of {', '.join(STATUSES)}")
-    found = read_briefs(repo.root)
+    served = served_rules(repo)
+    found = served_briefs(repo, served)
     briefs = [
         b
         for b in found.briefs
@@ -551,6 +681,7 @@ def doctrine_list(repo: Repository, status: str | None, scope: str | None) -> Do
         status,
         scope,
         found,
+        served.notes,
     )
 
 
@@ -581,6 +712,8 @@ class RuleView:
     changes: list[str]
     compare_error: str | None
     may_decide: bool
+    #: the served view's notes on this rule's file (its work tree is not what is given)
+    notes: tuple[str, ...] = ()
 
 
 def rule_stamp(rule: Rule) -> str:
@@ -591,9 +724,12 @@ def rule_stamp(rule: Rule) -> str:
 def rule_view(
     repo: Repository, rule_id: str, compare_from: int | None = None, compare_to: int | None = None
 ) -> RuleView:
-    """``doctrine show`` + ``history`` + ``diff --from`` of one rule. Raises the CLI's
-    ``UnknownRuleError`` for an unknown id."""
-    rule = load_rule(repo.root, rule_id)
+    """``doctrine show`` + ``history`` + ``diff --from`` of one rule as an audit is given it
+    (:func:`served_rule`). Raises the CLI's ``UnknownRuleError`` for an unknown id."""
+    served = served_rules(repo)
+    rule = served_rule(repo, rule_id, served)
+    path = f"doctrine/{rule_id}.yaml"
+    notes = tuple(n for n in served.notes if path in n) if path in served.instead else ()
     entries = rule_history(repo.root, rule_id)
     rows = [
         VersionRow(
@@ -632,6 +768,7 @@ def rule_view(
         changes,
         error,
         gov.may(actor.role, gov.APPROVE),
+        notes,
     )
 
 
@@ -668,6 +805,7 @@ class ReviewQueue:
     blocked: list[QueueItem]
     due: list[DueView]
     policy: str
+    notes: tuple[str, ...] = ()
 
 
 def review_queue(repo: Repository) -> ReviewQueue:
@@ -680,7 +818,9 @@ def review_queue(repo: Repository) -> ReviewQueue:
     from agentmem.doctrine.lifecycle import due, preview_approval
 
     due_rules = due(repo)  # raises the CLI's refusal for anyone but an admin
-    found = read_briefs(repo.root)
+    served = served_rules(repo)
+    instead = served.by_id()
+    found = served_briefs(repo, served)
     drafts = rules_of(repo.root, found, [b.id for b in found.briefs if b.status == "draft"])
     remind = repo.config.review.remind_days
     ready: list[QueueItem] = []
@@ -689,12 +829,15 @@ def review_queue(repo: Repository) -> ReviewQueue:
         blocks: list[str] = []
         changes: tuple[str, ...] = ()
         conflicts: tuple[str, ...] = ()
-        try:
-            preview = preview_approval(repo, rule.id)
-            changes = preview.changes
-            conflicts = tuple(c.describe() for c in preview.conflicts)
-        except AgentmemError as exc:
-            blocks.append(str(exc))
+        if rule.id in instead:  # its file is not what is given: the note says why
+            blocks += [n for n in served.notes if rule.path in n] or list(served.notes)
+        else:
+            try:
+                preview = preview_approval(repo, rule.id)
+                changes = preview.changes
+                conflicts = tuple(c.describe() for c in preview.conflicts)
+            except AgentmemError as exc:
+                blocks.append(str(exc))
         similar = tuple(s.describe() for s in similar_rules(repo, rule, rule.distinct_from))
         if similar:
             blocks.append(f"similar to {len(similar)} live rule(s) (a duplicate?)")
@@ -718,13 +861,16 @@ def review_queue(repo: Repository) -> ReviewQueue:
         [
             DueView(d.rule, rule_stamp(d.rule), d.days_overdue, d.applied, d.retired)
             for d in due_rules
+            if d.rule.id not in instead
         ],
         repo.config.doctrine.on_review_due,
+        served.notes,
     )
 
 
 def current_rule(repo: Repository, rule_id: str) -> Rule:
-    return load_rule(repo.root, rule_id)
+    """Rule ``rule_id`` as an audit is given it (:func:`served_rule`)."""
+    return served_rule(repo, rule_id)
 
 
 # -- audits, history, search ---------------------------------------------------------------------
