@@ -10,8 +10,8 @@ import pytest
 from tests.helpers import git, invoke
 from tests.helpers.team import commit_as, make_rule, set_people, trailers, write_rule
 
-from agentmem.check import run_check
 from agentmem.check.rules import is_canonical
+from agentmem.check.run import run_check
 from agentmem.config import MemoryConfig
 from agentmem.doctrine.fastread import fast_canonical_text as _fast_canonical
 from agentmem.doctrine.fastread import fast_parse

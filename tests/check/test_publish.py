@@ -14,7 +14,7 @@ import pytest
 import yaml
 from tests.helpers import REPO_ROOT
 
-from agentmem.check import run_check
+from agentmem.check.run import run_check
 from agentmem.doctrine.model import content_sha256, missing_for_activation
 from agentmem.doctrine.parse import load_rules
 

@@ -87,7 +87,7 @@ def check(
       agentmem check --history --since origin/main
       agentmem check --format github         # in CI
     """
-    from agentmem.check import run_check
+    from agentmem.check.run import run_check
     from agentmem.errors import UsageError
     from agentmem.store.root import locate
 

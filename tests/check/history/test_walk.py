@@ -12,9 +12,9 @@ from tests.helpers import git, invoke, set_identity
 from tests.helpers.history import setup_team
 from tests.helpers.team import commit_as, make_rule, set_people, ssh_key, trailers, write_rule
 
-from agentmem.check import run_check
 from agentmem.check.history.gitread import BlobReader, case_problem, parse_log
 from agentmem.check.history.walk import check_history
+from agentmem.check.run import run_check
 from agentmem.doctrine.fastread import fast_status
 from agentmem.doctrine.render import canonical_text
 from agentmem.errors import GitError
