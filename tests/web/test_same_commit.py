@@ -264,3 +264,47 @@ def test_a_reason_given_on_the_page_is_the_commit_of_approve_with_reason(
     web.post("/doctrine/rule/warranty-24/approve", [*fields, ("reason", why)])
     assert head(team)[1] == head(page)[1]
     assert f"Agentmem-Reason: {why}" in git(page, "log", "-1", "--format=%B")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "steps",
+    [("suspend", "resume"), ("deactivate",), ("archive",), ("reconfirm",)],
+    ids=["resume", "deactivate", "archive", "reconfirm"],
+)
+def test_each_transition_on_the_page_is_the_commit_of_its_doctrine_command(
+    team: Path, runner: CliRunner, tmp_path: Path, steps: tuple[str, ...]
+) -> None:
+    set_identity(team, "Bob", "bob@example.com")
+    propose(runner)
+    set_identity(team, "Alice", "alice@example.com")
+    ok(runner, "doctrine", "approve", "warranty-24", "--version", "1")
+    page = twin(team, tmp_path)
+    web = serve(page)
+    for step in steps:
+        ok(runner, "doctrine", step, "warranty-24")
+        html = web.get("/doctrine/rule/warranty-24")
+        action = f"/doctrine/rule/warranty-24/{step}"
+        web.post(action, form_fields(html, action))
+        same_commit(team, page)
+
+
+@pytest.mark.slow
+def test_replacing_the_contradicted_entry_on_the_page_is_the_commit_of_review_modify(
+    seeded: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    other = remember(runner, "Never flag a liability cap under one million euros.",
+                     "Priorities & scope")  # fmt: skip
+    page = twin(seeded, tmp_path)
+    ok(runner, "review", "--modify", f"{other}=1")
+    web = serve(page)
+    html = web.get("/inbox")
+    card = html[html.index(f'id="p-{other}"') :]
+    match = re.search(r'<input type="hidden" name="modify" value="1">', card)
+    assert match, "no replace form"
+    forms = re.findall(
+        rf'<form method="post" action="/inbox/{other}/accept"[^>]*>(.*?)</form>', card, re.S
+    )
+    fields = re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', forms[1])
+    web.post(f"/inbox/{other}/accept", fields)
+    same_commit(seeded, page)
