@@ -1026,3 +1026,53 @@ def test_a_remove_and_a_request_on_what_it_settled_are_one_modify() -> None:
 def test_dropping_a_habit_removes_its_entry_once(said: str, entry: str) -> None:
     (proposal,) = _offline(said, memory=_memory(recurring=[entry]))
     assert (proposal["action"], proposal["target"]) == ("remove", entry)
+
+
+@pytest.mark.parametrize(
+    ("said", "words"),
+    [
+        (
+            "Stop opening the browser to check pages. We use Playwright now for that.",
+            ("browser", "Playwright"),
+        ),
+        (
+            "deja de usar Firecrawl para la documentación. Ahora usamos Context7.",
+            ("Firecrawl", "Context7"),
+        ),
+        (
+            "N'utilise plus l'ancien modèle de NDA. On est passés au modèle v5 depuis mars.",
+            ("ancien", "v5"),
+        ),
+    ],
+)
+def test_stopping_something_and_what_instead_are_one_entry(said: str, words: tuple) -> None:
+    (proposal,) = _offline(said)
+    assert all(w in proposal["text"] for w in words)
+
+
+def test_a_task_asked_for_the_person_is_no_statement_of_what_the_team_accepts() -> None:
+    assert _offline("find me our standard limitation of liability wording for a SaaS deal") == []
+
+
+def test_the_same_threshold_on_the_same_subject_repeats_an_active_rule() -> None:
+    rules = ("Verträge über 250.000 EUR gehen vor der Unterschrift an die Rechtsabteilung.",)
+    said = "wie immer über 250k also erst zur Rechtsabteilung, kennst du ja"
+    assert _offline(said, rules=rules) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (  # shouted around a quotation: the quotation kept as typed (corpus: "TE DIJE NO USAMOS EMOJIS")
+            "JODER, QUE NO PONGAS 'Estimado/a' NI 'por medio de la presente'.",
+            "No pongas 'Estimado/a' ni 'por medio de la presente'.",
+        ),
+        (  # a verbless request closed by "stp", made standing by "c'est comme ça qu'on …"
+            "Les montants en chiffres et en lettres, stp. C'est comme ça qu'on rédige ici.",
+            "Les montants en chiffres et en lettres.",
+        ),
+    ],
+)
+def test_shouting_around_quotes_and_a_closing_please(said: str, text: str) -> None:
+    (proposal,) = _offline(said)
+    assert proposal["text"] == text

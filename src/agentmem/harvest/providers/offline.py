@@ -21,7 +21,7 @@ quotation, no pasted document), sentence by sentence, with the markers of
   cart") makes it one-off;
 - a complaint about tone or wording ("your wording is too aggressive") becomes a Writing
   style entry;
-- cues of a whole turn: a rule said to hold for the whole team ("not only me", "pour tout le
+- cues of a whole turn: "stop X" joined to the next sentence that says what instead; a rule said to hold for the whole team ("not only me", "pour tout le
   monde", "para todo el equipo", "gilt für alle") is a doctrine draft; "nothing's decided",
   "solo para este contrato" make the requests beside them one-off; "same for anything you
   draft", "en todos los contratos" make the turn's requests standing; a remove and a request
@@ -149,12 +149,24 @@ def _common_words() -> frozenset[str]:
     return frozenset(w for lang in markers.languages() for w in lang.detect)
 
 
+#: A quoted span (kept as typed when the words around it are shouted).
+_QUOTE = re.compile(r"""((?<!\w)'[^']{1,80}'(?!\w)|"[^"]{1,80}"|«[^»]{1,80}»|“[^”]{1,80}”)""")
+
+
 def _unshout(text: str, english: bool) -> str:
     """A shouted sentence (most letters capitals) in lower case, except what looks like a name
     of a thing: a word with a digit, a dot, a slash or an underscore, or a short acronym."""
-    letters = [c for c in text if c.isalpha()]
+    pieces = _QUOTE.split(text)  # what is quoted ('Estimado/a Sr./Sra.') is not shouted
+    letters = [c for piece in pieces[::2] for c in piece if c.isalpha()]
     if len(letters) < 6 or sum(c.isupper() for c in letters) < 0.6 * len(letters):
         return text
+    return "".join(
+        _lowered(piece, english) if i % 2 == 0 else piece for i, piece in enumerate(pieces)
+    )
+
+
+def _lowered(text: str, english: bool) -> str:
+    """Shouted ``text`` in lower case, but for what looks like a name of a thing."""
     common = _common_words()
 
     def lower(m: re.Match[str]) -> str:
@@ -387,6 +399,7 @@ class _Extractor:
         self.sections = request.sections
         self.entries = _entries(request.memory_text, request.sections)
         self.rules = [_content_words(r) for r in request.doctrine_rules]
+        self.rule_texts = list(request.doctrine_rules)
 
     def _best_entry(self, words: set[str]) -> tuple[_Entry | None, set[str]]:
         best, shared = None, set[str]()
@@ -436,6 +449,16 @@ class _Extractor:
                     return True
                 if len(known) >= 3 and len(_shared(known, words)) == len(known):
                     return True
+        # The same threshold on the same subject ("über 250k also erst zur Rechtsabteilung" on
+        # "Verträge über 250.000 EUR gehen … an die Rechtsabteilung"): the rule said again.
+        every = markers.languages()
+        values = {f.value for f in figures(text, every) if f.value >= 100 or f.unit}
+        if values:
+            for known_text in [e.text for e in self.entries] + self.rule_texts:
+                theirs = {f.value for f in figures(known_text, every)}
+                said = {w for w in _shared(words, _content_words(known_text)) if not w.isdigit()}
+                if values & theirs and said:
+                    return True
         return False
 
     def sentence(self, sentence: str, where: str, cues: _TurnCues) -> _Candidate | None:
@@ -468,6 +491,8 @@ class _Extractor:
         elif any(any_match(lang.doctrine_statements, folded) for lang in langs):
             if len(_WORDS.findall(folded)) < 6 or _one_thing(folded, langs):
                 return None
+            if _FETCH.match(folded):
+                return None  # "find me our standard wording …": a task, not what is accepted
             request = sentence
             route, section, why = "doctrine", None, f"said in {where}"
         elif (complaint := _complaint(sentence, folded, index, langs)) is not None:
@@ -705,6 +730,8 @@ def _negated(folded: str) -> bool:
     )
 
 
+#: A sentence that asks for a thing for the person ("find me …", "trouve-moi", "gib mir").
+_FETCH = re.compile(r"^(?:please\s+)?[a-z]+(?:\s+me|-moi|\s+mir)\b")
 _KIND_OF = re.compile(r"\w+\s+(?:type|kind|sort|genre|tipo|clase|art)\b")
 
 
@@ -871,6 +898,55 @@ def _replaced(found: list[_Candidate | None]) -> list[_Candidate | None]:
         out[at] = dataclasses.replace(gone, action="modify", text=candidate.text)
         out[i] = None
         break
+    return out
+
+
+def _stops(folded: str, langs: list[Language]) -> bool:
+    """True when a sentence stops a habit or says something holds no longer ("stop pulling
+    …", "n'utilise plus …", "deja de usar …", "nimm nicht mehr …")."""
+    return any_match(_patterns(langs, "cessation"), folded) is not None or (
+        _negated(folded) and any_match(_patterns(langs, "no_longer"), folded) is not None
+    )
+
+
+def _with_replacement(
+    found: list[_Candidate | None], sentences: list[str]
+) -> list[_Candidate | None]:
+    """``found`` with a request that stops something joined to the next sentence when that one
+    says what is used instead ("stop pulling from the old sharepoint precedents …" +
+    "everything is in the Ironclad clause library now": one entry). The next sentence says it
+    when it is a request itself or says what holds now (``change_cues``: "now", "depuis",
+    "ahora", "jetzt"); never a question."""
+    out = list(found)
+    for i, candidate in enumerate(out[:-1]):
+        if candidate is None or candidate.action != "add" or candidate.route != "memory":
+            continue
+        folded = fold(sentences[i])[0]
+        langs = markers.detect(folded)
+        if not _stops(folded, langs):
+            continue
+        then = sentences[i + 1].strip()
+        nxt = out[i + 1]
+        following = fold(then)[0]
+        if "?" in then or "¿" in then or len(markers.words(following)) < 3:
+            continue
+        if nxt is not None and (nxt.action != "add" or nxt.route != "memory"):
+            continue
+        if nxt is None and any_match(_patterns(langs, "change_cues"), following) is None:
+            continue
+        if nxt is None and any(
+            any_match(lang.not_standing, following) or any_match(lang.document_facts, following)
+            for lang in langs
+        ):
+            continue
+        then = _prepare(then, langs).text.strip()
+        if not then:
+            continue
+        if then[:2].istitle():
+            then = then[0].lower() + then[1:]
+        joined = (candidate.text or "").rstrip(".!") + "; " + then
+        out[i] = dataclasses.replace(candidate, text=_clean(joined, None))
+        out[i + 1] = None
     return out
 
 
@@ -1165,7 +1241,7 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         by_sentence = _replaced(_dropped_again(sentences, by_sentence))
         if not changes:
             by_sentence = extractor.team_rules(sentences, by_sentence, where)
-        by_sentence = _provisional(sentences, by_sentence)
+        by_sentence = _provisional(sentences, _with_replacement(by_sentence, sentences))
         found += _with_their_object(by_sentence, sentences)
         confirmed = extractor.confirmed(offered, own.own, where, cues)
         if confirmed is None and not any(found):
