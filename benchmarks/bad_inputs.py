@@ -19,7 +19,8 @@ Builds a fresh memory repository in a temporary folder (identity Alice Martin, a
   session ids and scopes;
 - an entry typed decomposed (stored in NFC, found by a composed target);
 - a hand edit left uncommitted under an accept; an entry committed with plain git, which
-  ``context chat``, ``hook session-start`` and the MCP ``show_memory`` tool must withhold;
+  ``context chat``, ``hook session-start`` and the MCP ``show_memory`` tool must withhold; a
+  row planted in the search index (``search`` must not print it, and says it rebuilt);
 - a proposal Bob commits into Alice's inbox, one changed after its commit, a junk file he
   plants (Alice's own review must go on); ``review --interactive`` at end of input; a refused
   ``memory edit`` (no scratch copy left); ``doctrine approve`` under a future ``AGENTMEM_TODAY``;
@@ -522,6 +523,31 @@ def served_view(bench: Bench, chat: Callable[[], str], hook: Callable[[], str]) 
         return code == 0 and "NOT FROM alice" in out, out
 
     bench.record("served view", "another person's proposal in search", [], foreign_in_search)
+
+    def planted_search_row() -> tuple[bool, str]:
+        # lazy: sqlite3 and the index's columns, only for this case
+        import sqlite3
+
+        from agentmem.search.index import COLUMNS, index_path
+
+        bench.invoke("search", "clause")  # the index is built
+        row = dict.fromkeys(COLUMNS, "") | {
+            "body": planted, "kind": "doctrine", "key": "doctrine/ghost.yaml",
+            "path": "doctrine/ghost.yaml", "lines": "5", "rule": "ghost", "version": "1",
+            "status": "active",
+        }  # fmt: skip
+        with sqlite3.connect(index_path(bench.root)) as conn:
+            conn.execute(
+                f"INSERT INTO docs({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+                [row[c] for c in COLUMNS],
+            )
+        code, out = bench.invoke("search", "contract")
+        return (
+            code == 0 and "rule ghost" not in out and planted not in out and "rebuilt" in out,
+            out,
+        )
+
+    bench.record("served view", "a row planted in the search index", [], planted_search_row)
 
     # the case commits the token itself (then resets): its value is looked for in the output
     bench.record("served view", "a pass verdict planted in the hash cache", [],

@@ -168,7 +168,12 @@ def search_text(query: str, areas: str | None, limit: int) -> str:
     kinds = chat_kinds(areas)
     result = search(repo, repo.actor(), query, kinds=kinds, limit=limit)
     lines = [f"{hit.where}  {hit.describe()}\n    {hit.snippet}" for hit in result.hits]
-    return "\n".join(lines) if lines else f"no match in {', '.join(kinds)}"
+    notes = [f"Note: {note}" for note in result.notes]
+    return (
+        "\n".join(lines + notes)
+        if lines
+        else "\n".join([f"no match in {', '.join(kinds)}", *notes])
+    )
 
 
 def list_inbox() -> str:
@@ -262,8 +267,15 @@ def chat_kinds(areas: str | None) -> tuple[str, ...]:
 
 def search_hits(query: str, areas: str | None, limit: int) -> list[Any]:
     """The actor's search hits (:class:`agentmem.search.query.Hit`), best first; never doctrine."""
+    return search_found(query, areas, limit)[0]
+
+
+def search_found(query: str, areas: str | None, limit: int) -> tuple[list[Any], list[str]]:
+    """:func:`search_hits` and the search's notes (a hit its source does not hold left out,
+    text not committed, the index rebuilt: docs/design/search.md §Recall)."""
     repo = open_repo()
-    return list(search(repo, repo.actor(), query, kinds=chat_kinds(areas), limit=limit).hits)
+    result = search(repo, repo.actor(), query, kinds=chat_kinds(areas), limit=limit)
+    return list(result.hits), list(result.notes)
 
 
 def inbox_proposals() -> tuple[str, list[Any], dict[str, str]]:
@@ -415,6 +427,11 @@ def build_server(scope: str | None = None) -> "MCPServer":
 
     class SearchResult(BaseModel):
         hits: list[SearchHit] = Field(description="Best matches first; empty when none.")
+        notes: list[str] = Field(
+            default_factory=list,
+            description="One line each about what was left out (a hit its source does not "
+            "hold, text not committed) or about the index (rebuilt, why).",
+        )
 
     class RoomResult(BaseModel):
         person: str = Field(description="Whose inbox holds the proposals.")
@@ -568,8 +585,9 @@ def build_server(scope: str | None = None) -> "MCPServer":
             int, Field(ge=1, le=100, description="How many matches at most (1-100).")
         ] = 10,
     ) -> SearchResult:
-        hits = _tool_call(lambda: search_hits(query, areas, limit))
+        hits, notes = _tool_call(lambda: search_found(query, areas, limit))
         return SearchResult(
+            notes=notes,
             hits=[
                 SearchHit(
                     kind=h.kind,
@@ -579,7 +597,7 @@ def build_server(scope: str | None = None) -> "MCPServer":
                     not_from_owner=h.foreign,
                 )
                 for h in hits
-            ]
+            ],
         )
 
     @server.tool(

@@ -46,6 +46,7 @@ from agentmem.doctrine.parse import parse_rule_text
 from agentmem.errors import AgentmemError, GitError, ProposalError
 from agentmem.memory.records import MARKER_OPEN, split_entry
 from agentmem.proposals.model import proposal_from_stored
+from agentmem.search.committed import committed
 from agentmem.store import gitio, regular
 from agentmem.store.yamlio import load_yaml_text
 
@@ -758,6 +759,8 @@ class Opened:
 
     conn: sqlite3.Connection
     notes: list[str]
+    #: the commit the index reflects (None: an unborn branch)
+    head: str | None = None
 
 
 def open_index(root: Path) -> Opened:
@@ -774,22 +777,125 @@ def open_index(root: Path) -> Opened:
                 raise IndexUnusable("of another version")
             indexed = meta.get("commit", "")
             if indexed == (head or ""):
-                return Opened(conn, notes)
+                return Opened(conn, notes, head)
             if head is None:
                 raise IndexUnusable("from another history (HEAD has no commit)")
             if not indexed:  # built before the first commit: nothing to say
                 conn.close()
                 build(root, head)
-                return Opened(sqlite3.connect(path, isolation_level=None, timeout=15), notes)
+                return Opened(sqlite3.connect(path, isolation_level=None, timeout=15), notes, head)
             # Derived data: no fsync, journal in memory (a crash mid-update leaves a file that
             # the next search finds corrupt and rebuilds).
             conn.execute("PRAGMA synchronous = OFF")
             conn.execute("PRAGMA journal_mode = MEMORY")
             update(conn, root, indexed, head)
-            return Opened(conn, notes)
+            return Opened(conn, notes, head)
         except (IndexUnusable, sqlite3.DatabaseError) as exc:
             conn.close()
             why = str(exc) if isinstance(exc, IndexUnusable) else f"corrupt ({exc})"
             notes.append(f"search index {why}: rebuilt")
     build(root, head)
-    return Opened(sqlite3.connect(path, isolation_level=None, timeout=15), notes)
+    return Opened(sqlite3.connect(path, isolation_level=None, timeout=15), notes, head)
+
+
+# -- a hit checked against its source before it is printed -------------------------------------
+_WATCHED_PATH = re.compile(
+    r"^(?:memories/[^/\n]+\.md|doctrine/[^/\n]+\.yaml|inbox/[^/\n]+/[^/\n]+\.yaml)$"
+)
+_COMMIT_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+_FILE_KINDS = ("memory", "doctrine", "inbox")
+
+
+class Checked(NamedTuple):
+    """What :func:`check_rows` made of a query's rows: ``kept`` (each the very document its
+    source gives now), ``uncommitted`` (path → rows left out: the document of the work tree's
+    file, which differs from ``HEAD``'s), ``stale`` (the paths or commits of rows that no
+    source gives: the index is wrong and is rebuilt)."""
+
+    kept: list[tuple[object, ...]]
+    uncommitted: dict[str, int]
+    stale: list[str]
+
+
+def check_rows(root: Path, head: str | None, rows: list[tuple[object, ...]]) -> Checked:
+    """Each row (its first values the :data:`COLUMNS`) checked against the source behind it
+    (docs/design/search.md §Recall: a cache's answer is checked before it is printed): a
+    memory entry, rule or proposal must be the document the file's blob at ``head`` gives
+    (its text, lines, owner, status, version and scope as that blob says), an older rule
+    version the document of the file in its commit, a decision the document of a commit
+    that ``head`` contains. A work-tree file provably at its ``HEAD`` blob is read without git
+    (:mod:`agentmem.search.committed`: the common case); anything else in at most three git
+    processes (one ``cat-file --batch``, one ``log --no-walk``, one ``merge-base
+    --independent``), and only for the rows that need them."""
+    width = len(COLUMNS)
+    docs = [tuple(str(v) for v in row[:width]) for row in rows]
+    files = sorted({d[3] for d in docs if d[1] in _FILE_KINDS and _WATCHED_PATH.match(d[3])})
+    history = [d for d in docs if d[1] == "history" and _COMMIT_ID.match(d[10])]
+    versions = sorted({(d[10], d[3]) for d in history if _WATCHED_PATH.match(d[3])})
+    truth: set[tuple[str, ...]] = set()
+    for path, data in committed(root, _git_dir(root), head, files).items():
+        text = _utf8(data)
+        if text is not None:
+            truth.update(doc.row() for doc in file_docs(root, path, text))
+            files.remove(path)
+    specs = [f"{head}:{p}" for p in files] if head else []
+    specs += [f"{c}:{p}" for c, p in versions]
+    try:
+        texts = _objects(root, specs)
+    except GitError:
+        texts = [None] * len(specs)
+    commits: dict[str, _Commit] = {}
+    shas = sorted({d[10] for d in history})
+    try:
+        if shas:
+            logged = _log(root, ["--no-walk", "--ignore-missing", *shas], raw=False)
+            if _contained(root, head, [c.sha for c in logged]):
+                commits = {c.sha: c for c in logged}
+    except GitError:
+        pass  # a commit id that names no commit: its rows are stale
+    for spec, text in zip(specs, texts, strict=True):
+        rev, _colon, path = spec.partition(":")
+        if text is None:
+            continue
+        if rev == head and path in files:
+            truth.update(doc.row() for doc in file_docs(root, path, text))
+        made = commits.get(rev)
+        version = None if made is None else rule_doc(text, path, "history", rev, made.date)
+        if version is not None and (rev, path) in versions:
+            truth.add(version.row())
+    truth.update(doc.row() for c in commits.values() for doc in commit_docs([c]))
+    kept: list[tuple[object, ...]] = []
+    uncommitted: dict[str, int] = {}
+    stale: list[str] = []
+    work: dict[str, set[tuple[str, ...]]] = {}
+    for row, doc in zip(rows, docs, strict=True):
+        if doc in truth:
+            kept.append(row)
+            continue
+        path = doc[3]
+        if doc[1] in _FILE_KINDS and _WATCHED_PATH.match(path):
+            if path not in work:
+                work[path] = {d.row() for d in file_docs(root, path)}
+            if doc in work[path]:
+                uncommitted[path] = uncommitted.get(path, 0) + 1
+                continue
+        stale.append(path or f"commit {doc[10][:10]}")
+    return Checked(kept, uncommitted, stale)
+
+
+def _utf8(data: bytes | None) -> str | None:
+    try:
+        return None if data is None else data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _contained(root: Path, head: str | None, shas: list[str]) -> bool:
+    """True when ``head`` contains every commit of ``shas`` (one ``merge-base --independent``:
+    it prints exactly ``head`` when none of them is outside its history)."""
+    if not shas:
+        return True
+    if head is None:
+        return False
+    out = gitio.run_git_bytes(root, ["merge-base", "--independent", head, *shas])
+    return out.decode("ascii", "replace").split() == [head]

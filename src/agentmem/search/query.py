@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from agentmem import governance
 from agentmem.errors import UsageError
 from agentmem.memory.records import today_iso
-from agentmem.search.index import open_index
+from agentmem.search.index import build, check_rows, open_index
 
 if TYPE_CHECKING:
     from agentmem.store.repo import Person, Repository
@@ -179,20 +179,34 @@ def search(
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, got {limit}")
     owner = reader_scope(repo, actor, person)
     today = today_iso()
+    others = governance.may(actor.role, governance.READ_OTHERS)
+    sql, args = _sql(query, kinds, owner, others, scope, status, limit)
     opened = open_index(repo.root)
-    conn = opened.conn
-    try:
-        others = governance.may(actor.role, governance.READ_OTHERS)
-        sql, args = _sql(query, kinds, owner, others, scope, status, limit)
-        try:
-            rows = conn.execute(sql, args).fetchall()
-        except sqlite3.OperationalError as exc:
-            raise syntax_error(query, exc) from None
-    finally:
-        conn.close()
-    expired: list[Hit] = []
-    hits = [hit for row in rows for hit in _hits(row, today, expired)]
     notes = list(opened.notes)
+    rows = _query(opened.conn, query, sql, args)
+    checked = check_rows(repo.root, opened.head, rows)
+    if checked.stale:  # the index says what no source does: rebuilt, and asked again
+        build(repo.root, opened.head)
+        count = len(checked.stale)
+        notes.append(
+            f"search index out of step with its source ({count} hit{'s' if count != 1 else ''}"
+            f" that {checked.stale[0]}{' and others' if count > 1 else ''} does not hold, left "
+            "out): rebuilt"
+        )
+        again = open_index(repo.root)
+        checked = check_rows(repo.root, again.head, _query(again.conn, query, sql, args))
+        stale = len(checked.stale)
+        if stale:
+            notes.append(
+                f"{stale} more hit{'s' if stale != 1 else ''} not held by the source, left out"
+            )
+    for path, count in sorted(checked.uncommitted.items()):
+        notes.append(
+            f"{path} has changes that are not committed: {count} hit{'s' if count != 1 else ''}"
+            " in them left out (search reads what is committed)"
+        )
+    expired: list[Hit] = []
+    hits = [hit for row in checked.kept for hit in _hits(row, today, expired)]
     if expired:
         count = len(expired)
         notes.append(
@@ -200,6 +214,17 @@ def search(
             f"{'is' if count == 1 else 'are'} left out (agentmem memory due lists them)"
         )
     return SearchResult(_flag_foreign(repo, hits[:limit]), notes)
+
+
+def _query(conn: sqlite3.Connection, query: str, sql: str, args: list[Any]) -> list[Any]:
+    """The rows of the statement (its connection closed after); an invalid query a usage
+    error."""
+    try:
+        return conn.execute(sql, args).fetchall()
+    except sqlite3.OperationalError as exc:
+        raise syntax_error(query, exc) from None
+    finally:
+        conn.close()
 
 
 def _flag_foreign(repo: Repository, hits: list[Hit]) -> list[Hit]:
@@ -221,9 +246,11 @@ def _flag_foreign(repo: Repository, hits: list[Hit]) -> list[Hit]:
     return [replace(h, foreign=flags.get(h.path)) if h.kind == "inbox" else h for h in hits]
 
 
+#: Every column (each hit is checked against its source: :func:`agentmem.search.index.check_rows`),
+#: then the body with the matched words marked, and the rank.
 SELECT = (
-    "SELECT kind, path, lines, person, rule, version, status, scope, commit_id, date, label, "
-    "highlight(docs, 0, char(2), char(3)), rank FROM docs WHERE docs MATCH ?"
+    "SELECT body, kind, key, path, lines, person, rule, version, status, scope, commit_id, date, "
+    "label, highlight(docs, 0, char(2), char(3)), rank FROM docs WHERE docs MATCH ?"
 )
 
 
@@ -263,7 +290,8 @@ def _hits(row: tuple[Any, ...], today: str, expired: list[Hit]) -> list[Hit]:
     """The hits of one matching document: one per matching entry of a memory file, else one
     (at the document's first matching line). A memory entry expired on ``today`` goes to
     ``expired`` instead."""
-    kind, path, lines, person, rule, version, status, scope, commit, date, label, marked, rank = row
+    _body, kind, _key, path, lines, person, rule, version, status, scope, commit, date = row[:12]
+    label, marked, rank = row[12:]
     expiries = date.split("\x1f") if kind == "memory" else []
     if kind == "memory":
         date = ""
