@@ -308,3 +308,18 @@ def test_replacing_the_contradicted_entry_on_the_page_is_the_commit_of_review_mo
     fields = re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', forms[1])
     web.post(f"/inbox/{other}/accept", fields)
     same_commit(seeded, page)
+
+
+@pytest.mark.slow
+def test_accept_all_on_the_page_is_the_commits_of_review_accept_all(
+    seeded: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    page = twin(seeded, tmp_path)
+    ok(runner, "review", "--accept", "all")
+    web = serve(page)
+    web.post("/inbox/accept-all", form_fields(web.get("/inbox"), "/inbox/accept-all"))
+    assert _pending(seeded) == _pending(page) == []
+    for rev in ("HEAD~1", "HEAD"):
+        assert git(seeded, "log", "-1", "--format=%T%n%B", rev) == git(
+            page, "log", "-1", "--format=%T%n%B", rev
+        )
