@@ -416,3 +416,61 @@ def test_no_timing_is_quoted_in_the_source() -> None:
         if timing.search(line)
     ]
     assert quoted == []
+
+
+#: Package ``__init__`` files that hold code, and why (every other one is a docstring, or
+#: re-exports with ``__all__``).
+INIT_WITH_CODE = {
+    "agentmem": "the library's front door: agentmem.open() and __version__, light for the hot path",
+    "agentmem.cli": "the root typer app, its error handler and the lazy command registry",
+}
+
+
+def _re_export_only(tree: ast.Module) -> bool:
+    for i, node in enumerate(tree.body):
+        if i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # the docstring
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+            ("__future__", "agentmem")
+        ):
+            continue
+        targets = (
+            [node.target]
+            if isinstance(node, ast.AnnAssign)
+            else node.targets
+            if isinstance(node, ast.Assign)
+            else []
+        )
+        if targets and all(
+            (isinstance(t, ast.Name) and t.id == "__all__")
+            or (isinstance(t, ast.Attribute) and t.attr == "__module__")
+            for t in targets
+        ):
+            continue
+        return False
+    return True
+
+
+def test_every_package_init_is_a_plain_namespace() -> None:
+    """A package's ``__init__`` is empty or re-exports its modules' names with ``__all__``:
+    each name has one home, the module that defines it (docs/design/code.md §Packages)."""
+    inits = {name: path for name, path in MODULES.items() if path.name == "__init__.py"}
+    offenders = []
+    for name, path in inits.items():
+        tree = _tree(path)
+        plain = _re_export_only(tree)
+        exports = any(
+            isinstance(node, ast.ImportFrom) and node.module != "__future__" for node in tree.body
+        )
+        has_all = "__all__" in {
+            t.id
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            for t in node.targets
+            if isinstance(t, ast.Name)
+        }
+        if name in INIT_WITH_CODE:
+            assert not plain, f"{name} is a plain namespace now: drop it from INIT_WITH_CODE"
+        elif not plain or (exports and not has_all):
+            offenders.append(name)
+    assert offenders == []

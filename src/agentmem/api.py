@@ -385,7 +385,7 @@ def _transcript(messages: Sequence[Mapping[str, Any]] | str | Path) -> Transcrip
 
 def _outcomes(outcomes: Sequence[Mapping[str, Any]] | None) -> tuple[Any, ...]:
     # lazy: harvest only
-    from agentmem.harvest.providers import Outcome
+    from agentmem.harvest.providers.request import Outcome
 
     found = []
     for index, item in enumerate(outcomes or (), start=1):

@@ -20,8 +20,8 @@ import httpx2
 import pytest
 
 from agentmem.errors import ConfigError, ModelError
-from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
 from agentmem.harvest.providers.anthropic_provider import build_prompt, check_credentials, harvest
+from agentmem.harvest.providers.request import HarvestRequest, Outcome, RawAnswer
 from agentmem.harvest.transcripts import Transcript, Turn
 from agentmem.proposals.model import PROPOSAL_JSON_SCHEMA
 

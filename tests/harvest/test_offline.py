@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from agentmem.harvest import markers
 from agentmem.harvest.own import restates, split_own
-from agentmem.harvest.providers import HarvestRequest, Outcome
 from agentmem.harvest.providers.offline import harvest
+from agentmem.harvest.providers.request import HarvestRequest, Outcome
 from agentmem.harvest.transcripts import Transcript, Turn
 
 SECTIONS = ("Writing style", "Priorities & scope", "Recurring patterns", "Rule dependencies")

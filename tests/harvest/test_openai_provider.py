@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 
 from agentmem.config import HarvestConfig
 from agentmem.errors import BusyError, ConfigError, ModelError
-from agentmem.harvest.providers import HarvestRequest
 from agentmem.harvest.providers.openai_provider import OpenAISettings, harvest, settings_from
+from agentmem.harvest.providers.request import HarvestRequest
 from agentmem.harvest.transcripts import Transcript, Turn
 
 SECTIONS = ("Writing style", "Priorities & scope", "Recurring patterns", "Rule dependencies")
@@ -249,7 +249,8 @@ def test_a_transcript_over_the_cap_is_refused_before_it_is_read(
 def test_the_repository_lock_is_free_during_the_model_call(
     memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentmem.harvest.providers import RawAnswer, offline
+    from agentmem.harvest.providers import offline
+    from agentmem.harvest.providers.request import RawAnswer
     from agentmem.store.repo import open_repository
 
     seen: list[str] = []

@@ -140,8 +140,8 @@ def test_review_target_flag_accepts_the_whole_line(memrepo: Path, runner: CliRun
 def test_the_model_request_shows_entries_without_their_records(
     memrepo: Path, runner: CliRunner
 ) -> None:
-    from agentmem.harvest.providers import HarvestRequest
     from agentmem.harvest.providers.anthropic_provider import build_prompt
+    from agentmem.harvest.providers.request import HarvestRequest
     from agentmem.harvest.transcripts import Transcript, Turn
 
     text = seed_memory(runner, ["Quote the clause number."])

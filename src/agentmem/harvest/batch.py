@@ -18,7 +18,7 @@ from pathlib import Path
 
 from agentmem.errors import AgentmemError, TranscriptError, TranscriptUnavailableError, UsageError
 from agentmem.harvest.exports import is_conversation_export, read_export
-from agentmem.harvest.providers import Outcome
+from agentmem.harvest.providers.request import Outcome
 from agentmem.harvest.queue import (
     LOCAL_DIR,
     QUEUE_FILE,

@@ -36,7 +36,8 @@ from agentmem.errors import (
 )
 from agentmem.governance import require_memory_role
 from agentmem.harvest.own import restates
-from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer, offline
+from agentmem.harvest.providers import offline
+from agentmem.harvest.providers.request import HarvestRequest, Outcome, RawAnswer
 from agentmem.harvest.transcripts import Transcript, read_transcript
 from agentmem.memory.file import new_memory_text, nfc, parse_memory
 from agentmem.proposals.ids import check_scope, check_session

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from agentmem.errors import ConfigError, ModelError
 from agentmem.guard import mask
-from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
 from agentmem.harvest.providers.deadline import within
+from agentmem.harvest.providers.request import HarvestRequest, Outcome, RawAnswer
 from agentmem.memory.records import strip_markers
 from agentmem.proposals.model import PROPOSAL_JSON_SCHEMA
 

@@ -53,7 +53,7 @@ from agentmem.harvest.changes import same_word as _same_word
 from agentmem.harvest.changes import shared as _shared
 from agentmem.harvest.markers import Language, any_match, fold
 from agentmem.harvest.own import split_own
-from agentmem.harvest.providers import HarvestRequest, Outcome, RawAnswer
+from agentmem.harvest.providers.request import HarvestRequest, Outcome, RawAnswer
 from agentmem.memory.records import split_entry
 from agentmem.proposals.conflicts import contradicted
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agentmem.errors import ConfigError, ModelError, require_extra
-from agentmem.harvest.providers import HarvestRequest, RawAnswer
 from agentmem.harvest.providers.deadline import within
+from agentmem.harvest.providers.request import HarvestRequest, RawAnswer
 from agentmem.proposals.model import PROPOSAL_JSON_SCHEMA
 
 if TYPE_CHECKING:
