@@ -73,18 +73,32 @@ def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Fi
     import multiprocessing
 
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = [
-            pool.submit(_chunk, memory[i::parts], doctrine[i::parts], state, today)
-            for i in range(parts)
-        ]
-        for i, future in enumerate(futures):
-            part_findings, part_ids, part_profiles = future.result()
-            findings += part_findings
-            ids += part_ids
-            profiles += part_profiles
-            done += len(memory[i::parts]) + len(doctrine[i::parts])
+    slices = [(memory[i::parts], doctrine[i::parts]) for i in range(parts)]
+    results: list[tuple[list[Finding], list[tuple[str, str]], list[tuple[str, Profile]]]] = []
+    # One worker fewer than CPUs: this process takes chunks from the end of the queue (those no
+    # worker has started) while the workers take them from the front.
+    with ProcessPoolExecutor(max_workers=workers - 1, mp_context=context) as pool:
+        futures = [pool.submit(_chunk, *part, state, today) for part in slices]
+        mine: dict[int, tuple[list[Finding], list[tuple[str, str]], list[tuple[str, Profile]]]]
+        mine = {}
+        for i in reversed(range(parts)):
+            if not futures[i].cancel():
+                break
+            mine[i] = _chunk(*slices[i], state, today)
+            done += len(slices[i][0]) + len(slices[i][1])
             if said:
                 notices.progress(f"checked {done:,} of {total:,} files")
+        for i, future in enumerate(futures):
+            if i in mine:
+                results.append(mine[i])
+                continue
+            results.append(future.result())
+            done += len(slices[i][0]) + len(slices[i][1])
+            if said:
+                notices.progress(f"checked {done:,} of {total:,} files")
+    for part_findings, part_ids, part_profiles in results:
+        findings += part_findings
+        ids += part_ids
+        profiles += part_profiles
     across = rules.duplicate_ids(ids) + rules.conflict_findings(profiles)
     return refused + findings + across, checked
