@@ -131,6 +131,19 @@ def test_every_answer_carries_the_security_headers(memrepo: Path) -> None:
         assert response.headers["referrer-policy"] == "same-origin"
 
 
+def test_no_page_loads_anything_from_elsewhere(memrepo: Path, two: tuple[str, str]) -> None:
+    """No CDN, no font or script of another origin: the pages work offline."""
+    web = serve(memrepo)
+    for path in ("/", "/inbox", f"/inbox/{two[0]}", "/memory", "/doctrine", "/audits",
+                 "/history", "/search?q=cap"):  # fmt: skip
+        html = web.get(path)
+        links = re.findall(r'(?:src|href|action)="([^"]*)"', html)
+        assert links and all(link.startswith(("/", "#")) for link in links), (path, links)
+        assert "@import" not in html and "<script" not in html.lower()
+    css = web.get("/static/style.css")
+    assert "url(" not in css and "@import" not in css
+
+
 # -- pages -------------------------------------------------------------------------------------
 
 

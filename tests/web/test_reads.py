@@ -215,3 +215,30 @@ def test_the_doctrine_pages_show_rules_as_committed_and_name_what_the_work_tree_
     refused = text_of(web.post("/doctrine/rule/warranty-24/archive", fields, status=409).text)
     assert edited in refused and "nothing was changed" in refused and "Try again" in refused
     assert commit_count(memrepo) == before and "Accept any warranty." in rule.read_text()
+
+
+def test_the_audits_page_shows_what_each_chat_block_gave_and_left_out(
+    memrepo: Path, runner: CliRunner, seeded: str
+) -> None:
+    chat_lines(runner)  # context chat records what it gave in the usage log
+    cli = invoke(runner, "usage", "--chat")
+    assert cli.exit_code == 0, cli.stderr
+    given = re.search(r"2 entries of memories/alice\.md@[0-9a-f]{12}", cli.stdout)
+    assert given and "left out: #2 (out of scope)" in cli.stdout
+    words = text_of(serve(memrepo).get("/audits"))
+    assert f"Given: {given.group(0)}: #1, #3" in words  # the blob usage --chat names
+    assert "Left out: #2 (out of scope)" in words
+
+
+def test_the_history_page_lists_the_commits_of_agentmem_log(
+    memrepo: Path, runner: CliRunner, seeded: str
+) -> None:
+    cli = invoke(runner, "log", "--format", "json")
+    assert cli.exit_code == 0, cli.stderr
+    records = json.loads(cli.stdout)
+    assert len(records) >= 4
+    words = text_of(serve(memrepo).get("/history"))
+    for record in records:
+        assert f"{record['commit'][:10]} {record['date'][:10]}" in words
+        assert record["subject"] in words
+    assert words.index(records[0]["commit"][:10]) < words.index(records[-1]["commit"][:10])
