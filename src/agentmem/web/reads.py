@@ -14,6 +14,7 @@ on a page that no longer matches the repository (a stale form).
 from __future__ import annotations
 
 import hashlib
+import threading
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
@@ -88,6 +89,9 @@ def reader(repo: Repository, person: str | None) -> tuple[Person, str]:
     return actor, person
 
 
+_CACHE_LOCK = threading.Lock()
+
+
 def served_memory(repo: Repository, person: str) -> ServedFile:
     """``person``'s memory file as the served view gives it to an agent (committed, approved
     bytes with one-line notes: docs/design/served.md §Served view). The history judge's
@@ -96,11 +100,13 @@ def served_memory(repo: Repository, person: str) -> ServedFile:
     # lazy: the verdict cache only for a page that reads a memory file
     from agentmem.store.hotcache import HotCache
 
-    cache = HotCache(repo.root / LOCAL_DIR)
-    try:
-        return serve_file(repo.root, repo.memory_relpath(person), person, cache, FIX_MEMORY)
-    finally:
-        cache.save()
+    # the server's threads write the one cache file in turn (its temp name is per process)
+    with _CACHE_LOCK:
+        cache = HotCache(repo.root / LOCAL_DIR)
+        try:
+            return serve_file(repo.root, repo.memory_relpath(person), person, cache, FIX_MEMORY)
+        finally:
+            cache.save()
 
 
 # -- the badge -----------------------------------------------------------------------------------
