@@ -1076,3 +1076,39 @@ def test_the_same_threshold_on_the_same_subject_repeats_an_active_rule() -> None
 def test_shouting_around_quotes_and_a_closing_please(said: str, text: str) -> None:
     (proposal,) = _offline(said)
     assert proposal["text"] == text
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (  # a noun phrase, "always", a prepositional phrase: a norm without a verb
+            "les délais toujours en jours ouvrés.",
+            "Les délais toujours en jours ouvrés.",
+        ),
+        (  # "get it into your head once and for all": the request after it
+            "Mets-toi ça en tête une bonne fois pour toutes : les prix toujours en euros HT.",
+            "Une bonne fois pour toutes: les prix toujours en euros HT.",
+        ),
+        (  # a German imperative closed by "nicht"
+            "Übersetz die englischen Fachbegriffe nicht.",
+            "Übersetz die englischen Fachbegriffe nicht.",
+        ),
+        (  # how a thing is done as a rule, and "always like this"
+            "Die Gegenseite wird grundsätzlich gesiezt. Bitte immer so.",
+            "Die Gegenseite wird grundsätzlich gesiezt.",
+        ),
+        (  # the clause that names what was done wrong, joined to the request after it
+            "las fechas así no. pon el mes en letra. en todos los contratos, eh",
+            "Las fechas así no; pon el mes en letra.",
+        ),
+        (  # the agent as subject says what is used instead
+            "N'utilise plus DeepL pour les contrats. Tu passes par le glossaire du cabinet.",
+            "N'utilise plus DeepL pour les contrats; tu passes par le glossaire du cabinet.",
+        ),
+    ],
+)
+def test_norms_without_a_verb_and_requests_joined_to_what_they_are_about(
+    said: str, text: str
+) -> None:
+    (proposal,) = _offline(said)
+    assert proposal["text"] == text

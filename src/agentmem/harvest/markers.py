@@ -20,7 +20,8 @@ request before it standing; a norm said without a verb ("…, always", "three se
 ``norm``); what says a rule holds for the whole team ("that's the rule for all of us, not only
 me": ``team_scope``), that nothing is decided yet ("nothing's decided", "noch nicht
 entschieden", "solo para este contrato": ``provisional``) and that a request holds beyond this piece of work ("same for
-anything you draft", "en todos los contratos": ``extends``); and the wording of outcome-derived entries
+anything you draft", "en todos los contratos": ``extends``), and a clause that rejects how a thing was done ("las
+fechas así no": ``rejects``); and the wording of outcome-derived entries
 (``outcomes``, ``generic``). Every pattern is a regular expression matched on :func:`fold`'s
 copy of a sentence (lower case, accents removed, straight apostrophes). Adding a language is
 adding a file; no code changes. See docs/design/harvest.md §Harvest.
@@ -72,6 +73,7 @@ _PATTERN_KEYS = (
     "team_scope",
     "provisional",
     "extends",
+    "rejects",
 )
 _OUTCOME_KEYS = ("ignored", "reworked", "accepted", "question", "shorter")
 
@@ -116,6 +118,7 @@ class Language:
     team_scope: tuple[re.Pattern[str], ...]
     provisional: tuple[re.Pattern[str], ...]
     extends: tuple[re.Pattern[str], ...]
+    rejects: tuple[re.Pattern[str], ...]
     lead_ins: tuple[str, ...]
     sections: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
     complaint_entry: str

@@ -730,6 +730,8 @@ def _negated(folded: str) -> bool:
     )
 
 
+#: A sentence whose subject is the agent ("Tu passes par le glossaire …", "du nimmst …").
+_YOU = re.compile(r"^(?:you|tu|vous|du)\s+[a-z]")
 #: A sentence that asks for a thing for the person ("find me …", "trouve-moi", "gib mir").
 _FETCH = re.compile(r"^(?:please\s+)?[a-z]+(?:\s+me|-moi|\s+mir)\b")
 _KIND_OF = re.compile(r"\w+\s+(?:type|kind|sort|genre|tipo|clase|art)\b")
@@ -826,6 +828,11 @@ def _directive(
     """A request said without a trigger word (see the module), as the text of an entry; None
     when the sentence asks nothing that holds beyond this session. ``asked``: a hedge or a
     polite question was dropped, so the sentence is a request whatever its mood."""
+    extends = any_match(_patterns(langs, "extends"), folded)
+    if extends is not None:
+        rest = folded[: extends.start()] + folded[extends.end() :]
+        if len(markers.words(rest)) <= 2:
+            return None  # "Bitte immer so.", "en todos los contratos, eh": the turn's scope
     stop = _clause_cue(_patterns(langs, "cessation"), folded)
     general = _clause_cue(_patterns(langs, "general"), folded)
     cue = stop or general or _clause_cue(_patterns(langs, "mood"), folded)
@@ -834,9 +841,17 @@ def _directive(
     if cue is None:
         # A norm said without a verb ("Firm but friendly with suppliers, always.", "trois
         # phrases max"): standing as said, unless it is about one thing of this session.
-        if any_match(_patterns(langs, "norm"), folded) and not any_match(
-            _patterns(langs, "deictic"), folded
+        if any_match(_patterns(langs, "deictic"), folded):
+            return None
+        if any_match(_patterns(langs, "norm"), folded):
+            return sentence
+        if (
+            cues.extends
+            and any_match(_patterns(langs, "standing"), folded)
+            and len(markers.words(folded)) >= 4
         ):
+            # how a thing is done as a rule, and the turn says "always like this": a request
+            # ("Die Gegenseite wird in Mails grundsätzlich gesiezt. Bitte immer so.")
             return sentence
         return None
     start, end = _clause(folded, max(cue.start(), cue.end() - 1))
@@ -901,6 +916,33 @@ def _replaced(found: list[_Candidate | None]) -> list[_Candidate | None]:
     return out
 
 
+def _with_what_was_rejected(
+    found: list[_Candidate | None], sentences: list[str]
+) -> list[_Candidate | None]:
+    """``found`` with a request joined to the clause just before it that rejects how a thing
+    was done and names the thing ("las fechas así no" + "pon '3 de febrero de 2027' …" → "Las
+    fechas así no; pon …"): without it the request does not say what it is about."""
+    out = list(found)
+    for i in range(1, len(out)):
+        candidate = out[i]
+        if candidate is None or candidate.action != "add" or out[i - 1] is not None:
+            continue
+        before = sentences[i - 1].strip()
+        folded, index = fold(before)
+        langs = markers.detect(folded)
+        m = any_match(_patterns(langs, "rejects"), folded)
+        if m is None or "?" in before:
+            continue
+        start, end = _clause(folded, m.start())
+        named = before[index[start] : index[end]].strip(" ,;:.!")
+        if len(markers.words(fold(named)[0])) < 3:
+            continue  # "not like that": it names nothing
+        text = (candidate.text or "").strip()
+        text = text[0].lower() + text[1:] if text[:2].istitle() else text
+        out[i] = dataclasses.replace(candidate, text=_clean(f"{named}; {text}", None))
+    return out
+
+
 def _stops(folded: str, langs: list[Language]) -> bool:
     """True when a sentence stops a habit or says something holds no longer ("stop pulling
     …", "n'utilise plus …", "deja de usar …", "nimm nicht mehr …")."""
@@ -932,7 +974,11 @@ def _with_replacement(
             continue
         if nxt is not None and (nxt.action != "add" or nxt.route != "memory"):
             continue
-        if nxt is None and any_match(_patterns(langs, "change_cues"), following) is None:
+        if (
+            nxt is None
+            and any_match(_patterns(langs, "change_cues"), following) is None
+            and _YOU.match(following) is None
+        ):
             continue
         if nxt is None and any(
             any_match(lang.not_standing, following) or any_match(lang.document_facts, following)
@@ -1241,7 +1287,8 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         by_sentence = _replaced(_dropped_again(sentences, by_sentence))
         if not changes:
             by_sentence = extractor.team_rules(sentences, by_sentence, where)
-        by_sentence = _provisional(sentences, _with_replacement(by_sentence, sentences))
+        by_sentence = _with_what_was_rejected(_with_replacement(by_sentence, sentences), sentences)
+        by_sentence = _provisional(sentences, by_sentence)
         found += _with_their_object(by_sentence, sentences)
         confirmed = extractor.confirmed(offered, own.own, where, cues)
         if confirmed is None and not any(found):
