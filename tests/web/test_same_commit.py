@@ -323,3 +323,20 @@ def test_accept_all_on_the_page_is_the_commits_of_review_accept_all(
         assert git(seeded, "log", "-1", "--format=%T%n%B", rev) == git(
             page, "log", "-1", "--format=%T%n%B", rev
         )
+
+
+@pytest.mark.slow
+def test_a_restore_on_the_page_is_the_commit_of_doctrine_restore(
+    team: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    propose(runner)
+    ok(runner, "doctrine", "edit", "warranty-24", "--instruction",
+       "Never accept a warranty under 36 months.", "--yes")  # fmt: skip
+    page = twin(team, tmp_path)
+    ok(runner, "doctrine", "restore", "warranty-24", "--version", "1", "--yes")
+    web = serve(page)
+    html = web.get("/doctrine/rule/warranty-24")
+    fields = form_fields(html, "/doctrine/rule/warranty-24/restore")
+    web.post("/doctrine/rule/warranty-24/restore", [*fields, ("restore", "1"), ("reason", "")])
+    same_commit(team, page)
+    assert "under 24 months" in (page / "doctrine" / "warranty-24.yaml").read_text()
