@@ -285,6 +285,38 @@ def test_an_entry_changed_since_the_page_was_shown_is_not_removed(
     assert commit_count(memrepo) == before
 
 
+@pytest.mark.slow  # four CLI runs
+def test_a_rule_at_another_version_than_the_page_showed_is_refused_with_what_changed(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    (memrepo / "roles.yaml").write_text(
+        "alice: {email: alice@example.com, role: admin}\nbob: {email: bob@example.com, role: member}\n"
+    )
+    git(memrepo, "commit", "-qam", "roles")
+    set_identity(memrepo, "Bob", "bob@example.com")
+    filed = invoke(runner, "doctrine", "propose", "--id", "warranty-24", "--title", "Warranty",
+                   "--instruction", "Never accept a warranty under 24 months.",
+                   "--scope", "contracts/supply", "--limit", "Not for licences.")  # fmt: skip
+    assert filed.exit_code == 0, filed.stderr
+    set_identity(memrepo, "Alice", "alice@example.com")
+    web = serve(memrepo)
+    html = web.get("/doctrine/rule/warranty-24")
+    set_identity(memrepo, "Bob", "bob@example.com")
+    edited = invoke(runner, "doctrine", "edit", "warranty-24", "--instruction",
+                    "Never accept a warranty under 36 months.", "--yes")  # fmt: skip
+    assert edited.exit_code == 0, edited.stderr
+    set_identity(memrepo, "Alice", "alice@example.com")
+    before = commit_count(memrepo)
+    for action in ("archive", "approve"):
+        fields = form_fields(html, f"/doctrine/rule/warranty-24/{action}")
+        page = web.post(f"/doctrine/rule/warranty-24/{action}", fields, status=409)
+        words = text_of(page.text)
+        assert "This page was out of date" in words and "version 2" in words, words
+        assert "36 months" in words  # what changed since the version shown
+    assert commit_count(memrepo) == before
+    assert "status: draft" in (memrepo / "doctrine" / "warranty-24.yaml").read_text()
+
+
 # -- refusals in words, what was typed kept ----------------------------------------------------
 
 
