@@ -20,7 +20,8 @@ Builds a fresh memory repository in a temporary folder (identity Alice Martin, a
 - an entry typed decomposed (stored in NFC, found by a composed target);
 - a hand edit left uncommitted under an accept; an entry committed with plain git, which
   ``context chat``, ``hook session-start`` and the MCP ``show_memory`` tool must withhold; a
-  row planted in the search index (``search`` must not print it, and says it rebuilt);
+  row planted in the search index (``search`` must not print it, and says it rebuilt); an
+  approval and a guard pass planted in the hash cache for a token committed with plain git;
 - a proposal Bob commits into Alice's inbox, one changed after its commit, a junk file he
   plants (Alice's own review must go on); ``review --interactive`` at end of input; a refused
   ``memory edit`` (no scratch copy left); ``doctrine approve`` under a future ``AGENTMEM_TODAY``;
@@ -552,6 +553,26 @@ def served_view(bench: Bench, chat: Callable[[], str], hook: Callable[[], str]) 
     # the case commits the token itself (then resets): its value is looked for in the output
     bench.record("served view", "a pass verdict planted in the hash cache", [],
                  forged_verdict)  # fmt: skip
+
+    def forged_approval() -> tuple[bool, str]:
+        # lazy: the cache and the served view's kind, only for this case
+        from agentmem.delivery.served import JUDGED
+        from agentmem.store.hotcache import HotCache, digest, guard_fingerprint
+
+        before = memfile.read_text(encoding="utf-8")
+        memfile.write_text(before + f"- Deploy with {TOKEN}\n", encoding="utf-8")
+        git(bench.root, "commit", "-qam", "by hand")
+        cache = HotCache(bench.root / ".agentmem")
+        cache.put(JUDGED, git(bench.root, "rev-parse", "HEAD").strip(), True)
+        cache.put("withhold", digest(f"{guard_fingerprint()}\nDeploy with {TOKEN}"), None)
+        cache.save()
+        out = chat() + hook()
+        for local in ("hotread.json", "hotcache.json"):
+            (bench.root / ".agentmem" / local).unlink(missing_ok=True)
+        return KEPT in out and TOKEN not in out, out.replace(TOKEN, "<token>")
+
+    bench.record("served view", "an approval planted for a hand-made commit", [],
+                 forged_approval)  # fmt: skip
 
 
 def act(bench: Bench, person: str) -> None:

@@ -9,9 +9,10 @@ is, and a one-line note says what was left out and the command that fixes it. A 
 differs from ``HEAD`` is named the same way. The verdict on each commit comes from the history
 judge itself (:func:`agentmem.check.history.check_history` over that commit), never from a
 second judge here; it is kept in the hot path's cache (:mod:`agentmem.store.hotcache`) by the
-commit id and the path, which only saves the walk: a commit's verdict depends on that commit
-and its ancestors alone, and a local attacker able to write the cache could as well write a
-commit with any author (docs/decisions/, 2026-12-02 — the served view).
+commit id, which only saves the walk (a commit's verdict depends on that commit and its
+ancestors alone). A cached verdict can only withhold: a refusal counts, an approval only for a
+commit carrying the owner's decision marks (:func:`marked`), so one planted for a commit made
+with plain git is never read (docs/design/served.md §Served view).
 
 Standard library, the git runner and the cache only: this module is on the hot path, and the
 judge is loaded only for a commit it has not judged before.
@@ -22,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentmem import trailers
 from agentmem.store import gitrun, regular
 
 if TYPE_CHECKING:
@@ -73,21 +75,53 @@ def blob_of(data: bytes, like: str = "") -> str:
     return algorithm(b"blob %d\x00" % len(data) + data).hexdigest()
 
 
-def _candidates(root: Path, relpath: str) -> list[tuple[str, tuple[str, ...], str | None]]:
-    """``(commit, parents, blob)`` of the newest commits of ``HEAD``'s first-parent line that
-    changed ``relpath`` (a merge: against its first parent), newest first; ``blob`` None when
-    the commit deleted it. One ``git log`` process."""
+#: What ``git log`` prints of each candidate commit: ids, then (one line) the author's email
+#: and the values of the two trailers that mark a decision (:func:`marked`).
+_FORMAT = (
+    f"--format=%x1e%H %P%n%ae%x1f%(trailers:key={trailers.ACTION},valueonly,separator=%x1d)"
+    f"%x1f%(trailers:key={trailers.ACTOR},valueonly,separator=%x1d)"
+)
+
+
+def marked(owner: str, email: str, actions: list[str], actors: list[str]) -> bool:
+    """True when a commit carries the marks of a decision the served view may take from the
+    cache: an ``Agentmem-Action`` and, as its ``Agentmem-Actor``, the owner with the commit's
+    author email — or an erase. Only then may a cached approval of it count: a commit made
+    with plain git carries none of this, so a verdict planted for it is never read
+    (docs/design/served.md §Served view: a cached verdict can only withhold); the judge
+    decides it again. This decides nothing alone: without a verdict the judge runs."""
+    if not actions:
+        return False
+    if "erase" in actions:
+        return True
+    for actor in actors:
+        name, _space, rest = actor.partition(" <")
+        if name == owner and rest.rstrip(">").strip().lower() == email.strip().lower():
+            return True
+    return False
+
+
+def _candidates(
+    root: Path, relpath: str, owner: str
+) -> list[tuple[str, tuple[str, ...], str | None, bool]]:
+    """``(commit, parents, blob, marks)`` of the newest commits of ``HEAD``'s first-parent line
+    that changed ``relpath`` (a merge: against its first parent), newest first; ``blob`` None
+    when the commit deleted it; ``marks``: whether it carries the owner's decision marks
+    (:func:`marked`). One ``git log`` process."""
     args = ["log", "--first-parent", "-m", "--raw", "--no-abbrev", "--no-renames", "--no-color"]
-    args += [f"-n{MAX_CANDIDATES}", "--format=%x1e%H %P", "HEAD", "--", relpath]
+    args += [f"-n{MAX_CANDIDATES}", _FORMAT, "HEAD", "--", relpath]
     proc = gitrun.run(root, args, None, None, text=True)
     if proc.returncode != 0:
         return []
-    found: list[tuple[str, tuple[str, ...], str | None]] = []
+    found: list[tuple[str, tuple[str, ...], str | None, bool]] = []
     for record in proc.stdout.split("\x1e")[1:]:
         lines = record.strip("\n").split("\n")
         ids = lines[0].split()
-        if not ids:
+        if not ids or len(lines) < 2:
             continue
+        email, _sep, values = lines[1].partition("\x1f")
+        actions, _sep, actors = values.partition("\x1f")
+        marks = marked(owner, email, _values(actions), _values(actors))
         blob: str | None = None
         for line in lines[1:]:
             if line.startswith(":") and "\t" in line:
@@ -95,8 +129,12 @@ def _candidates(root: Path, relpath: str) -> list[tuple[str, tuple[str, ...], st
                 fields = meta.split()
                 if path == relpath and len(fields) >= 5:
                     blob = None if fields[4].startswith("D") else fields[3]
-        found.append((ids[0], tuple(ids[1:]), blob))
+        found.append((ids[0], tuple(ids[1:]), blob, marks))
     return found
+
+
+def _values(text: str) -> list[str]:
+    return [v.strip() for v in text.split("\x1d") if v.strip()]
 
 
 def _judge(root: Path, commit: str, parents: tuple[str, ...]) -> bool:
@@ -112,13 +150,21 @@ def _judge(root: Path, commit: str, parents: tuple[str, ...]) -> bool:
     return not any(f.severity == ERROR and f.commit for f in result.findings)
 
 
-def approved(root: Path, commit: str, parents: tuple[str, ...], cache: HotCache | None) -> bool:
-    """The judge's verdict on ``commit`` (:func:`_judge`), from ``cache`` when it has one."""
+def approved(
+    root: Path,
+    commit: str,
+    parents: tuple[str, ...],
+    cache: HotCache | None,
+    marks: bool = False,
+) -> bool:
+    """The judge's verdict on ``commit`` (:func:`_judge`). From ``cache``, a refusal always
+    counts, an approval only when ``marks`` (the commit carries the owner's decision marks:
+    :func:`marked`); anything else is judged again."""
     key = commit
     if cache is not None:
         found, value = cache.get(JUDGED, key)
-        if found and isinstance(value, bool):
-            return value
+        if found and (value is False or (value is True and marks)):
+            return bool(value)
     verdict = _judge(root, commit, parents)
     if cache is not None:
         cache.put(JUDGED, key, verdict)
@@ -152,10 +198,10 @@ def serve_file(
     except UnicodeDecodeError:
         work_text = None
     notes: list[str] = []
-    candidates = _candidates(root, relpath)  # none on an unborn branch
+    candidates = _candidates(root, relpath, owner)  # none on an unborn branch
     served: tuple[str, str | None] | None = None
-    for commit, parents, blob in candidates:
-        if approved(root, commit, parents, cache):
+    for commit, parents, blob, marks in candidates:
+        if approved(root, commit, parents, cache, marks):
             served = (commit, blob)
             break
     if candidates and (served is None or served[0] != candidates[0][0]):
