@@ -196,12 +196,22 @@ def _tokens(text: str) -> list[str]:
     ``not``, comparisons as ``_lt``/``_le``/``_gt``/``_ge``, stop words out, plurals singular.
     Word by word (a few microseconds a rule: ``check`` profiles every live rule)."""
     for sign, word in _UNITS:
-        text = text.replace(sign, word)
-    folded = text.casefold().replace("\u2019", "'")
+        if sign in text:
+            text = text.replace(sign, word)
+    folded = text.casefold()
     if not folded.isascii():
-        folded = _COMBINING.sub("", unicodedata.normalize("NFKD", folded))
+        folded = _COMBINING.sub("", unicodedata.normalize("NFKD", folded.replace("\u2019", "'")))
+    raw: list[str] = _TOKEN.findall(folded)
+    if "'" in folded:
+        raw = _apostrophes(raw)
+    return _forms(raw)
+
+
+def _apostrophes(words: list[str]) -> list[str]:
+    """Words with an apostrophe as :func:`_tokens` reads them: a contraction is ``not``,
+    French ``n'`` is ``ne``, an elided article is dropped."""
     raw: list[str] = []
-    for word in _TOKEN.findall(folded):
+    for word in words:
         if "'" in word:
             if word in _CONTRACTIONS:
                 raw.append("not")
@@ -215,11 +225,25 @@ def _tokens(text: str) -> list[str]:
                 raw.append(head)
             continue
         raw.append(word)
+    return raw
+
+
+def _forms(raw: list[str]) -> list[str]:
+    """The second step of :func:`_tokens`: phrases, negations and stop words, plurals."""
     out: list[str] = []
     french = -9  # where the last "ne" was: "ne … pas" is one negation
     i = 0
+    plain = _PLAIN_FORMS
+    if len(plain) > _PLAIN_FORMS_MAX:
+        plain.clear()
     while i < len(raw):
         word = raw[i]
+        known = plain.get(word)
+        if known is not None:  # a word no branch below treats apart: its form, "" if a stop word
+            if known:
+                out.append(known)
+            i += 1
+            continue
         if word in _BY_FIRST:
             for phrase, token in _BY_FIRST[word]:
                 if tuple(raw[i : i + len(phrase)]) == phrase:
@@ -239,16 +263,33 @@ def _tokens(text: str) -> list[str]:
         elif word in NEGATIONS or word in FRENCH_CLOSERS:
             if not out or out[-1] != "not":
                 out.append("not")
-        elif word not in STOPWORDS:
-            out.append(singular(word.rstrip("stndrh") if word[:1].isdigit() else word))
+        else:
+            known = (
+                ""
+                if word in STOPWORDS
+                else singular(word.rstrip("stndrh") if word[:1].isdigit() else word)
+            )
+            plain[word] = known
+            if known:
+                out.append(known)
     return out
+
+
+#: Word → what the last branch of :func:`_tokens` makes of it (its singular, "" for a stop
+#: word), for the words no other branch treats apart: rule texts share most of their words.
+_PLAIN_FORMS: dict[str, str] = {}
+_PLAIN_FORMS_MAX = 100_000
 
 
 def form(text: str) -> tuple[bool, tuple[str, ...], str]:
     """``(negative, numbers, subject)`` of ``text`` (see :class:`Profile`)."""
     words: list[str] = []
     for word in _tokens(text):
-        words += _VERBS.get(word, word).split()
+        verb = _VERBS.get(word)
+        if verb is None:
+            words.append(word)
+        else:
+            words += verb.split()
     negative = words.count("not") % 2 == 1
     numbers = tuple(sorted({w for w in words if w.isdigit()}))
     subject = " ".join(w for w in words if w not in _MARKERS and not w.isdigit())
