@@ -3,8 +3,8 @@ the sizes that used to hang it.
 
 Not a test. Run from the repository root::
 
-    PYTHONPATH=src python benchmarks/bench_bounds.py [--pending 10000] [--clones 16 32]
-        [--only review|sync|tool|line|timeout]
+    PYTHONPATH=src python benchmarks/bench_bounds.py [--pending 10000] [--drafts 100000]
+        [--clones 16 32] [--only review|drafts|sync|tool|line|timeout]
 
 Cases (each in a fresh repository under a temporary folder, each command a fresh process):
 
@@ -12,6 +12,9 @@ Cases (each in a fresh repository under a temporary folder, each command a fresh
   renders them, committed with ONE plain ``git commit``: building them one harvest at a time
   would take longer than the benchmark), then ``agentmem review --reject all``, and in a copy
   ``agentmem review --accept all`` (the memory fills after a few hundred).
+- ``drafts``: ``--drafts`` draft rules (canonical files committed with ONE plain ``git
+  commit``), then ``agentmem context audit`` twice (the first builds the rule index) and
+  ``agentmem check``: each did not end in 300 s on 100,000.
 - ``sync``: a burst. For each of ``--clones`` (16 and 32), one bare remote and that many
   clones, each a different member of ``roles.yaml`` who remembered and accepted one entry of
   their own; then every clone runs ``agentmem sync`` at the same moment. Prints how many
@@ -73,6 +76,7 @@ def _repository(root: Path) -> None:
     _git(root, "config", "user.email", "alice@example.com")
     _git(root, "config", "user.name", "Alice Martin")
     _git(root, "config", "commit.gpgsign", "false")
+    _git(root, "config", "gc.auto", "0")  # no background gc packing objects while a case copies
     _run(root, "init", ".")
 
 
@@ -125,6 +129,54 @@ def bench_review(base: Path, pending: int) -> None:
         before = int(_git(where, "rev-list", "--count", "HEAD"))
         wall, cpu, proc = _run(where, "review", flag, "all")
         _report(name, where, wall, cpu, before, proc.stderr)
+
+
+def _fill_doctrine(root: Path, count: int) -> None:
+    """``count`` draft rules proposed by alice, written as ``doctrine propose`` renders them
+    (the canonical text), committed with ONE plain ``git commit``."""
+    from agentmem.doctrine.fastread import fast_canonical_text
+    from agentmem.doctrine.model import Rule
+    from agentmem.doctrine.render import canonical_text
+
+    subjects = ["warranty", "payment terms", "liability cap", "audit rights", "insurance"]
+    scopes = ["contracts", "contracts/supply", "contracts/lease", "procurement", "hr/policies"]
+    folder = root / "doctrine"
+    folder.mkdir(exist_ok=True)
+    for n in range(count):
+        rule = Rule(
+            id=f"rule-{n:06d}", title=f"Rule {n} on {subjects[n % 5]}", status="draft",
+            scope=scopes[n // 5 % 5],
+            instruction=f"Check {subjects[n % 5]} clause {n} against annex {n // 25} first.",
+            limits=(f"Not for contracts signed before case {n}.",),
+            justification="benchmark", version=1, proposed_by="alice",
+            proposed_at="2026-11-29T10:02:00Z", origin_session=f"s-{n}", distinct_from=(),
+            approval=None, review_due=None, path=f"doctrine/rule-{n:06d}.yaml",
+        )  # fmt: skip
+        (folder / f"{rule.id}.yaml").write_text(
+            fast_canonical_text(rule) or canonical_text(rule), encoding="utf-8"
+        )
+    _git(root, "add", "doctrine")
+    _git(root, "commit", "-qm", f"{count} draft rules")
+
+
+def bench_drafts(base: Path, count: int) -> None:
+    """``context audit`` (the first: it builds the rule index; then again) and ``check`` on
+    ``count`` draft rules."""
+    root = base / "drafts"
+    _repository(root)
+    start = time.perf_counter()
+    _fill_doctrine(root, count)
+    print(
+        f"    ({count:,} draft rules written and committed in {time.perf_counter() - start:.0f} s)"
+    )
+    for name, args in (
+        (f"context audit, first ({count:,} drafts)", ("context", "audit", "--scope", "contracts")),
+        (f"context audit, again ({count:,} drafts)", ("context", "audit", "--scope", "contracts")),
+        (f"check ({count:,} drafts)", ("check",)),
+    ):
+        before = int(_git(root, "rev-list", "--count", "HEAD"))
+        wall, cpu, proc = _run(root, *args)
+        _report(f"{name} (exit {proc.returncode})", root, wall, cpu, before, proc.stderr)
 
 
 def _sync_team(base: Path, clones: int) -> tuple[Path, list[Path]]:
@@ -292,8 +344,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pending", type=int, default=10_000)
     parser.add_argument("--clones", type=int, nargs="+", default=[16, 32])
+    parser.add_argument("--drafts", type=int, default=100_000)
     parser.add_argument(
-        "--only", choices=["review", "sync", "tool", "line", "timeout"], default=None
+        "--only", choices=["review", "drafts", "sync", "tool", "line", "timeout"], default=None
     )
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPU(s)")
@@ -301,6 +354,8 @@ def main() -> None:
         base = Path(folder)
         if args.only in (None, "review"):
             bench_review(base, args.pending)
+        if args.only in (None, "drafts"):
+            bench_drafts(base, args.drafts)
         if args.only in (None, "tool"):
             bench_tool(base)
         if args.only in (None, "line"):
