@@ -1112,3 +1112,28 @@ def test_norms_without_a_verb_and_requests_joined_to_what_they_are_about(
 ) -> None:
     (proposal,) = _offline(said)
     assert proposal["text"] == text
+
+
+def test_a_demonstrative_after_like_names_a_kind() -> None:
+    (proposal,) = _offline("Always flag exclusions of lost data like this one.")
+    assert proposal["text"] == "Always flag exclusions of lost data like this one."
+    (proposal,) = _offline("Marca siempre las exclusiones de datos como esta.")
+    assert proposal["text"] == "Marca siempre las exclusiones de datos como esta."
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Send it to all of us on the deal, not just me.",  # a team, one thing of this session
+        "Hör auf damit. Jetzt zeig mir Paragraph 3.",  # stop it, and a task now
+        "Deja de buscar, ya lo encontré. Ahora pásame el resumen.",
+        "The amounts always in the annex look wrong to me.",  # a statement, not a norm
+    ],
+)
+def test_a_team_a_stop_or_always_about_this_session_proposes_nothing(said: str) -> None:
+    assert _offline(said) == []
+
+
+def test_stopping_a_habit_stays_when_a_task_follows() -> None:
+    (proposal,) = _offline("Stop adding emojis to the UI. Now show me the header.")
+    assert proposal["text"] == "Stop adding emojis to the UI."

@@ -559,8 +559,9 @@ class _Extractor:
             else:
                 continue
             text = self._rule_text(rule)
-            if text is None:
-                continue
+            opening = " ".join(markers.words(fold(text or "")[0])[:3])
+            if text is None or _deictic(opening, langs):
+                continue  # "send it to all of us, not just me": one thing of this session
             why = f"said in {where} that the team holds to it (what the team accepts)"
             out[at] = _Candidate("add", "doctrine", None, None, text, why)
             if at != j and out[j] is not None and out[j].action == "add":  # type: ignore[union-attr]
@@ -730,6 +731,11 @@ def _negated(folded: str) -> bool:
     )
 
 
+#: "Now" and a task for the person ("Now show me clause 9", "ahora pásame", "jetzt zeig mir").
+_NOW_TASK = re.compile(
+    r"^(?:and\s+|y\s+|et\s+|und\s+)?(?:now|then|ahora|maintenant|jetzt|dann)\s*,?\s+"
+    r"(?:[a-z]+me\b|[a-z]+-moi\b|[a-z]+\s+(?:me|mir|moi)\b)"
+)
 #: A sentence whose subject is the agent ("Tu passes par le glossaire …", "du nimmst …").
 _YOU = re.compile(r"^(?:you|tu|vous|du)\s+[a-z]")
 #: A sentence that asks for a thing for the person ("find me …", "trouve-moi", "gib mir").
@@ -817,6 +823,20 @@ def _clause_cue(patterns: tuple[re.Pattern[str], ...], folded: str) -> _Cue | No
     return min(found, key=lambda c: c.begin) if found else None
 
 
+#: Before a demonstrative, a word that makes it a kind ("exclusions like this one", "como esta").
+_LIKE = re.compile(r"(?:\blike|\bsuch\s+as|\bcomme|\bcomo|\bwie)\s+$")
+
+
+def _deictic(folded: str, langs: list[Language]) -> bool:
+    """True when a demonstrative or a numbered place makes ``folded`` about one thing of this
+    session; "like this one", "comme celle-ci", "como esta", "wie diese" name a kind."""
+    for pattern in _patterns(langs, "deictic"):
+        for m in pattern.finditer(folded):
+            if not _LIKE.search(folded[: m.start()]):
+                return True
+    return False
+
+
 def _directive(
     sentence: str,
     folded: str,
@@ -841,7 +861,7 @@ def _directive(
     if cue is None:
         # A norm said without a verb ("Firm but friendly with suppliers, always.", "trois
         # phrases max"): standing as said, unless it is about one thing of this session.
-        if any_match(_patterns(langs, "deictic"), folded):
+        if _deictic(folded, langs):
             return None
         if any_match(_patterns(langs, "norm"), folded):
             return sentence
@@ -855,7 +875,7 @@ def _directive(
             return sentence
         return None
     start, end = _clause(folded, max(cue.start(), cue.end() - 1))
-    if any_match(_patterns(langs, "deictic"), folded[start:end]):
+    if _deictic(folded[start:end], langs):
         return None  # one thing of this session
     if any_match(_patterns(langs, "standing"), folded) or cues.extends:
         pass
@@ -970,6 +990,11 @@ def _with_replacement(
         then = sentences[i + 1].strip()
         nxt = out[i + 1]
         following = fold(then)[0]
+        if _NOW_TASK.match(following):
+            start, end = _clause(folded, 0)
+            if len(_content_words(folded[start:end])) <= 2:
+                out[i] = None  # "Hör auf damit. Jetzt zeig mir Paragraph 3.": stop it, now
+            continue
         if "?" in then or "¿" in then or len(markers.words(following)) < 3:
             continue
         if nxt is not None and (nxt.action != "add" or nxt.route != "memory"):
