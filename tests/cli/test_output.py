@@ -216,3 +216,38 @@ def test_log_wraps_on_an_80_column_terminal_and_stays_whole_piped(
     assert all(ln[23] != " " for ln in lines[start + 1 : end])  # each under the first id
     shown = " ".join(lines[start:end]).removeprefix("            proposals: ")
     assert shown.replace(",", " ").split() == ids
+
+
+def test_progress_is_one_line_rewritten_on_a_terminal_and_plain_lines_elsewhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``output.progress`` (the CLI's sink of ``notices.progress``): on a terminal one status
+    line that each message rewrites in place, taken away before the next output; in a pipe or
+    a CI log one line a message. A hostile message is shown, never obeyed."""
+    import io
+
+    from rich.console import Console
+
+    from agentmem.cli import output
+
+    monkeypatch.setenv("TERM", "xterm-256color")
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=30, color_system=None)
+    monkeypatch.setattr(output, "stderr", lambda: console)
+    monkeypatch.setattr(output, "_STATUS", [])
+    monkeypatch.setattr("atexit.register", lambda f: f)
+    output.progress("checked 1,375 of 11,000 files")
+    output.progress("checked 2,750 of 11,000 files \x1b[2J")
+    output.info("agentmem check: clean")
+    erase = "\x1b[1G\x1b[2K"
+    assert screen.getvalue() == (
+        f"{erase}checked 1,375 of 11,000 files"
+        f"{erase}checked 2,750 of 11,000 file…"
+        f"{erase}agentmem check: clean\n"
+    )
+    assert output._STATUS == []
+    piped = io.StringIO()
+    monkeypatch.setattr(output, "stderr", lambda: Console(file=piped, width=30))
+    output.progress("checked 1,375 of 11,000 files")
+    output.progress("checked 2,750 of 11,000 files")
+    assert piped.getvalue() == "checked 1,375 of 11,000 files\nchecked 2,750 of 11,000 files\n"

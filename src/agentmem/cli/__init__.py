@@ -403,7 +403,7 @@ def _print_warning(message: str) -> None:
 
 
 notices.send_to(_print_warning)
-notices.progress_to(lambda message: output.info(output.esc(message)))
+notices.progress_to(output.progress)
 
 
 def main() -> None:

@@ -46,6 +46,8 @@ def stdout() -> Console:
 def table(renderable: Any) -> None:
     """Print a rich table on stdout: fitted to a terminal's width, but whole rows for a pipe
     or a file (a row wrapped at 80 columns is two rows for ``grep`` and ``awk``)."""
+    if _STATUS:
+        clear_progress()
     console = stdout()
     if not console.is_terminal:
         # lazy: rich's measuring is only needed for a piped table
@@ -127,8 +129,51 @@ def visible(text: str) -> str:
     )
 
 
+#: The progress line on the terminal now (its console), if one is shown: it ends with no newline.
+_STATUS: list[Console] = []
+
+
+def progress(message: str) -> None:
+    """A progress message of a long step (``checked 2,750 of 11,000 files``; ``message`` is
+    plain text). On a terminal, ONE status line that each message rewrites in place (rich's
+    control codes; cut to the width), taken away by the next output of any kind and at exit;
+    elsewhere (a CI log, a pipe, a file) a line each, as :func:`info`."""
+    console = stderr()
+    if not console.is_terminal or console.is_dumb_terminal:
+        info(esc(message))
+        return
+    # lazy: the control codes only for progress on a terminal
+    from rich.control import Control
+    from rich.segment import ControlType
+    from rich.text import Text
+
+    if not _STATUS:
+        import atexit
+
+        atexit.register(clear_progress)
+    _STATUS[:] = [console]
+    console.control(Control.move_to_column(0), Control((ControlType.ERASE_IN_LINE, 2)))
+    line = Text(visible(message), no_wrap=True, overflow="ellipsis", end="")
+    line.truncate(max(1, console.width - 1), overflow="ellipsis")
+    console.print(line, end="", soft_wrap=True)
+
+
+def clear_progress() -> None:
+    """Take the progress line away (before any other output, and at exit)."""
+    if not _STATUS:
+        return
+    # lazy: as in progress()
+    from rich.control import Control
+    from rich.segment import ControlType
+
+    console = _STATUS.pop()
+    console.control(Control.move_to_column(0), Control((ControlType.ERASE_IN_LINE, 2)))
+
+
 def data(text: str = "") -> None:
     """Plain data on stdout (no markup interpretation; terminal controls made :func:`visible`)."""
+    if _STATUS:
+        clear_progress()
     sys.stdout.write(visible(text) + "\n")
     sys.stdout.flush()
 
@@ -136,6 +181,8 @@ def data(text: str = "") -> None:
 def data_lines(lines: Iterable[str]) -> None:
     """:func:`data` for many lines in one write (a listing of thousands of rules)."""
     lines = list(lines)
+    if _STATUS:
+        clear_progress()
     if "".join(lines).isprintable():  # every line printable: each is its own visible() form
         sys.stdout.write("".join(line + "\n" for line in lines))
     else:
@@ -149,6 +196,8 @@ def as_json(items: Iterable[dict[str, Any]] | dict[str, Any]) -> None:
     import json  # only a --format json listing needs it
 
     value = items if isinstance(items, dict) else list(items)
+    if _STATUS:
+        clear_progress()
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
     sys.stdout.flush()
 
@@ -161,6 +210,8 @@ _EMOJI_CODE = re.compile(r":\S*?:")
 
 def _print_markup(markup: str) -> None:
     """On a terminal a message wraps on word boundaries (never mid-word at 80 columns)."""
+    if _STATUS:
+        clear_progress()
     console = stderr()
     emoji = None if _EMOJI_CODE.search(markup) else False
     console.print(markup, emoji=emoji, soft_wrap=not console.is_terminal)

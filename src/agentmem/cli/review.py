@@ -642,9 +642,10 @@ def _count(n: int) -> str:
 
 @contextmanager
 def _progress(what: str, total: int) -> Iterator[Callable[[], None]]:
-    """Progress of a batch of ``total`` decisions on stderr, as plain lines (a terminal, a CI
-    log or a pipe alike; stdout keeps one line per decision): what starts, then every tenth
-    done. Yields the function that counts one. Nothing for fewer than :data:`PROGRESS_FROM`."""
+    """Progress of a batch of ``total`` decisions on stderr (stdout keeps one line per
+    decision): what starts, then every tenth done (:func:`output.progress`: rewritten in place
+    on a terminal, a line each in a CI log or a pipe). Yields the function that counts one.
+    Nothing for fewer than :data:`PROGRESS_FROM`."""
     if total < PROGRESS_FROM:
         yield lambda: None
         return
@@ -656,7 +657,7 @@ def _progress(what: str, total: int) -> Iterator[Callable[[], None]]:
         nonlocal done
         done += 1
         if done % step == 0 and done < total:
-            output.info(f"  {done:,} of {total:,}")
+            output.progress(f"  {done:,} of {total:,}")
 
     yield advance
 
