@@ -248,6 +248,7 @@ CASES: list[tuple[type, list[tuple[str, Any, object]], dict[str, Any]]] = [
             ("why", (), None),
             ("others", (), None),
             ("scopes", (), None),
+            ("notes", (), None),
         ],
         {
             "scope": "team",
@@ -262,6 +263,7 @@ CASES: list[tuple[type, list[tuple[str, Any, object]], dict[str, Any]]] = [
             "why": (("R2", "delimiter"),),
             "others": (("out of scope", 3),),
             "scopes": ("team",),
+            "notes": ("doctrine/x.yaml has changes that are not committed",),
         },
     ),
 ]

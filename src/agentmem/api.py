@@ -119,7 +119,10 @@ class Agentmem:
         written: an untraced audit is refused)."""
         if fmt not in ("text", "markdown"):
             raise UsageError(f"unknown format {fmt!r} (text or markdown)")
-        return render_audit(run_audit(self._repo, self.actor(), scope), fmt)
+        ctx = run_audit(self._repo, self.actor(), scope)
+        for note in ctx.notes:  # what the served view left out, with the command that fixes it
+            notices.warn(note)
+        return render_audit(ctx, fmt)
 
     def pending(self, person: str | None = None) -> list[Proposal]:
         """Pending proposals of ``person`` (default: the actor; another person's only for an

@@ -199,7 +199,7 @@ def test_audit_gives_the_active_rules_of_the_scope_and_its_ancestors(
         "   Limits:\n   - Not when the supplier has traded with us for less than two years." in out
     )
     assert (
-        "Rule supply-warranty-12-months, version 1, scope contracts/supply, approved by bob on 2026-11-30."
+        "Rule supply-warranty-12-months, version 1, scope contracts/supply, approved by ruth on 2026-11-30."
         in out
     )
     for absent in ("lease-deposit", "penalties", "DAP incoterms", "wet-ink"):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from tests.helpers import git, invoke, set_identity
-from tests.helpers.context import add_person
+from tests.helpers.context import add_person, rule_text, write_rules
 from tests.helpers.memory import seed_memory
 from typer.testing import CliRunner
 
@@ -362,3 +362,128 @@ def test_a_cached_approval_counts_for_the_owners_own_decision(
     assert served.marked("alice", log[0], ["add"], ["alice <alice@example.com>"])
     assert not served.marked("alice", "bob@example.com", ["add"], ["alice <alice@example.com>"])
     assert not served.marked("alice", "alice@example.com", [], [])
+
+
+# -- doctrine through the served view (docs/design/served.md §Served doctrine) -----------------
+
+WARRANTY = "Accept a 12-month warranty on supply contracts."
+RULE = "doctrine/supply-warranty-12-months.yaml"
+
+
+def _audit(runner: CliRunner) -> tuple[str, str]:
+    result = invoke(runner, "context", "audit", "--scope", "contracts/supply")
+    assert result.exit_code == 0, result.stderr
+    return result.stdout, result.stderr
+
+
+def test_an_uncommitted_rule_edit_is_not_served_and_the_note_says_so(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_rules(memrepo)
+    path = memrepo / RULE
+    path.write_text(path.read_text(encoding="utf-8").replace(WARRANTY, PLANTED), "utf-8")
+    (memrepo / "doctrine" / "planted.yaml").write_text(
+        rule_text("planted", "active", "contracts/supply", PLANTED, "None.", "2099-01-01"), "utf-8"
+    )
+    out, err = _audit(runner)
+    assert WARRANTY in out and PLANTED not in out and "planted" not in out
+    assert f"{RULE} has changes that are not committed: given as committed" in err
+    assert f"git checkout -- {RULE}" in err
+    assert "doctrine/planted.yaml is not committed: not given" in err
+    data = json.loads(
+        invoke(runner, "context", "audit", "--scope", "contracts/supply", "-f", "json").stdout
+    )
+    assert len(data["notes"]) == 2 and PLANTED not in json.dumps(data)
+    # the Python API serves the same, and says so (a warning to the installed sink)
+    import agentmem
+    from agentmem import notices
+
+    said: list[str] = []
+    monkeypatch.setattr(notices, "_SINK", [said.append])
+    text = agentmem.open(memrepo).audit_context("contracts/supply")
+    assert WARRANTY in text and PLANTED not in text
+    assert any("has changes that are not committed" in line for line in said)
+
+
+def test_a_rule_a_member_activates_with_plain_git_is_served_as_its_draft(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    """The trial's hole: bob (a member) sets a draft active with plain git, approval and
+    trailers forged to look right: the history judge refuses the commit, so the audit gives
+    the rule as the draft it was (not applied), until an admin approves it."""
+    write_rules(memrepo)
+    add_person(memrepo, "bob", "bob@example.com", "member")
+    draft = memrepo / "doctrine" / "supply-penalty-cap-draft.yaml"
+    text = draft.read_text(encoding="utf-8")
+    active = rule_text(
+        "supply-penalty-cap-draft", "active", "contracts/supply",
+        "Cap late-delivery penalties at 10 percent.", "Not for critical components.", "2099-01-01",
+    ).replace("by: ruth", "by: bob")  # fmt: skip
+    assert text != active
+    draft.write_text(active, encoding="utf-8")
+    git(memrepo, "-c", "user.name=Bob", "-c", "user.email=bob@example.com", "commit", "-qam",
+        "approve\n\nAgentmem-Action: approve\nAgentmem-Actor: Bob <bob@example.com>\n"
+        "Agentmem-Role: admin\n")  # fmt: skip
+    bobs = git(memrepo, "rev-parse", "--short=10", "HEAD").strip()
+    out, err = _audit(runner)
+    assert "Cap late-delivery penalties" not in out and WARRANTY in out
+    assert (
+        f"doctrine/supply-penalty-cap-draft.yaml: the last change (commit {bobs}) is not a " in err
+    )
+    assert f"git revert {bobs}" in err and "given as of commit" in err
+
+
+def test_an_instruction_edited_after_approval_is_served_as_approved(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    """An admin edits an active rule's instruction with plain git (no trailers, approval left
+    as it was): served as of its approved version; the index keyed by blob follows."""
+    write_rules(memrepo)
+    assert WARRANTY in _audit(runner)[0]  # builds the index of the served rules
+    path = memrepo / RULE
+    path.write_text(path.read_text(encoding="utf-8").replace(WARRANTY, PLANTED), "utf-8")
+    git(memrepo, "commit", "-qam", "clearer")
+    out, err = _audit(runner)
+    assert WARRANTY in out and PLANTED not in out
+    assert f"{RULE}: the last change" in err and "is not a decision check --history accepts" in err
+    # an admin's decision made with agentmem is served again at once
+    git(memrepo, "revert", "--no-edit", "HEAD")
+    reverted = git(memrepo, "log", "-1", "--format=%B")
+    assert reverted  # the revert itself is a plain commit: the rule stays as approved
+    assert WARRANTY in _audit(runner)[0]
+
+
+def test_each_commit_is_judged_once_and_an_unchanged_head_reads_no_history(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_rules(memrepo)
+    assert WARRANTY in _audit(runner)[0]
+    from agentmem.check.history import walk
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("judged again")
+
+    monkeypatch.setattr(walk, "check_history", refuse)
+    assert WARRANTY in _audit(runner)[0]  # same HEAD: nothing judged, no log read
+    add_person(memrepo, "dave", "dave@example.com", "member")  # HEAD moves, doctrine does not
+    assert WARRANTY in _audit(runner)[0]
+    state = json.loads((memrepo / served.DOCTRINE_STATE).read_text(encoding="utf-8"))
+    assert state["head"] == git(memrepo, "rev-parse", "HEAD").strip()
+    assert len(state["judged"]) == 3 and all(v is True for v in state["judged"].values())
+
+
+def test_a_forged_served_index_is_rebuilt_from_the_blobs(memrepo: Path, runner: CliRunner) -> None:
+    """The index of the served rules is keyed by the served state's signature and each row by
+    its blob id: a row planted with another text, or a damaged file, is read again."""
+    from agentmem.doctrine import index as rule_index
+
+    write_rules(memrepo)
+    _audit(runner)
+    stored = memrepo / rule_index.SERVED_INDEX_FILE
+    head, groups, rows = stored.read_bytes().split(b"\n")
+    meta = json.loads(head)
+    meta["signature"] = "0" * 64
+    stored.write_bytes(json.dumps(meta).encode() + b"\n" + groups + b"\n" + rows)
+    out, _ = _audit(runner)
+    assert WARRANTY in out
+    assert json.loads(stored.read_bytes().split(b"\n")[0])["signature"] != "0" * 64

@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 
 import pytest
-from tests.helpers import invoke
-from tests.helpers.context import rule_text, write_rules
+from tests.helpers import git, invoke
+from tests.helpers.context import commit_decisions, rule_text, write_rules
 from typer.testing import CliRunner
 
 from agentmem.delivery.usage import (
@@ -29,6 +29,7 @@ from agentmem.doctrine.model import LIVE_STATUSES, DoctrineError, Rule, scopes_o
 from agentmem.doctrine.parse import load_rules
 from agentmem.doctrine.render import canonical_text
 from agentmem.doctrine.similar import Similar, find_similar, similarity
+from agentmem.store import gitrun
 
 
 @pytest.fixture
@@ -64,10 +65,11 @@ def test_reading_many_rule_files_says_its_progress_on_stderr(
     monkeypatch.setattr(rule_index, "PROGRESS_FROM", 4)
     for n in range(40):
         _write(memrepo, f"rule-{n}", "draft", "contracts", f"Check clause {n} of annex {n * 3}.")
+    commit_decisions(memrepo)
     first = invoke(runner, "context", "audit", "--scope", "contracts")
     assert first.exit_code == 0, first.stderr
     said = [ln for ln in first.stderr.splitlines() if "rule files" in ln]
-    assert said[0] == "reading 40 rule files (40 not in the rule index)…"
+    assert said[0] == "reading 40 served rule files (40 not in the rule index)…"
     assert said[1:] == [f"read {n} of about 40 rule files" for n in range(4, 41, 4)]
     again = invoke(runner, "context", "audit", "--scope", "contracts")
     assert "rule files" not in again.stderr
@@ -229,17 +231,18 @@ def test_the_audit_reads_only_the_rules_in_scope(
     _write(memrepo, "in-scope", "draft", "contracts", "Check clause 1.")
     for n in range(20):
         _write(memrepo, f"elsewhere-{n}", "draft", "hr/policies", f"Check clause {n}.")
+    commit_decisions(memrepo)
     assert invoke(runner, "context", "audit", "--scope", "contracts/supply").exit_code == 0
     read: list[str] = []
-    real = rule_index.read_rule
+    real = gitrun.read_objects
 
-    def counting(root: Path, rule_id: str) -> Rule:
-        read.append(rule_id)
-        return real(root, rule_id)
+    def counting(root: Path, names: list[tuple[str, str]]) -> dict[str, bytes]:
+        read.extend(key for key, _name in names)
+        return real(root, names)
 
-    monkeypatch.setattr(rule_index, "read_rule", counting)
+    monkeypatch.setattr(gitrun, "read_objects", counting)
     assert invoke(runner, "context", "audit", "--scope", "contracts/supply").exit_code == 0
-    assert read == ["in-scope"]
+    assert read == ["doctrine/in-scope.yaml"]  # from its served blob; no other rule read
 
 
 def test_doctrine_list_is_served_from_the_index(
@@ -294,27 +297,42 @@ def test_the_audit_from_the_index_decides_as_every_rule_read(
     for n in range(60):
         status, scope = statuses[n % 5], scopes[n % 6]
         _write(memrepo, f"rule-{n:02d}", status, scope, f"Check clause {n}.")
+    commit_decisions(memrepo)
+    scopes_audited = ("contracts/supply", "hr", "finance/tax", "contracts")
+    actor = Person("alice", "alice@example.com", "admin")
+    config, day = load_config(memrepo), date(2026, 12, 1)
+    # an active rule without a scope is incomplete: the judge refuses its activation, so the
+    # served view gives it as of its draft (the rest of that commit is served)
+    refused = {"rule-11", "rule-41"}
+    kept = [
+        r.with_changes(status="draft", approval=None) if r.id in refused else r
+        for r in load_rules(memrepo)
+    ]
+    every = {s: build_audit(kept, s, actor, config, day, "t") for s in scopes_audited}
     stale = memrepo / "doctrine" / "rule-01.yaml"  # active, approval of another text
     stale.write_text(
         stale.read_text(encoding="utf-8").replace("Check clause 1.", "Check clause one."),
         encoding="utf-8",
     )
-    actor = Person("alice", "alice@example.com", "admin")
-    config, day = load_config(memrepo), date(2026, 12, 1)
-    for scope in ("contracts/supply", "hr", "finance/tax", "contracts"):
-        every = build_audit(load_rules(memrepo), scope, actor, config, day, "t")
+    git(memrepo, "-c", "user.email=ruth@example.com", "commit", "-qam", "by hand")
+    for scope in scopes_audited:
         rule_index.purge(memrepo)
+        (memrepo / rule_index.SERVED_INDEX_FILE).unlink(missing_ok=True)
         slow = audit_from_index(memrepo, scope, actor, config, day, "t")  # index deleted
-        assert (memrepo / rule_index.INDEX_FILE).exists()
+        assert (memrepo / rule_index.SERVED_INDEX_FILE).exists()
         fast = audit_from_index(memrepo, scope, actor, config, day, "t")  # stored groups
-        assert slow == every and fast == every
+        # the hand edit is not served: rule-01 is given as of its approved version
+        assert slow.notes == fast.notes and len(fast.notes) == 2
+        assert "doctrine/rule-01.yaml: the last change" in fast.notes[0]  # hand edit
+        assert "doctrine/rule-11.yaml, doctrine/rule-41.yaml: the last change" in fast.notes[1]
+        assert "given as of commit" in fast.notes[1]
+        assert slow.replace(notes=()) == every[scope] and fast.replace(notes=()) == every[scope]
         assert sum(n for _r, n in fast.others) + len(fast.decisions) == 60
     assert fast.others == (
         ("archived", 10),
-        ("changed after approval", 1),
         ("deactivated", 10),
-        ("draft", 10),
-        ("out of scope", 9),
+        ("draft", 12),
+        ("out of scope", 8),
         ("suspended", 10),
     )
     lines = []
@@ -342,6 +360,7 @@ def test_the_usage_line_does_not_grow_with_the_rules_outside_the_scope(
     assert invoke(runner, "context", "audit", "--scope", "contracts/supply").exit_code == 0
     for n in range(40):
         _write(memrepo, f"lease-{n}", "draft" if n % 2 else "archived", "contracts/lease", "x.")
+    commit_decisions(memrepo)
     assert invoke(runner, "context", "audit", "--scope", "contracts/supply").exit_code == 0
     few, many = _usage(memrepo)
     assert few["rules"] == many["rules"] and len(few["rules"]) == 5  # type: ignore[arg-type]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 from tests.helpers import git, invoke
@@ -91,7 +92,7 @@ def rule_text(
     title = f"Title of {rule_id}"
     approved = status in ("active", "suspended")
     approval = (
-        "approval:\n  by: bob\n  at: 2026-11-30T08:00:00Z\n  version: 1\n"
+        "approval:\n  by: ruth\n  at: 2026-11-30T08:00:00Z\n  version: 1\n"
         f"  content_sha256: {_sha(title, scope, instruction, [limit])}\n"
         if approved
         else "approval: null\n"
@@ -107,10 +108,33 @@ def rule_text(
 def write_rules(
     root: Path, rules: tuple[tuple[str, str, str | None, str, str, str | None], ...] = RULES
 ) -> None:
+    """Commit ``rules`` as decisions the history judge accepts
+    (docs/design/served.md §Served doctrine: only those are served): alice proposes them as drafts, then ruth, an admin who
+    did not propose them, gives each its status with the approval it names. Same files as a
+    person writes by hand; ruth is added to roles.yaml as an admin when missing."""
+    if "\nruth:" not in "\n" + (root / "roles.yaml").read_text(encoding="utf-8"):
+        add_person(root, "ruth", "ruth@example.com", "admin")
+    for rule in rules:
+        draft = (rule[0], "draft", rule[2], rule[3], rule[4], None)
+        (root / "doctrine" / f"{rule[0]}.yaml").write_text(rule_text(*draft), encoding="utf-8")
+    _decide(root, "alice", "propose", "doctrine rules (drafts)")
     for rule in rules:
         (root / "doctrine" / f"{rule[0]}.yaml").write_text(rule_text(*rule), encoding="utf-8")
+    if any(rule[1] != "draft" for rule in rules):
+        _decide(root, "ruth", "approve", "doctrine rules (decided)")
+
+
+def _decide(root: Path, person: str, action: str, subject: str) -> None:
+    """Commit ``doctrine/`` as ``person`` with the audit trailers of an agentmem command."""
+    email = f"{person}@example.com"
+    role = "admin" if person in ("alice", "ruth") else "member"
+    body = (
+        f"{subject}\n\nAgentmem-Action: {action}\nAgentmem-Actor: {person.title()} <{email}>\n"
+        f"Agentmem-Role: {role}\n"
+    )
     git(root, "add", "doctrine")
-    git(root, "commit", "-q", "-m", "doctrine rules")
+    git(root, "-c", f"user.name={person.title()}", "-c", f"user.email={email}",
+        "commit", "-q", "-m", body)  # fmt: skip
 
 
 def write_memory(
@@ -130,3 +154,23 @@ def add_person(root: Path, person: str, email: str, role: str) -> None:
         encoding="utf-8",
     )
     git(root, "commit", "-q", "-m", f"add {person}", "--", "roles.yaml")
+
+
+def commit_decisions(root: Path) -> None:
+    """Commit every rule file the work tree adds or changes as decisions the history judge
+    accepts (as :func:`write_rules`): alice proposes each as a draft of the same content, then
+    ruth gives it the status and approval the work tree holds."""
+    status = git(root, "status", "--porcelain", "--untracked-files=all", "--", "doctrine/")
+    paths = [line[3:] for line in status.splitlines() if line]
+    finals = {p: (root / p).read_text(encoding="utf-8") for p in paths}
+    for path, text in finals.items():
+        draft = re.sub(r"(?m)^status: .*$", "status: draft", text)
+        draft = re.sub(r"(?ms)^approval:\n(?:  .*?\n)+", "approval: null\n", draft)
+        (root / path).write_text(draft, encoding="utf-8")
+    _decide(root, "alice", "propose", "doctrine rules (drafts)")
+    for path, text in finals.items():
+        (root / path).write_text(text, encoding="utf-8")
+    if git(root, "status", "--porcelain", "--", "doctrine/").strip():
+        if "\nruth:" not in "\n" + (root / "roles.yaml").read_text(encoding="utf-8"):
+            add_person(root, "ruth", "ruth@example.com", "admin")
+        _decide(root, "ruth", "approve", "doctrine rules (decided)")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from tests.helpers import git, invoke, isolate, set_identity
-from tests.helpers.context import add_person, rule_text
+from tests.helpers.context import add_person, commit_decisions, rule_text
 from tests.helpers.memory import seed_memory
 from typer.testing import CliRunner
 
@@ -68,8 +68,7 @@ def team_template(memrepo_template: Path, tmp_path_factory: pytest.TempPathFacto
                 ),
                 encoding="utf-8",
             )
-        git(root, "add", "-A")
-        git(root, "commit", "-q", "-m", "rules")
+        commit_decisions(root)  # as decisions the history judge accepts: the audit serves them
     return root
 
 

@@ -85,6 +85,8 @@ def audit(
         output.as_json(audit_json(ctx))
     else:
         output.data(render_audit(ctx, fmt.value))
+    for note in ctx.notes:  # what the served view left out (docs/design/served.md §Served doctrine)
+        output.warn(output.esc(note))
     if not ctx.given:
         output.warn(f"role {ctx.role} is not in context.doctrine_for_roles: no doctrine given")
     if ctx.withheld:

@@ -480,6 +480,7 @@ class AuditContext(Frozen):
         "why",
         "others",
         "scopes",
+        "notes",
     )
     scope: str
     run_id: str
@@ -493,6 +494,9 @@ class AuditContext(Frozen):
     why: tuple[tuple[str, str], ...]
     others: tuple[tuple[str, int], ...]
     scopes: tuple[str, ...]
+    #: one line per thing the served view left out of ``doctrine/`` (an uncommitted edit, a
+    #: change the history judge does not accept: :func:`agentmem.delivery.served.serve_doctrine`).
+    notes: tuple[str, ...]
 
     def __init__(
         self,
@@ -508,6 +512,7 @@ class AuditContext(Frozen):
         why: tuple[tuple[str, str], ...] = (),
         others: tuple[tuple[str, int], ...] = (),
         scopes: tuple[str, ...] = (),
+        notes: tuple[str, ...] = (),
     ) -> None:
         self._set(
             scope=scope,
@@ -522,6 +527,7 @@ class AuditContext(Frozen):
             why=why,
             others=others,
             scopes=scopes,
+            notes=notes,
         )
 
 
@@ -594,14 +600,20 @@ def build_audit(
 def audit_from_index(
     root: Path, scope: str, actor: Person, config: Config, today: date, run_id: str
 ) -> AuditContext:
-    """:func:`build_audit` over the rule index (docs/design/search.md §Rule index): only the rules whose
-    scope applies to ``scope`` are read from their files; the others are decided from the
-    index. Raises the first :class:`DoctrineError` of a bad rule file, as ``load_rules`` does."""
+    """:func:`build_audit` over the rules the served view gives
+    (docs/design/served.md §Served doctrine: committed bytes of decisions the history judge
+    accepts, never the work tree),
+    through the index of the served rules (docs/design/search.md §Rule index): only the rules
+    whose scope applies to ``scope`` are read, from their served blobs; the others are decided
+    from the index. Raises the first :class:`DoctrineError` of a bad served rule file, as
+    ``load_rules`` does."""
     # lazy: hot path: a hook's chat block reads no rule and writes no usage
-    from agentmem.doctrine.index import read_rule, scope_groups
+    from agentmem.delivery.served import serve_doctrine
+    from agentmem.doctrine.index import served_groups, served_rules
     from agentmem.doctrine.model import applies_to, reason_before_scope
 
-    groups, errors, parsed = scope_groups(root)
+    view = serve_doctrine(root)
+    groups, errors, parsed = served_groups(root, view)
     if errors:
         raise errors[0]
     given = actor.role in config.context.doctrine_for_roles
@@ -622,8 +634,9 @@ def audit_from_index(
                 reason = reasons[memo] = early or "out of scope"
             others[reason] = others.get(reason, 0) + n
     scopes = {s for s in groups if s}
-    rules = [parsed.get(rule_id) or read_rule(root, rule_id) for rule_id in sorted(inside)]
-    return _audit(rules, others, scopes, scope, actor, config, today, run_id)
+    rules = served_rules(root, view, sorted(inside), parsed)
+    ctx = _audit(rules, others, scopes, scope, actor, config, today, run_id)
+    return ctx.replace(notes=view.notes) if view.notes else ctx
 
 
 def _audit(
@@ -760,6 +773,7 @@ def audit_json(ctx: AuditContext) -> dict[str, Any]:
             for d in ctx.decisions
         ],
         "others": dict(ctx.others),
+        "notes": list(ctx.notes),
         "text": render_audit(ctx, "text"),
     }
 

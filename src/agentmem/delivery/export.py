@@ -37,7 +37,7 @@ from pathlib import Path
 from agentmem.config import load_config
 from agentmem.delivery.context import (
     ChatContext,
-    build_audit,
+    audit_from_index,
     build_chat,
     chat_reader,
     render_audit,
@@ -46,7 +46,6 @@ from agentmem.delivery.context import (
 )
 from agentmem.delivery.hotread import resolved_folder, scope_for_folder
 from agentmem.doctrine.model import normalise_scope, today
-from agentmem.doctrine.parse import load_rules
 from agentmem.errors import AgentmemError, GovernanceError, UsageError
 from agentmem.governance import ADMIN
 from agentmem.memory.records import scope_contains
@@ -409,7 +408,7 @@ def export_doctrine(repo: Repository, actor: Person, scope: str, target: str) ->
     clean = normalise_scope(scope, "--scope")
     if clean is None:
         raise UsageError("--scope is empty; give a scope such as contracts/supply")
-    ctx = build_audit(load_rules(repo.root), clean, actor, repo.config, today(), "export")
+    ctx = audit_from_index(repo.root, clean, actor, repo.config, today(), "export")
     if not ctx.given:
         raise GovernanceError(
             f"doctrine is not given to the role {actor.role} (context.doctrine_for_roles)",
@@ -580,5 +579,5 @@ def stale_exports(root: Path) -> list[StaleExport]:
 
 def _doctrine_now(repo: Repository, scope: str) -> str:
     reader = Person("export", "", ADMIN)
-    ctx = build_audit(load_rules(repo.root), scope, reader, repo.config, today(), "export")
+    ctx = audit_from_index(repo.root, scope, reader, repo.config, today(), "export")
     return doctrine_source_sha([(r.id, r.version) for r in ctx.applied])

@@ -21,7 +21,7 @@ judge is loaded only for a commit it has not judged before.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentmem import trailers
 from agentmem.store import gitrun, regular
@@ -316,3 +316,371 @@ def _an_entry(
         if line.startswith("- ") and split(line)[0] == text:
             return True
     return False
+
+
+# ---------------------------------------------------------------------------------------------
+# doctrine (docs/design/served.md §Served doctrine)
+# ---------------------------------------------------------------------------------------------
+
+#: The served view's local state for ``doctrine/`` (derived, never committed): the ``HEAD`` and
+#: ``doctrine`` tree it was computed for, the rule files served otherwise than as at ``HEAD``,
+#: and the history judge's verdict on every commit that changed ``doctrine/``, by commit id.
+DOCTRINE_STATE = ".agentmem/served-doctrine.json"
+_STATE_FORMAT = 1
+#: What turns an edit typed into a rule file into a decision (named by the served view's note).
+FIX_DOCTRINE = (
+    "agentmem doctrine edit ID (or doctrine propose) makes the change for an admin to approve"
+)
+_SHOWN = 3  # paths a note names before "and N more"
+
+
+class ServedDoctrine:
+    """``doctrine/`` as the served view gives it: every rule file as of ``HEAD`` (``head``, its
+    ``doctrine`` tree ``tree``), except the ones in ``changed`` (path → the blob served instead,
+    ``""``: none), with ``notes`` one line per thing left out. ``signature``: a digest of what is
+    served (the tree and ``changed``): what a derived index of the served rules is keyed by."""
+
+    __slots__ = ("root", "head", "tree", "changed", "notes", "signature", "refused", "_blobs")
+
+    def __init__(
+        self,
+        root: Path,
+        head: str,
+        tree: str,
+        changed: dict[str, str],
+        notes: tuple[str, ...],
+    ) -> None:
+        # lazy: the served doctrine only (audits), never a chat block's hot path
+        import hashlib
+        import json
+
+        self.root = root
+        self.head = head
+        self.tree = tree
+        self.changed = changed
+        self.notes = notes
+        listed = json.dumps(sorted(changed.items()), separators=(",", ":"))
+        self.signature = hashlib.sha256(f"{head and tree}\n{listed}".encode()).hexdigest()
+        #: ``(path, reason)`` of what ``HEAD`` holds under ``doctrine/`` that is not a regular
+        #: file (``doctrine`` itself a symlink, a folder or a link named ``*.yaml``): an audit
+        #: refuses to run on part of the doctrine, as the strict reader does.
+        self.refused: list[tuple[str, str]] = []
+        if head and tree.startswith("!"):
+            self.refused.append((DOCTRINE_DIR, f"a symlink; {_READS_ONLY}"))
+            self.tree = ""
+        self._blobs: dict[str, str] | None = None
+
+    def blobs(self) -> dict[str, str]:
+        """``doctrine/<name>.yaml`` → the blob served, for every rule file served (one ``git
+        ls-tree`` of the served tree, computed once)."""
+        if self._blobs is None:
+            found: dict[str, str] = {}
+            if self.tree:
+                proc = gitrun.run(self.root, ["ls-tree", "-z", self.tree], None, None, text=True)
+                for item in proc.stdout.split("\0"):
+                    meta, _, name = item.partition("\t")
+                    fields = meta.split()
+                    if len(fields) != 3 or not name.endswith(".yaml"):
+                        continue
+                    if fields[1] == "blob" and fields[0] in _FILE_MODES:
+                        found[f"{DOCTRINE_DIR}/{name}"] = fields[2]
+                    else:
+                        what = _KINDS.get(fields[0], "not a regular file")
+                        self.refused.append((f"{DOCTRINE_DIR}/{name}", f"{what}; {_READS_ONLY}"))
+            for path, blob in self.changed.items():
+                if blob:
+                    found[path] = blob
+                else:
+                    found.pop(path, None)
+            self._blobs = {p: b for p, b in found.items() if _RULE_FILE.match(p)}
+        return self._blobs
+
+    def texts(self, paths: list[str]) -> dict[str, bytes]:
+        """The served bytes of ``paths`` (those served at all), in ONE ``git cat-file --batch``:
+        a path not in ``changed`` is read as ``HEAD:path`` (no listing of the tree)."""
+        names: list[tuple[str, str]] = []
+        for path in paths:
+            if path in self.changed:
+                if self.changed[path]:
+                    names.append((path, self.changed[path]))
+            elif self.head:
+                names.append((path, f"{self.head}:{path}"))
+        return gitrun.read_objects(self.root, names)
+
+
+DOCTRINE_DIR = "doctrine"
+_FILE_MODES = ("100644", "100755")
+_KINDS = {"120000": "a symlink", "040000": "a folder", "160000": "a submodule"}
+_READS_ONLY = "agentmem reads only regular files"
+
+
+class _Pattern:
+    """The rule file paths (compiled on first use: ``re`` stays off the chat hot path)."""
+
+    def match(self, path: str) -> bool:
+        return path.startswith("doctrine/") and path.endswith(".yaml") and "/" not in path[9:]
+
+
+_RULE_FILE = _Pattern()
+
+
+def _head_and_tree(root: Path) -> tuple[str, str]:
+    """``HEAD``'s commit id and its ``doctrine`` tree id (``""`` for none; ``"!"`` and the id
+    when ``doctrine`` is not a folder there), one git process."""
+    proc = gitrun.run(root, ["cat-file", "--batch-check"], "HEAD\nHEAD:doctrine\n", None, text=True)
+    lines = proc.stdout.split("\n")
+    head = tree = ""
+    if " commit " in lines[0]:
+        head = lines[0].split()[0]
+    if head and len(lines) > 1 and " tree " in lines[1]:
+        tree = lines[1].split()[0]
+    elif head and len(lines) > 1 and " blob " in lines[1]:
+        tree = "!" + lines[1].split()[0]
+    return head, tree
+
+
+def _dirty(root: Path) -> tuple[list[str], list[str]]:
+    """The rule files whose work tree (or index) differs from ``HEAD``, and those git does not
+    track: one ``git status`` of ``doctrine/`` (git's own stat test of changed files)."""
+    args = ["status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all"]
+    proc = gitrun.run(root, [*args, "--", f"{DOCTRINE_DIR}/"], None, None, text=True)
+    changed: list[str] = []
+    new: list[str] = []
+    if proc.returncode != 0:
+        return changed, new
+    for item in proc.stdout.split("\0"):
+        if len(item) < 4:
+            continue
+        code, path = item[:2], item[3:]
+        (new if code == "??" else changed).append(path)
+    return sorted(changed), sorted(new)
+
+
+def _named(paths: list[str]) -> str:
+    shown = ", ".join(paths[:_SHOWN])
+    more = len(paths) - _SHOWN
+    return f"{shown} and {more:,} more rule files" if more > 0 else shown
+
+
+def _doctrine_log(root: Path, rev: str) -> list[tuple[str, tuple[str, ...], dict[str, str | None]]]:
+    """``(commit, parents, {rule file: blob or None})`` of the commits of ``rev``'s first-parent
+    line that changed a rule file (a merge: against its first parent), newest first. One
+    ``git log`` process."""
+    args = ["-c", "core.quotePath=false", "log", "--first-parent", "-m", "--raw", "-z"]
+    args += ["--no-abbrev", "--no-renames", "--no-color", "--format=%x1e%H %P", rev]
+    proc = gitrun.run(root, [*args, "--", f"{DOCTRINE_DIR}/"], None, None, text=True)
+    found: list[tuple[str, tuple[str, ...], dict[str, str | None]]] = []
+    if proc.returncode != 0:
+        return found
+    for record in proc.stdout.split("\x1e")[1:]:
+        head, _, rest = record.partition("\0")
+        ids = head.split()
+        if not ids:
+            continue
+        changes: dict[str, str | None] = {}
+        items = rest.lstrip("\n\0").split("\0")
+        for meta, path in zip(items[::2], items[1::2], strict=False):
+            fields = meta.split()
+            if not meta.startswith(":") or len(fields) < 5 or not _RULE_FILE.match(path):
+                continue
+            kept = not fields[4].startswith("D") and fields[1] in _FILE_MODES
+            changes[path] = fields[3] if kept else None
+        found.append((ids[0], tuple(ids[1:]), changes))
+    return found
+
+
+#: The judge's codes that concern one rule file (the finding's path): any other error refuses
+#: every change of its commit (missing trailers, a signature, an erased value…).
+_PER_RULE = frozenset({
+    "history-not-admin", "history-not-member", "history-self-approval", "history-incomplete",
+    "history-approval-mismatch", "history-proposer-mismatch", "history-link", "history-path-case",
+})  # fmt: skip
+
+
+def _judge_range(
+    root: Path, since: str | None, tip: str, commits: list[tuple[str, tuple[str, ...]]]
+) -> dict[str, bool | list[str]]:
+    """The history judge's verdict on each of ``commits`` (first-parent commits of
+    ``since..tip``), from ONE walk of ``check --history`` over that range: True when no error
+    names the commit (a merge: nor a commit it brought in); the rule files refused when every
+    error names one rule file (:data:`_PER_RULE`); False otherwise."""
+    # lazy: the judge loads only for commits never judged before
+    from agentmem.check.findings import ERROR
+    from agentmem.check.history.walk import check_history
+
+    result = check_history(root, since=since, tip=tip)
+    bad: dict[str, set[str] | None] = {}  # commit → refused rule files (None: all of it)
+    for f in result.findings:
+        if f.severity != ERROR or not f.commit:
+            continue
+        if f.code in _PER_RULE and _RULE_FILE.match(f.path):
+            paths = bad.setdefault(f.commit, set())
+            if paths is not None:
+                paths.add(f.path)
+        else:
+            bad[f.commit] = None
+    verdicts: dict[str, bool | list[str]] = {}
+    for commit, parents in commits:
+        refused = bad.get(commit, set())
+        if refused is not None and bad and len(parents) > 1:
+            listed = gitrun.run(root, ["rev-list", f"{parents[0]}..{commit}"], None, None, True)
+            if set(listed.stdout.split()) & set(bad):
+                refused = None  # a commit it brought in is refused: so is the merge
+        verdicts[commit] = False if refused is None else sorted(refused) or True
+    return verdicts
+
+
+def _load_state(root: Path) -> dict[str, object] | None:
+    # lazy: the served doctrine only (audits), never a chat block's hot path
+    import json
+
+    try:
+        data = json.loads((root / DOCTRINE_STATE).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if (
+        not isinstance(data, dict)
+        or data.get("format") != _STATE_FORMAT
+        or not all(isinstance(data.get(k), str) for k in ("head", "tree"))
+        or not all(isinstance(data.get(k), dict) for k in ("changed", "late", "judged"))
+    ):
+        return None
+    return data
+
+
+def _save_state(root: Path, state: dict[str, object]) -> None:
+    """Write the state (temporary file, then ``os.replace``); failures are ignored: it only
+    saves work."""
+    # lazy: the served doctrine only (audits), never a chat block's hot path
+    import json
+    import os
+
+    path = root / DOCTRINE_STATE
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    try:
+        path.parent.mkdir(exist_ok=True)
+        tmp.write_text(json.dumps(state, separators=(",", ":")), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+def _first_parent_from(root: Path, old: str, head: str) -> bool:
+    """True when ``old`` is on ``head``'s first-parent line (what an update from it needs)."""
+    proc = gitrun.run(root, ["log", "--first-parent", "--format=%P", f"{old}..{head}"], None,
+                      None, text=True)  # fmt: skip
+    lines = proc.stdout.split("\n")
+    lines = [line for line in lines if line]
+    return proc.returncode == 0 and bool(lines) and lines[-1].split()[:1] == [old]
+
+
+def _update(root: Path, head: str, tree: str, state: dict[str, object] | None) -> dict[str, Any]:
+    """The state for ``head``: from ``state`` when ``HEAD`` only moved forward on its
+    first-parent line (only the new commits are read and judged), else from the whole line."""
+    judged: dict[str, bool | list[str]] = {}
+    changed: dict[str, str] = {}
+    late: dict[str, list[str]] = {}
+    old = ""
+    if state is not None:
+        judged = dict(state["judged"])  # type: ignore[call-overload]
+        if state["head"] and _first_parent_from(root, str(state["head"]), head):
+            old = str(state["head"])
+            changed = dict(state["changed"])  # type: ignore[call-overload]
+            late = dict(state["late"])  # type: ignore[call-overload]
+    log = _doctrine_log(root, f"{old}..{head}" if old else head)
+    unknown = [(c, p) for c, p, _ in log if c not in judged]
+    if unknown:
+        first = unknown[-1][1]
+        since = first[0] if first else (old or None)
+        judged.update(_judge_range(root, since, head, [(c, p) for c, p, _ in log]))
+    newest: dict[str, tuple[str, str | None]] = {}  # path → (commit, blob) of its last change
+    served: dict[str, tuple[str, str | None]] = {}  # path → (commit, blob) of its last decision
+    for commit, _parents, changes in log:
+        verdict = judged.get(commit, False)
+        for path, blob in changes.items():
+            newest.setdefault(path, (commit, blob))
+            ok = verdict is True or (isinstance(verdict, list) and path not in verdict)
+            if ok and path not in served:
+                served[path] = (commit, blob)
+    missing = [p for p in newest if p not in served and p not in changed and old]
+    before = read_ids(root, [(p, f"{old}:{p}") for p in missing])
+    for path, (last, blob) in newest.items():
+        if path in served:
+            since, kept = served[path]
+        elif old:
+            since = late.get(path, ["", ""])[1] if path in changed else old
+            kept = changed[path] or None if path in changed else before.get(path)
+        else:
+            since, kept = "", None
+        if kept == blob:
+            changed.pop(path, None)
+            late.pop(path, None)
+        else:
+            changed[path] = kept or ""
+            late[path] = [last, since]
+    return {"format": _STATE_FORMAT, "head": head, "tree": tree, "changed": changed,
+            "late": late, "judged": judged}  # fmt: skip
+
+
+def read_ids(root: Path, names: list[tuple[str, str]]) -> dict[str, str]:
+    """``key → blob id`` of the objects named (``commit:path``), ONE ``cat-file --batch-check``."""
+    if not names:
+        return {}
+    payload = "".join(f"{name}\n" for _, name in names)
+    proc = gitrun.run(root, ["cat-file", "--batch-check"], payload, None, text=True)
+    found: dict[str, str] = {}
+    for (key, _name), line in zip(names, proc.stdout.split("\n"), strict=False):
+        fields = line.split()
+        if len(fields) == 3 and fields[1] == "blob":
+            found[key] = fields[0]
+    return found
+
+
+def _late_notes(late: dict[str, list[str]]) -> list[str]:
+    """One line per commit whose change of rule files is not a decision the judge accepts."""
+    by_commit: dict[tuple[str, str], list[str]] = {}
+    for path, (last, since) in sorted(late.items()):
+        by_commit.setdefault((last, since), []).append(path)
+    notes = []
+    for (last, since), paths in sorted(by_commit.items(), key=lambda item: item[1][0]):
+        given = f"given as of commit {since[:10]}" if since else "not given"
+        notes.append(
+            f"{_named(paths)}: the last change (commit {last[:10]}) is not a decision "
+            f"check --history accepts: {given}. To fix: agentmem check --history names it; "
+            f"git revert {last[:10]} undoes it"
+        )
+    return notes
+
+
+def serve_doctrine(root: Path) -> ServedDoctrine:
+    """``doctrine/`` as the served view gives it (docs/design/served.md §Served doctrine):
+    every rule file as committed at ``HEAD`` whose last change (on the first-parent line) is a
+    decision ``check --history`` accepts — else as of its newest change that is, or not at
+    all —, never the work tree; a rule file the work tree changes (or adds) is named in a note.
+    The judge runs once per commit (verdicts kept by commit id in :data:`DOCTRINE_STATE`, which
+    only saves work); when ``HEAD`` and its ``doctrine`` tree are those of the state, no
+    history is read."""
+    head, tree = _head_and_tree(root)
+    notes: list[str] = []
+    changed: dict[str, str] = {}
+    if head:
+        state = _load_state(root)
+        if state is None or state["head"] != head or state["tree"] != tree:
+            state = _update(root, head, tree, state)
+            _save_state(root, state)
+        changed = dict(state["changed"])  # type: ignore[call-overload]
+        notes += _late_notes(state["late"])  # type: ignore[arg-type]
+    edited, new = _dirty(root)
+    if edited:
+        verb = "has" if len(edited) == 1 else "have"
+        notes.append(
+            f"{_named(edited)} {verb} changes that are not committed: given as committed. "
+            f"To fix: {FIX_DOCTRINE}, then git checkout -- {edited[0] if len(edited) == 1 else DOCTRINE_DIR}"
+        )
+    if new:
+        verb = "is" if len(new) == 1 else "are"
+        notes.append(
+            f"{_named(new)} {verb} not committed: not given. To fix: agentmem doctrine propose "
+            f"files a rule for an admin to approve, then remove {new[0] if len(new) == 1 else 'them'}"
+        )
+    return ServedDoctrine(root, head, tree, changed, tuple(notes))

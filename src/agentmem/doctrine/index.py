@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from agentmem import notices
 from agentmem.doctrine.model import (
@@ -43,9 +43,14 @@ from agentmem.doctrine.model import (
     Rule,
     content_sha256,
 )
-from agentmem.store import regular
+from agentmem.store import gitrun, regular
 
 INDEX_FILE = ".agentmem/rules-index.json"
+#: The index of the SERVED rules (what audits read): rows keyed by the blob id served, under the
+#: served view's signature (:attr:`agentmem.delivery.served.ServedDoctrine.signature`).
+SERVED_INDEX_FILE = ".agentmem/rules-served.json"
+#: The served view's state of ``doctrine/`` (``agentmem.delivery.served.DOCTRINE_STATE``).
+SERVED_STATE_FILE = ".agentmem/served-doctrine.json"
 #: Bump when :class:`Brief`, the file's layout (:func:`_save`) or
 #: :func:`agentmem.doctrine.similar.normalise` changes: an index of another format is rebuilt.
 FORMAT = 4
@@ -114,12 +119,15 @@ def index_path(root: Path) -> Path:
 
 
 def purge(root: Path) -> list[str]:
-    """Delete the index; returns the relative paths removed (``erase``)."""
-    path = index_path(root)
-    if path.exists():
-        path.unlink()
-        return [INDEX_FILE]
-    return []
+    """Delete the index, the index of the served rules and the served view's state of
+    ``doctrine/``; returns the relative paths removed (``erase``)."""
+    removed = []
+    for relpath in (INDEX_FILE, SERVED_INDEX_FILE, SERVED_STATE_FILE):
+        path = root / relpath
+        if path.exists():
+            path.unlink()
+            removed.append(relpath)
+    return removed
 
 
 def read_rule(root: Path, rule_id: str) -> Rule:
@@ -392,3 +400,141 @@ def rules_of(root: Path, briefs: Briefs, ids: Iterable[str]) -> list[Rule]:
     """The rules ``ids`` read from their files (those read by :func:`read_briefs` already are not
     read twice). Raises :class:`DoctrineError` when one cannot be read any more."""
     return [briefs.parsed.get(i) or read_rule(root, i) for i in ids]
+
+
+# -- the served rules (docs/design/served.md §Served doctrine) ------------------------------------
+class ServedDoctrine(Protocol):
+    """What the index needs of the served view of ``doctrine/``
+    (:class:`agentmem.delivery.served.ServedDoctrine`)."""
+
+    signature: str
+    refused: list[tuple[str, str]]
+
+    def blobs(self) -> dict[str, str]: ...
+
+    def texts(self, paths: list[str]) -> dict[str, bytes]: ...
+
+
+SERVED_FORMAT = 1
+
+
+def served_groups(
+    root: Path, view: ServedDoctrine
+) -> tuple[dict[str | None, Group], list[DoctrineError], dict[str, Rule]]:
+    """:func:`scope_groups` of the rules the served view gives (``view``), never the work
+    tree: when the index was written for the same served state (its signature), its groups are
+    used as they are; otherwise each row whose blob id is not the one served is parsed from
+    that blob (ONE ``git cat-file --batch`` for them all) and the index rewritten."""
+    path = root / SERVED_INDEX_FILE
+    try:
+        data = path.read_bytes()
+        n0 = data.index(b"\n")
+        n1 = data.index(b"\n", n0 + 1)
+        meta = json.loads(data[:n0])
+        if (
+            isinstance(meta, dict)
+            and meta.get("format") == SERVED_FORMAT
+            and meta.get("signature") == view.signature
+            and meta.get("sha256") == hashlib.sha256(data[n0 + 1 :]).hexdigest()
+        ):
+            groups = json.loads(data[n0 + 1 : n1])
+            return (
+                {(scope or None): Group(g[0], g[1]) for scope, g in groups.items()},
+                [],
+                {},
+            )
+        stored = json.loads(data[n1 + 1 :]) if meta.get("format") == SERVED_FORMAT else {}
+        if not isinstance(stored, dict):
+            stored = {}
+    except (OSError, ValueError, AttributeError, TypeError, IndexError):
+        stored = {}
+    # lazy: only the rule files whose served blob the index does not hold are parsed
+    from agentmem.doctrine.parse import _named_rule, _rule_text, is_rule_name
+
+    blobs = view.blobs()
+    rows: dict[str, list[Any]] = {}
+    errors = [DoctrineError(regular.message(r), hint=regular.HINT) for r in view.refused]
+    parsed: dict[str, Rule] = {}
+    todo: list[tuple[str, str]] = []
+    for where, blob in blobs.items():
+        row = stored.get(where)
+        if isinstance(row, list) and len(row) == 2 and row[0] == blob:
+            rows[where] = row
+        else:
+            todo.append((where, blob))
+    many = len(todo) >= PROGRESS_FROM
+    step = max(PROGRESS_FROM, (len(todo) // 10) or 1)
+    if many:
+        notices.progress(
+            f"reading {len(blobs):,} served rule files ({len(todo):,} not in the rule index)…"
+        )
+    texts = gitrun.read_objects(root, todo)
+    for done, (where, blob) in enumerate(todo, start=1):
+        if many and done % step == 0:
+            notices.progress(f"read {done:,} of about {len(todo):,} rule files")
+        rule_id = where[len(DOCTRINE_DIR) + 1 : -len(".yaml")]
+        if not is_rule_name(rule_id):
+            errors.append(DoctrineError(f"{where}:1: (file): the file name is not a rule id"))
+            continue
+        raw = texts.get(where)
+        read = regular.Read(raw, len(raw)) if raw is not None else None
+        try:
+            rule = _named_rule(_rule_text(read, where), where, rule_id)
+        except DoctrineError as exc:
+            errors.append(exc)
+            continue
+        parsed[rule_id] = rule
+        rows[where] = [blob, list(brief_of(rule))]
+    if not errors:
+        _save_served(path, view.signature, rows)
+    errors.sort(key=lambda e: e.message)
+    grouped = {
+        scope: Group(g[0], g[1]) for scope, g in _groups(r[1] for r in rows.values()).items()
+    }
+    return grouped, errors, parsed
+
+
+def _save_served(path: Path, signature: str, rows: dict[str, list[Any]]) -> None:
+    """Three lines: the format, the signature and the SHA-256 of the rest; the groups; the rows
+    (``path → [blob, brief]``). Temporary file, then ``os.replace``; failures are ignored."""
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    try:
+        path.parent.mkdir(exist_ok=True)
+        groups = {
+            scope or "": group for scope, group in _groups(r[1] for r in rows.values()).items()
+        }
+        body = (
+            json.dumps(groups, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            + b"\n"
+            + json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        )
+        head = {
+            "format": SERVED_FORMAT,
+            "signature": signature,
+            "sha256": hashlib.sha256(body).hexdigest(),
+        }
+        tmp.write_bytes(json.dumps(head).encode("ascii") + b"\n" + body)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+def served_rules(
+    root: Path, view: ServedDoctrine, ids: Iterable[str], parsed: dict[str, Rule]
+) -> list[Rule]:
+    """The rules ``ids`` parsed from their SERVED bytes (those parsed already are not read
+    again; the others in ONE ``git cat-file --batch``). A rule the view does not serve is left
+    out. Raises :class:`DoctrineError` when one cannot be read."""
+    # lazy: the parser loads only when a rule is read (an audit's rules in scope)
+    from agentmem.doctrine.parse import _named_rule, _rule_text
+
+    wanted = [i for i in ids if i not in parsed]
+    texts = view.texts([f"{DOCTRINE_DIR}/{i}.yaml" for i in wanted])
+    found = dict(parsed)
+    for rule_id in wanted:
+        where = f"{DOCTRINE_DIR}/{rule_id}.yaml"
+        raw = texts.get(where)
+        if raw is None:
+            continue
+        found[rule_id] = _named_rule(_rule_text(regular.Read(raw, len(raw)), where), where, rule_id)
+    return [found[i] for i in ids if i in found]

@@ -54,3 +54,30 @@ def user_email(root: Path | str) -> str:
             hint='git config user.email "you@example.com" (agentmem maps it to a person in roles.yaml)',
         )
     return email
+
+
+def read_objects(root: Path, names: list[tuple[str, str]]) -> dict[str, bytes]:
+    """``key → bytes`` of the git objects named (``(key, object name)``: a blob id or
+    ``commit:path``), read in ONE ``git cat-file --batch``; a name git does not find is left
+    out."""
+    if not names:
+        return {}
+    payload = "".join(f"{name}\n" for _, name in names).encode("utf-8")
+    proc = run(root, ["cat-file", "--batch"], payload, None, text=False)
+    out: bytes = proc.stdout
+    found: dict[str, bytes] = {}
+    at = 0
+    for key, _name in names:
+        end = out.find(b"\n", at)
+        if end < 0:
+            break
+        header = out[at:end].split()
+        at = end + 1
+        if len(header) != 3 or header[1] != b"blob":
+            if len(header) == 3:
+                at += int(header[2]) + 1
+            continue
+        size = int(header[2])
+        found[key] = out[at : at + size]
+        at += size + 1
+    return found
