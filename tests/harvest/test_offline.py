@@ -1137,3 +1137,38 @@ def test_a_team_a_stop_or_always_about_this_session_proposes_nothing(said: str) 
 def test_stopping_a_habit_stays_when_a_task_follows() -> None:
     (proposal,) = _offline("Stop adding emojis to the UI. Now show me the header.")
     assert proposal["text"] == "Stop adding emojis to the UI."
+
+
+@pytest.mark.parametrize(
+    ("said", "entry", "expected"),
+    [
+        (  # a number word alone, once the old value is said again
+            "three bullets is not enough, give me five",
+            "Summaries in 3 bullets.",
+            "Summaries in 5 bullets.",
+        ),
+        (
+            "dix jours c'est trop court, mets quinze jours",
+            "Signaler les délais de paiement de moins de 10 jours.",
+            "Signaler les délais de paiement de moins de 15 jours.",
+        ),
+    ],
+)
+def test_number_words_give_the_new_figure(said: str, entry: str, expected: str) -> None:
+    (proposal,) = _offline(said, memory=_memory(writing=[entry]))
+    assert (proposal["action"], proposal["text"]) == ("modify", expected)
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (
+            "Ya no usamos Trello, ahora todo va en Jira.",
+            "Ya no usamos Trello, ahora todo va en Jira.",
+        ),
+        ("¡NO PONGAS MAYÚSCULAS EN LOS TÍTULOS, COÑO!", "No pongas mayúsculas en los títulos!"),
+    ],
+)
+def test_spanish_ya_no_and_an_opening_exclamation_mark(said: str, text: str) -> None:
+    (proposal,) = _offline(said)
+    assert proposal["text"] == text

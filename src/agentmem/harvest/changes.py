@@ -95,9 +95,12 @@ def _unit_key(unit: str) -> str:
     return unit if unit in _SYMBOLS else unit[:3]
 
 
-def spelled_figures(text: str, langs: tuple[Language, ...] | list[Language]) -> str:
+def spelled_figures(
+    text: str, langs: tuple[Language, ...] | list[Language], alone: bool = False
+) -> str:
     """``text`` with a number word written as a figure where a unit follows it ("cinco
-    líneas" → "5 líneas", "two weeks" → "2 weeks"); a number word alone stays a word."""
+    líneas" → "5 líneas", "two weeks" → "2 weeks"); a number word alone stays a word unless
+    ``alone`` ("give me five" after "three bullets is not enough")."""
     numbers = {w: n for lang in langs for w, n in lang.numbers}
     units = frozenset(u for lang in langs for u in lang.units)
     if not numbers:
@@ -105,8 +108,9 @@ def spelled_figures(text: str, langs: tuple[Language, ...] | list[Language]) -> 
     folded, index = fold(text)
     out, last = [], 0
     found = list(_WORDS.finditer(folded))
-    for k, m in enumerate(found[:-1]):
-        if m.group(0) in numbers and found[k + 1].group(0) in units:
+    for k, m in enumerate(found):
+        unit = k + 1 < len(found) and found[k + 1].group(0) in units
+        if m.group(0) in numbers and (unit or alone):
             out += [text[last : index[m.start()]], numbers[m.group(0)]]
             last = index[m.end()]
     return "".join(out) + text[last:]
@@ -210,9 +214,9 @@ def turn_changes(
     every = markers.languages()
     read: list[_Sentence] = []
     for s in sentences:
-        s = spelled_figures(s, every)
+        langs = tuple(markers.detect(fold(s)[0]))
+        s = spelled_figures(spelled_figures(s, every), langs, alone=True)
         folded = fold(s)[0]
-        langs = tuple(markers.detect(folded))
         read.append(_Sentence(s, folded, langs, content_words(s)))
     usable = [
         i

@@ -198,6 +198,7 @@ def _prepare(sentence: str, langs: list[Language]) -> _Prepared:
     …?"): its question mark is then no question; ``asked`` when a hedge ("maybe", "it would
     be great if you could") or the polite question was dropped. Idioms ("don't worry", "stop being …") are
     dropped too: they ask nothing."""
+    sentence = sentence.lstrip("¡ ")  # "¡NO PONGAS …!": the opening mark asks nothing
     sentence = _respell(sentence, tuple(w for lang in langs for w in lang.fuzzy))
     folded, index = fold(sentence)
     spans: list[tuple[int, int]] = []
@@ -235,6 +236,7 @@ def _prepare(sentence: str, langs: list[Language]) -> _Prepared:
     text = " ".join(text.split())
     text = re.sub(r"\s+([,.;:!?])", r"\1", text)
     text = re.sub(r"([,.;:])(?:\s*[,.;:])+", r"\1", text)
+    text = re.sub(r"[,;:]\s*([.!?])", r"\1", text)  # "títulos, COÑO!" → "títulos!"
     text = text.strip(" ,;:-+")
     english = any(lang.code == "en" for lang in langs)
     return _Prepared(_unshout(text, english), rhetorical, asked)
