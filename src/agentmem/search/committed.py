@@ -5,10 +5,13 @@ A file's bytes are its blob at ``HEAD`` when three things hold, each read here: 
 to the blob id git's index (``.git/index``) records for the path; the index's cache tree
 (its ``TREE`` extension, which git invalidates for every folder whose entries change) is valid
 at the root; and that root tree is the tree of the ``HEAD`` commit (its object read loose or,
-stored whole, from a pack). Anything this cannot tell — a SHA-256 repository, an index of
-another version or without a valid cache tree, a commit stored as a delta, a path not in the
-index — answers "unknown", and the caller asks git (:func:`agentmem.search.index.check_rows`).
-Standard library only: this runs at every search.
+stored whole, from a pack). A cache tree left invalid (agentmem's own commits update the
+index path by path) is made whole once with ``git write-tree``, as ``git commit`` leaves it.
+Anything this cannot tell — a SHA-256 repository, an index of another version, a root tree
+that is not ``HEAD``'s (something staged), a commit stored as a delta, a path not in the index
+— answers "unknown", and the caller asks git (:func:`agentmem.search.index.check_rows`).
+Standard library only (and the git runner when the cache tree needs it): this runs at every
+search.
 """
 
 from __future__ import annotations
@@ -157,16 +160,17 @@ def committed(
     unknown: dict[str, bytes | None] = dict.fromkeys(relpaths)
     if git_dir is None or head is None or len(head) != 40 or not relpaths:
         return unknown
-    try:
-        with (
-            open(git_dir / "index", "rb") as handle,
-            mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data,
-        ):
-            staged = Staged(data)
-            if staged.tree is None or commit_tree(git_dir, head) != staged.tree:
-                return unknown
-            blobs = staged.blobs(relpaths)
-    except (OSError, ValueError):
+    blobs = _staged_blobs(git_dir, head, relpaths)
+    if blobs is None:
+        # agentmem's commits update the index path by path, which leaves its cache tree
+        # invalid: one ``git write-tree`` makes it whole again (as ``git commit`` leaves it),
+        # once after them; then the index is read again
+        # lazy: the git runner only when the cache tree is not whole
+        from agentmem.store import gitio
+
+        if gitio.run_git(root, ["write-tree"], check=False).returncode == 0:
+            blobs = _staged_blobs(git_dir, head, relpaths)
+    if blobs is None:
         return unknown
     found: dict[str, bytes | None] = {}
     for relpath, blob in blobs.items():
@@ -174,6 +178,21 @@ def committed(
         same = work is not None and _blob_id(work) == blob
         found[relpath] = work if same else None
     return found
+
+
+def _staged_blobs(git_dir: Path, head: str, relpaths: list[str]) -> dict[str, str | None] | None:
+    """:meth:`Staged.blobs` of ``relpaths`` when git's index is ``head``'s tree, else None."""
+    try:
+        with (
+            open(git_dir / "index", "rb") as handle,
+            mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data,
+        ):
+            staged = Staged(data)
+            if staged.tree is None or commit_tree(git_dir, head) != staged.tree:
+                return None
+            return staged.blobs(relpaths)
+    except (OSError, ValueError):
+        return None
 
 
 def _blob_id(data: bytes) -> str:

@@ -227,9 +227,6 @@ def commit_paths(
     # Bring the real index in line for these paths only (others keep their staged state).
     if paths:  # the work tree holds exactly what was committed for them
         run_git(root, ["update-index", "--add", "--remove", "--", *paths], check=False)
-        # and the index's cache tree made whole again (update-index invalidates it), so that a
-        # search proves its hits from .git without a process (agentmem.search.committed)
-        run_git(root, ["write-tree"], check=False)
     return new
 
 
