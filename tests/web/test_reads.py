@@ -18,6 +18,8 @@ from tests.helpers.memory import seed_memory
 from tests.helpers.web import commit_count, form_fields, seeded_once, serve, text_of
 from typer.testing import CliRunner
 
+from agentmem.delivery.served import FIX_DOCTRINE
+
 FLAG = "Always flag a liability cap under one million euros."
 CITE = "Cite the clause number of every finding."
 TABLES = "Prefer tables for price comparisons."
@@ -193,8 +195,7 @@ def test_the_doctrine_pages_show_rules_as_committed_and_name_what_the_work_tree_
     web = serve(memrepo)
     edited = (
         "doctrine/warranty-24.yaml has changes that are not committed: given as committed. "
-        "To fix: agentmem doctrine edit ID (or doctrine propose) files the change for an admin, "
-        "then git checkout -- doctrine/warranty-24.yaml"
+        f"To fix: {FIX_DOCTRINE}, then git checkout -- doctrine/warranty-24.yaml"
     )
     added = (
         "doctrine/sneaked.yaml is not committed: not given. To fix: agentmem doctrine propose "
@@ -242,3 +243,24 @@ def test_the_history_page_lists_the_commits_of_agentmem_log(
         assert f"{record['commit'][:10]} {record['date'][:10]}" in words
         assert record["subject"] in words
     assert words.index(records[0]["commit"][:10]) < words.index(records[-1]["commit"][:10])
+
+
+def test_a_rule_changed_by_a_commit_that_is_not_a_decision_is_shown_as_of_the_last_decision(
+    memrepo: Path, rule: Path
+) -> None:
+    proposed = git(memrepo, "rev-parse", "HEAD").strip()[:10]
+    rule.write_text(rule.read_text().replace(WARRANTY, "Accept any warranty."))
+    git(memrepo, "commit", "-qam", "tidy the warranty rule")
+    sneaked = git(memrepo, "rev-parse", "HEAD").strip()[:10]
+    web = serve(memrepo)
+    note = (
+        f"doctrine/warranty-24.yaml: the last change (commit {sneaked}) is not a decision "
+        f"check --history accepts: given as of commit {proposed}."
+    )
+    page = text_of(web.get("/doctrine/rule/warranty-24"))
+    assert note in page and WARRANTY in page and "Accept any warranty." not in page
+    assert note in text_of(web.get("/doctrine"))
+    html = web.get("/doctrine/rule/warranty-24")
+    fields = form_fields(html, "/doctrine/rule/warranty-24/archive")
+    refused = text_of(web.post("/doctrine/rule/warranty-24/archive", fields, status=409).text)
+    assert note in refused and "nothing was changed" in refused

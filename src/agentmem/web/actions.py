@@ -362,7 +362,7 @@ def _rule_given(repo: Repository, rule_id: str) -> None:
     path = f"doctrine/{rule_id}.yaml"
     if path not in served.instead:
         return
-    notes = [n for n in served.notes if path in n] or list(served.notes)
+    notes = served.about(path)
     raise ApplyConflictError(
         f"{notes[0] if notes else path + ' is not what an audit is given'}; nothing was changed",
         hint="this page decides on the rule as an audit is given it: once its file matches it, "

@@ -522,17 +522,14 @@ def memory_text(repo: Repository, person: str) -> str | None:
 
 # -- doctrine ------------------------------------------------------------------------------------
 
-#: What turns a rule file typed into ``doctrine/`` into a decision (named by the notes).
-FIX_DOCTRINE = "agentmem doctrine edit ID (or doctrine propose) files the change for an admin"
-
 
 @dataclass(frozen=True)
 class ServedRules:
-    """``doctrine/`` as the served view gives it (docs/design/served.md §Served view): the rule
-    files whose work-tree file is NOT what is given (``instead``: path → the rule given in its
-    place, None when none is), and ``notes``, one line per thing left out with the command
-    that fixes it. Every other rule file is given as the work tree (and the rule index) holds
-    it."""
+    """``doctrine/`` as the served view gives it (docs/design/served.md §Served view,
+    :func:`agentmem.delivery.served.serve_doctrine`): the rule files whose work-tree file is
+    NOT what an audit is given (``instead``: path → the rule given in its place, None when none
+    is), and ``notes``, the served view's lines on what is left out, each with its fix. Every
+    other rule file is given as the work tree (and the rule index) holds it."""
 
     notes: tuple[str, ...]
     instead: dict[str, Rule | None]
@@ -542,6 +539,11 @@ class ServedRules:
 
     def by_id(self) -> dict[str, Rule | None]:
         return {self.rule_id(path): rule for path, rule in self.instead.items()}
+
+    def about(self, path: str) -> list[str]:
+        """The notes that name ``path`` (all of them when none does: a note names at most a
+        few files, then "and N more")."""
+        return [n for n in self.notes if path in n] or list(self.notes)
 
 
 def _dirty_rules(repo: Repository) -> tuple[list[str], list[str]]:
@@ -564,49 +566,32 @@ def _dirty_rules(repo: Repository) -> tuple[list[str], list[str]]:
     return sorted(edited), sorted(new)
 
 
-def _rule_at(repo: Repository, rev: str, path: str) -> Rule | None:
-    """The rule ``path`` as ``rev`` holds it, None when it does not (or cannot be read)."""
-    # lazy: the parser only for a rule the work tree does not hold as given
-    from agentmem.doctrine.parse import parse_rule_text
-    from agentmem.store import gitio
-
-    text = gitio.show_file(repo.root, rev, path)
-    if text is None:
-        return None
-    try:
-        return parse_rule_text(regular.universal(text), path)
-    except DoctrineError:
-        return None
-
-
-def _named(paths: list[str]) -> str:
-    shown = ", ".join(paths[:3])
-    return f"{shown} and {len(paths) - 3:,} more rule files" if len(paths) > 3 else shown
-
-
 def served_rules(repo: Repository) -> ServedRules:
-    """``doctrine/`` as an audit is given it: the rule files as committed at ``HEAD``, never
-    the work tree; a rule file the work tree changes is given as committed, one it adds is not
-    given, each named in a note (docs/design/served.md §Served view)."""
+    """``doctrine/`` as an audit is given it (:func:`~agentmem.delivery.served.serve_doctrine`):
+    each rule file as committed, as of its last change ``check --history`` accepts (none when
+    no change is), never the work tree; the served view's notes name what the work tree changes
+    or adds and what a commit that is not a decision changed."""
+    # lazy: the served doctrine and the rule parser only for a page that shows rules
+    from agentmem.delivery.served import serve_doctrine
+    from agentmem.doctrine.parse import parse_rule_text
+
+    view = serve_doctrine(repo.root)
     edited, new = _dirty_rules(repo)
-    instead: dict[str, Rule | None] = {path: _rule_at(repo, "HEAD", path) for path in edited}
+    paths = sorted(set(view.changed) | set(edited))
+    texts = view.texts(paths)
+    instead: dict[str, Rule | None] = {}
+    for path in paths:
+        raw = texts.get(path)
+        rule: Rule | None = None
+        if raw is not None:
+            try:
+                rule = parse_rule_text(regular.universal(raw.decode("utf-8")), path)
+            except (UnicodeDecodeError, DoctrineError):
+                rule = None
+        instead[path] = rule
     instead.update(dict.fromkeys(new))
-    notes: list[str] = []
-    if edited:
-        verb = "has" if len(edited) == 1 else "have"
-        notes.append(
-            f"{_named(edited)} {verb} changes that are not committed: given as committed. To "
-            f"fix: {FIX_DOCTRINE}, then git checkout -- "
-            + (edited[0] if len(edited) == 1 else "doctrine/")
-        )
-    if new:
-        verb = "is" if len(new) == 1 else "are"
-        notes.append(
-            f"{_named(new)} {verb} not committed: not given. To fix: agentmem doctrine propose "
-            "files a rule for an admin to approve, then remove "
-            + (new[0] if len(new) == 1 else "them")
-        )
-    return ServedRules(tuple(notes), instead)
+    refused = tuple(f"{path}: {why}" for path, why in view.refused)
+    return ServedRules(view.notes + refused, instead)
 
 
 def served_briefs(repo: Repository, served: ServedRules | None = None) -> Briefs:
@@ -643,7 +628,7 @@ def served_rule(repo: Repository, rule_id: str, served: ServedRules | None = Non
         load_rule(repo.root, rule_id)  # the CLI's refusal for a name that is no rule
         raise UnknownRuleError(  # a 404: no rule of that id is given
             f"doctrine/{rule_id}.yaml is not given to an audit: "
-            + "; ".join(n for n in served.notes if f"doctrine/{rule_id}.yaml" in n or "more" in n),
+            + "; ".join(served.about(f"doctrine/{rule_id}.yaml")),
             hint="agentmem doctrine propose files a rule for an admin to approve",
         )
     return rule
@@ -735,7 +720,7 @@ def rule_view(
     served = served_rules(repo)
     rule = served_rule(repo, rule_id, served)
     path = f"doctrine/{rule_id}.yaml"
-    notes = tuple(n for n in served.notes if path in n) if path in served.instead else ()
+    notes = tuple(served.about(path)) if path in served.instead else ()
     entries = rule_history(repo.root, rule_id)
     rows = [
         VersionRow(
@@ -836,7 +821,7 @@ def review_queue(repo: Repository) -> ReviewQueue:
         changes: tuple[str, ...] = ()
         conflicts: tuple[str, ...] = ()
         if rule.id in instead:  # its file is not what is given: the note says why
-            blocks += [n for n in served.notes if rule.path in n] or list(served.notes)
+            blocks += served.about(rule.path)
         else:
             try:
                 preview = preview_approval(repo, rule.id)
