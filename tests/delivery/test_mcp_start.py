@@ -47,6 +47,10 @@ def test_the_early_answer_is_what_the_sdk_would_say() -> None:
     assert options.instructions == mcp_start.INSTRUCTIONS
     dumped = options.capabilities.model_dump(by_alias=True, exclude_none=True)
     assert {k: v for k, v in dumped.items() if v != {}} == mcp_start.CAPABILITIES  # as sent
+    # a server started for audits (agentmem mcp --for audit) answers with its own instructions
+    audit = build_server(None, "audit")._lowlevel_server.create_initialization_options()
+    assert audit.instructions == mcp_start.AUDIT_INSTRUCTIONS
+    assert early_answer(_line(INIT), "audit")[1]["result"]["instructions"] == audit.instructions  # type: ignore[index]
 
 
 @pytest.mark.parametrize(

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 from typing import Annotated
 
 import typer
 
 app = typer.Typer()
+
+
+class ServerFor(StrEnum):
+    """``--for``: what the server's agent does (the two memories never meet)."""
+
+    chat = "chat"
+    audit = "audit"
 
 
 @app.command()
@@ -21,18 +29,30 @@ def mcp(
             show_default=False,
         ),
     ] = None,
+    mode: Annotated[
+        ServerFor,
+        typer.Option(
+            "--for",
+            help="chat: your personal memory, never doctrine; audit: the team doctrine as "
+            "served to audits, never personal memory.",
+        ),
+    ] = ServerFor.chat,
 ) -> None:
     """Run the MCP server on stdin/stdout (for 'claude mcp add agentmem -- agentmem mcp').
 
-    Tools: remember (a pending memory proposal, committed at once), propose_rule (a doctrine
-    draft), show_memory (your chat context). No tool can approve, activate or write memory:
-    you review everything with 'agentmem review' and 'agentmem doctrine'.
+    For a chat (the default), tools: remember (a pending memory proposal, committed at once),
+    propose_rule (a doctrine draft), show_memory (your chat context), search (memory, inbox,
+    history), list_inbox, forget and replace. For an audit (--for audit): audit_context (the
+    doctrine of a scope), list_rules, search_rules, propose_rule; no personal memory. No tool
+    can approve, activate or write memory: you review everything with 'agentmem review' and
+    'agentmem doctrine'.
 
     Examples:
 
     \b
       claude mcp add agentmem -- agentmem mcp
       agentmem mcp --scope contracts/supply
+      agentmem mcp --for audit --scope contracts/supply
     """
     from agentmem.delivery.mcp_start import serve_stdio, session_scope
     from agentmem.errors import require_extra
@@ -44,7 +64,7 @@ def mcp(
     def start() -> Callable[[], None]:
         from agentmem.delivery.mcp_server import build_server
 
-        server = build_server(session)
+        server = build_server(session, mode.value)
         return lambda: server.run("stdio")
 
-    serve_stdio(start)
+    serve_stdio(start, mode.value)

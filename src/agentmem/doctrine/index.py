@@ -538,3 +538,30 @@ def served_rules(
             continue
         found[rule_id] = _named_rule(_rule_text(regular.Read(raw, len(raw)), where), where, rule_id)
     return [found[i] for i in ids if i in found]
+
+
+def served_briefs(root: Path, view: ServedDoctrine) -> tuple[list[Brief], list[DoctrineError]]:
+    """Every served rule as a :class:`Brief`, sorted by id, and the errors of
+    :func:`served_groups` (a listing of the doctrine an audit is given: ``agentmem mcp --for
+    audit``'s ``list_rules``)."""
+    groups, errors, parsed = served_groups(root, view)
+    if errors:
+        return [], errors
+    rows: dict[str, Any] = {}
+    try:
+        data = (root / SERVED_INDEX_FILE).read_bytes()
+        n0 = data.index(b"\n")
+        n1 = data.index(b"\n", n0 + 1)
+        meta = json.loads(data[:n0])
+        if meta.get("signature") == view.signature and meta.get("sha256") == (
+            hashlib.sha256(data[n0 + 1 :]).hexdigest()
+        ):
+            rows = json.loads(data[n1 + 1 :])
+    except (OSError, ValueError, AttributeError, TypeError):
+        rows = {}
+    ids = sorted(i for group in groups.values() for i in group.ids)
+    found = {row[1][0]: Brief._make(row[1]) for row in rows.values()} if rows else {}
+    missing = [i for i in ids if i not in found]
+    for rule in served_rules(root, view, missing, parsed):
+        found[rule.id] = brief_of(rule)
+    return [found[i] for i in ids if i in found], []
