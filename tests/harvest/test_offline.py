@@ -1172,3 +1172,15 @@ def test_number_words_give_the_new_figure(said: str, entry: str, expected: str) 
 def test_spanish_ya_no_and_an_opening_exclamation_mark(said: str, text: str) -> None:
     (proposal,) = _offline(said)
     assert proposal["text"] == text
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Draft a reply to Marta: we accept clause 5 but not clause 7.",  # this document's places
+        "estoy harto de este cliente, siempre cambia todo a última hora",  # that one's habit
+        "The client always pays late, it's a nightmare.",  # a fact about the counterparty
+    ],
+)
+def test_what_one_document_or_one_counterparty_does_is_no_rule(said: str) -> None:
+    assert _offline(said) == []

@@ -493,6 +493,8 @@ class _Extractor:
         elif any(any_match(lang.doctrine_statements, folded) for lang in langs):
             if len(_WORDS.findall(folded)) < 6 or _one_thing(folded, langs):
                 return None
+            if _PLACE.search(folded):
+                return None  # "we accept clause 5 but not clause 7": this document's places
             if _FETCH.match(folded):
                 return None  # "find me our standard wording …": a task, not what is accepted
             request = sentence
@@ -738,6 +740,13 @@ _NOW_TASK = re.compile(
     r"^(?:and\s+|y\s+|et\s+|und\s+)?(?:now|then|ahora|maintenant|jetzt|dann)\s*,?\s+"
     r"(?:[a-z]+me\b|[a-z]+-moi\b|[a-z]+\s+(?:me|mir|moi)\b)"
 )
+#: "Always"/"never" opening a clause: whose habit it is, the clause before may tell.
+_FREQUENCY = re.compile(r"(?:always|never|siempre|nunca|toujours|jamais|immer|nie)\b")
+#: A numbered place of the document ("clause 5", "art. 3", "§ 9").
+_PLACE = re.compile(
+    r"\b(?:clauses?|sections?|articles?|art|paragraphs?|paragraphes?|clausulas?|secciones?"
+    r"|articulos?|apartados?|klauseln?|abschnitte?|absatz|ziffer)\.?\s+\d|§\s*\d"
+)
 #: A sentence whose subject is the agent ("Tu passes par le glossaire …", "du nimmst …").
 _YOU = re.compile(r"^(?:you|tu|vous|du)\s+[a-z]")
 #: A sentence that asks for a thing for the person ("find me …", "trouve-moi", "gib mir").
@@ -879,6 +888,14 @@ def _directive(
     start, end = _clause(folded, max(cue.start(), cue.end() - 1))
     if _deictic(folded[start:end], langs):
         return None  # one thing of this session
+    before = folded[:start]
+    if (
+        start > 0
+        and _deictic(before, langs)
+        and not _KIND_OF.search(before)
+        and _FREQUENCY.match(folded[cue.start() :])
+    ):
+        return None  # "estoy harto de este cliente, siempre cambia todo": that one's habit
     if any_match(_patterns(langs, "standing"), folded) or cues.extends:
         pass
     elif stop or general:
