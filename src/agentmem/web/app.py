@@ -315,7 +315,7 @@ def accept_all(site: Site, request: Request, form: Form) -> Response:
     messages, notes = [], []
     for result in actions.accept_all(site.repo(), shown):
         if isinstance(result, AgentmemError):
-            notes.append(f"not applied: {result}")
+            notes.append(f"not applied: {reads.in_words(result)}")
         else:
             messages.append(result.message)
             notes += result.notes

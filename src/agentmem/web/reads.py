@@ -57,6 +57,11 @@ def digest(*parts: str | bytes | None) -> str:
     return h.hexdigest()[:16]
 
 
+def in_words(exc: AgentmemError) -> str:
+    """A refusal as one line of a page: its message, then what to do (the CLI's hint)."""
+    return f"{exc.message} — what to do: {exc.hint}" if exc.hint else exc.message
+
+
 def days_since(stamp: str | None, on: date | None = None) -> int:
     """Whole days from an ISO date or time (``2026-12-01``, ``2026-12-01T10:00:00Z``) to
     ``on`` (default: agentmem's clock, :func:`agentmem.doctrine.model.today`); 0 when unknown."""
@@ -303,7 +308,7 @@ def inbox_view(repo: Repository, person: str | None = None) -> InboxView:
     try:
         require_committed_memory(repo, relpath, current)
     except AgentmemError as exc:
-        uncommitted = str(exc)
+        uncommitted = in_words(exc)
     remind = repo.config.review.remind_days
     views: list[ProposalView] = []
     memory = [p for p in pending if p.route == "memory"]
@@ -328,7 +333,7 @@ def inbox_view(repo: Repository, person: str | None = None) -> InboxView:
             try:
                 plan = plan_memory(p, current, repo.config.memory, relpath)
             except AgentmemError as exc:
-                problem = str(exc)
+                problem = in_words(exc)
         contradicts = tuple(
             Contradiction(e.number, e.section, e.text, why.describe())
             for e, why in (contradicted_entries(repo, p, entries) if entries is not None else [])
@@ -356,7 +361,7 @@ def _draft_preview(repo: Repository, actor: Person, proposal: Proposal) -> dict[
     try:
         plan = plan_from_proposal(repo, proposal)
     except AgentmemError as exc:
-        return {"problem": str(exc)}
+        return {"problem": in_words(exc)}
     return {
         "draft_id": plan.rule.id,
         "draft_scope": plan.rule.scope,
@@ -743,7 +748,7 @@ def rule_view(
             after = rule if target == rule.version else version_content(repo.root, rule_id, target)
             changes = diff_lines(before, after) or ["  (the same content)"]
         except DoctrineError as exc:
-            error = str(exc)
+            error = in_words(exc)
         compare_to = target
     actor = repo.actor()
     return RuleView(
@@ -828,7 +833,7 @@ def review_queue(repo: Repository) -> ReviewQueue:
                 changes = preview.changes
                 conflicts = tuple(c.describe() for c in preview.conflicts)
             except AgentmemError as exc:
-                blocks.append(str(exc))
+                blocks.append(in_words(exc))
         similar = tuple(s.describe() for s in similar_rules(repo, rule, rule.distinct_from))
         if similar:
             blocks.append(f"similar to {len(similar)} live rule(s) (a duplicate?)")
