@@ -177,3 +177,20 @@ def test_a_count_and_its_german_noun_is_no_name(text: str, refused: bool) -> Non
     """German capitalises nouns: "14 Tage Vorankündigung" is a period, not a first name and a
     surname (blind2's German red line was refused as one); a name after a number still is."""
     assert bool(guard.scan(text)) is refused
+
+
+def test_the_name_index_gives_what_searching_the_list_gives() -> None:
+    """After a few names searched in gender-guesser's list, ``_name_frequency`` reads an index
+    of it built once: the same frequency for names of the list and 0 for words that are not."""
+    import random
+
+    from agentmem.guard import personal
+
+    index = personal._name_index()
+    assert len(index) > 40_000
+    names = random.Random(5).sample(sorted(index), 20)
+    words = [*names, "jean", "ALICE", "marie-claire", "Keep", "Never", "Zzzq", "O'Brien", "A"]
+    for word in words:
+        key = word[:1].upper() + word[1:].lower()
+        assert index.get(key, 0) == personal._search_name(word), word
+    assert index["Jean"] >= 2 and "Keep" not in index

@@ -172,3 +172,13 @@ def test_modify_and_remove_need_exactly_one_match() -> None:
     with pytest.raises(ApplyConflictError, match="2 entries contain 'o'") as two:
         modify_entry(memory, "o", "new", "m.md")
     assert "#1 (line 4)" in str(two.value) and "#2 (line 7)" in str(two.value)
+
+
+def test_every_line_break_is_unprintable_so_one_isprintable_pass_clears_an_entry() -> None:
+    """``validate_entry_text`` looks for line breaks only in a text ``isprintable()`` refuses."""
+    from agentmem.memory.file import LINE_BREAKS, InvalidMemoryError, validate_entry_text
+
+    assert not any(c.isprintable() for c in LINE_BREAKS)
+    for c in sorted(LINE_BREAKS):
+        with pytest.raises(InvalidMemoryError, match=f"U\\+{ord(c):04X}"):
+            validate_entry_text(f"Keep{c}it short", MemoryConfig(), "memories/alice.md:3")

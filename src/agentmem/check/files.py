@@ -7,6 +7,7 @@ repositories, platforms without ``fork``, and ``AGENTMEM_CHECK_JOBS=1`` stay in 
 
 from __future__ import annotations
 
+import gc
 import os
 from concurrent.futures import ProcessPoolExecutor
 from datetime import date
@@ -73,6 +74,9 @@ def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Fi
     import multiprocessing
 
     context = multiprocessing.get_context("fork")
+    # Objects made so far are left out of the collector's passes (gc.freeze): a worker's
+    # collections would walk, and so copy, every page it inherits.
+    gc.freeze()
     slices = [(memory[i::parts], doctrine[i::parts]) for i in range(parts)]
     results: list[tuple[list[Finding], list[tuple[str, str]], list[tuple[str, Profile]]]] = []
     # One worker fewer than CPUs: this process takes chunks from the end of the queue (those no
@@ -96,6 +100,7 @@ def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Fi
             done += len(slices[i][0]) + len(slices[i][1])
             if said:
                 notices.progress(f"checked {done:,} of {total:,} files")
+    gc.unfreeze()
     for part_findings, part_ids, part_profiles in results:
         findings += part_findings
         ids += part_ids

@@ -453,10 +453,50 @@ def _name_list() -> str:
     return path.read_text(encoding="utf-8")
 
 
+#: How many names :func:`_name_frequency` looks up by searching the list before it indexes
+#: it: a search reads the whole list (megabytes); the index costs a few searches, once.
+_SEARCHES_BEFORE_INDEX = 16
+_searches: list[int] = [0]
+
+
+@functools.cache
+def _name_index() -> dict[str, int]:
+    """:func:`_name_frequency` of every name of the list at once: the best frequency of each
+    ``Name`` field (a line ``G  Name`` padded to column 30, then one digit per country)."""
+    best: dict[str, int] = {}
+    for line in _name_list().split("\n")[1:]:  # a search never matches the first line
+        field = line[3:29]
+        name = field.rstrip(" ")
+        if len(line) < 29 or line[2] != " " or not name or field != name.ljust(26):
+            continue
+        # the frequency digits sort as their values (1-9 before A-D): the largest is max()
+        digits = line[30:].translate(_NOT_FREQUENCY)
+        if not digits.isascii():
+            digits = "".join(c for c in digits if c in "123456789ABCD")
+        value = int(max(digits), 16) if digits else 1
+        if value > best.get(name, 0):
+            best[name] = value
+    return best
+
+
+_NOT_FREQUENCY = {c: None for c in range(128) if chr(c) not in "123456789ABCD"}
+
+
 @functools.lru_cache(maxsize=8192)
 def _name_frequency(name: str) -> int:
     """The highest frequency (1 rare … 13 very common, over all countries) of ``name`` as a
-    first name in gender-guesser's list; 0 when it is not there."""
+    first name in gender-guesser's list; 0 when it is not there. The first few are searched
+    in the list, the others read from :func:`_name_index`."""
+    key = name[:1].upper() + name[1:].lower()
+    if len(key) <= 26 and " " not in key and "\n" not in key:
+        if _searches[0] >= _SEARCHES_BEFORE_INDEX:
+            return _name_index().get(key, 0)
+        _searches[0] += 1
+    return _search_name(name)
+
+
+def _search_name(name: str) -> int:
+    """:func:`_name_frequency` by searching the whole list."""
     data = _name_list()
     key = " " + name[:1].upper() + name[1:].lower()
     key = key.ljust(27)

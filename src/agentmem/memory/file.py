@@ -172,7 +172,7 @@ class MemoryFile:
 def char_count(text: str) -> int:
     """Size in Unicode code points of the NFC form (``memory.budget_chars``,
     docs/design/settings.md §Settings)."""
-    return len(unicodedata.normalize("NFC", text))
+    return len(text) if text.isascii() else len(unicodedata.normalize("NFC", text))
 
 
 def budget_status(text: str, config: MemoryConfig) -> BudgetStatus:
@@ -242,7 +242,10 @@ def validate_entry_text(text: str, config: MemoryConfig, where: str) -> None:
     """An entry is exactly one non-empty line, no leading ``#``, ``-`` or ``>``, at most
     ``entry_max_chars`` code points (docs/design/memory.md §Memory file). Raises
     :class:`InvalidMemoryError`."""
-    breaks = sorted({f"U+{ord(c):04X}" for c in LINE_BREAKS if c in text})
+    # every line break is unprintable: one pass of isprintable() spares looking for each
+    breaks = (
+        [] if text.isprintable() else sorted({f"U+{ord(c):04X}" for c in LINE_BREAKS if c in text})
+    )
     if breaks:
         raise InvalidMemoryError(
             f"{where}: an entry must be one line; it contains line break(s) {', '.join(breaks)}"
