@@ -67,7 +67,9 @@ def entry_item(html: str, number: int) -> str:
 def test_the_memory_page_shows_each_entry_as_the_chat_block_gives_it(
     memrepo: Path, runner: CliRunner, seeded: str
 ) -> None:
-    html = serve(memrepo).get("/memory")
+    web = serve(memrepo)
+    html = web.get("/memory")
+    assert "Accepting also" not in web.get("/inbox")  # the file is what an agent is given
     everywhere, _ = chat_lines(runner)
     scoped, _ = chat_lines(runner, "--scope", SCOPE)
     assert [n for n, _ in everywhere] == ["1", "3"] and [n for n, _ in scoped] == ["1", "2", "3"]
@@ -143,6 +145,7 @@ def test_a_commit_that_is_not_the_owners_decision_is_not_given_and_accepting_sho
     html = web.get("/inbox")  # accepting builds on the file as committed: the diff says so
     card = html[html.index(f'id="p-{seeded}"') :]
     assert '<ins aria-label="added">' + SNEAK in card
+    assert "Accepting also gives an agent what is committed in memories/alice.md" in text_of(card)
     assert PREFER in text_of(card) and note in text_of(html)
     web.post(f"/inbox/{seeded}/accept", form_fields(html, f"/inbox/{seeded}/accept"))
     given, _ = chat_lines(runner)
