@@ -1184,3 +1184,26 @@ def test_spanish_ya_no_and_an_opening_exclamation_mark(said: str, text: str) -> 
 )
 def test_what_one_document_or_one_counterparty_does_is_no_rule(said: str) -> None:
     assert _offline(said) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "entry", "action"),
+    [
+        ("a partir de ahora tuteamos a los clientes", "Tratar de usted a los clientes.", "modify"),
+        (
+            "los 60 días son demasiado estrictos, señala solo por encima de 90",
+            "Señalar plazos de pago de más de 60 días.",
+            "modify",
+        ),
+        (
+            "Legal Ops doesn't need the drafts now, leave them out",
+            "Copy Legal Ops on every draft.",
+            "remove",
+        ),
+    ],
+)
+def test_inflected_values_plural_cues_and_leave_them_out(
+    said: str, entry: str, action: str
+) -> None:
+    (proposal,) = _offline(said, memory=_memory(recurring=[entry]))
+    assert (proposal["action"], proposal["target"]) == (action, entry)

@@ -187,6 +187,13 @@ def _negated_before(folded: str, at: int) -> bool:
 _NEGATIONS = frozenset("not never no nunca nie nicht kein ne pas jamais dont jamas".split())
 
 
+#: Endings a value word takes ("anglaise", "englischen", "tuteamos", "vouvoyons"), never a
+#: new word ("Deutschland" is no "deutsch").
+_INFLECTIONS = frozenset(
+    "e s es en er em n a as o os amos emos imos ons ez t st te ten ent ait ar er".split()
+)
+
+
 def _alternatives() -> dict[str, str]:
     return {w: v for lang in markers.languages() for w, v in lang.alternatives}
 
@@ -199,7 +206,7 @@ def _alternative_words(folded: str) -> list[tuple[str, int, int]]:
     for m in _WORDS.finditer(folded):
         word = m.group(0)
         for key, value in table.items():
-            if word == key or (word.startswith(key) and len(word) - len(key) <= 2):
+            if word == key or (word.startswith(key) and word[len(key) :] in _INFLECTIONS):
                 out.append((value, m.start(), m.end()))
                 break
     return out
