@@ -630,7 +630,7 @@ def test_the_real_prompts_standing_are_proposed_and_one_offs_not() -> None:
     proposed = {i for i, prompt in enumerate(prompts) if _offline(prompt)}
     assert len(prompts) == 25
     assert len(proposed & STANDING) >= 13  # of 15
-    assert sorted(proposed - STANDING) == [16]  # "deja de usar context7 …": read as standing
+    assert sorted(proposed - STANDING) == []  # "deja de usar context7, céntrate …": this task
     texts = [p["text"] for prompt in prompts for p in _offline(prompt)]
     for word in ("puta", "mierda", "cabron", "ultrathink", "te dije", "hemos dicho"):
         assert not any(word in markers.fold(t)[0] for t in texts), word
@@ -1207,3 +1207,11 @@ def test_inflected_values_plural_cues_and_leave_them_out(
 ) -> None:
     (proposal,) = _offline(said, memory=_memory(recurring=[entry]))
     assert (proposal["action"], proposal["target"]) == (action, entry)
+
+
+def test_a_stop_with_focus_on_redirects_the_task_at_hand() -> None:
+    # corpus: "deja de usar conetxt7 centrate la base de datos" (a one-off of that task)
+    assert _offline("deja de usar Context7, céntrate en la base de datos") == []
+    assert _offline("Stop searching the web, focus on the contract itself.") == []
+    (proposal,) = _offline("Deja de usar Firecrawl, se me han agotado los créditos, usa Context7.")
+    assert "Context7" in proposal["text"]
