@@ -13,10 +13,11 @@ and prints each median, min–max, CPU time and the ratio to its floor's median;
 pass`` is the interpreter's own start. ``agentmem`` is also run through the installed console
 script when it is found next to the interpreter.
 
-A start where nothing changed is answered from the hot path's memo (docs/design/code.md §Hot path);
-the rows "memo cleared" delete the command's entry first (one interpreter rewrites the file
-without it, then runs the same entry point), which is what the first start after any change
-costs. Before timing, the floor's
+A start where nothing changed finds its parses and verdicts in the hot path's cache
+(``.agentmem/hotcache.json``, docs/design/code.md §Hot path); the rows "cache cleared" delete
+it first (the same interpreter, then the same entry point): what the first start after a
+change of every input costs (PyYAML, the guard and the history judge all load). Before timing,
+the floor's
 stdout is checked to be the very bytes agentmem prints (the floor does the same job).
 """
 
@@ -36,17 +37,13 @@ from sidebyside import ENV, Case, alternate, load_note, table  # noqa: E402
 HERE = Path(__file__).resolve().parent
 HOOKS = HERE.parent / "tests" / "data" / "hooks"
 FLOOR = str(HERE / "floor_hook.py")
-#: The hot command with its own entry of the memo deleted first (same interpreter, same entry
-#: point; the other command's entry stays, so the rows do not disturb each other).
+#: The hot command with the hot path's cache deleted first (same interpreter, same entry point).
 COLD = (
-    "import json, sys\n"
-    "path, command = '.agentmem/hotread.json', ' '.join(sys.argv[1:3])\n"
-    "command = 'session-start' if command == 'hook session-start' else command\n"
-    "with open(path, encoding='utf-8') as handle:\n"
-    "    memo = json.load(handle)\n"
-    "memo['entries'] = [e for e in memo['entries'] if e['command'] != command]\n"
-    "with open(path, 'w', encoding='utf-8') as handle:\n"
-    "    json.dump(memo, handle)\n"
+    "import os\n"
+    "try:\n"
+    "    os.unlink('.agentmem/hotcache.json')\n"
+    "except FileNotFoundError:\n"
+    "    pass\n"
     "from agentmem.entry import main\n"
     "main()\n"
 )
@@ -124,8 +121,8 @@ def main() -> None:
             Case("agentmem hook session-start", [*am, "hook", "session-start"], root, start, "floor: start"),
             Case("floor: chat", [py, FLOOR, "chat"], root),
             Case("agentmem context chat", [*am, "context", "chat"], root, floor="floor: chat"),
-            Case("session-start, memo cleared", [py, "-c", COLD, "hook", "session-start"], root, start, "floor: start"),
-            Case("context chat, memo cleared", [py, "-c", COLD, "context", "chat"], root, floor="floor: chat"),
+            Case("session-start, cache cleared", [py, "-c", COLD, "hook", "session-start"], root, start, "floor: start"),
+            Case("context chat, cache cleared", [py, "-c", COLD, "context", "chat"], root, floor="floor: chat"),
             Case("floor: end", [py, FLOOR, "end"], root, end),
             Case("agentmem hook session-end", [*am, "hook", "session-end"], root, end, "floor: end"),
             Case("agentmem hook pre-compact", [*am, "hook", "pre-compact"], root, compact, "floor: end"),

@@ -67,10 +67,8 @@ def test_a_second_session_start_reads_no_yaml_and_loads_no_guard(
     third, judged = _session_start(memrepo)
     assert judged == "LOADED ['agentmem.guard', 'yaml'] 0"
     assert "2. [withheld: the entry contains an agentmem delimiter" in third
-    # A broken cache is no cache: the same block, everything computed again (the memo of the
-    # whole output, agentmem.delivery.hotread, broken too: else it answers first).
+    # A broken cache is no cache: the same block, everything computed again.
     (memrepo / ".agentmem" / "hotcache.json").write_text("{not json", encoding="utf-8")
-    (memrepo / ".agentmem" / "hotread.json").write_text("{not json", encoding="utf-8")
     assert _session_start(memrepo) == (third, "LOADED ['agentmem.guard', 'yaml'] 0")
 
 

@@ -276,8 +276,8 @@ def test_an_agent_may_not_map_a_folder() -> None:
 def test_the_installed_hook_gives_the_block_in_the_mapped_folder_and_the_message_elsewhere(
     scoped: Path, runner: CliRunner, tmp_path: Path
 ) -> None:
-    """The real entry point (the hot path and its memo, in fresh processes): twice in each
-    folder, so that the second start of each is answered from the memo."""
+    """The real entry point (the hot path and its cache, in fresh processes): twice in each
+    folder, the second start of each with the cache warm."""
     import os
     import subprocess
     import sys
@@ -298,4 +298,4 @@ def test_the_installed_hook_gives_the_block_in_the_mapped_folder_and_the_message
         for other in ("a", "b"):
             message = json.loads(start(str(tmp_path / other)))["systemMessage"]
             assert f"agentmem scope map {tmp_path / other} contracts/supply" in message
-    assert (scoped / ".agentmem" / "hotread.json").is_file()
+    assert (scoped / ".agentmem" / "hotcache.json").is_file()

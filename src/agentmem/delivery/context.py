@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentmem import governance
-from agentmem.delivery.hotread import FORMATS as FORMATS
-from agentmem.delivery.hotread import scope_for_folder as scope_for_folder
+from agentmem.delivery.folders import scope_for_folder as scope_for_folder
 from agentmem.delivery.served import FIX_MEMORY, ServedFile, serve_file
 from agentmem.errors import UsageError
 from agentmem.frozen import Frozen
@@ -45,6 +44,8 @@ MEMORY_TAG = "agentmem-memory"
 DOCTRINE_TAG = "agentmem-doctrine"
 #: Claude Code caps a hook's output at 10,000 characters.
 HOOK_MAX_CHARS = 10_000
+#: The formats of ``context chat`` (:func:`check_format`).
+FORMATS = ("text", "markdown", "json")
 _DELIMITER = re.compile(r"<\s*/?\s*agentmem-(?:memory|doctrine)", re.IGNORECASE)
 
 
@@ -138,7 +139,7 @@ class ChatContext(Frozen):
     blob: str
     #: the day (``YYYY-MM-DD``) the entries were judged on, and the first later day on which
     #: one of them could change state (an entry's review or expiry date, a scope's retirement;
-    #: None: never): from ``day`` until then the block is the same (:mod:`agentmem.delivery.hotread`).
+    #: None: never): from ``day`` until then the block is the same.
     day: str
     changes_on: str | None
     #: ``(scope, count)`` of the entries left out as ``out of scope``, most entries first (then
@@ -281,16 +282,13 @@ def build_chat(
 
 def serve_memory(repo: Repository, person: str) -> ServedFile:
     """``memories/<person>.md`` as the served view gives it (:mod:`agentmem.delivery.served`):
-    the committed bytes of the owner's last decision, never the work tree; the work tree's
-    text is noted for the hot path's memo, which compares it."""
+    the committed bytes of the owner's last decision, never the work tree."""
     relpath = repo.memory_relpath(person)
     try:
         served = serve_file(repo.root, relpath, person, repo.cache, FIX_MEMORY)
     finally:
         if repo.cache is not None:
             repo.cache.save()
-    if repo.cache is not None:
-        repo.cache.saw(relpath, served.work)
     return served
 
 

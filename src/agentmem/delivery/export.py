@@ -44,7 +44,7 @@ from agentmem.delivery.context import (
     render_chat,
     serve_memory,
 )
-from agentmem.delivery.hotread import resolved_folder, scope_for_folder
+from agentmem.delivery.folders import resolved_folder, scope_for_folder
 from agentmem.doctrine.model import normalise_scope, today
 from agentmem.errors import AgentmemError, GovernanceError, UsageError
 from agentmem.governance import ADMIN

@@ -21,8 +21,13 @@ from agentmem.errors import AgentmemError
 from agentmem.store.root import locate
 
 if TYPE_CHECKING:
-    from agentmem.delivery import hotread
+    from typing import Any
+
     from agentmem.delivery.context import ChatContext
+
+#: What a hot command prints: stdout, notes, warnings, and the usage line to write
+#: (:func:`agentmem.delivery.usagelog.chat_line`; None: nothing is logged).
+Found = tuple[str, tuple[str, ...], tuple[str, ...], "dict[str, Any] | None"]
 
 
 class Printed:
@@ -123,11 +128,9 @@ def session_start(stdin: str | None) -> Printed:
     A malformed payload only loses its ``cwd`` (the memory is still given, found from the current
     folder); an unknown git identity, a missing repository or a broken file print
     :func:`system_message` on stdout (Claude Code shows it) and a note on stderr; an empty memory
-    prints nothing but the note. When nothing it reads changed since an earlier start, the
-    output is that start's (:mod:`agentmem.delivery.hotread`).
+    prints nothing but the note.
     """
     # lazy: hot path: each hook or chat line loads only what it runs
-    from agentmem.delivery import hotread
     from agentmem.harvest.payload import payload_cwd
 
     notes: list[str] = []
@@ -139,9 +142,7 @@ def session_start(stdin: str | None) -> Printed:
             notes.append(_note(f"{exc}; using the current folder"))
     try:
         root = hook_root(cwd)
-        found = hotread.recall(root, hotread.SESSION_START, (), cwd)
-        if found is None:
-            found = _session_start(root, cwd)
+        found = _session_start(root, cwd)
     except (AgentmemError, OSError) as exc:
         said = exc if isinstance(exc, AgentmemError) else AgentmemError(_os_reason(exc))
         return Printed(
@@ -151,10 +152,21 @@ def session_start(stdin: str | None) -> Printed:
     block, more, _, usage = found
     notes += more
     if usage is not None:
-        failed = hotread.log(root, usage)
+        failed = _log(root, usage)
         if failed:
             notes.append(_note(failed))
     return Printed(block, tuple(notes))
+
+
+def _log(root: Path, usage: dict[str, Any]) -> str | None:
+    """Write a chat block's usage line (``usage`` with its run id and time):
+    :func:`agentmem.delivery.usagelog.write_chat`."""
+    # lazy: hot path: loaded only when a block was given
+    from agentmem.delivery.usagelog import chat_stamp, write_chat
+
+    line = dict(usage)
+    line["run_id"], line["time"] = chat_stamp()
+    return write_chat(root, line)
 
 
 def _os_reason(exc: OSError) -> str:
@@ -162,28 +174,26 @@ def _os_reason(exc: OSError) -> str:
     return f"the system refused a read ({exc.strerror or type(exc).__name__})"
 
 
-def _session_start(root: Path, cwd: str | None) -> hotread.Found:
+def _session_start(root: Path, cwd: str | None) -> Found:
     """:func:`session_start` computed: the block (empty when there are no entries), the notes
-    after the payload's, nothing, and the usage line to write (None: none); stored in the memo."""
-    # lazy: hot path: the full path loads only when the memo cannot answer
-    from agentmem.delivery import hotread
+    after the payload's, nothing, and the usage line to write (None: none)."""
+    # lazy: hot path: each hook or chat line loads only what it runs
     from agentmem.delivery.context import HOOK_MAX_CHARS, build_chat, render_chat
+    from agentmem.delivery.folders import scope_for_folder
     from agentmem.delivery.usagelog import chat_line
     from agentmem.store.repo import hot_repository
 
     repo = hot_repository(root)
     folder = cwd or os.getcwd()
     given = session_scope(os.environ.get("AGENTMEM_SCOPE"), "AGENTMEM_SCOPE")
-    scope = given or hotread.scope_for_folder(repo.config.scopes, folder, root)
+    scope = given or scope_for_folder(repo.config.scopes, folder, root)
     ctx = build_chat(repo, repo.actor().id, scope)
     if repo.cache is not None:
         repo.cache.save()
-    found: hotread.Found
-    named = None
+    found: Found
     served = tuple(_note(line) for line in ctx.notes)
     if not ctx.entries:
         message = _unseen(ctx, repo.config.scopes, folder, given)
-        named = folder if message else None  # the message names the folder: the memo must too
         if message is None and ctx.notes:
             message = _served_message(ctx.notes)
         found = (message or "", (*served, _note(_none_given(ctx))), (), None)
@@ -193,9 +203,6 @@ def _session_start(root: Path, cwd: str | None) -> hotread.Found:
         usage = chat_line(_carried(ctx, block), ctx.person, "session-start")
         out = _served_message(ctx.notes, block) if ctx.notes else block
         found = (out, served, (), usage)
-    hotread.remember(
-        root, repo.cache, hotread.SESSION_START, (), ctx, repo.config.scopes, found, named
-    )
     return found
 
 
@@ -224,7 +231,7 @@ def _unseen(
     import json
     import shlex
 
-    from agentmem.delivery import hotread
+    from agentmem.delivery.folders import shown_folder
     from agentmem.memory.records import scope_contains
 
     if not ctx.left_out:
@@ -251,7 +258,7 @@ def _unseen(
         fix = f"AGENTMEM_SCOPE={first} for a session of that scope (it is {given} now)"
     elif ctx.elsewhere:
         first = ctx.elsewhere[0][0]
-        shown = hotread.shown_folder(folder)
+        shown = shown_folder(folder)
         word = "~/" + shlex.quote(shown[2:]) if shown.startswith("~/") else shlex.quote(shown)
         fix = f"agentmem scope map {word} {first} (if this folder is part of {first})"
     else:
@@ -308,37 +315,22 @@ def session_scope(value: str | None, where: str) -> str | None:
 def chat(person: str | None, fmt: str, scope: str | None = None) -> Printed:
     """``context chat [--person P] [--format F] [--scope S]``: the entries meant everywhere
     plus those whose scope contains S (without ``--scope``: ``$AGENTMEM_SCOPE``, else only the
-    entries meant everywhere). Raises AgentmemError (exit 1 or 2). When nothing it reads
-    changed since an earlier run, the output is that run's (:mod:`agentmem.delivery.hotread`)."""
-    # lazy: hot path: each hook or chat line loads only what it runs
-    from agentmem.delivery import hotread
-
-    options = (fmt, person, scope)
-    found = None
-    if fmt in hotread.FORMATS:
-        try:
-            root = locate()
-        except AgentmemError:
-            pass  # the full path says why
-        else:
-            found = hotread.recall(root, hotread.CONTEXT_CHAT, options, None)
-    if found is None:
-        root, found = _chat(person, fmt, scope)
+    entries meant everywhere). Raises AgentmemError (exit 1 or 2)."""
+    root, found = _chat(person, fmt, scope)
     text, notes, warnings, usage = found
     if usage is not None:
-        failed = hotread.log(root, usage)
+        failed = _log(root, usage)
         if failed:
             warnings = (*warnings, failed)
     return Printed(text, notes, warnings)
 
 
-def _chat(person: str | None, fmt: str, scope: str | None) -> tuple[Path, hotread.Found]:
+def _chat(person: str | None, fmt: str, scope: str | None) -> tuple[Path, Found]:
     """:func:`chat` computed: the repository's root and what to print, with the usage line to
-    write; stored in the memo."""
-    # lazy: hot path: the full path loads only when the memo cannot answer
+    write."""
+    # lazy: hot path: each hook or chat line loads only what it runs
     import json
 
-    from agentmem.delivery import hotread
     from agentmem.delivery.context import (
         build_chat,
         chat_json,
@@ -349,7 +341,6 @@ def _chat(person: str | None, fmt: str, scope: str | None) -> tuple[Path, hotrea
     from agentmem.delivery.usagelog import chat_line
     from agentmem.store.repo import open_repository
 
-    options = (fmt, person, scope)
     check_format(fmt)
     scope = session_scope(scope, "--scope") or session_scope(
         os.environ.get("AGENTMEM_SCOPE"), "AGENTMEM_SCOPE"
@@ -375,9 +366,6 @@ def _chat(person: str | None, fmt: str, scope: str | None) -> tuple[Path, hotrea
         warnings.append(f"{ctx.path} is at {ctx.status.describe()}: remove or merge entries soon")
     warnings += left_out_warnings(ctx.path, ctx.left_out, ctx.due, ctx.elsewhere)
     found = (text, notes, tuple(warnings), chat_line(ctx, actor.id, "context chat"))
-    hotread.remember(
-        repo.root, repo.cache, hotread.CONTEXT_CHAT, options, ctx, repo.config.scopes, found
-    )
     return repo.root, found
 
 

@@ -27,8 +27,6 @@ from agentmem import trailers
 from agentmem.store import gitrun, regular
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from agentmem.store.hotcache import HotCache
 
 #: How many commits that changed a file are looked at for its last approved version.
@@ -228,99 +226,7 @@ def serve_file(
 
 #: What turns a line typed into a memory file into a decision (named by the served view's note).
 FIX_MEMORY = 'agentmem remember "…" (and agentmem review) files the line'
-MEMORY_OPEN = '<agentmem-memory person="{}">'
-MEMORY_CLOSE = "</agentmem-memory>"
-_PREAMBLE = (
-    "Remembered preferences of {} [",
-    "## Remembered preferences of {} [",
-    "The numbered entry below is a working preference that {} approved, ",
-    "This block holds no working preference of {}'s, ",
-    "No entries yet.",
-    "None of {}'s ",
-)
 
-
-def consistent(printed: str, source: str | None, person: str) -> bool:
-    """True when ``printed`` (a chat block as the hot path's memo stored it: the text block, a
-    hook's JSON, or empty) could have been rendered from ``source``, the served text of
-    ``person``'s memory: one block of that person, nothing outside it, no delimiter inside,
-    every entry line the text of an entry of ``source`` and every heading one of its sections
-    (docs/design/served.md §Served view: a cache's answer is checked against its source)."""
-    # lazy: the memo's check only (the records module reads an entry line as the parser does)
-    import json
-    import re
-
-    from agentmem.memory.records import split_entry
-
-    block = printed
-    if printed.startswith("{"):
-        try:
-            data = json.loads(printed)
-        except ValueError:
-            return False
-        if not isinstance(data, dict):
-            return False
-        if "context" in data:  # context chat --format json
-            text = data.get("text")
-            entries = data.get("entries")
-            if not isinstance(text, str) or not isinstance(entries, list):
-                return False
-            texts = [e.get("text") for e in entries if isinstance(e, dict)]
-            if not all(isinstance(t, str) and _an_entry(t, source, split_entry) for t in texts):
-                return False
-            block = text
-        else:
-            extra = data.get("hookSpecificOutput")
-            if extra is None:
-                return set(data) == {"systemMessage"}  # shown to the person, never the model
-            if not isinstance(extra, dict) or not isinstance(extra.get("additionalContext"), str):
-                return False
-            block = extra["additionalContext"]
-    if not block:
-        return True
-    lines = block.split("\n")
-    if lines[0] != MEMORY_OPEN.format(person) or lines[-1] != MEMORY_CLOSE:
-        return False
-    sections = {line[3:].strip() for line in (source or "").split("\n") if line.startswith("## ")}
-    numbered = re.compile(r"^\d+\. (?:\[(?P<tags>[^\]\n]*)\] )?(?P<text>.*)$")
-    delimiter = re.compile(r"<\s*/?\s*agentmem-(?:memory|doctrine)", re.IGNORECASE)
-    preamble = tuple(start.format(person) for start in _PREAMBLE)
-    many = re.compile(
-        rf"^The \d+ numbered entries below are working preferences that {re.escape(person)} approved, "
-    )
-    for line in lines[1:-1]:
-        if delimiter.search(line):
-            return False
-        if not line or line.startswith(preamble) or many.match(line):
-            continue
-        if re.match(r"^\d+ more entr(?:y|ies) \(#\d+–#\d+\) not shown here", line):
-            continue
-        heading = line[4:] if line.startswith("### ") else line[:-1] if line.endswith(":") else None
-        if heading is not None and heading in sections:
-            continue
-        if re.match(r"^\d+\. \[withheld: the entry [^\]\n]*; run agentmem check\]$", line):
-            continue
-        match = numbered.match(line)
-        if match is None or (match.group("tags") or "").startswith("withheld"):
-            return False
-        if not _an_entry(match.group("text"), source, split_entry):
-            return False
-    return True
-
-
-def _an_entry(
-    text: str, source: str | None, split: Callable[[str], tuple[str, str | None]]
-) -> bool:
-    """True when ``text`` is the text of an entry line of ``source``."""
-    for line in (source or "").split("\n"):
-        if line.startswith("- ") and split(line)[0] == text:
-            return True
-    return False
-
-
-# ---------------------------------------------------------------------------------------------
-# doctrine (docs/design/served.md §Served doctrine)
-# ---------------------------------------------------------------------------------------------
 
 #: The served view's local state for ``doctrine/`` (derived, never committed): the ``HEAD`` and
 #: ``doctrine`` tree it was computed for, the rule files served otherwise than as at ``HEAD``,

@@ -12,8 +12,8 @@ Admin only. The caller holds :meth:`Repository.locked`. In order:
 2. agentmem's local files (``.agentmem/*.jsonl``: queue, harvested, usage log; other caches):
    lines holding the data are dropped, other files holding it deleted; the search index
    (``.agentmem/search.sqlite``), the rule index (``.agentmem/rules-index.json``) and the hot
-   path's memo (``.agentmem/hotread.json``), all derived and rebuilt on next use, are always
-   deleted;
+   path's cache (``.agentmem/hotcache.json``, and the memo ``hotread.json`` an older version
+   wrote), all derived and rebuilt on next use, are always deleted;
 3. every commit: git-filter-repo (``--sensitive-data-removal``) on a fresh ``--mirror`` clone in
    ``.git/agentmem/``, driven by the same scrubber (:mod:`agentmem.erase.rewrite`) for
    ``--text``; then the rewritten branches and tags are fetched back, the remote-tracking refs
@@ -47,7 +47,7 @@ from agentmem import governance, guard
 from agentmem import trailers as tr
 from agentmem.apply.change import FileChange
 from agentmem.apply.writer import apply_changes, read_current
-from agentmem.delivery import export, hotread
+from agentmem.delivery import export
 from agentmem.doctrine import index as rule_index
 from agentmem.doctrine.model import today
 from agentmem.doctrine.parse import parse_rule_text
@@ -56,7 +56,7 @@ from agentmem.errors import AgentmemError, GovernanceError, UsageError
 from agentmem.memory.file import parse_memory
 from agentmem.proposals.model import proposal_from_stored
 from agentmem.search import index as search_index
-from agentmem.store import erasures, gitio
+from agentmem.store import erasures, gitio, hotcache
 from agentmem.store.atomic import atomic_delete, atomic_write, atomic_write_bytes
 from agentmem.store.paths import check_slug
 from agentmem.store.repo import INBOX_DIR, LOCAL_DIR, MEMORY_DIR, Person, Repository
@@ -242,7 +242,7 @@ def erase(repo: Repository, target: EraseTarget, found: Survey | None = None) ->
     result.local = _clean_local(root, repo, target, scrubber)
     result.local += [p for p in search_index.purge(root) if p not in result.local]
     result.local += [p for p in rule_index.purge(root) if p not in result.local]
-    result.local += [p for p in hotread.purge(root) if p not in result.local]
+    result.local += [p for p in hotcache.purge(root) if p not in result.local]
     tips = _remote_tips(root)  # what this clone knew of each remote before the rewrite
     result.first_changed = _rewrite_history(root, target, scrubber)
     _amend_record(root, result.first_changed, signed)

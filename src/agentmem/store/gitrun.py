@@ -15,9 +15,6 @@ from typing import Any
 
 from agentmem.errors import GitError
 
-IDENTITY = "git config user.email"
-"""What the hot path's memo calls the git identity an actor was found by."""
-
 
 def run(
     root: Path | str,

@@ -28,6 +28,9 @@ from agentmem.errors import AgentmemError
 from agentmem.store import regular
 
 CACHE_FILE = "hotcache.json"
+#: The hot path's output memo an older agentmem wrote (it held memory text): ``erase`` deletes
+#: it (docs/decisions/ — one cache on the hot path).
+LEGACY_MEMO = "hotread.json"
 #: Entries kept per kind; the oldest go first.
 MAX_ENTRIES = 512
 _FORMAT = 1
@@ -64,23 +67,6 @@ class HotCache:
         self.path = local_dir / CACHE_FILE
         self._kinds: dict[str, dict[str, Any]] | None = None
         self._dirty = False
-        self._seen: dict[str, str | None] = {}
-        self._mixed: set[str] = set()
-
-    def saw(self, name: str, text: str | None) -> None:
-        """Note an input the command read through this cache's repository (a settings text,
-        the git identity, a memory file's text; None: absent), for the hot path's memo
-        (:mod:`agentmem.delivery.hotread`): two different texts read under one name make
-        that name unknown."""
-        if name in self._seen and self._seen[name] != text:
-            self._mixed.add(name)
-        self._seen[name] = text
-
-    def seen(self, name: str) -> tuple[bool, str | None]:
-        """``(True, text)`` when ``name`` was read, always as that text; else ``(False, None)``."""
-        if name in self._mixed or name not in self._seen:
-            return False, None
-        return True, self._seen[name]
 
     def _load(self) -> dict[str, dict[str, Any]]:
         if self._kinds is None:
@@ -132,6 +118,20 @@ class HotCache:
         except OSError:
             with contextlib.suppress(OSError):
                 temp.unlink()
+
+
+def purge(root: Path) -> list[str]:
+    """Delete the cache (and an older version's memo); returns the relative paths removed
+    (``erase``: the settings it parsed may name the person)."""
+    removed = []
+    for name in (CACHE_FILE, LEGACY_MEMO):
+        path = root / ".agentmem" / name
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            continue
+        removed.append(f".agentmem/{name}")
+    return removed
 
 
 def guard_fingerprint() -> str:

@@ -165,8 +165,6 @@ class Repository(Frozen):
         """The person running the command, from the git identity (*actor*,
         docs/design/overview.md §Vocabulary, §Roles)."""
         email = gitrun.user_email(self.root)
-        if self.cache is not None:
-            self.cache.saw(gitrun.IDENTITY, email)
         for person in self.people().values():
             if person.email.lower() == email.lower():
                 return person

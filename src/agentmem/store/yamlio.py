@@ -104,7 +104,6 @@ def load_yaml_file(
         raise error(f"{where}: cannot be read ({exc.strerror or type(exc).__name__})") from None
     if cache is None:
         return load_yaml_text(text, where, error)
-    cache.saw(where, text)
     # lazy: the hot path only (the cache module is light; see agentmem.store.hotcache)
     from agentmem.store.hotcache import digest, same_after_json
 

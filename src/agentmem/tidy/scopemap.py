@@ -25,7 +25,7 @@ from agentmem import trailers as tr
 from agentmem.apply.change import FileChange
 from agentmem.apply.writer import apply_changes
 from agentmem.config import CONFIG_FILE, parse_config
-from agentmem.delivery.hotread import folder_key, resolved_folder, scope_for_folder
+from agentmem.delivery.folders import folder_key, resolved_folder, scope_for_folder
 from agentmem.doctrine.lifecycle import signing_wanted
 from agentmem.errors import UsageError
 from agentmem.proposals.ids import check_scope, check_session
@@ -60,7 +60,7 @@ class Mapped:
 
 def map_key(repo: Repository, folder: str) -> str:
     """``folder`` (absolute, ``~/…``, or relative to the current folder) as the map writes it
-    (:func:`agentmem.delivery.hotread.folder_key`). Raises :class:`UsageError` for an empty
+    (:func:`agentmem.delivery.folders.folder_key`). Raises :class:`UsageError` for an empty
     folder, one with control characters, one longer than :data:`FOLDER_MAX_CHARS`, one the
     guard refuses (never echoed), or a path of another system."""
     text = folder.strip()
