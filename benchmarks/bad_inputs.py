@@ -42,8 +42,11 @@ Builds a fresh memory repository in a temporary folder (identity Alice Martin, a
   the Edit/Write tools) through the real hook, which must deny each, and honest commands it must
   let through;
 - faults: a process killed at each step of a write (``AGENTMEM_TEST_CRASH_AT``), then any command;
+- doctrine through the served view: an uncommitted rule edit, a member's plain-git activation
+  and an instruction edited after approval never reach ``context audit``;
 - erase (each case in a repository of its own, with a bare remote): a stale clone that merges the
-  rewritten history back (pull, ``-s ours``, then ``sync``), a text given in another letter
+  rewritten history back (pull, ``-s ours``, then ``sync``; a memory value merged back with
+  ``-s ours`` and pulled: ``context chat`` withholds it), a text given in another letter
   case, a text at the start of an inbox YAML value, a name in a rule's title and id.
 
 Prints, per family and in total: **tried**; **refused correctly** (exit 1 or 2, no "unexpected
@@ -571,6 +574,69 @@ def served_view(bench: Bench, chat: Callable[[], str], hook: Callable[[], str]) 
 
     bench.record("served view", "an approval planted for a hand-made commit", [],
                  forged_approval)  # fmt: skip
+    served_doctrine(bench)
+
+
+def served_doctrine(bench: Bench) -> None:
+    """Doctrine through the served view (docs/design/served.md §Served doctrine): an audit is
+    given rules as committed, by decisions check --history accepts, never the work tree."""
+    act(bench, "bob")
+    bench.invoke(
+        "doctrine", "propose", "--id", "supply-warranty", "--title", "Warranty of supply",
+        "--instruction", "Accept a 12-month warranty on supply contracts.", "--scope",
+        "contracts/supply", "--limit", "Not for software licences.",
+    )  # fmt: skip
+    bench.invoke(
+        "doctrine", "propose", "--id", "supply-penalty", "--title", "Penalty cap",
+        "--instruction", "Cap late-delivery penalties at 10 percent.", "--scope",
+        "contracts/supply", "--limit", "Not for critical components.",
+    )  # fmt: skip
+    act(bench, "alice")
+    bench.invoke("doctrine", "approve", "supply-warranty", "--version", "1")
+    rule = bench.root / "doctrine" / "supply-warranty.yaml"
+    planted = "Accept any warranty the supplier offers."
+
+    def audit() -> tuple[int, str]:
+        return bench.invoke("context", "audit", "--scope", "contracts/supply")
+
+    def uncommitted() -> tuple[bool, str]:
+        before = rule.read_text(encoding="utf-8")
+        rule.write_text(before.replace("Accept a 12-month warranty", planted[:-1]), "utf-8")
+        try:
+            code, out = audit()
+        finally:
+            rule.write_text(before, encoding="utf-8")
+        ok = code == 0 and "12-month warranty" in out and planted[:-1] not in out
+        return ok and "not committed" in out, out
+
+    bench.record("served doctrine", "an uncommitted rule edit in context audit", [], uncommitted)
+
+    def members_activation() -> tuple[bool, str]:
+        draft = bench.root / "doctrine" / "supply-penalty.yaml"
+        act(bench, "bob")
+        draft.write_text(
+            draft.read_text(encoding="utf-8").replace("status: draft", "status: active"), "utf-8"
+        )
+        git(bench.root, "commit", "-qam", "activate")
+        act(bench, "alice")
+        code, out = audit()
+        ok = code == 0 and "Cap late-delivery" not in out and "12-month warranty" in out
+        return ok and "is not a decision check --history accepts" in out, out
+
+    bench.record("served doctrine", "a member's plain-git activation", [], members_activation)
+
+    def edited_after_approval() -> tuple[bool, str]:
+        rule.write_text(
+            rule.read_text(encoding="utf-8").replace("Accept a 12-month warranty", planted[:-1]),
+            "utf-8",
+        )
+        git(bench.root, "commit", "-qam", "clearer")
+        code, out = audit()
+        ok = code == 0 and "12-month warranty" in out and planted[:-1] not in out
+        return ok and "is not a decision check --history accepts" in out, out
+
+    bench.record("served doctrine", "an instruction edited after approval", [],
+                 edited_after_approval)  # fmt: skip
 
 
 def act(bench: Bench, person: str) -> None:
@@ -1024,6 +1090,7 @@ def faults(bench: Bench) -> None:
 # -- erase: erased stays erased, every form (each case in its own repository) ------------------
 ERASED_EMAIL = "bob.stone@example.org"
 ERASED_NAME = "Dave Chen"
+ERASED_PLACE = "Kestrel Harbour"
 
 
 def _erase_repo(base: Path, name: str) -> Path:
@@ -1099,6 +1166,24 @@ def erase_cases(bench: Bench) -> None:
         code, said = bench.invoke("check", "--history")
         return code == 1 and "history-erased-commit" in said, out + said
 
+    def stale_memory(root: Path) -> tuple[bool, str]:
+        """A memory value erased, then a clone made before merges the new history with -s ours
+        (its tree: value back, record gone) and pushes; the eraser pulls: never served."""
+        bench.invoke("remember", f"Send drafts to the {ERASED_PLACE} office first.")
+        bench.invoke("review", "--accept", "all")
+        git(root, "push", "-q")
+        clone = root.parent / f"{root.name}-stale"
+        git(root.parent, "clone", "-q", f"{root.name}.git", clone.name)
+        code, out = bench.invoke("erase", "--text", ERASED_PLACE, "--yes")
+        git(root, "push", "-q", "--force", "origin", "main")
+        bench.invoke("context", "chat")  # the record is seen at HEAD
+        git(clone, "fetch", "-q", "origin")
+        git(clone, "merge", "-q", "-s", "ours", "--no-edit", "origin/main")
+        git(clone, "push", "-q", "origin", "HEAD:main")
+        git(root, "pull", "-q", "--ff-only", "origin", "main")
+        chat, said = bench.invoke("context", "chat")
+        return chat == 0 and "an erase rewrote" in said, out + said
+
     def lower_case(root: Path) -> tuple[bool, str]:
         (root / "notes.md").write_text(f"Ask {ERASED_NAME} (dave-chen).\n", encoding="utf-8")
         git(root, "add", "notes.md")
@@ -1138,6 +1223,10 @@ def erase_cases(bench: Bench) -> None:
         "stale clone: pull --no-rebase and push": (lambda r: stale(r, "pull"), [ERASED_EMAIL]),
         "stale clone: merge -s ours": (lambda r: stale(r, "ours"), [ERASED_EMAIL]),
         "stale clone: merge then agentmem sync": (lambda r: stale(r, "sync"), [ERASED_EMAIL]),
+        "stale clone's -s ours merge of a memory value, then context chat": (
+            stale_memory,
+            [ERASED_NAME],
+        ),
         "text in another letter case": (lower_case, [ERASED_NAME, "dave-chen"]),
         "text at the start of an inbox value": (inbox_value, [ERASED_NAME]),
         "name in a rule title and id": (rule_name, [ERASED_NAME, "dave-chen"]),

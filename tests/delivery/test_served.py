@@ -452,3 +452,81 @@ def test_a_forged_served_index_is_rebuilt_from_the_blobs(memrepo: Path, runner: 
     out, _ = _audit(runner)
     assert WARRANTY in out
     assert json.loads(stored.read_bytes().split(b"\n")[0])["signature"] != "0" * 64
+
+
+# -- erased stays erased in the served view ------------------------------------------------------
+
+ERASED = "Kestrel Harbour"
+
+
+@pytest.mark.slow
+def test_an_erased_value_a_stale_clone_merges_back_is_never_served(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The trial's hole: a value erased, then a clone made before the erase merges the new
+    history with ``-s ours`` (its tree, value included, and no erasure record) and pushes;
+    the eraser pulls. ``context chat`` and the hook serve nothing of the file, and say why."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    git(memrepo, "remote", "add", "origin", str(remote))
+    _accept(runner, "Answer in French.", f"Send drafts to the {ERASED} office first.")
+    git(memrepo, "push", "-q", "-u", "origin", "main")
+    stale = tmp_path / "stale"
+    git(tmp_path, "clone", "-q", str(remote), str(stale))
+    set_identity(stale, "Alice Martin", "alice@example.com")
+    erased = invoke(runner, "erase", "--text", ERASED, "--yes")
+    assert erased.exit_code == 0, erased.stderr
+    git(memrepo, "push", "-q", "--force", "origin", "main")
+    chat = invoke(runner, "context", "chat")
+    assert chat.exit_code == 0 and ERASED not in chat.stdout  # the record is seen at HEAD
+    git(stale, "fetch", "-q", "origin")
+    git(stale, "merge", "-q", "-s", "ours", "--no-edit", "origin/main")
+    git(stale, "push", "-q", "origin", "HEAD:main")
+    git(memrepo, "pull", "-q", "--ff-only", "origin", "main")
+    assert ERASED in (memrepo / "memories" / "alice.md").read_text(encoding="utf-8")
+    assert not (memrepo / "erasures.yaml").exists()  # the merge dropped the record from HEAD
+    chat = invoke(runner, "context", "chat")
+    assert chat.exit_code == 0
+    assert ERASED not in chat.stdout + chat.stderr
+    assert "memories/alice.md: the history of HEAD holds commit" in chat.stderr
+    assert "which an erase rewrote" in chat.stderr and "agentmem check --history" in chat.stderr
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    payload = {"session_id": "3f1c2a9e-0b7d-4e8a-9c51-2d6f7a8b9c0d", "cwd": str(memrepo),
+               "transcript_path": "/t.jsonl", "hook_event_name": "SessionStart"}  # fmt: skip
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(payload)))
+    assert run(["hook", "session-start"]) == 0
+    said = sys.stdout.getvalue()
+    assert ERASED not in said and "which an erase rewrote" in said
+
+
+def test_without_an_erasure_record_the_served_view_starts_no_process(
+    memrepo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hot path pays nothing for erased-stays-erased until something was erased."""
+    from agentmem.store import gitrun
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("git started")
+
+    monkeypatch.setattr(gitrun, "run", refuse)
+    assert served.erasure_records(memrepo) == []
+
+
+def test_a_rule_holding_an_erased_value_is_withheld_from_the_audit(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    """A record this clone saw (a merge since dropped it from HEAD) still withholds: the rule
+    whose served text holds the erased value is not given, and the note never quotes it."""
+    from agentmem.store.erasures import Erasure, new_record, render_record
+
+    write_rules(memrepo)
+    record = new_record()
+    value = record.value("12-month warranty")
+    assert value is not None
+    record.erasures.append(Erasure("2026-12-01", "alice", "text", (value,), ()))
+    seen = memrepo / served.ERASURES_SEEN
+    seen.parent.mkdir(exist_ok=True)
+    seen.write_text(json.dumps({"k": render_record(record)}), encoding="utf-8")
+    out, err = _audit(runner)
+    assert "12-month warranty" not in out + err and "contracts-plain-language" in out
+    assert f"{RULE}: the version given holds a value an erase removed: not given" in err

@@ -220,8 +220,110 @@ def serve_file(
     if blob is None:
         return ServedFile(relpath, None, "", commit, work_text, tuple(notes))
     text = _blob_text(root, blob, work)
+    records = erasure_records(root)
+    erased = erased_note(root, relpath, text, records) if records else None
+    if erased is not None:  # erased stays erased: withheld whole, never served
+        return ServedFile(relpath, None, "", commit, work_text, (*notes, erased))
     kept = blob if text is not None else ""
     return ServedFile(relpath, text, kept, commit, work_text, tuple(notes))
+
+
+# ---------------------------------------------------------------------------------------------
+# erased stays erased (docs/design/served.md §Served view)
+# ---------------------------------------------------------------------------------------------
+
+#: The erasure records this clone has seen at ``HEAD`` (local, never committed): a record a
+#: later merge dropped from ``HEAD`` (a stale clone's ``git merge -s ours`` of the old history)
+#: still withholds what it erased. It only ever withholds: a record holds hashes, never values.
+ERASURES_SEEN = ".agentmem/erasures-seen.json"
+_ERASURES = "erasures.yaml"
+
+
+def erasure_records(root: Path) -> list[Any]:
+    """The erasure records the served view honours (:class:`agentmem.store.erasures.Record`):
+    ``HEAD``'s ``erasures.yaml`` (committed bytes) and every one this clone saw there before
+    (:data:`ERASURES_SEEN`). No git process, nothing parsed, when the work tree has no record
+    and none was ever seen (the common case on the hot path)."""
+    # lazy: the hot path imports nothing more for a repository that never erased
+    import os
+
+    seen_path = root / ERASURES_SEEN
+    if not os.path.lexists(root / _ERASURES) and not os.path.lexists(seen_path):
+        return []
+    # lazy: a repository that has erased something pays for reading the record (YAML)
+    import hashlib
+    import json
+
+    from agentmem.errors import AgentmemError
+    from agentmem.store.erasures import parse_record
+
+    try:
+        seen = json.loads(seen_path.read_text(encoding="utf-8"))
+        texts: dict[str, str] = seen if isinstance(seen, dict) else {}
+    except (OSError, ValueError):
+        texts = {}
+    proc = gitrun.run(root, ["cat-file", "blob", f"HEAD:{_ERASURES}"], None, None, text=True)
+    head = proc.stdout if proc.returncode == 0 else ""
+    if head:
+        key = hashlib.sha256(head.encode("utf-8")).hexdigest()
+        if texts.get(key) != head:
+            texts[key] = head
+            tmp = seen_path.with_name(f"{seen_path.name}.tmp-{os.getpid()}")
+            try:
+                seen_path.parent.mkdir(exist_ok=True)
+                tmp.write_text(json.dumps(texts), encoding="utf-8")
+                os.replace(tmp, seen_path)
+            except OSError:
+                tmp.unlink(missing_ok=True)
+    records = []
+    for text in texts.values():
+        if not isinstance(text, str):
+            continue
+        try:
+            records.append(parse_record(text))
+        except AgentmemError:
+            continue  # an unreadable record is check's erasures-invalid
+    return records
+
+
+def erased_back(root: Path, records: list[Any]) -> list[str]:
+    """The commits the records list (the first ones an erase rewrote) that ``HEAD`` reaches:
+    the old history is back (:func:`agentmem.store.erasures.erased_history`)."""
+    # lazy: only with a record
+    from agentmem.store.erasures import erased_history
+
+    found: list[str] = []
+    for record in records:
+        found += [c for c in erased_history(root, record, "HEAD") if c not in found]
+    return found
+
+
+def erased_note(
+    root: Path,
+    relpath: str,
+    text: str | None,
+    records: list[Any],
+    back: list[str] | None = None,
+) -> str | None:
+    """Why ``relpath`` (served as ``text``) must be withheld whole, or None: ``HEAD``'s history
+    holds a commit an erase rewrote (``back``: :func:`erased_back`, computed when None), or the
+    text holds a value an erase removed (the record's matcher runs over the served text only).
+    The note never quotes the value."""
+    back = erased_back(root, records) if back is None else back
+    if back:
+        return (
+            f"{relpath}: the history of HEAD holds commit {back[0][:10]}, which an erase "
+            "rewrote (a clone made before the erase merged it back): not given. To fix: "
+            "agentmem check --history names the merge; undo it, or an admin runs agentmem "
+            "erase again"
+        )
+    if text is not None and any(record.matcher().find_all(text) for record in records):
+        return (
+            f"{relpath}: the version given holds a value an erase removed: not given. To fix: "
+            "agentmem check --history names the commit that brought it back; an admin runs "
+            "agentmem erase again"
+        )
+    return None
 
 
 #: What turns a line typed into a memory file into a decision (named by the served view's note).
@@ -246,7 +348,9 @@ class ServedDoctrine:
     ``""``: none), with ``notes`` one line per thing left out. ``signature``: a digest of what is
     served (the tree and ``changed``): what a derived index of the served rules is keyed by."""
 
-    __slots__ = ("root", "head", "tree", "changed", "notes", "signature", "refused", "_blobs")
+    __slots__ = (
+        "root", "head", "tree", "changed", "notes", "signature", "refused", "_blobs", "_erased"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -275,6 +379,7 @@ class ServedDoctrine:
             self.refused.append((DOCTRINE_DIR, f"a symlink; {_READS_ONLY}"))
             self.tree = ""
         self._blobs: dict[str, str] | None = None
+        self._erased: list[Any] | None = None
 
     def blobs(self) -> dict[str, str]:
         """``doctrine/<name>.yaml`` → the blob served, for every rule file served (one ``git
@@ -312,6 +417,24 @@ class ServedDoctrine:
             elif self.head:
                 names.append((path, f"{self.head}:{path}"))
         return gitrun.read_objects(self.root, names)
+
+    def erased(self, texts: dict[str, str]) -> set[str]:
+        """The paths of ``texts`` (path → a served rule's text) to withhold because an erase
+        removed what they hold (:func:`erased_note`, each named in :attr:`notes`)."""
+        if self._erased is None:
+            self._erased = erasure_records(self.root)
+        if not self._erased or not texts:
+            return set()
+        notes = list(self.notes)
+        back = erased_back(self.root, self._erased)
+        withheld = set()
+        for path, text in texts.items():
+            note = erased_note(self.root, path, text, self._erased, back)
+            if note is not None:
+                withheld.add(path)
+                notes.append(note)
+        self.notes = tuple(dict.fromkeys(notes))
+        return withheld
 
 
 DOCTRINE_DIR = "doctrine"

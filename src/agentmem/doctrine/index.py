@@ -414,6 +414,8 @@ class ServedDoctrine(Protocol):
 
     def texts(self, paths: list[str]) -> dict[str, bytes]: ...
 
+    def erased(self, texts: dict[str, str]) -> set[str]: ...
+
 
 SERVED_FORMAT = 1
 
@@ -537,7 +539,13 @@ def served_rules(
         if raw is None:
             continue
         found[rule_id] = _named_rule(_rule_text(regular.Read(raw, len(raw)), where), where, rule_id)
-    return [found[i] for i in ids if i in found]
+    fields = {
+        f"{DOCTRINE_DIR}/{i}.yaml": "\n".join([r.title, r.instruction, *r.limits, r.justification])
+        for i in ids
+        if (r := found.get(i)) is not None
+    }
+    withheld = view.erased(fields)  # erased stays erased (docs/design/served.md §Served view)
+    return [found[i] for i in ids if i in found and f"{DOCTRINE_DIR}/{i}.yaml" not in withheld]
 
 
 def served_briefs(root: Path, view: ServedDoctrine) -> tuple[list[Brief], list[DoctrineError]]:
