@@ -133,7 +133,7 @@ def bench_review(base: Path, pending: int) -> None:
 
 def _fill_doctrine(root: Path, count: int) -> None:
     """``count`` draft rules proposed by alice, written as ``doctrine propose`` renders them
-    (the canonical text), committed with ONE plain ``git commit``."""
+    (the canonical text), committed with ONE ``git commit`` carrying a proposal's trailers."""
     from agentmem.doctrine.fastread import fast_canonical_text
     from agentmem.doctrine.model import Rule
     from agentmem.doctrine.render import canonical_text
@@ -156,7 +156,13 @@ def _fill_doctrine(root: Path, count: int) -> None:
             fast_canonical_text(rule) or canonical_text(rule), encoding="utf-8"
         )
     _git(root, "add", "doctrine")
-    _git(root, "commit", "-qm", f"{count} draft rules")
+    from agentmem import trailers
+
+    said = (
+        f"{trailers.ACTION}: propose\n{trailers.ACTOR}: alice <alice@example.com>\n"
+        f"{trailers.ROLE}: admin\n{trailers.ROUTE}: doctrine"
+    )  # a proposal commit as the history judge reads one, so the served view takes it
+    _git(root, "commit", "-q", "-m", f"doctrine: propose {count} rules", "-m", said)
 
 
 def bench_drafts(base: Path, count: int) -> None:

@@ -342,6 +342,10 @@ FIX_DOCTRINE = (
 _SHOWN = 3  # paths a note names before "and N more"
 
 
+#: Rule files :meth:`ServedDoctrine.texts` names as ``HEAD:path``; beyond, it lists the tree.
+_BY_PATH_MAX = 64
+
+
 class ServedDoctrine:
     """``doctrine/`` as the served view gives it: every rule file as of ``HEAD`` (``head``, its
     ``doctrine`` tree ``tree``), except the ones in ``changed`` (path → the blob served instead,
@@ -408,12 +412,20 @@ class ServedDoctrine:
 
     def texts(self, paths: list[str]) -> dict[str, bytes]:
         """The served bytes of ``paths`` (those served at all), in ONE ``git cat-file --batch``:
-        a path not in ``changed`` is read as ``HEAD:path`` (no listing of the tree)."""
+        a path not in ``changed`` is read by its blob id when the tree is listed (:meth:`blobs`,
+        listed for more than :data:`_BY_PATH_MAX` paths: git finds ``HEAD:path`` by reading the
+        folder's tree from the start, so thousands of names in a big doctrine cost the square of
+        it), else as ``HEAD:path``."""
+        listed = self._blobs
+        if listed is None and len(paths) > _BY_PATH_MAX and self.tree:
+            listed = self.blobs()
         names: list[tuple[str, str]] = []
         for path in paths:
             if path in self.changed:
                 if self.changed[path]:
                     names.append((path, self.changed[path]))
+            elif listed is not None and path in listed:
+                names.append((path, listed[path]))
             elif self.head:
                 names.append((path, f"{self.head}:{path}"))
         return gitrun.read_objects(self.root, names)
