@@ -189,8 +189,17 @@ def _card_ok(raw: str) -> bool:
     return bool(luhn.is_valid(d))
 
 
+# A text that says it holds an account number: an IBAN-shaped value there is one even when its
+# checksum fails (a typo, or one made up for a test, is still somebody's account to a reader).
+_ACCOUNT_NAMED = re.compile(
+    r"(?i)\b(?:iban|rib|bic|kontonummer|bankverbindung|compte bancaire|num[ée]ro de compte"
+    r"|cuenta bancaria|n[úu]mero de cuenta|bank account|account number)\b"
+)
+
+
 def _iban_findings(text: str, windows: list[tuple[int, int]]) -> list[Finding]:
     out = []
+    named: bool | None = None
     for m in (m for lo, hi in windows for m in _IBAN.finditer(text, lo, hi)):
         # lazy: stdnum is slow to import, needed only for digits
         from stdnum import iban
@@ -202,6 +211,11 @@ def _iban_findings(text: str, windows: list[tuple[int, int]]) -> list[Finding]:
                 end = m.start() + len(" ".join(parts[:k]))
                 out.append(Finding("pii:iban", "IBAN (bank account)", m.start(), end))
                 break
+        else:
+            if named is None:
+                named = _ACCOUNT_NAMED.search(text) is not None
+            if named and 15 <= len("".join(parts)) <= 34 and any(c.isdigit() for c in parts[-1]):
+                out.append(Finding("pii:iban", "IBAN (bank account)", m.start(), m.end()))
     return out
 
 
