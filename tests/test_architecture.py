@@ -474,3 +474,124 @@ def test_every_package_init_is_a_plain_namespace() -> None:
         elif not plain or (exports and not has_all):
             offenders.append(name)
     assert offenders == []
+
+
+#: Import statements inside functions, per module: the most each may hold. Each keeps a
+#: start-up cheap (the hook, ``entry.py``, the CLI's commands, ``mcp_start``, a heavy SDK) and
+#: says which with ``# lazy:`` (the CLI: each command loads its domain when it runs). An import
+#: that costs nothing at start-up (its module is loaded with the importing one anyway) goes to
+#: the top. Lower a number when you remove one; raise it only with the reason in the comment.
+FUNCTION_IMPORTS = {
+    "__init__.py": 1,
+    "api.py": 11,
+    "apply/planner.py": 1,
+    "apply/writer.py": 2,
+    "check/history/signing.py": 3,
+    "check/run.py": 7,
+    "cli/__init__.py": 3,
+    "cli/check.py": 10,
+    "cli/completion.py": 1,
+    "cli/context.py": 5,
+    "cli/doctor.py": 1,
+    "cli/doctrine.py": 35,
+    "cli/erase.py": 4,
+    "cli/export.py": 3,
+    "cli/gatetable.py": 1,
+    "cli/guard.py": 3,
+    "cli/harvest.py": 15,
+    "cli/hook.py": 5,
+    "cli/importer.py": 4,
+    "cli/inbox.py": 2,
+    "cli/init.py": 1,
+    "cli/log.py": 3,
+    "cli/mcp.py": 3,
+    "cli/memory.py": 10,
+    "cli/output.py": 9,
+    "cli/remember.py": 4,
+    "cli/review.py": 34,
+    "cli/scope.py": 2,
+    "cli/search.py": 2,
+    "cli/serve.py": 4,
+    "cli/serverhook.py": 1,
+    "cli/settings.py": 1,
+    "cli/stats.py": 5,
+    "cli/sync.py": 2,
+    "cli/tidy.py": 1,
+    "cli/usage.py": 2,
+    "config.py": 1,
+    "delivery/context.py": 11,
+    "delivery/fastpath.py": 20,
+    "delivery/mcp_server.py": 13,
+    "delivery/served.py": 16,
+    "delivery/toolgate.py": 1,
+    "delivery/usage.py": 1,
+    "delivery/usagelog.py": 1,
+    "doctrine/conflicts.py": 2,
+    "doctrine/index.py": 5,
+    "doctrine/lifecycle.py": 3,
+    "doctrine/model.py": 2,
+    "doctrine/render.py": 5,
+    "doctrine/similar.py": 1,
+    "entry.py": 2,
+    "erase/rewrite.py": 1,
+    "erase/scrub.py": 1,
+    "frozen.py": 1,
+    "guard/personal.py": 11,
+    "guard/unicode.py": 1,
+    "harvest/instructions.py": 1,
+    "harvest/markers.py": 1,
+    "harvest/providers/anthropic_provider.py": 2,
+    "harvest/providers/openai_provider.py": 3,
+    "harvest/queue.py": 1,
+    "harvest/run.py": 2,
+    "integrations/anthropic.py": 4,
+    "memory/due.py": 2,
+    "notices.py": 2,
+    "proposals/ids.py": 1,
+    "proposals/inbox.py": 1,
+    "proposals/model.py": 2,
+    "proposals/trail.py": 2,
+    "search/committed.py": 1,
+    "search/query.py": 1,
+    "store/gitio.py": 1,
+    "store/journal.py": 1,
+    "store/repo.py": 4,
+    "store/yamlio.py": 4,
+    "tidy/retire.py": 2,
+    "web/actions.py": 1,
+    "web/reads.py": 4,
+    "web/render.py": 1,
+}
+
+
+def _function_imports(tree: ast.Module) -> int:
+    found = 0
+
+    def visit(nodes: list[ast.stmt], in_function: bool) -> None:
+        nonlocal found
+        for node in nodes:
+            if isinstance(node, ast.Import | ast.ImportFrom) and in_function:
+                found += 1
+            inner = in_function or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            for field in ("body", "orelse", "finalbody"):
+                sub = getattr(node, field, None)
+                if isinstance(sub, list):
+                    visit(sub, inner)
+            for handler in getattr(node, "handlers", []) or []:
+                visit(handler.body, inner)
+
+    visit(tree.body, False)
+    return found
+
+
+def test_imports_inside_functions_do_not_grow_silently() -> None:
+    grown = []
+    for path in sorted(SRC.rglob("*.py")):
+        name = str(path.relative_to(SRC))
+        found, allowed = _function_imports(_tree(path)), FUNCTION_IMPORTS.get(name, 0)
+        if found > allowed:
+            grown.append(f"{name}: {found} imports inside functions (at most {allowed})")
+    assert grown == [], (
+        "move the import to the top of the module; if it must stay lazy (# lazy: why), "
+        "raise its number in FUNCTION_IMPORTS"
+    )

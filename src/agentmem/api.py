@@ -40,6 +40,7 @@ from agentmem.delivery.usage import log_chat
 from agentmem.errors import AgentmemError, UsageError
 from agentmem.governance import require_memory_role, require_owner
 from agentmem.proposals.inbox import Inbox, list_pending, read_inbox, write_to_inbox
+from agentmem.proposals.model import parse_proposal
 from agentmem.store.repo import open_repository as open_repo
 from agentmem.store.root import find_root
 
@@ -193,7 +194,6 @@ class Agentmem:
         ``memory-tool``). Raises GovernanceError, GuardError, ProposalError,
         ApplyConflictError (the target matches no entry or several)."""
         # lazy: writes only (the guard and the planner); agentmem inbox reads through this module
-        from agentmem.proposals.model import parse_proposal
         from agentmem.proposals.validate import validate
 
         actor = self.actor()

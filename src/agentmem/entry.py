@@ -20,6 +20,8 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from agentmem.errors import failure
+
 if TYPE_CHECKING:
     from agentmem.delivery.fastpath import Printed
 
@@ -136,8 +138,6 @@ def emit(printed: Printed) -> None:
 
 def run(argv: list[str]) -> int | None:
     """Run a hot command line; its exit code, or None when it is not one (typer takes it)."""
-    # lazy: hot path: the console script never imports the CLI for a hook
-    from agentmem.errors import failure
 
     todo = plan(argv)
     if todo is None:

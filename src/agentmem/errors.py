@@ -9,6 +9,7 @@ say what, where (``file:line``) and what to do next; they never carry a secret v
 from __future__ import annotations
 
 import errno
+import importlib.util
 import os
 
 
@@ -48,11 +49,9 @@ EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
 def require_extra(extra: str) -> None:
     """Raise :class:`MissingExtraError` unless every module of ``extra`` can be imported
     (looked up, not imported: nothing is loaded here)."""
-    # lazy: importlib.util only when a feature with an extra starts
-    from importlib.util import find_spec
 
     feature, modules = EXTRAS[extra]
-    missing = [name for name in modules if find_spec(name) is None]
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
     if missing:
         raise MissingExtraError(
             f"{feature} needs {', '.join(missing)}, which this installation leaves out",

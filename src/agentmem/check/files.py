@@ -8,6 +8,7 @@ repositories, platforms without ``fork``, and ``AGENTMEM_CHECK_JOBS=1`` stay in 
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from datetime import date
@@ -70,8 +71,6 @@ def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Fi
     findings, ids, profiles = _chunk(memory[:_WARM_UP], doctrine[:_WARM_UP], state, today)
     memory, doctrine = memory[_WARM_UP:], doctrine[_WARM_UP:]
     done = total - len(memory) - len(doctrine)
-    # lazy: forks workers only for a check over many files
-    import multiprocessing
 
     context = multiprocessing.get_context("fork")
     # Objects made so far are left out of the collector's passes (gc.freeze): a worker's

@@ -43,7 +43,13 @@ from agentmem.delivery.mcp_start import instructions_for
 from agentmem.delivery.usage import log_chat
 from agentmem.delivery.usagelog import entry_hash
 from agentmem.doctrine.drafts import Draft, propose
-from agentmem.errors import AgentmemError, BusyError, NotARepositoryError, UsageError
+from agentmem.errors import (
+    AgentmemError,
+    BudgetExceededError,
+    BusyError,
+    NotARepositoryError,
+    UsageError,
+)
 from agentmem.nesting import MAX_DEPTH, too_deep
 from agentmem.proposals.inbox import foreign, list_pending
 from agentmem.proposals.review import remember as do_remember
@@ -134,8 +140,6 @@ def make_room(
 
 def room_hint(exc: AgentmemError) -> str:
     """A refusal for a model; a full memory also names the tools that make room."""
-    # lazy: the error class only (agentmem.errors is light)
-    from agentmem.errors import BudgetExceededError
 
     said = for_model(exc)
     if not isinstance(exc, BudgetExceededError):

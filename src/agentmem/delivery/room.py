@@ -27,7 +27,7 @@ from agentmem.apply.planner import plan_memory
 from agentmem.apply.writer import read_current
 from agentmem.delivery.usage import read_chats
 from agentmem.delivery.usagelog import entry_hash
-from agentmem.errors import ProposalError, UsageError
+from agentmem.errors import AgentmemError, ProposalError, UsageError
 from agentmem.governance import require_memory_role
 from agentmem.memory.file import Entry, new_memory_text, parse_memory
 from agentmem.proposals.inbox import list_pending, write_to_inbox
@@ -197,8 +197,6 @@ def file_batch(
     ones before leave it, keep the first ``harvest.max_proposals`` valid ones and file them in
     ONE inbox commit (a harvest's rule: the cap counts valid proposals). The caller holds the
     repository lock. Nothing is filed when none is valid."""
-    # lazy: the error base class (agentmem.errors is light)
-    from agentmem.errors import AgentmemError
 
     require_memory_role(actor, "a memory proposal")
     limit = repo.config.harvest.max_proposals

@@ -19,6 +19,7 @@ from typing import Any
 
 from agentmem import trailers as tr
 from agentmem.apply.change import FileChange
+from agentmem.apply.writer import apply_changes, read_current
 from agentmem.errors import UsageError
 from agentmem.governance import require_memory_role, require_owner
 from agentmem.memory.file import MemoryFile, modify_entry_at, new_memory_text, parse_memory
@@ -51,9 +52,6 @@ class DueEntry:
 
 
 def _memory(repo: Repository, person: str) -> tuple[str | None, MemoryFile]:
-    # lazy: apply.writer imports memory (cycle)
-    from agentmem.apply.writer import read_current
-
     relpath = repo.memory_relpath(person)
     text = read_current(repo.root, relpath)
     base = text if text is not None else new_memory_text(person, repo.config.memory)
@@ -62,7 +60,7 @@ def _memory(repo: Repository, person: str) -> tuple[str | None, MemoryFile]:
 
 def _commit_facts(repo: Repository, person: str) -> dict[int, tuple[str | None, str | None]]:
     """Entry number → (basis trailer, date) of the audit commit that last set its line."""
-    # lazy: proposals.trail imports memory.file (cycle); git only when needed
+    # lazy: git blame through the audit trail only for the entries that have no record
     from agentmem.proposals.trail import blame_memory
 
     return {
@@ -120,9 +118,8 @@ def reconfirm(repo: Repository, actor: Person, numbers: list[int]) -> tuple[str 
     commit carries none: the owner's own edit). Raises :class:`UsageError` for an unknown entry
     number, :class:`GovernanceError` for anyone but the owner (``governance.require_owner``).
     """
-    # lazy: apply.planner and apply.writer import memory (cycle)
+    # lazy: the planner only to reconfirm (``memory due`` only reads)
     from agentmem.apply.planner import new_record
-    from agentmem.apply.writer import apply_changes
 
     require_memory_role(actor, "reconfirming entries of a personal memory")
     require_owner(actor, actor.id, "reconfirming entries of")

@@ -21,7 +21,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from secrets import token_hex
 
-from agentmem.errors import AgentmemError
+from agentmem import guard
+from agentmem.apply.planner import check_entry
+from agentmem.errors import AgentmemError, ProposalError
+from agentmem.governance import require_memory_role
+from agentmem.proposals.ids import check_session
 from agentmem.proposals.model import Proposal
 from agentmem.proposals.review import remember
 from agentmem.store.atomic import atomic_delete, atomic_write
@@ -50,12 +54,6 @@ def keep(repo: Repository, actor: Person, text: str, section: str | None, sessio
     text is checked now as ``remember`` checks it (role, session, section, entry shape, the
     guard: a refused text is refused now, never kept), spooled, and one background drainer
     started; returns the spooled file."""
-    # lazy: only a busy repository pays for the guard and the entry checks
-    from agentmem import guard
-    from agentmem.apply.planner import check_entry
-    from agentmem.errors import ProposalError
-    from agentmem.governance import require_memory_role
-    from agentmem.proposals.ids import check_session
 
     require_memory_role(actor, "remembering (a personal memory)")
     check_session(session)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from agentmem import governance
@@ -234,8 +234,6 @@ def _flag_foreign(repo: Repository, hits: list[Hit]) -> list[Hit]:
     if not people:
         return hits
     # lazy: only a search that found proposals reads their provenance
-    from dataclasses import replace
-
     from agentmem.proposals.inbox import foreign, list_pending, proposal_relpath
 
     flags: dict[str, str] = {}

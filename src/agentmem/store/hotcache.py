@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import json
 import os
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -164,8 +165,6 @@ def fingerprint_files() -> list[Path]:
             files += [Path(e.path) for e in found if e.name.endswith(".py")]
     except OSError:
         pass
-    # lazy: only to locate the name list's file, without importing its package
-    from importlib.util import find_spec
 
     files.append(package / "guard" / "data" / "personal.json")
     names = find_spec("gender_guesser")

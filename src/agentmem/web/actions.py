@@ -22,8 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentmem import trailers as tr
+from agentmem.doctrine import lifecycle
 from agentmem.doctrine.compare import diff_lines
-from agentmem.doctrine.lifecycle import Transition
+from agentmem.doctrine.drafts import restore as do_restore
+from agentmem.doctrine.lifecycle import Transition, VersionMovedError
+from agentmem.doctrine.lifecycle import approve as do_approve
 from agentmem.doctrine.model import DoctrineError, missing_for_activation
 from agentmem.doctrine.parse import load_rule
 from agentmem.doctrine.versions import version_content
@@ -38,7 +41,7 @@ from agentmem.memory.file import (
     validate_entry_text,
 )
 from agentmem.proposals.inbox import foreign, name_pending, read_inbox
-from agentmem.proposals.model import Proposal
+from agentmem.proposals.model import EVERYWHERE, Proposal
 from agentmem.proposals.review import (
     accept_doctrine,
     as_modify_of,
@@ -152,8 +155,6 @@ def _corrected(repo: Repository, proposal: Proposal, fixes: Fixes) -> Proposal:
 
 
 def _scope_change(proposal: Proposal, scope: str | None) -> str | None:
-    # lazy: the name of "no scope" in the proposals' model
-    from agentmem.proposals.model import EVERYWHERE
 
     if scope is None or not scope.strip():
         return None
@@ -414,9 +415,6 @@ def approve(
     ``reason`` recorded (``--reason``). The refusals (admin only, nobody approves their own
     rule, incomplete rules, the rule moved on: :class:`VersionMovedError` with what changed)
     are the CLI's."""
-    # lazy: the lifecycle only for a decision
-    from agentmem.doctrine.lifecycle import VersionMovedError
-    from agentmem.doctrine.lifecycle import approve as do_approve
 
     try:
         with repo.locked():
@@ -447,8 +445,6 @@ def transition(
 ) -> Done:
     """``doctrine suspend|resume|deactivate|archive|reconfirm ID`` on the rule as the page
     showed it: ONE commit, with ``reason`` recorded (``--reason``)."""
-    # lazy: the lifecycle only for a decision
-    from agentmem.doctrine import lifecycle
 
     if action not in _TRANSITIONS:
         raise UnknownIdError(f"no action {action!r} on a rule (actions: {', '.join(_TRANSITIONS)})")
@@ -471,8 +467,6 @@ def restore(
     """``doctrine restore ID --version N`` on the rule as the page showed it; an active rule
     asks first (:class:`~agentmem.doctrine.drafts.ConfirmationNeeded`, ``confirmed`` answers it);
     ``reason`` is recorded (``--reason``)."""
-    # lazy: the drafts module only for a decision
-    from agentmem.doctrine.drafts import restore as do_restore
 
     with repo.locked():
         _rule_as_shown(repo, rule_id, version, status)

@@ -28,6 +28,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from agentmem import governance as gov
 from agentmem.doctrine.model import UnknownRuleError
 from agentmem.errors import (
     AgentmemError,
@@ -37,6 +38,7 @@ from agentmem.errors import (
     GovernanceError,
     UsageError,
 )
+from agentmem.proposals.inbox import list_pending
 from agentmem.store.repo import Repository, open_repository
 from agentmem.web import actions, reads
 from agentmem.web.actions import Fixes, StaleFormError, UnknownIdError
@@ -125,14 +127,9 @@ class Site:
             actor = repo.actor()
             pending = ctx.pop("pending", None)
             if pending is None:
-                # lazy: the inbox reader (the badge counts the actor's pending proposals)
-                from agentmem.proposals.inbox import list_pending
-
                 pending = list_pending(repo, actor.id)
             common["badge"] = reads.badge(repo, pending, ctx.pop("briefs", None))
             common["actor"] = actor
-            # lazy: who may do what is asked of governance, never compared here
-            from agentmem import governance as gov
 
             common["is_admin"] = gov.may(actor.role, gov.REVIEW_QUEUE)
         except AgentmemError:

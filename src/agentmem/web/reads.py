@@ -24,7 +24,9 @@ from agentmem.apply.writer import read_current
 from agentmem.delivery.context import build_chat, entry_label, withhold_reason
 from agentmem.delivery.served import FIX_MEMORY, ServedFile, serve_file
 from agentmem.doctrine.compare import diff_lines, whole
-from agentmem.doctrine.index import Brief, Briefs, read_briefs, rules_of
+from agentmem.doctrine.drafts import plan_from_proposal, similar_rules
+from agentmem.doctrine.index import Brief, Briefs, brief_of, read_briefs, rules_of
+from agentmem.doctrine.lifecycle import due, preview_approval
 from agentmem.doctrine.model import (
     STATUSES,
     DoctrineError,
@@ -35,16 +37,16 @@ from agentmem.doctrine.model import (
     missing_for_activation,
     today,
 )
-from agentmem.doctrine.parse import load_rule
+from agentmem.doctrine.parse import load_rule, parse_rule_text
 from agentmem.doctrine.versions import rule_history, version_content
 from agentmem.errors import AgentmemError, UsageError
 from agentmem.memory.file import Entry, new_memory_text, parse_memory
 from agentmem.memory.records import Record, today_iso
-from agentmem.proposals.inbox import Broken, foreign, read_inbox
+from agentmem.proposals.inbox import Broken, foreign, proposal_relpath, read_inbox
 from agentmem.proposals.model import Proposal
 from agentmem.proposals.review import contradicted_entries, require_committed_memory
 from agentmem.proposals.trail import AuditRecord, BlameEntry, audit_log, blame_memory
-from agentmem.store import regular
+from agentmem.store import gitrun, regular
 from agentmem.store.repo import LOCAL_DIR, Person, Repository
 
 
@@ -276,8 +278,6 @@ class InboxView:
 def proposal_stamp(repo: Repository, proposal: Proposal, served: ServedFile) -> str:
     """What a decision on ``proposal`` was shown: its inbox file, the memory file as an agent
     is given it (the served blob) and as the work tree holds it (what an accept writes on)."""
-    # lazy: the relative path of an inbox file (a module-level import would cycle)
-    from agentmem.proposals.inbox import proposal_relpath
 
     data = regular.read_bytes(repo.root, proposal_relpath(proposal))
     return digest(data, served.blob, served.work)
@@ -355,8 +355,6 @@ def inbox_view(repo: Repository, person: str | None = None) -> InboxView:
 
 def _draft_preview(repo: Repository, actor: Person, proposal: Proposal) -> dict[str, object]:
     """The draft rule a doctrine proposal would become (what ``review`` shows), or why not."""
-    # lazy: the drafts module (and the duplicate guard) only for a doctrine proposal
-    from agentmem.doctrine.drafts import plan_from_proposal
 
     try:
         plan = plan_from_proposal(repo, proposal)
@@ -554,8 +552,6 @@ class ServedRules:
 def _dirty_rules(repo: Repository) -> tuple[list[str], list[str]]:
     """The rule files whose work tree (or index) differs from ``HEAD``, and those git does not
     track: one ``git status`` of ``doctrine/``."""
-    # lazy: the git runner only for a doctrine page
-    from agentmem.store import gitrun
 
     args = ["status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all"]
     proc = gitrun.run(repo.root, [*args, "--", "doctrine/"], None, None, text=True)
@@ -576,9 +572,8 @@ def served_rules(repo: Repository) -> ServedRules:
     each rule file as committed, as of its last change ``check --history`` accepts (none when
     no change is), never the work tree; the served view's notes name what the work tree changes
     or adds and what a commit that is not a decision changed."""
-    # lazy: the served doctrine and the rule parser only for a page that shows rules
+    # lazy: the served doctrine only for a page that shows rules
     from agentmem.delivery.served import serve_doctrine
-    from agentmem.doctrine.parse import parse_rule_text
 
     view = serve_doctrine(repo.root)
     edited, new = _dirty_rules(repo)
@@ -602,8 +597,6 @@ def served_rules(repo: Repository) -> ServedRules:
 def served_briefs(repo: Repository, served: ServedRules | None = None) -> Briefs:
     """The rule index's briefs (docs/design/search.md §Rule index) with each rule the work tree
     does not hold as given replaced by the one given (left out when none is)."""
-    # lazy: a brief of a rule read from git (rare: a rule file changed by hand)
-    from agentmem.doctrine.index import brief_of
 
     found = read_briefs(repo.root)
     served = served if served is not None else served_rules(repo)
@@ -809,9 +802,6 @@ def review_queue(repo: Repository) -> ReviewQueue:
     (missing scope or limit, a duplicate, the distinct-approver rule: the refusals of
     ``doctrine approve`` word for word), and active rules past their review date
     (``doctrine due``, admin only: a member gets its refusal)."""
-    # lazy: the lifecycle and the duplicate guard only for the queue
-    from agentmem.doctrine.drafts import similar_rules
-    from agentmem.doctrine.lifecycle import due, preview_approval
 
     due_rules = due(repo)  # raises the CLI's refusal for anyone but an admin
     served = served_rules(repo)

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentmem import trailers as tr
+from agentmem.errors import AgentmemError
 from agentmem.store.gitio import run_git
 
 if TYPE_CHECKING:
@@ -155,7 +157,6 @@ def _roles_at(root: Path, rev: str) -> tuple[dict[str, str], dict[str, tuple[str
     """``roles.yaml`` at ``rev``: e-mail (lower case) → person, and person → signing keys
     (both empty when the file is absent or unreadable)."""
     # lazy: the YAML reader only for a decision to verify
-    from agentmem.errors import AgentmemError
     from agentmem.store.yamlio import load_yaml_text
 
     text = run_git(root, ["show", f"{rev}:roles.yaml"], check=False).stdout
@@ -181,7 +182,6 @@ def verify_decisions(root: Path, revisions: Sequence[str]) -> list[Finding]:
     ``roles.yaml`` is read. Raises :class:`~agentmem.errors.GitError` when git fails."""
     # lazy: the findings and the trailer names only for a verification (not the walk's reader)
     from agentmem import governance as gov
-    from agentmem import trailers as tr
     from agentmem.check.findings import ERROR, Finding
 
     fmt = _RECORD + _FIELD.join(["%H", "%P", "%ae", "%an", "%(trailers:only,unfold)"])
