@@ -94,6 +94,68 @@ def test_a_line_another_person_commits_is_not_served_to_the_owner(
     assert f"git revert {bobs}" in chat.stderr
 
 
+def _bobs_line_in_carols_memory(memrepo: Path, runner: CliRunner) -> str:
+    """carol accepts one entry; bob adds a line to her file with plain git; returns his commit."""
+    add_person(memrepo, "carol", "carol@example.com", "member")
+    add_person(memrepo, "bob", "bob@example.com", "member")
+    set_identity(memrepo, "Carol", "carol@example.com")
+    _accept(runner, "Cite the clause number.")
+    set_identity(memrepo, "Bob", "bob@example.com")
+    path = memrepo / "memories" / "carol.md"
+    path.write_text(
+        path.read_text(encoding="utf-8").replace(
+            "- Cite the clause number.", f"- Cite the clause number.\n- {PLANTED}"
+        ),
+        encoding="utf-8",
+    )
+    git(memrepo, "commit", "-qam", "a helpful line")
+    set_identity(memrepo, "Carol", "carol@example.com")
+    return git(memrepo, "rev-parse", "--short=10", "HEAD").strip()
+
+
+@pytest.mark.slow
+def test_an_accept_on_top_of_another_persons_line_does_not_launder_it(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """carol's next accept commits her file with bob's line in it: the accept approves its own
+    change, not the file it was made on, so the line stays unserved (and so does what was built
+    on it) until carol reviews the whole file; a revert of bob's commit needs no decision."""
+    bobs = _bobs_line_in_carols_memory(memrepo, runner)
+    _accept(runner, "Answer in French.")
+    chat = invoke(runner, "context", "chat")
+    assert chat.exit_code == 0
+    assert PLANTED not in chat.stdout and "Answer in French." not in chat.stdout
+    assert "1. Cite the clause number." in chat.stdout
+    assert (
+        f"decisions were made on top of a change that is not carol's own (commit {bobs})"
+        in chat.stderr
+    )
+    assert "carol reviews the whole file with agentmem memory edit" in chat.stderr
+    script = tmp_path / "ed.py"  # carol's review of the whole file: bob's line goes
+    script.write_text(
+        "import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
+        f"p.write_text(''.join(l for l in p.read_text().splitlines(True) if {PLANTED!r} not in l))\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    assert invoke(runner, "memory", "edit").exit_code == 0
+    after = invoke(runner, "context", "chat")
+    assert "Cite the clause number." in after.stdout and "Answer in French." in after.stdout
+    assert PLANTED not in after.stdout and "not carol's own" not in after.stderr
+
+
+@pytest.mark.slow
+def test_a_revert_of_the_foreign_line_serves_what_is_built_on_it(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    bobs = _bobs_line_in_carols_memory(memrepo, runner)
+    git(memrepo, "revert", "--no-edit", bobs)
+    _accept(runner, "Answer in French.")
+    chat = invoke(runner, "context", "chat")
+    assert "1. Cite the clause number." in chat.stdout and "Answer in French." in chat.stdout
+    assert PLANTED not in chat.stdout and "not carol's own" not in chat.stderr
+
+
 def test_a_plain_git_commit_by_the_owner_is_not_a_decision(
     memrepo: Path, runner: CliRunner
 ) -> None:

@@ -145,11 +145,15 @@ def test_a_commit_that_is_not_the_owners_decision_is_not_given_and_accepting_sho
     html = web.get("/inbox")  # accepting builds on the file as committed: the diff says so
     card = html[html.index(f'id="p-{seeded}"') :]
     assert '<ins aria-label="added">' + SNEAK in card
-    assert "Accepting also gives an agent what is committed in memories/alice.md" in text_of(card)
+    assert "Accepting builds on a change that is not your decision" in text_of(card)
     assert PREFER in text_of(card) and note in text_of(html)
     web.post(f"/inbox/{seeded}/accept", form_fields(html, f"/inbox/{seeded}/accept"))
-    given, _ = chat_lines(runner)
-    assert any(SNEAK[2:] in rest for _, rest in given)  # what the diff showed is now given
+    given, warnings = chat_lines(runner)  # the accept does not launder the line it was made on
+    assert not any(SNEAK[2:] in rest for _, rest in given)
+    assert not any(PREFER in rest for _, rest in given)
+    assert f"decisions were made on top of a change that is not alice's own (commit {sneaked})" in (
+        warnings
+    )
 
 
 def test_the_search_page_gives_the_hits_of_agentmem_search(

@@ -99,19 +99,25 @@ def marked(owner: str, email: str, actions: list[str], actors: list[str]) -> boo
     return False
 
 
-def _candidates(
-    root: Path, relpath: str, owner: str
-) -> list[tuple[str, tuple[str, ...], str | None, bool]]:
-    """``(commit, parents, blob, marks)`` of the newest commits of ``HEAD``'s first-parent line
-    that changed ``relpath`` (a merge: against its first parent), newest first; ``blob`` None
-    when the commit deleted it; ``marks``: whether it carries the owner's decision marks
-    (:func:`marked`). One ``git log`` process."""
+#: The decisions that take the whole file as it stands, not one change to it: the owner's
+#: ``memory edit`` (the whole file opened, checked and committed) and an admin's erase.
+WHOLE_FILE_ACTIONS = frozenset(("edit", "erase"))
+
+Candidate = tuple[str, tuple[str, ...], str | None, bool, bool]
+
+
+def _candidates(root: Path, relpath: str, owner: str) -> list[Candidate]:
+    """``(commit, parents, blob, marks, whole)`` of the newest commits of ``HEAD``'s
+    first-parent line that changed ``relpath`` (a merge: against its first parent), newest
+    first; ``blob`` None when the commit deleted it; ``marks``: whether it carries the owner's
+    decision marks (:func:`marked`); ``whole``: marked and a :data:`WHOLE_FILE_ACTIONS`
+    decision. One ``git log`` process."""
     args = ["log", "--first-parent", "-m", "--raw", "--no-abbrev", "--no-renames", "--no-color"]
     args += [f"-n{MAX_CANDIDATES}", _FORMAT, "HEAD", "--", relpath]
     proc = gitrun.run(root, args, None, None, text=True)
     if proc.returncode != 0:
         return []
-    found: list[tuple[str, tuple[str, ...], str | None, bool]] = []
+    found: list[Candidate] = []
     for record in proc.stdout.split("\x1e")[1:]:
         lines = record.strip("\n").split("\n")
         ids = lines[0].split()
@@ -120,6 +126,7 @@ def _candidates(
         email, _sep, values = lines[1].partition("\x1f")
         actions, _sep, actors = values.partition("\x1f")
         marks = marked(owner, email, _values(actions), _values(actors))
+        whole = marks and not WHOLE_FILE_ACTIONS.isdisjoint(_values(actions))
         blob: str | None = None
         for line in lines[1:]:
             if line.startswith(":") and "\t" in line:
@@ -127,7 +134,7 @@ def _candidates(
                 fields = meta.split()
                 if path == relpath and len(fields) >= 5:
                     blob = None if fields[4].startswith("D") else fields[3]
-        found.append((ids[0], tuple(ids[1:]), blob, marks))
+        found.append((ids[0], tuple(ids[1:]), blob, marks, whole))
     return found
 
 
@@ -184,6 +191,35 @@ def _blob_text(root: Path, blob: str, work: bytes | None) -> str | None:
         return None
 
 
+def _served_version(
+    root: Path, candidates: list[Candidate], cache: HotCache | None
+) -> tuple[tuple[str, str | None] | None, list[str]]:
+    """``(commit, blob)`` of the newest version that may be served, with the commits the judge
+    does not approve (newest first); None when no version may be.
+
+    An accept approves its own change, not the file it was made on: an accept on top of a line
+    bob added with plain git would launder bob's line. So, from the oldest version looked at
+    (taken as made on a served one) to the newest, a version may be served when its commit is
+    approved and it was made on a version that may be, or takes the whole file
+    (:data:`WHOLE_FILE_ACTIONS`: the owner's ``memory edit``, an erase) — or when its bytes are
+    those of the last version that may be (``git revert`` of bob's commit changes nothing
+    served, and what is built on it is served again)."""
+    verdicts = [
+        approved(root, c, parents, cache, marks) for c, parents, _b, marks, _w in candidates
+    ]
+    served: tuple[str, str | None] | None = None
+    made_on_served = True
+    for (commit, _p, blob, _m, whole), ok in zip(
+        reversed(candidates), reversed(verdicts), strict=True
+    ):
+        may = (ok and (whole or made_on_served)) or (served is not None and blob == served[1])
+        if may:
+            served = (commit, blob)
+        made_on_served = may
+    not_approved = [c[0] for c, ok in zip(candidates, verdicts, strict=True) if not ok]
+    return served, not_approved
+
+
 def serve_file(
     root: Path, relpath: str, owner: str, cache: HotCache | None, fix: str
 ) -> ServedFile:
@@ -197,19 +233,23 @@ def serve_file(
         work_text = None
     notes: list[str] = []
     candidates = _candidates(root, relpath, owner)  # none on an unborn branch
-    served: tuple[str, str | None] | None = None
-    for commit, parents, blob, marks in candidates:
-        if approved(root, commit, parents, cache, marks):
-            served = (commit, blob)
-            break
+    served, not_approved = _served_version(root, candidates, cache)
     if candidates and (served is None or served[0] != candidates[0][0]):
-        last = candidates[0][0][:10]
         since = f"as of commit {served[0][:10]}" if served else "nothing of it"
-        notes.append(
-            f"{relpath}: the last change (commit {last}) is not {owner}'s own decision made "
-            f"with agentmem: given {since}. To fix: agentmem check --history names it; "
-            f"git revert {last} undoes it"
-        )
+        if not_approved and not_approved[0] == candidates[0][0]:
+            last = not_approved[0][:10]
+            notes.append(
+                f"{relpath}: the last change (commit {last}) is not {owner}'s own decision "
+                f"made with agentmem: given {since}. To fix: agentmem check --history names it; "
+                f"git revert {last} undoes it"
+            )
+        else:  # decisions made on top of a change that was none
+            bad = not_approved[0] if not_approved else ""
+            notes.append(
+                f"{relpath}: decisions were made on top of a change that is not {owner}'s own "
+                f"(commit {bad[:10]}): given {since}. To fix: agentmem check --history names it; "
+                f"{owner} reviews the whole file with agentmem memory edit"
+            )
     head_blob = candidates[0][2] if candidates else None
     if work is not None and (head_blob is None or blob_of(work, head_blob) != head_blob):
         notes.append(
