@@ -1091,6 +1091,7 @@ def faults(bench: Bench) -> None:
 ERASED_EMAIL = "bob.stone@example.org"
 ERASED_NAME = "Dave Chen"
 ERASED_PLACE = "Kestrel Harbour"
+ERASED_CLIENT = "Initech"
 
 
 def _erase_repo(base: Path, name: str) -> Path:
@@ -1203,21 +1204,22 @@ def erase_cases(bench: Bench) -> None:
         return code == 0 and listed == 0 and ERASED_NAME not in _all_objects(root), out + said
 
     def rule_name(root: Path) -> tuple[bool, str]:
+        # a client's name: the guard refuses a person's name in a rule before any erase
         git(root, "config", "user.email", "bob@example.com")
         bench.invoke(
-            "doctrine", "propose", "--id", "escalate-to-dave-chen",
-            "--title", f"Escalate to {ERASED_NAME}", "--instruction",
-            f"Escalate supplier disputes to {ERASED_NAME}.", "--scope", "contracts",
+            "doctrine", "propose", "--id", "escalate-initech",
+            "--title", f"Escalate {ERASED_CLIENT} disputes", "--instruction",
+            f"Escalate supplier disputes with {ERASED_CLIENT} to legal.", "--scope", "contracts",
             "--limit", "Not for software licences.",
         )  # fmt: skip
         git(root, "config", "user.email", "alice@example.com")
-        bench.invoke("doctrine", "approve", "escalate-to-dave-chen", "--version", "1")
-        code, out = bench.invoke("erase", "--text", ERASED_NAME, "--yes")
+        bench.invoke("doctrine", "approve", "escalate-initech", "--version", "1")
+        code, out = bench.invoke("erase", "--text", ERASED_CLIENT, "--yes")
         audited, said = bench.invoke("context", "audit", "--scope", "contracts")
         checked, report = bench.invoke("check", "--history")
         objects = _all_objects(root).lower()
         ok = code == 0 and audited == 0 and "1 active rule" in said and checked == 0
-        return ok and "dave" not in objects, out + said + report
+        return ok and "initech" not in objects, out + said + report
 
     cases: dict[str, tuple[Callable[[Path], tuple[bool, str]], list[str]]] = {
         "stale clone: pull --no-rebase and push": (lambda r: stale(r, "pull"), [ERASED_EMAIL]),
@@ -1229,7 +1231,7 @@ def erase_cases(bench: Bench) -> None:
         ),
         "text in another letter case": (lower_case, [ERASED_NAME, "dave-chen"]),
         "text at the start of an inbox value": (inbox_value, [ERASED_NAME]),
-        "name in a rule title and id": (rule_name, [ERASED_NAME, "dave-chen"]),
+        "a client named in a rule title and id": (rule_name, [ERASED_CLIENT, "initech"]),
     }
     for n, (name, (case, values)) in enumerate(cases.items()):
         tally = bench.tallies.setdefault("erase (own repositories)", Tally())
