@@ -830,7 +830,7 @@ def approvals(bench: Bench) -> None:
         act(bench, "bob")
         code, out = bench.invoke(
             "doctrine", "propose", "--id", rule_id, "--title", "Penalty cap", "--instruction",
-            first, "--scope", "contracts/supply", "--limit", "Not for licences.",
+            first, "--scope", "contracts/services", "--limit", "Not for licences.",
         )  # fmt: skip
         assert code == 0, out
         act(bench, "alice")
