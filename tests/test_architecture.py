@@ -505,7 +505,7 @@ FUNCTION_IMPORTS = {
     "cli/init.py": 1,
     "cli/log.py": 3,
     "cli/mcp.py": 3,
-    "cli/memory.py": 10,
+    "cli/memory.py": 11,
     "cli/output.py": 9,
     "cli/remember.py": 4,
     "cli/review.py": 34,

@@ -69,6 +69,23 @@ def test_an_uncommitted_line_is_not_served_and_the_note_says_so(
     assert _hook(memrepo, monkeypatch, capsys) == out
 
 
+def test_memory_show_prints_the_file_and_says_where_an_agent_is_given_otherwise(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    _accept(runner, "Answer in French.")
+    path = memrepo / "memories" / "alice.md"
+    path.write_text(path.read_text(encoding="utf-8") + f"- {PLANTED}\n", encoding="utf-8")
+    shown = invoke(runner, "memory", "show")
+    assert shown.exit_code == 0
+    assert PLANTED in shown.stdout  # the file as it is: this command is its owner's view
+    assert "memories/alice.md has changes that are not committed: given as committed" in (
+        shown.stderr
+    )
+    assert "what an agent is given: agentmem context chat" in shown.stderr
+    path.write_text(path.read_text(encoding="utf-8").replace(f"- {PLANTED}\n", ""), "utf-8")
+    assert "not committed" not in invoke(runner, "memory", "show").stderr
+
+
 def test_a_line_another_person_commits_is_not_served_to_the_owner(
     memrepo: Path, runner: CliRunner
 ) -> None:

@@ -40,6 +40,7 @@ def show(
     """Print a memory file as its entries read, with its fill level: each entry's text, its
     record left out (--records shows it below the entry; --format json has it as fields)."""
     from agentmem.apply.writer import read_current
+    from agentmem.delivery.served import FIX_MEMORY, serve_file
     from agentmem.memory.file import LineKind, budget_status, new_memory_text, parse_memory
 
     repo = repository()
@@ -49,6 +50,10 @@ def show(
     memory = parse_memory(
         text or new_memory_text(who, repo.config.memory), who, repo.config.memory, relpath
     )
+    # This command shows the file as it is; an agent is given the served view. Where the two
+    # differ, the person is told here too, with the served view's own words.
+    for note in serve_file(repo.root, relpath, who, repo.cache, FIX_MEMORY).notes:
+        output.warn(output.esc(f"{note} (what an agent is given: agentmem context chat)"))
     if fmt is Format.json:
         output.as_json(
             {
