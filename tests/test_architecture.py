@@ -259,16 +259,16 @@ def test_packages_import_only_what_the_layout_allows() -> None:
     assert offenders == []
 
 
-def _function_import_blocks(tree: ast.Module) -> list[ast.stmt]:
-    """The first import of each run of imports inside a function body."""
-    firsts: list[ast.stmt] = []
+def _function_import_nodes(tree: ast.Module) -> list[tuple[ast.stmt, bool]]:
+    """Every import inside a function body, with whether it starts a run of imports."""
+    found: list[tuple[ast.stmt, bool]] = []
 
     def visit(nodes: list[ast.stmt], in_function: bool) -> None:
         previous_was_import = False
         for node in nodes:
             is_import = isinstance(node, ast.Import | ast.ImportFrom)
-            if is_import and in_function and not previous_was_import:
-                firsts.append(node)
+            if is_import and in_function:
+                found.append((node, not previous_was_import))
             previous_was_import = is_import
             inner = in_function or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
             for field in ("body", "orelse", "finalbody"):
@@ -279,7 +279,12 @@ def _function_import_blocks(tree: ast.Module) -> list[ast.stmt]:
                 visit(handler.body, inner)
 
     visit(tree.body, False)
-    return firsts
+    return found
+
+
+def _function_import_blocks(tree: ast.Module) -> list[ast.stmt]:
+    """The first import of each run of imports inside a function body."""
+    return [node for node, starts_run in _function_import_nodes(tree) if starts_run]
 
 
 def test_every_import_inside_a_function_says_why() -> None:
@@ -565,23 +570,7 @@ FUNCTION_IMPORTS = {
 
 
 def _function_imports(tree: ast.Module) -> int:
-    found = 0
-
-    def visit(nodes: list[ast.stmt], in_function: bool) -> None:
-        nonlocal found
-        for node in nodes:
-            if isinstance(node, ast.Import | ast.ImportFrom) and in_function:
-                found += 1
-            inner = in_function or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-            for field in ("body", "orelse", "finalbody"):
-                sub = getattr(node, field, None)
-                if isinstance(sub, list):
-                    visit(sub, inner)
-            for handler in getattr(node, "handlers", []) or []:
-                visit(handler.body, inner)
-
-    visit(tree.body, False)
-    return found
+    return len(_function_import_nodes(tree))
 
 
 def test_imports_inside_functions_do_not_grow_silently() -> None:

@@ -86,31 +86,6 @@ def test_memory_show_prints_the_file_and_says_where_an_agent_is_given_otherwise(
     assert "not committed" not in invoke(runner, "memory", "show").stderr
 
 
-def test_a_line_another_person_commits_is_not_served_to_the_owner(
-    memrepo: Path, runner: CliRunner
-) -> None:
-    add_person(memrepo, "carol", "carol@example.com", "member")
-    add_person(memrepo, "bob", "bob@example.com", "member")
-    set_identity(memrepo, "Carol", "carol@example.com")
-    _accept(runner, "Cite the clause number.")
-    set_identity(memrepo, "Bob", "bob@example.com")
-    path = memrepo / "memories" / "carol.md"
-    path.write_text(
-        path.read_text(encoding="utf-8").replace(
-            "- Cite the clause number.", f"- Cite the clause number.\n- {PLANTED}"
-        ),
-        encoding="utf-8",
-    )
-    git(memrepo, "commit", "-qam", "a helpful line")
-    bobs = git(memrepo, "rev-parse", "--short=10", "HEAD").strip()
-    set_identity(memrepo, "Carol", "carol@example.com")
-    chat = invoke(runner, "context", "chat")
-    assert chat.exit_code == 0
-    assert "1. Cite the clause number." in chat.stdout and PLANTED not in chat.stdout
-    assert f"the last change (commit {bobs}) is not carol's own decision" in chat.stderr
-    assert f"git revert {bobs}" in chat.stderr
-
-
 def _bobs_line_in_carols_memory(memrepo: Path, runner: CliRunner) -> str:
     """carol accepts one entry; bob adds a line to her file with plain git; returns his commit."""
     add_person(memrepo, "carol", "carol@example.com", "member")
@@ -128,6 +103,17 @@ def _bobs_line_in_carols_memory(memrepo: Path, runner: CliRunner) -> str:
     git(memrepo, "commit", "-qam", "a helpful line")
     set_identity(memrepo, "Carol", "carol@example.com")
     return git(memrepo, "rev-parse", "--short=10", "HEAD").strip()
+
+
+def test_a_line_another_person_commits_is_not_served_to_the_owner(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    bobs = _bobs_line_in_carols_memory(memrepo, runner)
+    chat = invoke(runner, "context", "chat")
+    assert chat.exit_code == 0
+    assert "1. Cite the clause number." in chat.stdout and PLANTED not in chat.stdout
+    assert f"the last change (commit {bobs}) is not carol's own decision" in chat.stderr
+    assert f"git revert {bobs}" in chat.stderr
 
 
 @pytest.mark.slow
