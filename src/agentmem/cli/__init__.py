@@ -169,7 +169,7 @@ def _hide_values(exc: ClickException, argv: list[str]) -> None:
     (``agentmem memory``) prints its help as the message: only command names were typed, and
     hiding them made its help read "Read, edit and trace a person's (value not shown) file".
     Mutates ``exc`` in place."""
-    if isinstance(exc, NoArgsIsHelpError) or getattr(exc, "shows_no_value", False):
+    if isinstance(exc, NoArgsIsHelpError | params.NotAChoice):
         return
     shown = _shown_command_name(exc, argv)
     if shown is not None:

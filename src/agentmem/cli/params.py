@@ -34,6 +34,11 @@ class _Fallback(Exception):
     """The light conversion is not sure: typer's adapter decides."""
 
 
+class NotAChoice(BadParameter):
+    """A value that is none of an option's choices, refused with the choices whole and without
+    the value typed (so the CLI's hiding of typed values has nothing to take out of it)."""
+
+
 class _NotAChoice(Exception):
     """A value that is none of an ``Enum`` option's choices."""
 
@@ -106,13 +111,11 @@ class LightParam(RuntimeParam):
         except _NotAChoice as wrong:
             # typer's adapter would say "Value error, 'X' is not one of …" and the value would
             # be hidden from that message (cli/__init__.py), mangling a choice that contains it.
-            error = BadParameter(
+            raise NotAChoice(
                 f"expected one of {', '.join(wrong.choices)} (the value typed is not shown)",
                 ctx=ctx,
                 param=param,
-            )
-            error.shows_no_value = True  # type: ignore[attr-defined]
-            raise error from None
+            ) from None
         except _Fallback:
             typer_own = build_runtime_param(self.descriptor)
             return typer_own._coerce_value(value, param=param, ctx=ctx)
