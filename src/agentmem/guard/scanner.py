@@ -49,7 +49,7 @@ from __future__ import annotations
 import re
 
 from agentmem.errors import GuardError
-from agentmem.guard.base import ERROR, KINDS, PLACEHOLDERS, PROMPT_DELIMITERS, WARNING, Finding
+from agentmem.guard.base import ERROR, KINDS, PLACEHOLDERS, Finding
 from agentmem.guard.injection import _instruction_hits
 from agentmem.guard.personal import _PII_RANK, personal_findings
 from agentmem.guard.secrets import _blob_findings, _braille_findings, _secret_findings
@@ -64,12 +64,6 @@ from agentmem.guard.unicode import (
 )
 
 __all__ = [
-    "ERROR",
-    "KINDS",
-    "PLACEHOLDERS",
-    "PROMPT_DELIMITERS",
-    "WARNING",
-    "Finding",
     "check",
     "check_personal",
     "describe",
