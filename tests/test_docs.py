@@ -116,3 +116,48 @@ def test_the_front_pages_are_read_in_minutes() -> None:
     AGENTS.md the short map; the reference lives in docs/guide/, docs/design/ and docs/map.md."""
     sizes = {name: len((REPO_ROOT / name).read_bytes()) for name in LIMITS}
     assert {n: s for n, s in sizes.items() if s > LIMITS[n]} == {}
+
+
+def _leaf_commands(command: object, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], object]:
+    found: dict[tuple[str, ...], object] = {}
+    for name, sub in getattr(command, "commands", {}).items():
+        if getattr(sub, "commands", None):
+            found.update(_leaf_commands(sub, (*prefix, name)))
+        else:
+            found[(*prefix, name)] = sub
+    return found
+
+
+def test_the_guide_holds_each_command_s_synopsis_with_real_options() -> None:
+    """The synopses are written once, in the user guide (docs/design/overview.md §Commands
+    points there): every command of the typer tree starts an inline ``agentmem …`` span of a
+    docs/guide/ page, and every option such a span names is an option of that command, so a
+    renamed or removed option cannot stay documented."""
+    import typer.main
+
+    from agentmem.cli import app
+
+    root = typer.main.get_command(app)
+    tree = _leaf_commands(root)
+    shown: set[tuple[str, ...]] = set()
+    unknown = []
+    for page in sorted((REPO_ROOT / "docs" / "guide").glob("*.md")):
+        text = re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"), flags=re.M | re.S)
+        for span in re.findall(r"`(agentmem [^`\n]*)`", text):
+            synopsis = span.replace("\\|", "|")
+            words = synopsis.split()[1:]
+            command = next(
+                (tuple(words[:k]) for k in range(len(words), 0, -1) if tuple(words[:k]) in tree),
+                None,
+            )
+            if command is None:
+                continue  # a message quoted ("agentmem hook: …"), a root option
+            shown.add(command)
+            params = getattr(tree[command], "params", [])
+            options = {"--repo", "--help"} | {
+                o for p in params for o in (*p.opts, *getattr(p, "secondary_opts", ()))
+            }
+            named = set(re.findall(r"(?<![\w-])--?[a-z][a-z-]*", synopsis))
+            unknown += [f"{page.name}: {span}: {o}" for o in sorted(named - options)]
+    assert sorted(" ".join(c) for c in set(tree) - shown) == []
+    assert unknown == []

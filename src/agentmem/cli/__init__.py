@@ -66,42 +66,12 @@ METAVARS = {
 }
 
 
-#: One-line summaries for ``agentmem --help`` (the docstrings' first sentences are longer
-#: than its 80-column listing and would end in "...").
-SHORT_HELP = {
-    "init": "Create a memory repository (safe to run again).",
-    "harvest": "Read finished sessions: at most 6 proposals each.",
-    "completion": "Print the shell completion script (bash, zsh, fish).",
-    "doctor": "Check the set-up: repository, identity, hooks, queue.",
-    "export": "Write memory or doctrine into CLAUDE.md, AGENTS.md.",
-    "import": "Turn CLAUDE.md, AGENTS.md, rules into proposals.",
-    "remember": "Mid-session: one 'add' proposal in your inbox.",
-    "inbox": "List pending proposals.",
-    "review": "Accept, edit or reject your pending proposals.",
-    "log": "The audit history: who decided what, when and why.",
-    "check": "The server check CI runs: files, rules, and --history.",
-    "guard": "Check a text as memory and doctrine writes are checked.",
-    "usage": "Which doctrine each audit got, and why not the rest.",
-    "stats": "Figures per person and for the team, week by week.",
-    "mcp": "Run the MCP server on stdin/stdout.",
-    "search": "Search memory, doctrine, inbox and decision history.",
-    "tidy": "Hygiene: duplicates, contradictions, full memory.",
-    "sync": "Fetch, replay your commits on top, push (never forced).",
-    "erase": "Erase personal data, history included (admin).",
-    "memory": "Show, edit and trace a person's memory file.",
-    "doctrine": "Team rules: propose, approve, suspend, restore, list.",
-    "context": "Prompt blocks: chat (your memory), audit (doctrine).",
-    "hook": "Claude Code hooks (session start and end, pre-compact).",
-    "scope": "Map a project folder to a scope; retire a scope.",
-    "settings": "Governance settings: a second admin approves relaxing.",
-    "serve": "The review pages in your browser (127.0.0.1).",
-    "install-server-hook": "The server gate: a bare repository's pre-receive hook.",
-}
-
-
 def name_metavars(command: Any) -> None:
     """Give every option and argument under ``command`` a readable metavar (``--scope SCOPE``,
-    ``--format text|json``, ``ID...``) unless it sets its own; flags keep none."""
+    ``--format text|json``, ``ID...``) unless it sets its own; flags keep none. A command
+    without a ``short_help`` of its own is listed by the first sentence of its help (a
+    top-level command sets one: ``@app.command(short_help=...)``, ``typer.Typer(short_help=...)``
+    for a group, short enough for ``agentmem --help``'s 80 columns)."""
     for param in getattr(command, "params", ()):
         if param.metavar is not None or getattr(param, "is_flag", False):
             continue
@@ -110,10 +80,8 @@ def name_metavars(command: Any) -> None:
             param.metavar = "|".join(str(getattr(c, "value", c)) for c in desc.choices)
         else:
             param.metavar = METAVARS.get(param.name, (param.name or "value").upper())
-    for name, sub in getattr(command, "commands", {}).items():
-        if command.name == "agentmem" and name in SHORT_HELP and not sub.short_help:
-            sub.short_help = SHORT_HELP[name]
-        elif not sub.short_help and sub.help:
+    for sub in getattr(command, "commands", {}).values():
+        if not sub.short_help and sub.help:
             sub.short_help = first_sentence(sub.help)
         name_metavars(sub)
 

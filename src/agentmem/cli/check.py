@@ -27,7 +27,7 @@ class CheckFormat(StrEnum):
     sarif = "sarif"
 
 
-@app.command()
+@app.command(short_help="The server check CI runs: files, rules, and --history.")
 def check(
     history: Annotated[
         bool,

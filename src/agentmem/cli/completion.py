@@ -22,7 +22,7 @@ class Shell(StrEnum):
     fish = "fish"
 
 
-@app.command()
+@app.command(short_help="Print the shell completion script (bash, zsh, fish).")
 def completion(
     shell: Annotated[Shell, typer.Argument(help="bash, zsh or fish.", show_default=False)],
 ) -> None:

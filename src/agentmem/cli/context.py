@@ -11,6 +11,7 @@ from agentmem.cli import output
 from agentmem.cli.common import PersonOption, repository
 
 app = typer.Typer(
+    short_help="Prompt blocks: chat (your memory), audit (doctrine).",
     help="Context blocks for prompts: chat (your memory, never doctrine) and audit (team "
     "doctrine for a scope, never personal memory).\n\nExamples:\n\n\b\n"
     "  agentmem context chat\n  agentmem context audit --scope contracts/supply\n",

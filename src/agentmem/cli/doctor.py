@@ -14,7 +14,7 @@ from agentmem.cli.output import Format
 app = typer.Typer()
 
 
-@app.command()
+@app.command(short_help="Check the set-up: repository, identity, hooks, queue.")
 def doctor(
     project: Annotated[
         Path | None,

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from agentmem.store.repo import Repository
 
 app = typer.Typer(
+    short_help="Team rules: propose, approve, suspend, restore, list.",
     help="Team doctrine: rules anyone may propose and only an admin activates.\n\nExamples:\n\n\b\n"
     "  agentmem doctrine list\n  agentmem doctrine show RULE-ID\n  agentmem doctrine approve RULE-ID\n  agentmem doctrine history RULE-ID\n",
     no_args_is_help=True,

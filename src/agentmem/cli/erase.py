@@ -13,7 +13,7 @@ from agentmem.cli import output
 app = typer.Typer()
 
 
-@app.command()
+@app.command(short_help="Erase personal data, history included (admin).")
 def erase(
     person: Annotated[
         str | None,

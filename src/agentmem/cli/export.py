@@ -28,7 +28,7 @@ class Target(StrEnum):
     markdown = "markdown"
 
 
-@app.command("export")
+@app.command("export", short_help="Write memory or doctrine into CLAUDE.md, AGENTS.md.")
 def export_command(
     to: Annotated[
         Target,

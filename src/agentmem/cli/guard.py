@@ -15,7 +15,7 @@ from agentmem.cli.output import Format
 app = typer.Typer()
 
 
-@app.command()
+@app.command(short_help="Check a text as memory and doctrine writes are checked.")
 def guard(
     text: Annotated[str, typer.Argument(help="The text to check; '-' reads standard input.")] = "-",
     kind: Annotated[

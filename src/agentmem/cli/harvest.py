@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 app = typer.Typer()
 
 
-@app.command()
+@app.command(short_help="Read finished sessions: at most 6 proposals each.")
 def harvest(
     transcripts: Annotated[
         list[Path] | None,

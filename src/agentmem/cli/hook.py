@@ -15,6 +15,7 @@ import typer
 from agentmem.cli import output
 
 app = typer.Typer(
+    short_help="Claude Code hooks (session start and end, pre-compact).",
     help="Claude Code hooks: each reads the hook's JSON on stdin and always exits 0.\n\nExamples:\n\n\b\n"
     "  agentmem hook session-start < payload.json\n  agentmem hook session-end < payload.json\n",
     no_args_is_help=True,

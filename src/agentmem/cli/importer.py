@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 app = typer.Typer()
 
 
-@app.command("import")
+@app.command("import", short_help="Turn CLAUDE.md, AGENTS.md, rules into proposals.")
 def import_command(
     paths: Annotated[
         list[Path],

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 app = typer.Typer()
 
 
-@app.command()
+@app.command(short_help="List pending proposals.")
 def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     """List pending proposals (yours by default; --person for someone else's).
 

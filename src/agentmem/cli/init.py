@@ -12,7 +12,7 @@ from agentmem.cli import output
 app = typer.Typer()
 
 
-@app.command()
+@app.command(short_help="Create a memory repository (safe to run again).")
 def init(
     path: Annotated[
         Path, typer.Argument(help="Folder to make a memory repository (default: here).")

@@ -13,7 +13,7 @@ from agentmem.cli.output import Format
 app = typer.Typer()
 
 
-@app.command()
+@app.command(short_help="The audit history: who decided what, when and why.")
 def log(
     person: Annotated[
         str | None,

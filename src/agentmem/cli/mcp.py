@@ -18,7 +18,7 @@ class ServerFor(StrEnum):
     audit = "audit"
 
 
-@app.command()
+@app.command(short_help="Run the MCP server on stdin/stdout.")
 def mcp(
     scope: Annotated[
         str | None,

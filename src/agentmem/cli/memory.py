@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from agentmem.memory.file import Entry
 
 app = typer.Typer(
+    short_help="Show, edit and trace a person's memory file.",
     help="Read, edit and trace a person's memory file.\n\nExamples:\n\n\b\n"
     "  agentmem memory show --records\n  agentmem memory blame\n  agentmem memory edit\n  agentmem memory due\n",
     no_args_is_help=True,

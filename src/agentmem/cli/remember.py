@@ -12,7 +12,7 @@ from agentmem.cli.common import repository
 app = typer.Typer()
 
 
-@app.command()
+@app.command(short_help="Mid-session: one 'add' proposal in your inbox.")
 def remember(
     text: Annotated[str, typer.Argument(help="The entry, one line.", show_default=False)],
     section: Annotated[

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 app = typer.Typer()
 
 
-@app.command()
+@app.command(short_help="Accept, edit or reject your pending proposals.")
 def review(
     accept: Annotated[
         list[str] | None,

@@ -13,6 +13,7 @@ from agentmem.cli.common import FormatOption, repository
 from agentmem.cli.output import Format
 
 app = typer.Typer(
+    short_help="Map a project folder to a scope; retire a scope.",
     help="Scopes: map a project folder to one, retire one when an event invalidates it.\n\nExamples:\n\n\b\n"
     '  agentmem scope map ~/code/supply contracts/supply\n  agentmem scope retire contracts/old --reason "the 2026 law replaced it"\n',
     no_args_is_help=True,

@@ -13,7 +13,7 @@ from agentmem.cli.output import Format
 app = typer.Typer()
 
 
-@app.command()
+@app.command(short_help="Search memory, doctrine, inbox and decision history.")
 def search(
     query: Annotated[
         str,

@@ -13,7 +13,7 @@ from agentmem.cli import output
 app = typer.Typer()
 
 
-@app.command()
+@app.command(short_help="The review pages in your browser (127.0.0.1).")
 def serve(
     port: Annotated[
         int,

@@ -12,7 +12,9 @@ from agentmem.cli import output
 app = typer.Typer()
 
 
-@app.command("install-server-hook")
+@app.command(
+    "install-server-hook", short_help="The server gate: a bare repository's pre-receive hook."
+)
 def install_server_hook(
     path: Annotated[
         Path, typer.Argument(help="The team's bare repository (the one people push to).")

@@ -11,6 +11,7 @@ from agentmem.cli import output
 from agentmem.cli.common import repository
 
 app = typer.Typer(
+    short_help="Governance settings: a second admin approves relaxing.",
     help="Governance settings: a second admin approves relaxing one.\n\nExamples:\n\n\b\n"
     "  agentmem settings approve COMMIT      # the commit that relaxed a setting\n",
     no_args_is_help=True,

@@ -29,7 +29,7 @@ def sparkline(values: list[int]) -> str:
     )
 
 
-@app.command()
+@app.command(short_help="Figures per person and for the team, week by week.")
 def stats(
     person: Annotated[
         str | None,

@@ -11,7 +11,7 @@ from agentmem.cli import output
 app = typer.Typer()
 
 
-@app.command()
+@app.command(short_help="Fetch, replay your commits on top, push (never forced).")
 def sync(
     remote: Annotated[
         str | None,

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 app = typer.Typer()
 
 
-@app.command()
+@app.command(short_help="Hygiene: duplicates, contradictions, full memory.")
 def tidy(
     person: Annotated[
         str | None,

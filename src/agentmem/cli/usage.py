@@ -14,7 +14,7 @@ from agentmem.cli.output import Format
 app = typer.Typer()
 
 
-@app.command()
+@app.command(short_help="Which doctrine each audit got, and why not the rest.")
 def usage(
     scope: Annotated[
         str | None,
