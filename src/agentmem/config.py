@@ -54,7 +54,7 @@ DEFAULT_RETENTION: dict[str, RetentionClass] = {
 class MemoryConfig(Frozen):
     """``memory:`` — budget and entry limits in Unicode code points (NFC),
     docs/design/settings.md §Settings; ``retention`` per basis (days) and ``on_review_due``
-    (alert | suspend) for entries (docs/decisions/, 2026-12-01). ``retention`` None: a copy
+    (alert | suspend) for entries (docs/decisions/0051). ``retention`` None: a copy
     of ``DEFAULT_RETENTION``."""
 
     _fields = (
@@ -232,7 +232,7 @@ class Config(Frozen):
     scopes: tuple[tuple[str, str], ...]
     #: ``retired_scopes:`` — scope → the day it was retired (``YYYY-MM-DD``), written by
     #: ``agentmem scope retire``: what was confirmed in it before that day is due for review
-    #: (docs/decisions/, 2026-12-01 — a retired scope).
+    #: (docs/decisions/0052).
     retired_scopes: tuple[tuple[str, str], ...]
 
     def __init__(

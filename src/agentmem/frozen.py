@@ -1,7 +1,7 @@
 """``Frozen``: the base of the value classes every command builds at import (the settings, the
 repository and its people, memory entries and records, the chat context).
 
-A frozen dataclass is costly to build on Python 3.11 (docs/decisions/, 2026-12-01 — plain value classes) (``dataclasses`` writes and compiles
+A frozen dataclass is costly to build on Python 3.11 (docs/decisions/0082) (``dataclasses`` writes and compiles
 each method), which every command and the SessionStart hook paid for each class on their path
 (docs/design/code.md §Hot path). A subclass names its fields in ``_fields`` (in order) and writes its
 ``__init__`` with :meth:`Frozen._set`; this base gives what ``@dataclass(frozen=True)`` gave:

@@ -1,5 +1,5 @@
 """typer commands without pydantic, and one command's tree instead of the whole
-(docs/decisions/, 2026-12-01 — typer commands without pydantic): what the command line does
+(docs/decisions/0055): what the command line does
 and prints stays what typer alone would do."""
 
 from __future__ import annotations

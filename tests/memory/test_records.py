@@ -1,5 +1,5 @@
 """Memory entries as governable records: the record marker, its survival through hand edits,
-retention, scope, basis, conflicts (docs/decisions/, 2026-12-01)."""
+retention, scope, basis, conflicts (docs/decisions/0051)."""
 
 from __future__ import annotations
 

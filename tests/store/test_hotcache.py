@@ -1,5 +1,4 @@
-"""The hot path's cache (docs/decisions/, 2026-12-01 — the hot path without YAML or the
-guard): a hit is the value computed for the very same bytes; a changed file, a broken cache or a
+"""The hot path's cache (docs/decisions/0062): a hit is the value computed for the very same bytes; a changed file, a broken cache or a
 changed guard is a miss, and the output never differs."""
 
 from __future__ import annotations

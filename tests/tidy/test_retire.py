@@ -1,5 +1,5 @@
 """``agentmem scope retire S``: an event sends every entry and rule scoped to S or below back to
-review (docs/design/doctrine.md §Lifecycle; docs/decisions/, 2026-12-01 — a retired scope)."""
+review (docs/design/doctrine.md §Lifecycle; docs/decisions/0052)."""
 
 from __future__ import annotations
 

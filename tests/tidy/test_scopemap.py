@@ -1,6 +1,5 @@
 """A scoped entry reaches the sessions it belongs to (docs/design/settings.md §Settings, §Context;
-docs/decisions/, 2026-12-01 (fourth session) — a scoped entry reaches the sessions it belongs
-to): ``agentmem scope map``, the mapping ``harvest --scope`` offers for the folder its session
+docs/decisions/0087): ``agentmem scope map``, the mapping ``harvest --scope`` offers for the folder its session
 ran in, the SessionStart hook's ``systemMessage`` when no entry is given, ``context chat`` and
 ``doctor`` naming entries scoped elsewhere, and ``check --history`` judging a mapping."""
 

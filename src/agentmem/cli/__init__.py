@@ -263,7 +263,7 @@ def build_app(only: str | None = None, sub: str | None = None) -> typer.Typer:
     """The root app with every command, or with only the command ``only`` (a key of
     :data:`COMMANDS`): building the whole tree costs every command module's import and typer's
     work on every parameter, which a command line naming one command does not need
-    (docs/decisions/, 2026-12-01 — typer commands without pydantic). ``sub``: when ``only`` is a
+    (docs/decisions/0055). ``sub``: when ``only`` is a
     group (``doctrine``) and ``sub`` one of its commands (``list``), the group holds that command
     alone (:func:`_one_command`)."""
     typer_app = typer.Typer(

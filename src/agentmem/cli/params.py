@@ -1,4 +1,4 @@
-"""Parameter values without pydantic (docs/decisions/, 2026-12-01 — typer commands without pydantic).
+"""Parameter values without pydantic (docs/decisions/0055).
 
 typer 0.29 converts every parameter value, even a plain ``str`` or an option left at ``None``,
 through a pydantic ``TypeAdapter`` it builds on first use (``typer._coercion.build_runtime_param``);
@@ -161,7 +161,7 @@ def install(command: Command) -> int:
 def evaluate_annotations(app: Any) -> int:
     """Turn the annotation strings of every callback under the typer app ``app`` (its commands,
     its callback, its sub-apps) into the objects they name, once; the number of callbacks
-    changed (docs/decisions/, 2026-12-01 — reading commands nearer the typer floor).
+    changed (docs/decisions/0076).
 
     The command modules use ``from __future__ import annotations``, so each parameter's
     ``Annotated[…, typer.Option(…)]`` is a string, which typer evaluates four times per command

@@ -214,7 +214,7 @@ def build_chat(
     served: ServedFile | None = None,
 ) -> ChatContext:
     """Read and parse ``memories/<person>.md`` (an absent file is an empty memory) and keep the
-    entries that apply (docs/decisions/, 2026-12-01): never an expired one; only those meant
+    entries that apply (docs/decisions/0051): never an expired one; only those meant
     everywhere or whose scope contains ``scope`` (None: only those meant everywhere); a past
     review one only under ``memory.on_review_due: alert``. ``today``: ``YYYY-MM-DD``, default
     ``$AGENTMEM_TODAY`` or the UTC date. ``served``: the file as :func:`serve_memory` gave it

@@ -1,6 +1,6 @@
 """Secrets (provider keys and tokens, passwords, credentials in key=value pairs and in URLs) and
 encoded blobs, read on the raw text (docs/design/guard.md §Guard). Every secret finding is an error: the guard
-refuses, it never warns about a secret (docs/decisions/, 2026-12-01).
+refuses, it never warns about a secret (docs/decisions/0028).
 
 Provider patterns come from two sources. Ours (``_SECRETS``) cover the keys agentmem's users
 meet most (Anthropic, OpenAI, AWS, GitHub, …). The ``_DETECT_SECRETS`` table holds the

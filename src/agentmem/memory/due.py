@@ -1,4 +1,4 @@
-"""Entries due for attention (docs/decisions/, 2026-12-01 — retention classes), and the
+"""Entries due for attention (docs/decisions/0051), and the
 owner's reconfirmation of entries: ``agentmem memory due`` and ``agentmem memory reconfirm``.
 
 - **expired**: ``expires`` is today or earlier; never given to any context block.

@@ -280,7 +280,7 @@ def retired_on(
     review, or None: a retired scope that is ``scope`` or above it, retired on or before
     ``today``, after ``confirmed`` (the day the item was accepted, approved or last confirmed;
     None: unknown, so before). Something meant everywhere (``scope`` None) is never retired;
-    the earliest such day wins (docs/decisions/, 2026-12-01 — a retired scope)."""
+    the earliest such day wins (docs/decisions/0052)."""
     if scope is None:
         return None
     found: str | None = None

@@ -1,6 +1,5 @@
 """Results the hot path would otherwise recompute at every session start, kept by content in
-``.agentmem/hotcache.json`` (docs/design/code.md §Hot path; docs/decisions/, 2026-12-01 — the hot
-path without YAML or the guard).
+``.agentmem/hotcache.json`` (docs/design/code.md §Hot path; docs/decisions/0062).
 
 A value is stored under the SHA-256 of the exact input it was computed from (and, for the
 guard, a fingerprint of the guard's own code), so a hit is the very value the authority gave for

@@ -1,5 +1,4 @@
-"""``agentmem scope retire S`` (docs/design/doctrine.md §Lifecycle; docs/decisions/, 2026-12-01 — a
-retired scope): an event (a contract ended, a client left) invalidates what was learnt in a
+"""``agentmem scope retire S`` (docs/design/doctrine.md §Lifecycle; docs/decisions/0052): an event (a contract ended, a client left) invalidates what was learnt in a
 scope, so every personal entry and every doctrine rule scoped to S or below goes back to the
 review lists.
 

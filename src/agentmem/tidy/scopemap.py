@@ -1,6 +1,5 @@
 """``agentmem scope map FOLDER S`` and the mapping ``harvest --scope S`` offers (docs/design/settings.md
-§Settings, §Context; docs/decisions/, 2026-12-01 (fourth session) — a scoped entry reaches
-the sessions it belongs to): sessions started in FOLDER, or below it, get scope S, so the
+§Settings, §Context; docs/decisions/0087): sessions started in FOLDER, or below it, get scope S, so the
 SessionStart hook gives them the entries scoped S.
 
 The map is ``scopes:`` in ``agentmem.yaml``; each mapping is ONE audited commit of that file
