@@ -81,6 +81,30 @@ def test_trailer_names_are_spelt_only_in_the_trailers_module() -> None:
     assert offenders == []
 
 
+#: A measured duration or speed-up, the kind of figure that goes stale in a docstring
+#: ("about 0.15 s", "12 ms", "1.7x faster"); a limit or a default (Claude Code's 1.5 s for
+#: SessionEnd, ``timeout_s`` 120 s) is not one.
+TIMING = re.compile(
+    r"\babout \d+(?:\.\d+)? ?(?:s|ms|µs)\b|\b\d+(?:\.\d+)? ?(?:ms|µs)\b"
+    r"|\b\d+(?:\.\d+)? ?[x×] (?:faster|slower)\b|\b(?:takes|costs) (?:about|most of) a second\b"
+)
+
+
+def test_docstrings_quote_no_timings() -> None:
+    """Timings live in ``benchmarks/`` output and the guide's performance page, where they are
+    measured again; a docstring says which benchmark has the figures."""
+    offenders = []
+    for path in sorted(SRC.rglob("*.py")):
+        tree = _tree(path)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and id(node) in _docstrings(tree):
+                offenders += [
+                    f"{path.relative_to(SRC)}:{node.lineno}: {m.group(0)}"
+                    for m in TIMING.finditer(str(node.value))
+                ]
+    assert offenders == []
+
+
 def test_the_trailers_module_builds_and_parses_its_own_block() -> None:
     from agentmem import trailers
 

@@ -1,8 +1,8 @@
 """The MCP server's start (docs/design/context.md §Context, MCP start): ``initialize`` answered before
 the SDK loads.
 
-Importing the MCP SDK (``mcp``, its protocol types, pydantic) takes most of a second of CPU
-on a quiet machine and several on a loaded one, and a client such as Claude Code waits for the
+Importing the MCP SDK (``mcp``, its protocol types, pydantic) is most of the server's start
+(``benchmarks/bench_mcp.py`` has the figures), and a client such as Claude Code waits for the
 answer to ``initialize`` before it offers the tools. That answer depends on nothing the SDK
 computes: the server's name, version, instructions and capabilities, and the protocol version
 (the client's when the SDK speaks it, else the latest the SDK knows). So :func:`serve_stdio`

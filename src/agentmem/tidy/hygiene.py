@@ -435,7 +435,8 @@ def _rules(root: Path) -> list[Rule]:
 def _rule_repeats(repo: Repository) -> list[Finding]:
     """Pairs of live rules of different scopes that repeat each other. Compared only when they
     share one of their two rarest words and hold the same figures (the scorer caps other pairs
-    below any threshold), so 10,000 rules cost seconds, not hours."""
+    below any threshold), so the pairs compared grow with the rules that share a rare word,
+    not with the square of the rules."""
     threshold = repo.config.doctrine.duplicate_threshold
     rules = [r for r in _rules(repo.root) if r.status in LIVE_STATUSES]
     forms = [normalise(r.instruction or r.title) for r in rules]
