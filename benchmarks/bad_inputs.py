@@ -76,7 +76,7 @@ sys.path.insert(0, str(ROOT))
 from typer.testing import CliRunner  # noqa: E402, TID251 (a script driving the CLI in process)
 
 from agentmem import guard  # noqa: E402
-from agentmem.cli import app  # noqa: E402
+from agentmem.cli.tree import app  # noqa: E402
 
 CRASH_POINTS = ("after-journal", "after-temp-write", "after-replace", "before-commit",
                 "after-ref-update")  # fmt: skip

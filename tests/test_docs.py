@@ -135,7 +135,7 @@ def test_the_guide_holds_each_command_s_synopsis_with_real_options() -> None:
     renamed or removed option cannot stay documented."""
     import typer.main
 
-    from agentmem.cli import app
+    from agentmem.cli.tree import app
 
     root = typer.main.get_command(app)
     tree = _leaf_commands(root)

@@ -10,7 +10,7 @@ session. Any other line (``--help``, an unknown option, a typo, every other comm
 
 This module and :mod:`agentmem.delivery.fastpath` are the hot path's whole CLI layer: this is the one place
 outside ``agentmem.cli.output`` that writes to the terminal, in plain text (``error: …``,
-``warning: …``), with the exit codes of ``agentmem.errors.failure``, as ``agentmem.cli.AgentmemGroup``.
+``warning: …``), with the exit codes of ``agentmem.errors.failure``, as ``agentmem.cli.tree.AgentmemGroup``.
 """
 
 from __future__ import annotations

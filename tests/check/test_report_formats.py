@@ -97,7 +97,7 @@ def test_completion_scripts(runner, shell: str, marker: str):
 
 
 def test_completion_answers_commands_and_option_values(runner, monkeypatch):
-    from agentmem.cli import app
+    from agentmem.cli.tree import app
 
     monkeypatch.setenv("_AGENTMEM_COMPLETE", "complete_bash")
     monkeypatch.setenv("COMP_WORDS", "agentmem exp")

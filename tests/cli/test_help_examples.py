@@ -10,7 +10,8 @@ import pytest
 import typer.main
 from typer.testing import CliRunner
 
-from agentmem.cli import COMMANDS, app
+from agentmem.cli import COMMANDS
+from agentmem.cli.tree import app
 
 TOP = typer.main.get_command(app)
 

@@ -20,7 +20,8 @@ from typer._coercion import build_runtime_param, resolve_type_descriptor
 from typer.models import ArgumentInfo, OptionInfo
 from typer.testing import CliRunner
 
-from agentmem.cli import COMMANDS, app, build_app, command_named, params, subcommand_named
+from agentmem.cli import COMMANDS, build_app, command_named, params, subcommand_named
+from agentmem.cli.tree import app
 
 
 def _run_in_one_process(cwd: Path, *lines: list[str]) -> str:

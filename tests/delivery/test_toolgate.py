@@ -113,7 +113,7 @@ def test_every_option_of_a_person_only_command_is_covered() -> None:
     """Whatever option is added to review later decides until governance lists it as open."""
     import typer
 
-    from agentmem.cli import app
+    from agentmem.cli.tree import app
     from agentmem.governance import PERSON_ONLY
 
     review = typer.main.get_command(app).commands["review"]  # type: ignore[attr-defined]

@@ -15,7 +15,7 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from agentmem.cli import app
+from agentmem.cli.tree import app
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA = REPO_ROOT / "tests" / "data"

@@ -63,11 +63,11 @@ def _command(root: Any, words: tuple[str, ...]) -> Any:
 def build(
     person_only: dict[tuple[str, ...], tuple[str, ...] | None] = PERSON_ONLY,
 ) -> dict[str, Any]:
-    """The table from the whole typer tree (``agentmem.cli.app``): ``root_values``, ``help``
+    """The table from the whole typer tree (``agentmem.cli.tree.app``): ``root_values``, ``help``
     and ``person_only`` as the generated module holds them. Raises KeyError when
     ``person_only`` names a command or a parameter the tree does not have."""
     # lazy: the whole tree (every command module) only when the table is built
-    from agentmem.cli import app
+    from agentmem.cli.tree import app
 
     root = typer.main.get_command(app)
     ctx = typer.Context(root)

@@ -110,7 +110,7 @@ class LightParam(RuntimeParam):
             return _leaf(annotation, self.descriptor, value, ctx)
         except _NotAChoice as wrong:
             # typer's adapter would say "Value error, 'X' is not one of …" and the value would
-            # be hidden from that message (cli/__init__.py), mangling a choice that contains it.
+            # be hidden from that message (cli/tree.py), mangling a choice that contains it.
             raise NotAChoice(
                 f"expected one of {', '.join(wrong.choices)} (the value typed is not shown)",
                 ctx=ctx,
