@@ -473,6 +473,59 @@ def test_adding_a_command_as_agents_md_says(memrepo: Path, monkeypatch: pytest.M
     assert gatetable.render() == gatetable.TARGET.read_text(encoding="utf-8")
 
 
+#: Test files that do not mirror one module (``tests/<package>/test_<module>.py``), with what
+#: they check instead: journeys through several modules of a package, or a property of the
+#: whole. A new test file mirrors its module; renaming one of these to its module drops its line.
+NOT_MIRRORED = {
+    "check/history/test_settings_relaxed.py": "history/lineage.py, walk.py: relaxing a setting",
+    "check/test_check.py": "run.py, tree.py, rules.py: check over a working tree",
+    "check/test_publish.py": "the pre-commit hook, the GitHub Actions example, --format github",
+    "check/test_server_gate.py": "prereceive.py, serverhook.py on bare repositories",
+    "cli/test_help_examples.py": "every command's --help examples",
+    "cli/test_review_screen.py": "review.py, output.py: the review screen",
+    "delivery/test_hooks.py": "fastpath.py, entry.py, harvest/queue.py: the real hook payloads",
+    "delivery/test_make_room.py": "mcp_server.py, integrations/anthropic.py: making room",
+    "doctrine/test_approval.py": "lifecycle.py, cli/doctrine.py: what an admin approves",
+    "doctrine/test_decisions.py": "lifecycle.py, drafts.py: a decision's actor and reason",
+    "doctrine/test_doctrine_conflicts.py": "conflicts.py (test_conflicts.py is proposals')",
+    "guard/test_guard.py": "scanner.py and the detectors: the corpus",
+    "guard/test_guard_cli.py": "the corpus through agentmem guard and harvest",
+    "guard/test_write_paths.py": "the guard's neighbours on the write path",
+    "harvest/test_harvest_anthropic_cli.py": "providers/anthropic_provider.py through harvest",
+    "harvest/test_harvest_sets.py": "the labelled sets of benchmarks/harvest_quality.py",
+    "integrations/test_memory_tool.py": "anthropic.py: MemoryTool",
+    "memory/test_entry_text.py": "records.split_entry and every reader of an entry line",
+    "proposals/test_review_bounds.py": "review.py on many proposals",
+    "proposals/test_review_corrections.py": "review.py: corrections at review",
+    "search/test_search.py": "query.py, index.py",
+    "store/test_concurrency.py": "repo.py (the lock), gitio.py: concurrent writers",
+    "store/test_crash.py": "journal.py, apply/writer.py: a process killed at each step",
+    "web/test_browser.py": "the pages in headless Chromium",
+    "web/test_same_commit.py": "actions.py against the CLI: the same commits",
+}
+#: The top-level test files that check the whole rather than one top-level module.
+META_TESTS = {"architecture", "docs", "install", "version", "bounded_input"}
+
+
+def test_test_files_mirror_the_modules() -> None:
+    """A test is found from the code it checks: ``tests/<package>/test_<module>.py`` (a module
+    of a sub-package too: ``harvest/test_offline.py`` is ``harvest/providers/offline.py``),
+    ``tests/test_<module>.py`` for a top-level module, ``tests/stories/`` for journeys."""
+    tests = REPO_ROOT / "tests"
+    unmapped = []
+    for path in sorted(tests.rglob("test_*.py")):
+        rel = path.relative_to(tests)
+        if rel.parts[0] in ("data", "helpers", "stories"):
+            continue
+        module = rel.stem.removeprefix("test_")
+        if len(rel.parts) == 1:
+            if module not in META_TESTS and not (SRC / f"{module}.py").exists():
+                unmapped.append(str(rel))
+        elif not any((SRC / rel.parts[0]).rglob(f"{module}.py")):
+            unmapped.append(str(rel))
+    assert sorted(unmapped) == sorted(NOT_MIRRORED)
+
+
 def test_test_modules_share_helpers_only_through_tests_helpers() -> None:
     """A test module imports no other test module and not conftest (fixtures come from pytest):
     what tests share lives in tests/helpers/."""
