@@ -374,7 +374,7 @@ FIX_MEMORY = 'agentmem remember "…" (and agentmem review) files the line'
 #: ``doctrine`` tree it was computed for, the rule files served otherwise than as at ``HEAD``,
 #: and the history judge's verdict on every commit that changed ``doctrine/``, by commit id.
 DOCTRINE_STATE = ".agentmem/served-doctrine.json"
-_STATE_FORMAT = 1
+_STATE_FORMAT = 2  # 1: HEAD, tree and what was served, trusted whole
 #: What turns an edit typed into a rule file into a decision (named by the served view's note).
 FIX_DOCTRINE = (
     "agentmem doctrine edit ID (or doctrine propose) makes the change for an admin to approve"
@@ -543,13 +543,64 @@ def _named(paths: list[str]) -> str:
     return f"{shown} and {more:,} more rule files" if more > 0 else shown
 
 
+#: Only the rule files (``doctrine/<name>.yaml``, not below): what both logs of ``doctrine/`` read.
+_RULES_PATHSPEC = f":(glob){DOCTRINE_DIR}/*.yaml"
+
+#: What the log of ``doctrine/`` prints of each commit: ids, then (one line) the author's email
+#: and the values of the three trailers every decision carries (:func:`doctrine_marked`).
+_DOCTRINE_FORMAT = (
+    f"--format=%x1e%H %P%n%ae%x1f%(trailers:key={trailers.ACTION},valueonly,separator=%x1d)"
+    f"%x1f%(trailers:key={trailers.ACTOR},valueonly,separator=%x1d)"
+    f"%x1f%(trailers:key={trailers.ROLE},valueonly,separator=%x1d)"
+)
+
+Marked = tuple[str, tuple[str, ...], bool]
+
+
+def doctrine_marked(email: str, actions: list[str], actors: list[str], roles: list[str]) -> bool:
+    """True when a commit carries the marks every decision on ``doctrine/`` carries (the
+    judge refuses a commit that changes a rule file without them): an ``Agentmem-Action``, an
+    ``Agentmem-Role`` and, as its ``Agentmem-Actor``, its author's email. Only then may a
+    cached approval of it count (docs/design/served.md §Served doctrine: the state only
+    withholds); a commit made with plain git carries none of this."""
+    if not actions or not roles:
+        return False
+    return any(
+        (found := trailers.actor_email(actor)) is not None
+        and found.strip().lower() == email.strip().lower()
+        for actor in actors
+    )
+
+
+def _marked_log(root: Path, rev: str) -> list[Marked]:
+    """``(commit, parents, marks)`` of the commits of ``rev`` that changed a rule file, newest
+    first (``rev`` a range: every commit of it; else ``rev``'s first-parent line, a merge
+    against its first parent); ``marks``: :func:`doctrine_marked`. One ``git log``, no diff."""
+    args = ["log", "--no-color", _DOCTRINE_FORMAT]
+    args += [rev] if ".." in rev or " " in rev else ["--first-parent", "-m", rev]
+    proc = gitrun.run(root, [*args, "--", _RULES_PATHSPEC], None, None, text=True)
+    found: list[Marked] = []
+    if proc.returncode != 0:
+        return found
+    for record in proc.stdout.split("\x1e")[1:]:
+        lines = record.strip("\n").split("\n")
+        ids = lines[0].split()
+        if not ids or len(lines) < 2:
+            continue
+        email, _sep, values = lines[1].partition("\x1f")
+        fields = (values.split("\x1f") + ["", "", ""])[:3]
+        marks = doctrine_marked(email, *(_values(v) for v in fields))
+        found.append((ids[0], tuple(ids[1:]), marks))
+    return found
+
+
 def _doctrine_log(root: Path, rev: str) -> list[tuple[str, tuple[str, ...], dict[str, str | None]]]:
     """``(commit, parents, {rule file: blob or None})`` of the commits of ``rev``'s first-parent
     line that changed a rule file (a merge: against its first parent), newest first. One
     ``git log`` process."""
     args = ["-c", "core.quotePath=false", "log", "--first-parent", "-m", "--raw", "-z"]
     args += ["--no-abbrev", "--no-renames", "--no-color", "--format=%x1e%H %P", rev]
-    proc = gitrun.run(root, [*args, "--", f"{DOCTRINE_DIR}/"], None, None, text=True)
+    proc = gitrun.run(root, [*args, "--", _RULES_PATHSPEC], None, None, text=True)
     found: list[tuple[str, tuple[str, ...], dict[str, str | None]]] = []
     if proc.returncode != 0:
         return found
@@ -611,27 +662,39 @@ def _judge_range(
     return verdicts
 
 
-def _load_state(root: Path) -> dict[str, object] | None:
+Verdict = bool | list[str]
+
+
+def _load_state(root: Path) -> dict[str, Verdict]:
+    """The verdicts kept in :data:`DOCTRINE_STATE` (commit id → True, False or the rule files
+    refused), ``{}`` when it is missing, damaged, not UTF-8 JSON, a symlink or of another
+    format: the commits are judged again (it only saves work)."""
     # lazy: the served doctrine only (audits), never a chat block's hot path
     import json
 
+    path = root / DOCTRINE_STATE
     try:
-        data = json.loads((root / DOCTRINE_STATE).read_bytes())
+        if path.is_symlink():
+            return {}
+        data = json.loads(path.read_bytes())
     except (OSError, ValueError):
-        return None
-    if (
-        not isinstance(data, dict)
-        or data.get("format") != _STATE_FORMAT
-        or not all(isinstance(data.get(k), str) for k in ("head", "tree"))
-        or not all(isinstance(data.get(k), dict) for k in ("changed", "late", "judged"))
-    ):
-        return None
-    return data
+        return {}
+    if not isinstance(data, dict) or data.get("format") != _STATE_FORMAT:
+        return {}
+    judged = data.get("judged")
+    if not isinstance(judged, dict):
+        return {}
+    return {
+        c: v
+        for c, v in judged.items()
+        if isinstance(c, str)
+        and (isinstance(v, bool) or (isinstance(v, list) and all(isinstance(p, str) for p in v)))
+    }
 
 
-def _save_state(root: Path, state: dict[str, object]) -> None:
-    """Write the state (temporary file, then ``os.replace``); failures are ignored: it only
-    saves work."""
+def _save_state(root: Path, judged: dict[str, Verdict]) -> None:
+    """Write the verdicts (temporary file, then ``os.replace``, which replaces a symlink
+    rather than follow it); failures are ignored: it only saves work."""
     # lazy: the served doctrine only (audits), never a chat block's hot path
     import json
     import os
@@ -640,67 +703,80 @@ def _save_state(root: Path, state: dict[str, object]) -> None:
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     try:
         path.parent.mkdir(exist_ok=True)
+        state = {"format": _STATE_FORMAT, "judged": judged}
         tmp.write_text(json.dumps(state, separators=(",", ":")), encoding="utf-8")
         os.replace(tmp, path)
     except OSError:
         tmp.unlink(missing_ok=True)
 
 
-def _first_parent_from(root: Path, old: str, head: str) -> bool:
-    """True when ``old`` is on ``head``'s first-parent line (what an update from it needs)."""
-    proc = gitrun.run(root, ["log", "--first-parent", "--format=%P", f"{old}..{head}"], None,
-                      None, text=True)  # fmt: skip
-    lines = proc.stdout.split("\n")
-    lines = [line for line in lines if line]
-    return proc.returncode == 0 and bool(lines) and lines[-1].split()[:1] == [old]
+class _Trusted:
+    """What the served view takes of the cached verdicts (docs/design/served.md §Served
+    doctrine: the state only withholds): a refusal always counts; an approval only for a
+    commit carrying the marks of a decision (:func:`doctrine_marked`), read from the log
+    this audit ran — a commit made with plain git is refused whatever the state says (the
+    judge refuses a rule file changed without the trailers). A merge carries no trailers: its
+    cached approval counts when every commit it brought in that changed a rule file is a
+    marked commit (one ``git log`` of what it brought in, only for a merge whose verdict
+    decides what is served), else the judge decides it again."""
+
+    def __init__(self, root: Path, judged: dict[str, Verdict], log: list[Marked]) -> None:
+        self.root = root
+        self.judged = judged
+        self.parents = {c: p for c, p, _m in log}
+        self.marks = {c: m for c, _p, m in log}
+        self.merges: dict[str, Verdict] = {}
+
+    def plain(self, commit: str) -> Verdict | None:
+        """The verdict without looking at a merge's commits (None: a merge's approval, to
+        check with :meth:`__call__`)."""
+        verdict = self.judged.get(commit, False)
+        if verdict is False:
+            return False
+        if len(self.parents.get(commit, ())) > 1:
+            return None
+        return verdict if self.marks.get(commit) else False
+
+    def __call__(self, commit: str) -> Verdict:
+        verdict = self.plain(commit)
+        if verdict is not None:
+            return verdict
+        if commit not in self.merges:
+            self.merges[commit] = self._merge(commit)
+        return self.merges[commit]
+
+    def _merge(self, commit: str) -> Verdict:
+        parents = self.parents[commit]
+        brought = _marked_log(self.root, f"{parents[0]}..{commit}")
+        if brought and all(m and len(p) == 1 for c, p, m in brought if c != commit):
+            return self.judged.get(commit, False)
+        return _judge_range(self.root, parents[0], commit, [(commit, parents)])[commit]
 
 
-def _update(root: Path, head: str, tree: str, state: dict[str, object] | None) -> dict[str, Any]:
-    """The state for ``head``: from ``state`` when ``HEAD`` only moved forward on its
-    first-parent line (only the new commits are read and judged), else from the whole line."""
-    judged: dict[str, bool | list[str]] = {}
-    changed: dict[str, str] = {}
-    late: dict[str, list[str]] = {}
-    old = ""
-    if state is not None:
-        judged = dict(state["judged"])  # type: ignore[call-overload]
-        if state["head"] and _first_parent_from(root, str(state["head"]), head):
-            old = str(state["head"])
-            changed = dict(state["changed"])  # type: ignore[call-overload]
-            late = dict(state["late"])  # type: ignore[call-overload]
-    log = _doctrine_log(root, f"{old}..{head}" if old else head)
-    unknown = [(c, p) for c, p, _ in log if c not in judged]
-    if unknown:
-        first = unknown[-1][1]
-        since = first[0] if first else (old or None)
-        judged.update(_judge_range(root, since, head, [(c, p) for c, p, _ in log]))
+def _derive(
+    root: Path, log: list[tuple[str, tuple[str, ...], dict[str, str | None]]], verdict: _Trusted
+) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """``changed`` (rule file → the blob served instead of ``HEAD``'s, ``""``: none) and
+    ``late`` (rule file → [its last change, the commit it is served as of, ``""``: none]) from
+    the whole first-parent log of the rule files and the trusted verdicts."""
     newest: dict[str, tuple[str, str | None]] = {}  # path → (commit, blob) of its last change
     served: dict[str, tuple[str, str | None]] = {}  # path → (commit, blob) of its last decision
     for commit, _parents, changes in log:
-        verdict = judged.get(commit, False)
         for path, blob in changes.items():
             newest.setdefault(path, (commit, blob))
-            ok = verdict is True or (isinstance(verdict, list) and path not in verdict)
-            if ok and path not in served:
+            if path in served:
+                continue
+            ok = verdict(commit)
+            if ok is True or (isinstance(ok, list) and path not in ok):
                 served[path] = (commit, blob)
-    missing = [p for p in newest if p not in served and p not in changed and old]
-    before = read_ids(root, [(p, f"{old}:{p}") for p in missing])
+    changed: dict[str, str] = {}
+    late: dict[str, list[str]] = {}
     for path, (last, blob) in newest.items():
-        if path in served:
-            since, kept = served[path]
-        elif old:
-            since = late.get(path, ["", ""])[1] if path in changed else old
-            kept = changed[path] or None if path in changed else before.get(path)
-        else:
-            since, kept = "", None
-        if kept == blob:
-            changed.pop(path, None)
-            late.pop(path, None)
-        else:
+        since, kept = served.get(path, ("", None))
+        if kept != blob:
             changed[path] = kept or ""
             late[path] = [last, since]
-    return {"format": _STATE_FORMAT, "head": head, "tree": tree, "changed": changed,
-            "late": late, "judged": judged}  # fmt: skip
+    return changed, late
 
 
 def read_ids(root: Path, names: list[tuple[str, str]]) -> dict[str, str]:
@@ -738,19 +814,28 @@ def serve_doctrine(root: Path) -> ServedDoctrine:
     every rule file as committed at ``HEAD`` whose last change (on the first-parent line) is a
     decision ``check --history`` accepts — else as of its newest change that is, or not at
     all —, never the work tree; a rule file the work tree changes (or adds) is named in a note.
-    The judge runs once per commit (verdicts kept by commit id in :data:`DOCTRINE_STATE`, which
-    only saves work); when ``HEAD`` and its ``doctrine`` tree are those of the state, no
-    history is read."""
+    The judge runs once per commit (verdicts kept by commit id in :data:`DOCTRINE_STATE`);
+    each audit reads the log of the rule files (one ``git log``, no diff) and takes from the
+    state a refusal, or an approval of a commit that carries a decision's marks
+    (:class:`_Trusted`): what is served is derived again every time, never read from it.
+    When every commit of that log is so approved, every rule file is served as at ``HEAD``
+    and nothing more is read; else the log with its changes (one more ``git log``)."""
     head, tree = _head_and_tree(root)
     notes: list[str] = []
     changed: dict[str, str] = {}
     if head:
-        state = _load_state(root)
-        if state is None or state["head"] != head or state["tree"] != tree:
-            state = _update(root, head, tree, state)
-            _save_state(root, state)
-        changed = dict(state["changed"])  # type: ignore[call-overload]
-        notes += _late_notes(state["late"])  # type: ignore[arg-type]
+        judged = _load_state(root)
+        marked = _marked_log(root, head)
+        unknown = [(c, p) for c, p, _m in marked if c not in judged]
+        if unknown:
+            first = unknown[-1][1]
+            since = first[0] if first else None
+            judged.update(_judge_range(root, since, head, unknown))
+            _save_state(root, judged)
+        verdict = _Trusted(root, judged, marked)
+        if any(verdict.plain(c) is not True for c, _p, _m in marked):
+            changed, late = _derive(root, _doctrine_log(root, head), verdict)
+            notes += _late_notes(late)
     edited, new = _dirty(root)
     if edited:
         verb = "has" if len(edited) == 1 else "have"
