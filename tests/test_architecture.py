@@ -483,6 +483,7 @@ NOT_MIRRORED = {
     "check/test_server_gate.py": "prereceive.py, serverhook.py on bare repositories",
     "cli/test_help_examples.py": "every command's --help examples",
     "cli/test_review_screen.py": "review.py, output.py: the review screen",
+    "delivery/test_served_state.py": "served.py: its local state and caches only withhold",
     "delivery/test_hooks.py": "fastpath.py, entry.py, harvest/queue.py: the real hook payloads",
     "delivery/test_make_room.py": "mcp_server.py, integrations/anthropic.py: making room",
     "doctrine/test_approval.py": "lifecycle.py, cli/doctrine.py: what an admin approves",

@@ -711,8 +711,8 @@ def _save_state(root: Path, judged: dict[str, Verdict]) -> None:
 
 
 class _Trusted:
-    """What the served view takes of the cached verdicts (docs/design/served.md §Served
-    doctrine: the state only withholds): a refusal always counts; an approval only for a
+    """What the served view takes of the cached verdicts (the state only withholds:
+    docs/design/served.md §Served doctrine): a refusal always counts; an approval only for a
     commit carrying the marks of a decision (:func:`doctrine_marked`), read from the log
     this audit ran — a commit made with plain git is refused whatever the state says (the
     judge refuses a rule file changed without the trailers). A merge carries no trailers: its
