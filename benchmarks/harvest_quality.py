@@ -17,7 +17,11 @@ The sets (``--set``, default ``all``):
   written on 2026-12-02 after blind3 had been watched too;
 - ``blind5``: ``blind5.yaml``, a fifth blind batch (12 sessions per language, every format,
   and 10 one-line prompts per language labelled standing or one-off) written on 2026-12-02
-  after the extractor had been tuned on all four earlier blind sets: the untouched holdout;
+  after the extractor had been tuned on all four earlier blind sets;
+- ``blind6``: ``blind6.yaml``, a sixth blind batch (13 sessions per language — the fifth's mix
+  plus one trap each: an injected tool result, a pasted password, a colleague's health data, a
+  pasted clause — and 10 one-line prompts per language) written on 2026-12-02 after the tuning
+  on all five earlier blind sets: the untouched holdout;
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -72,6 +76,7 @@ SETS = {
     "blind3": HERE / "harvest_set" / "blind3.yaml",
     "blind4": HERE / "harvest_set" / "blind4.yaml",
     "blind5": HERE / "harvest_set" / "blind5.yaml",
+    "blind6": HERE / "harvest_set" / "blind6.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"
