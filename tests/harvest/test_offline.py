@@ -1215,3 +1215,36 @@ def test_a_stop_with_focus_on_redirects_the_task_at_hand() -> None:
     assert _offline("Stop searching the web, focus on the contract itself.") == []
     (proposal,) = _offline("Deja de usar Firecrawl, se me han agotado los créditos, usa Context7.")
     assert "Context7" in proposal["text"]
+
+
+@pytest.mark.parametrize(
+    ("said", "word"),
+    [
+        ("I'd rather you asked me before you touch anything under templates/", "templates"),
+        ("Par contre j'aimerais bien que tu évites les tableaux dans tes réponses.", "tableaux"),
+        (
+            "Mir wäre aber lieber, du lässt diese Kommentare weg, die nur nacherzählen, was "
+            "die Zeile ohnehin macht.",
+            "Kommentare",
+        ),
+    ],
+)
+def test_a_wish_about_how_the_agent_works_is_a_standing_request(said: str, word: str) -> None:
+    (proposal,) = _offline(said)
+    assert proposal["action"] == "add" and proposal["route"] == "memory"
+    assert word in proposal["text"]
+
+
+def test_said_as_always_on_what_an_active_rule_settles_is_no_new_proposal() -> None:
+    rule = "Ne jamais accepter une clause de non-concurrence de plus de deux ans."
+    said = "Bien sûr on n'accepte pas de non-concurrence au-delà de deux ans, comme d'habitude."
+    assert _offline(said, rules=(rule,)) == []
+
+
+def test_how_we_work_then_a_colon_makes_what_follows_a_doctrine_draft() -> None:
+    said = (
+        "Bei uns läuft das so: Sobald ein Vertrag eine Vertragsstrafe über 50.000 € enthält, "
+        "geht er an die Leitung der Rechtsabteilung, bevor wir überhaupt antworten."
+    )
+    proposals = _offline(said)
+    assert [(p["route"], "Vertragsstrafe" in p["text"]) for p in proposals] == [("doctrine", True)]

@@ -21,7 +21,10 @@ request before it standing; a norm said without a verb ("…, always", "three se
 me": ``team_scope``), that nothing is decided yet ("nothing's decided", "noch nicht
 entschieden", "solo para este contrato": ``provisional``) and that a request holds beyond this piece of work ("same for
 anything you draft", "en todos los contratos": ``extends``), and a clause that rejects how a thing was done ("las
-fechas así no": ``rejects``); and the wording of outcome-derived entries
+fechas así no": ``rejects``); a wish about how the agent works ("I'd rather you…", "j'aimerais
+bien que tu…", "mir wäre lieber, du…": ``wishes``, a preference, standing unless about one thing);
+what says the rule is known already ("same as always", "comme d'habitude", "wie immer":
+``known``, with an entry or an active rule on the subject, a repeat); and the wording of outcome-derived entries
 (``outcomes``, ``generic``). Every pattern is a regular expression matched on :func:`fold`'s
 copy of a sentence (lower case, accents removed, straight apostrophes). Adding a language is
 adding a file; no code changes. See docs/design/harvest.md §Harvest.
@@ -74,6 +77,8 @@ _PATTERN_KEYS = (
     "provisional",
     "extends",
     "rejects",
+    "wishes",
+    "known",
 )
 _OUTCOME_KEYS = ("ignored", "reworked", "accepted", "question", "shorter")
 
@@ -119,6 +124,8 @@ class Language:
     provisional: tuple[re.Pattern[str], ...]
     extends: tuple[re.Pattern[str], ...]
     rejects: tuple[re.Pattern[str], ...]
+    wishes: tuple[re.Pattern[str], ...]
+    known: tuple[re.Pattern[str], ...]
     lead_ins: tuple[str, ...]
     sections: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
     complaint_entry: str

@@ -188,6 +188,7 @@ class _Prepared:
     text: str
     rhetorical: bool  # its question mark is no question
     asked: bool  # a hedge or a polite question was dropped: what remains is a request
+    wished: bool = False  # a wish about how the agent works was dropped ("I'd rather you")
 
 
 def _prepare(sentence: str, langs: list[Language]) -> _Prepared:
@@ -215,6 +216,16 @@ def _prepare(sentence: str, langs: list[Language]) -> _Prepared:
         for hedge in pattern.finditer(folded):
             asked = True
             spans.append((index[hedge.start()], index[hedge.end()]))
+    wished = False
+    for pattern in _patterns(langs, "wishes"):
+        wish = pattern.search(folded)
+        if wish is None:
+            continue
+        begin, finish = index[wish.start()], index[wish.end()]
+        if not any(a < finish and begin < b for a, b in spans):
+            asked = wished = True
+            spans.append((begin, finish))
+            break
     if "?" in sentence:
         for pattern in _patterns(langs, "polite"):
             question = pattern.search(folded)
@@ -239,7 +250,7 @@ def _prepare(sentence: str, langs: list[Language]) -> _Prepared:
     text = re.sub(r"[,;:]\s*([.!?])", r"\1", text)  # "títulos, COÑO!" → "títulos!"
     text = text.strip(" ,;:-+")
     english = any(lang.code == "en" for lang in langs)
-    return _Prepared(_unshout(text, english), rhetorical, asked)
+    return _Prepared(_unshout(text, english), rhetorical, asked, wished)
 
 
 def _respell(text: str, words: tuple[str, ...]) -> str:
@@ -463,6 +474,13 @@ class _Extractor:
                     return True
         return False
 
+    def _on_known_subject(self, text: str) -> bool:
+        """True when ``text`` shares two content words with an entry or an active rule in
+        scope: said "as always", it is that entry or rule said again."""
+        words = {w for w in _content_words(text) if not w.isdigit()}
+        known = [_content_words(e.text) for e in self.entries] + self.rules
+        return any(len(_shared(words, k)) >= 2 for k in known)
+
     def sentence(self, sentence: str, where: str, cues: _TurnCues) -> _Candidate | None:
         langs = markers.detect(fold(sentence)[0])
         if len(langs) > 1 and cues.language in langs:
@@ -505,7 +523,9 @@ class _Extractor:
             section = "Writing style" if "Writing style" in self.sections else None
             why = f"said in {where} what they want changed in the wording"
         elif (
-            directive := _directive(sentence, folded, index, langs, cues, prepared.asked)
+            directive := _directive(
+                sentence, folded, index, langs, cues, prepared.asked, prepared.wished
+            )
         ) is not None:
             request = directive
             route, section, why = "memory", None, f"asked in {where}"
@@ -516,6 +536,8 @@ class _Extractor:
         text = _clean(request, language)
         if len(text) < 8 or self._repeats(text):
             return None
+        if any(any_match(lang.known, folded) for lang in langs) and self._on_known_subject(text):
+            return None  # "same as always", on what an entry or an active rule settles
         text_folded, _ = fold(text)
         person = any(any_match(lang.person, text_folded) for lang in langs)
         team_rule = any(any_match(lang.doctrine_statements, text_folded) for lang in langs)
@@ -545,8 +567,8 @@ class _Extractor:
         for the whole team ("that's the rule for all of us on commercial, not only me", "ça
         vaut pour tout le monde dans l'équipe", "eso va para todo el equipo", "das gilt für
         alle im Einkauf") as a doctrine draft: the rule is the part of that sentence before
-        the cue when it is a clause of its own (six words or more), else the sentence before
-        it. The sentence of the cue is part of the rule, never an entry of its own."""
+        the cue when it is a clause of its own (six words or more), what follows the cue's
+        colon ("bei uns läuft das so: …"), else the sentence before it. The sentence of the cue is part of the rule, never an entry of its own."""
         out = list(found)
         for j, said in enumerate(sentences):
             folded, index = fold(said)
@@ -554,9 +576,12 @@ class _Extractor:
             cue = any_match(_patterns(langs, "team_scope"), folded)
             if cue is None or "?" in said or "¿" in said:
                 continue
-            start, _ = _clause(folded, cue.start())
+            start, end = _clause(folded, cue.start())
             head = said[: index[start]].strip(" ,;:-—")
-            if len(markers.words(fold(head)[0])) >= 6:
+            tail = said[index[end] + 1 :].strip() if folded[end : end + 1] == ":" else ""
+            if len(markers.words(fold(tail)[0])) >= 6:
+                at, rule = j, tail  # "Rappel de la règle de l'équipe : dès qu'un contrat …"
+            elif len(markers.words(fold(head)[0])) >= 6:
                 at, rule = j, head
             elif j > 0 and "?" not in sentences[j - 1]:
                 at, rule = j - 1, sentences[j - 1]
@@ -838,13 +863,36 @@ def _clause_cue(patterns: tuple[re.Pattern[str], ...], folded: str) -> _Cue | No
 _LIKE = re.compile(r"(?:\blike|\bsuch\s+as|\bcomme|\bcomo|\bwie)\s+$")
 
 
-def _deictic(folded: str, langs: list[Language]) -> bool:
+#: After a demonstrative, where the work happens ("in this repo", "en este equipo"): the
+#: place every session of it shares, not one thing of this one.
+_CONTEXT = re.compile(
+    r"\s+(?:repo|repository|codebase|project|projet|proyecto|projekt|team|equipe|equipo"
+    r"|firm|company|office|house|department|cabinet|despacho|kanzlei|firma|empresa|abteilung"
+    r"|service|departamento|maison|casa)\b"
+)
+#: A plural demonstrative that a relative clause defines names a kind ("diese Kommentare, die
+#: nur nacherzählen", "those comments that only repeat the code", "ces phrases qui …").
+_PLURAL_DEMONSTRATIVE = re.compile(r"(?:these|those|ces|estos|estas|esos|esas|diese)$")
+_RELATIVE = re.compile(
+    r"^\s+(?:[\w'-]+\s+){0,2}?[\w'-]+\s*,?\s+(?:that|which|who|qui|que|dont|die|welche)\b"
+)
+
+
+def _deictic(folded: str, langs: list[Language], after: str = "") -> bool:
     """True when a demonstrative or a numbered place makes ``folded`` about one thing of this
-    session; "like this one", "comme celle-ci", "como esta", "wie diese" name a kind."""
+    session; "like this one", "comme celle-ci", "como esta", "wie diese" name a kind, and so
+    does a plural demonstrative a relative clause defines ("those comments that …"; ``after``:
+    the rest of the sentence); "this repo", "este equipo" name where the work happens."""
     for pattern in _patterns(langs, "deictic"):
         for m in pattern.finditer(folded):
-            if not _LIKE.search(folded[: m.start()]):
-                return True
+            if _LIKE.search(folded[: m.start()]):
+                continue
+            following = folded[m.end() :] + after
+            if _CONTEXT.match(following):
+                continue
+            if _PLURAL_DEMONSTRATIVE.search(m.group(0)) and _RELATIVE.match(following):
+                continue
+            return True
     return False
 
 
@@ -855,10 +903,13 @@ def _directive(
     langs: list[Language],
     cues: _TurnCues,
     asked: bool = False,
+    wished: bool = False,
 ) -> str | None:
     """A request said without a trigger word (see the module), as the text of an entry; None
     when the sentence asks nothing that holds beyond this session. ``asked``: a hedge or a
-    polite question was dropped, so the sentence is a request whatever its mood."""
+    polite question was dropped, so the sentence is a request whatever its mood; ``wished``:
+    what was dropped is a wish about how the agent works ("I'd rather you …"), a preference
+    that holds beyond this session unless it is about one thing of it."""
     extends = any_match(_patterns(langs, "extends"), folded)
     if extends is not None:
         rest = folded[: extends.start()] + folded[extends.end() :]
@@ -886,7 +937,7 @@ def _directive(
             return sentence
         return None
     start, end = _clause(folded, max(cue.start(), cue.end() - 1))
-    if _deictic(folded[start:end], langs):
+    if _deictic(folded[start:end], langs, folded[end:]):
         return None  # one thing of this session
     before = folded[:start]
     if (
@@ -898,7 +949,7 @@ def _directive(
         return None  # "estoy harto de este cliente, siempre cambia todo": that one's habit
     if any_match(_patterns(langs, "standing"), folded) or cues.extends:
         pass
-    elif stop or general:
+    elif stop or general or wished:
         if cues.current:
             return None  # about what the agent is doing right now
     elif cues.reproach:
@@ -1065,6 +1116,18 @@ def _near_reproach(sentences: list[str], i: int) -> bool:
             folded = fold(sentences[j])[0]
             langs = markers.detect(folded)
             if any_match(_patterns(langs, "reproach"), folded) is not None:
+                return True
+    return False
+
+
+def _near_extends(sentences: list[str], i: int) -> bool:
+    """True when sentence ``i`` or the one after it says the request holds beyond this piece of
+    work ("Use numbered lists. Same for anything you draft."): a later task of the turn ("so
+    draft them but don't send") is not what "that's how we work" was said of."""
+    for j in (i, i + 1):
+        if 0 <= j < len(sentences):
+            folded = fold(sentences[j])[0]
+            if any_match(_patterns(list(markers.languages()), "extends"), folded) is not None:
                 return True
     return False
 
@@ -1320,11 +1383,9 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         by_sentence: list[_Candidate | None] = []
         for i, s in enumerate(sentences):
             near = _near_reproach(sentences, i) if cues.reproach else False
-            candidate = (
-                None
-                if i in said
-                else extractor.sentence(s, where, dataclasses.replace(cues, reproach=near))
-            )
+            wide = _near_extends(sentences, i) if cues.extends else False
+            here = dataclasses.replace(cues, reproach=near, extends=wide)
+            candidate = None if i in said else extractor.sentence(s, where, here)
             if candidate is not None and candidate.target in changed:
                 candidate = None  # the turn's change of that entry says it
             by_sentence.append(candidate)
