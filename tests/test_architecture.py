@@ -643,7 +643,7 @@ FUNCTION_IMPORTS = {
     "__init__.py": 1,
     "api.py": 11,
     "apply/planner.py": 1,
-    "apply/writer.py": 2,
+    "apply/writer.py": 4,
     "check/history/signing.py": 3,
     "check/run.py": 7,
     "cli/gatetable.py": 1,

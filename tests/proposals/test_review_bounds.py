@@ -133,3 +133,75 @@ def test_accept_all_into_a_full_memory_says_why_once_and_plans_a_few(
             shortest = len(texts[pid])
     assert planned == expected and len(expected) < MANY
     assert len(agentmem.open().pending()) == refused
+
+
+@pytest.mark.slow
+def test_accept_all_commits_a_series_at_a_time_one_commit_each_with_its_trailers(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Accepts are planned and committed a series at a time (one journaled ``fast-import``
+    under one holding of the lock; other commands run between two series): 12 proposals in
+    series of 5 are three series and 12 commits, each naming its own proposal."""
+    _settings(memrepo, f"harvest:\n  max_proposals: {MANY}\n")
+    ids = _file_pending(memrepo, runner, MANY, tmp_path)
+    monkeypatch.setattr(review_module, "SERIES_MAX", 5)
+    series: list[int] = []
+    from agentmem.apply import writer  # imported where it is used: the writer's is patched
+
+    real = writer.apply_series
+
+    def counting(root, changes, steps):  # type: ignore[no-untyped-def]
+        series.append(len(steps))
+        return real(root, changes, steps)
+
+    monkeypatch.setattr(writer, "apply_series", counting)
+    before = git(memrepo, "rev-parse", "HEAD").strip()
+    result = invoke(runner, "review", "--accept", "all")
+    assert result.exit_code == 0, result.stderr
+    assert series == [5, 5, 2]
+    made = git(memrepo, "rev-list", "--reverse", f"{before}..HEAD").split()
+    assert [ln.split()[3][:10] for ln in result.stdout.splitlines()] == [m[:10] for m in made]
+    for pid, commit in zip(ids, made, strict=True):
+        said = git(
+            memrepo, "log", "-1", "--format=%(trailers:key=Agentmem-Proposal,valueonly)", commit
+        )
+        assert said.strip() == pid
+        assert git(memrepo, "show", "--format=", "--name-only", commit).split() == [
+            f"inbox/alice/{pid}.yaml",
+            "memories/alice.md",
+        ]
+    assert git(memrepo, "status", "--porcelain") == ""
+    assert not list((memrepo / "inbox" / "alice").glob("*.yaml"))
+
+
+def test_a_series_that_does_not_land_names_what_was_not_applied_and_keeps_it_pending(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentmem.apply import writer
+    from agentmem.errors import GitError
+
+    _settings(memrepo, f"harvest:\n  max_proposals: {MANY}\n")
+    ids = _file_pending(memrepo, runner, MANY, tmp_path)
+    monkeypatch.setattr(review_module, "SERIES_MAX", 5)
+    calls: list[int] = []
+    real = writer.apply_series
+
+    def second_fails(root, changes, steps):  # type: ignore[no-untyped-def]
+        calls.append(len(steps))
+        if len(calls) == 2:
+            raise GitError("HEAD moved while agentmem was committing; nothing was committed")
+        return real(root, changes, steps)
+
+    monkeypatch.setattr(writer, "apply_series", second_fails)
+    before = int(git(memrepo, "rev-list", "--count", "HEAD"))
+    result = invoke(runner, "review", "--accept", "all")
+    assert result.exit_code == 1
+    assert [ln.split()[1] for ln in result.stdout.splitlines()] == ids[:5]
+    assert int(git(memrepo, "rev-list", "--count", "HEAD")) == before + 5
+    errors = [ln for ln in result.stderr.splitlines() if ln.startswith("error: ")]
+    assert errors == [
+        f"error: {MANY - 5} proposals not applied ({', '.join(ids[5:9])} and {MANY - 9} more): "
+        "HEAD moved while agentmem was committing; nothing was committed"
+    ]
+    assert sorted(p.id for p in agentmem.open().pending()) == sorted(ids[5:])
+    assert git(memrepo, "status", "--porcelain") == ""

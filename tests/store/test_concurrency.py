@@ -298,7 +298,7 @@ def _counting_git(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 
 @pytest.mark.slow
-def test_an_accepted_proposal_starts_four_git_processes_whatever_the_repository_size(
+def test_accepting_proposals_starts_four_git_processes_whatever_their_number_and_the_repository_size(
     memrepo: Path, tmp_path: Path
 ) -> None:
     counts = []
@@ -324,8 +324,13 @@ def test_an_accepted_proposal_starts_four_git_processes_whatever_the_repository_
     for calls in counts:
         per_commit = [c for c in calls if c not in ("config", "rev-parse", "log")]
         assert sorted(set(per_commit)) == ["fast-import", "show", "update-index", "var"]
-        assert len(per_commit) == 3 * 4  # three proposals, four processes each
+        # three proposals, three commits, ONE series: one show (the memory's commit), one
+        # var, one fast-import, one update-index
+        assert len(per_commit) == 4
         assert "read-tree" not in calls and "reset" not in calls
+    assert (
+        git(memrepo, "rev-list", "--count", "--grep=Agentmem-Decision: accepted", "HEAD") == "6\n"
+    )
     assert len(counts[0]) == len(counts[1])
     assert git(memrepo, "status", "--porcelain", "--", "memories", "inbox") == ""
 

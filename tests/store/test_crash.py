@@ -303,3 +303,56 @@ def test_a_crash_while_writing_to_the_inbox_is_recovered_too(
         if committed
         else (git(memrepo, "rev-parse", "HEAD").strip() == before)
     )
+
+
+SERIES = ["Keep answers short.", "List the clauses first.", "Quote article numbers."]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("step", "committed", "outcome"),
+    [
+        ("after-journal", False, "put the base versions back"),
+        ("after-replace", False, "put the base versions back"),
+        ("before-commit", True, "finished its commit"),
+        ("after-ref-update", True, "had landed"),
+    ],
+)
+def test_a_series_of_accepts_killed_at_each_step_lands_whole_or_not_at_all(
+    memrepo: Path, runner: CliRunner, step: str, committed: bool, outcome: str
+) -> None:
+    """``review --accept all`` of three proposals is ONE journaled series of three commits
+    (one ``fast-import``): killed anywhere, the next command lands the three commits, each
+    with its own proposal's trailers, or none of them."""
+    for text in SERIES:
+        assert invoke(runner, "remember", text).exit_code == 0
+    ids = [p["id"] for p in json.loads(invoke(runner, "inbox", "--format", "json").stdout)]
+    before = git(memrepo, "rev-parse", "HEAD").strip()
+    killed = _agentmem(memrepo, "review", "--accept", "all", crash_at=step)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    record = json.loads(journal.journal_path(memrepo).read_text(encoding="utf-8"))
+    assert len(record["steps"]) == 3 and record["old_head"] == before
+
+    after = _agentmem(memrepo, "inbox")
+    assert after.returncode == 0, after.stderr
+    assert "recovered an interrupted agentmem change" in after.stderr and outcome in after.stderr
+    assert git(memrepo, "status", "--porcelain", "--untracked-files=all") == ""
+    assert not journal.has_pending(memrepo)
+    path = memrepo / "memories" / "alice.md"
+    memory = path.read_text(encoding="utf-8") if path.exists() else ""
+    if not committed:
+        assert git(memrepo, "rev-parse", "HEAD").strip() == before
+        assert not any(text in memory for text in SERIES)
+        assert len(list((memrepo / "inbox" / "alice").glob("*.yaml"))) == 3
+        return
+    assert git(memrepo, "rev-parse", "HEAD~3").strip() == before
+    said = git(
+        memrepo, "log", "-3", "--reverse", "--format=%(trailers:key=Agentmem-Proposal,valueonly)"
+    )
+    assert said.split() == ids  # one commit per proposal, in order
+    for n, text in enumerate(SERIES):  # each commit adds its own entry and removes its file
+        shown = git(memrepo, "show", f"HEAD~{2 - n}", "--format=", "--stat")
+        assert f"inbox/alice/{ids[n]}.yaml" in shown and "memories/alice.md" in shown
+        assert f"- {text}" in git(memrepo, "show", f"HEAD~{2 - n}:memories/alice.md")
+    assert all(f"- {text}" in strip_markers(memory) for text in SERIES)
+    assert not list((memrepo / "inbox" / "alice").glob("*.yaml"))

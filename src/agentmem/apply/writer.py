@@ -16,7 +16,7 @@ only reader of that variable. Nothing sets it outside ``tests/store/test_crash.p
 from __future__ import annotations
 
 import errno
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -66,6 +66,73 @@ def apply_changes(
     files are restored and nothing is committed. ``sign`` signs the commit (``commit-tree -S``).
     """
 
+    real = _checked(root, changes)
+    if not real:
+        return None
+    # lazy: only a write needs git and the journal (reading commands import this for read_current)
+    from agentmem.store import gitio, journal
+
+    gitio.check_state(root)
+    old_head = gitio.head(root)
+    pending = journal.Pending(
+        old_head, message, [journal.PendingFile(c.path, c.old, c.new) for c in real], sign
+    )
+    _journal(root, pending)
+    commit = _write_and_commit(root, real, pending)
+    journal.clear(root)
+    return commit
+
+
+def apply_series(
+    root: Path, changes: Sequence[FileChange], steps: Sequence[tuple[str, Sequence[FileChange]]]
+) -> list[str]:
+    """Write ``changes`` and commit them as a SERIES of commits, one per step, in ONE
+    journaled change: ``changes`` go from the files as they are now (``old``, re-checked as
+    :func:`apply_changes` does) to the state after the last step; each step is ``(message,
+    its changes)``, the state of the files it touches after it (``new``; ``old`` unused). One
+    accept per commit with one ``fast-import`` for them all (``review --accept`` of many
+    proposals, docs/design/write-path.md §Write path). All the commits land, or none; a
+    process killed at any step leaves a state the next command completes (every commit) or
+    undoes (none), as for one commit. Unsigned only (a signed decision is
+    :func:`apply_changes` one at a time). Returns the commit ids in order."""
+    real = _checked(root, changes)
+    if not real:
+        return []
+    # lazy: only a write needs git and the journal (see apply_changes)
+    from agentmem.store import gitio, journal
+
+    gitio.check_state(root)
+    old_head = gitio.head(root)
+    if old_head is None:
+        raise ApplyConflictError("a series of commits needs a first commit to build on")
+    pending = journal.Pending(
+        old_head,
+        steps[-1][0],
+        [journal.PendingFile(c.path, c.old, c.new) for c in real],
+        steps=[journal.Step(message, [(c.path, c.new) for c in step]) for message, step in steps],
+    )
+    _journal(root, pending)
+    made: list[str] = []
+
+    def commit() -> str:
+        made.extend(
+            gitio.commit_series(
+                root,
+                pending.series(),
+                expected_head=old_head,
+                on_published=lambda _sha: crash_point("after-ref-update"),
+            )
+        )
+        return made[-1]
+
+    _write_and_commit(root, real, pending, commit)
+    journal.clear(root)
+    return made
+
+
+def _checked(root: Path, changes: Sequence[FileChange]) -> list[FileChange]:
+    """The changes that change something, once every path is safe and every file still holds
+    its ``old`` text; else :class:`ApplyConflictError` or :class:`UnsafePathError`."""
     paths = [c.path for c in changes]
     if len(set(paths)) != len(paths):
         raise ApplyConflictError(f"the same file appears twice in one change: {', '.join(paths)}")
@@ -78,28 +145,26 @@ def apply_changes(
                 f"{change.path} changed on disk since its diff was shown; nothing was written",
                 hint="run the command again to see the new diff",
             )
-    real = [c for c in changes if c.old != c.new]
-    if not real:
-        return None
-    # lazy: only a write needs git and the journal (reading commands import this for read_current)
-    from agentmem.store import gitio, journal
+    return [c for c in changes if c.old != c.new]
 
-    gitio.check_state(root)
-    old_head = gitio.head(root)
-    pending = journal.Pending(
-        old_head, message, [journal.PendingFile(c.path, c.old, c.new) for c in real], sign
-    )
+
+def _journal(root: Path, pending: journal.Pending) -> None:
+    # lazy: loaded already by the caller (see apply_changes)
+    from agentmem.store import journal
+
     try:
         journal.write(root, pending)
     except OSError as exc:
         raise _write_failed(str(journal.journal_path(root)), exc, restored=True) from None
     crash_point("after-journal")
-    commit = _write_and_commit(root, real, pending)
-    journal.clear(root)
-    return commit
 
 
-def _write_and_commit(root: Path, real: list[FileChange], pending: journal.Pending) -> str:
+def _write_and_commit(
+    root: Path,
+    real: list[FileChange],
+    pending: journal.Pending,
+    commit: Callable[[], str] | None = None,
+) -> str:
     # lazy: loaded already by apply_changes (see there)
     from agentmem.store import gitio, journal
 
@@ -121,6 +186,8 @@ def _write_and_commit(root: Path, real: list[FileChange], pending: journal.Pendi
         for folder in emptied:
             fsync_dir(folder)
         crash_point("before-commit")
+        if commit is not None:
+            return commit()
         return gitio.commit_paths(
             root,
             pending.paths(),

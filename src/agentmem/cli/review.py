@@ -673,45 +673,42 @@ def _accept_memory(
     originals: dict[str, Proposal],
     trust: _Trust,
 ) -> int:
-    """Accept each memory proposal, ONE commit each (the lock taken for each, so that other
-    commands run between them), a line each on stdout; returns how many failed. A batch that
-    fills the memory says why once, in full, then counts the proposals refused for the same
-    reason (:class:`agentmem.proposals.review.FullMemory` refuses them without planning)."""
+    """Accept each memory proposal, ONE commit each, a line each on stdout; returns how many
+    failed. The commits are made a series at a time, under one holding of the lock
+    (:func:`agentmem.proposals.review.accept_memory`: one ``fast-import`` per series; other
+    commands run between two). A batch that fills the memory says why once, in full, then
+    counts the proposals refused for the same reason (:class:`FullMemory` refuses them
+    without planning)."""
     from agentmem.errors import AgentmemError, BudgetExceededError
-    from agentmem.proposals.review import FullMemory, commit_accept, plan_accept
+    from agentmem.proposals.review import FullMemory, accept_memory
 
     failures = 0
     full: list[Proposal] = []
-    known_full = FullMemory()
+    seen = 0
     with _progress("accepting", len(accepting)) as advance:
-        for proposal in accepting:
-            advance()
-            edited = edits.get(proposal.id)
-            memo = known_full if edited is None else None
-            try:
-                refused = memo.check(repo, proposal) if memo is not None else None
-                if refused is not None:
-                    raise refused
-                with repo.locked():
-                    plan = plan_accept(repo, proposal, edited, memo)
-                    commit = commit_accept(
-                        repo,
-                        plan,
-                        originals.get(proposal.id, proposal),
-                        trust.strange.get(proposal.id),
-                    )
-            except BudgetExceededError as exc:
-                failures += 1
-                if not full:  # said once, in full; the others are counted at the end
+        outcomes = accept_memory(
+            repo, accepting, edits, originals, trust.strange, full=FullMemory(), looked=advance
+        )
+        try:
+            for outcome in outcomes:
+                seen += 1
+                proposal, exc = outcome.proposal, outcome.error
+                if isinstance(exc, BudgetExceededError):
+                    failures += 1
+                    if not full:  # said once, in full; the others are counted at the end
+                        output.error(f"{proposal.id} not applied: {exc}")
+                    full.append(proposal)
+                    continue
+                if exc is not None or outcome.plan is None:
                     output.error(f"{proposal.id} not applied: {exc}")
-                full.append(proposal)
-                continue
-            except AgentmemError as exc:
-                output.error(f"{proposal.id} not applied: {exc}")
-                failures += 1
-                continue
-            done = commit[:10] if commit else "no change"
-            output.data(f"accepted {proposal.id} → {done}  ({plan.budget.describe()})")
+                    failures += 1
+                    continue
+                done = outcome.commit[:10] if outcome.commit else "no change"
+                output.data(f"accepted {proposal.id} → {done}  ({outcome.plan.budget.describe()})")
+        except AgentmemError as exc:  # a series that did not land: nothing of it was committed
+            left = accepting[seen:]
+            output.error(f"{_count(len(left))} not applied ({_ids(left, counted=False)}): {exc}")
+            failures += len(left)
     if len(full) > 1:
         output.error(
             f"{len(full) - 1:,} more not applied for the same reason (the memory is full): "

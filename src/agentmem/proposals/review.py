@@ -12,10 +12,12 @@ repository lock around plan + commit.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentmem import trailers as tr
+from agentmem.apply import writer
 from agentmem.apply.planner import FileChange, MemoryPlan, check_entry, new_record, plan_memory
 from agentmem.apply.writer import apply_changes, read_current
 from agentmem.config import MemoryConfig
@@ -252,12 +254,22 @@ def commit_accept(
     require_owner(actor, proposal.person, "accepting into")
     require_memory_role(actor, "accepting into a personal memory")
     ensure_pending(repo, original)
-    edited = proposal.text != original.text
     inbox_rel = proposal_relpath(original)
     changes = [
         plan.change,
         FileChange(inbox_rel, read_current(repo.root, inbox_rel), None),
     ]
+    message = _accept_message(repo, actor, plan, original, foreign)
+    return apply_changes(repo.root, changes, message, sign=signing_wanted(repo))
+
+
+def _accept_message(
+    repo: Repository, actor: Person, plan: MemoryPlan, original: Proposal, foreign: str | None
+) -> str:
+    """The accept commit's message: its subject and the trailers of
+    docs/design/governance.md §Trailers (the same for one accept and a series)."""
+    proposal = plan.proposal
+    edited = proposal.text != original.text
     where = f' "{proposal.section}"' if proposal.section and proposal.action == "add" else ""
     prep = {"add": "to", "modify": "in", "remove": "from"}[proposal.action]
     subject = f"memory({proposal.person}): {proposal.action} {prep}{where}".rstrip()
@@ -269,10 +281,160 @@ def commit_accept(
             else subject
         )
     corrections = proposal.corrections(original)
-    message = tr.message(
-        subject, _trailers(actor, proposal, "accepted", edited, corrections, foreign)
-    )
-    return apply_changes(repo.root, changes, message, sign=signing_wanted(repo))
+    return tr.message(subject, _trailers(actor, proposal, "accepted", edited, corrections, foreign))
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """What became of one proposal of :func:`accept_memory`: its ``plan`` and ``commit`` when
+    it was accepted (``commit`` None: nothing changed), else the ``error`` that refused it."""
+
+    proposal: Proposal
+    plan: MemoryPlan | None = None
+    commit: str | None = None
+    error: AgentmemError | None = None
+
+
+#: At most this many accepts are planned and committed under one holding of the lock (one
+#: journaled series, one ``fast-import``); other commands run between two series.
+SERIES_MAX = 100
+#: At most this many proposals are looked at under one holding of the lock (refusals included).
+LOOKED_MAX = 2000
+
+
+def accept_memory(
+    repo: Repository,
+    proposals: Sequence[Proposal],
+    edits: Mapping[str, str] | None = None,
+    originals: Mapping[str, Proposal] | None = None,
+    foreign: Mapping[str, str] | None = None,
+    *,
+    full: FullMemory | None = None,
+    looked: Callable[[], None] | None = None,
+) -> Iterator[Accepted]:
+    """Accept memory proposals in order, ONE commit each (``review --accept``): yields an
+    :class:`Accepted` per proposal, in order, a series at a time.
+
+    Under one holding of the lock, up to :data:`SERIES_MAX` accepts are planned in memory,
+    each against the file the one before leaves (the owner's memory read once, checked
+    against its commit once; :func:`ensure_pending` and the inbox file read for each), then
+    written and committed as one journaled series (:func:`agentmem.apply.writer.apply_series`:
+    one ``fast-import``, every commit with the trailers :func:`commit_accept` gives one, all
+    land or none). ``edits``: proposal id → the person's text; ``originals``: the proposal as
+    it was before a correction; ``foreign``: why a proposal is not its owner's
+    (``Agentmem-Foreign``). ``full`` (:class:`FullMemory`) refuses an ``add`` that cannot
+    fit without planning it (not an edited one). ``looked`` is called once per proposal
+    decided (progress). With a signing key, each accept is :func:`commit_accept` on its own
+    (fast-import does not sign). A series that fails (HEAD moved, a full disk) raises its
+    error after the proposals before it are yielded: nothing of it landed."""
+    edits = edits or {}
+    originals = originals or {}
+    foreign = foreign or {}
+    at = 0
+    while at < len(proposals):
+        batch: list[Accepted] = []
+        steps: list[tuple[str, list[FileChange]]] = []
+        base: dict[str, str | None] = {}  # path → its text before the series
+        now: dict[str, str | None] = {}  # path → its text after the series so far
+        with repo.locked():
+            actor = repo.actor()
+            sign = signing_wanted(repo)
+            count = 0
+            while at < len(proposals) and len(steps) < SERIES_MAX and count < LOOKED_MAX:
+                proposal = proposals[at]
+                at += 1
+                count += 1
+                if looked is not None:
+                    looked()
+                original = originals.get(proposal.id, proposal)
+                edited = edits.get(proposal.id)
+                memo = full if edited is None else None
+                try:
+                    if sign:
+                        plan = plan_accept(repo, proposal, edited, memo)
+                        commit = commit_accept(repo, plan, original, foreign.get(proposal.id))
+                        batch.append(Accepted(proposal, plan, commit))
+                        break  # the lock is given back between signed commits
+                    plan, message, inbox = _plan_in_series(
+                        repo, actor, proposal, edited, original, foreign.get(proposal.id),
+                        memo, base, now,
+                    )  # fmt: skip
+                except AgentmemError as exc:
+                    batch.append(Accepted(proposal, error=exc))
+                    continue
+                memory = plan.change.path
+                base.setdefault(memory, plan.change.old)
+                base[inbox.path] = inbox.old
+                now[memory] = plan.change.new
+                now[inbox.path] = None
+                step = [FileChange(memory, None, plan.change.new), inbox]
+                if plan.change.old == plan.change.new:
+                    step = [inbox]  # nothing changed in the memory: the proposal goes
+                steps.append((message, step))
+                batch.append(Accepted(proposal, plan))
+            made: list[str] = []
+            if steps:
+                changes = [FileChange(path, base[path], now[path]) for path in base]
+                try:
+                    made = writer.apply_series(repo.root, changes, steps)
+                except AgentmemError:
+                    yield from (a for a in batch if a.plan is None or a.commit is not None)
+                    raise
+        commits = iter(made)
+        for outcome in batch:
+            if outcome.plan is not None and outcome.commit is None and outcome.error is None:
+                outcome = Accepted(outcome.proposal, outcome.plan, next(commits, None))
+            yield outcome
+
+
+def _plan_in_series(
+    repo: Repository,
+    actor: Person,
+    proposal: Proposal,
+    edited: str | None,
+    original: Proposal,
+    foreign: str | None,
+    full: FullMemory | None,
+    base: dict[str, str | None],
+    now: dict[str, str | None],
+) -> tuple[MemoryPlan, str, FileChange]:
+    """One accept of :func:`accept_memory` planned against ``now`` (the memory as the series
+    so far leaves it; read from disk, and checked against its commit, the first time):
+    ``(plan, commit message, the inbox file's removal)``. Raises what :func:`plan_accept`
+    and :func:`commit_accept` raise, before anything is written."""
+    require_owner(actor, proposal.person, "accepting into")
+    require_memory_role(actor, "accepting into a personal memory")
+    if proposal.route != "memory":
+        raise ProposalError(
+            f"{proposal.id} is a doctrine proposal: it waits for doctrine review, not memory review"
+        )
+    if edited is not None:
+        if proposal.action == "remove":
+            raise ProposalError(f"{proposal.id}: a 'remove' has no text to edit")
+        proposal = proposal.with_text(edited.strip())
+    relpath = repo.memory_relpath(proposal.person)
+    if relpath in now:
+        current = now[relpath]
+    else:
+        current = read_current(repo.root, relpath)
+        if full is not None and (refused := full.refusal(current, proposal)) is not None:
+            raise refused
+        require_committed_memory(repo, relpath, current)
+        now[relpath] = base[relpath] = current
+    if full is not None and (refused := full.refusal(current, proposal)) is not None:
+        raise refused
+    try:
+        plan = plan_memory(proposal, current, repo.config.memory, relpath)
+    except BudgetExceededError as exc:
+        if full is not None:
+            full.note(current, proposal, exc)
+        raise
+    ensure_pending(repo, original)
+    inbox_rel = proposal_relpath(original)
+    if inbox_rel in base:
+        raise ProposalError(f"{original.id} is accepted twice in one review")
+    inbox = FileChange(inbox_rel, read_current(repo.root, inbox_rel), None)
+    return plan, _accept_message(repo, actor, plan, original, foreign), inbox
 
 
 def _entry_section(repo: Repository, plan: MemoryPlan) -> str | None:

@@ -288,6 +288,63 @@ def _fast_import(root: Path, ref: str, paths: Sequence[str], message: str, paren
     return new
 
 
+def commit_series(
+    root: Path,
+    steps: Sequence[tuple[str, Sequence[tuple[str, bytes | None]]]],
+    *,
+    expected_head: str,
+    on_published: Callable[[str], None] | None = None,
+) -> list[str]:
+    """Commit ``steps`` as that many commits, each on the one before, the first on
+    ``expected_head``: a step is ``(message, [(path, bytes or None for a deletion)])``, the
+    state of those paths after it (every other path as its parent has it). ONE ``git var`` and
+    ONE ``fast-import`` for them all — a series of 161 commits is one process, not 161 — and the
+    branch moves once, to the last, only if it is still at ``expected_head`` (the same
+    compare-and-swap as :func:`commit_paths`): all land or none. Then ONE ``update-index`` of
+    every path (the work tree must hold the last step's state of each). Unsigned commits on a
+    branch only (a signed decision is :func:`commit_paths`, one at a time). Returns the new
+    commit ids in order. Raises :class:`GitError` (HEAD moved meanwhile: nothing landed)."""
+    ref = branch(root)
+    if ref is None or not steps:
+        raise GitError("agentmem commits a series only on a branch, and only of something")
+    author, committer = _idents(root)
+    stream: list[bytes] = []
+    touched: dict[str, None] = {}
+    for n, (message, files) in enumerate(steps, start=1):
+        stream += [
+            b"commit " + ref.encode() + b"\nmark :%d\n" % n,
+            b"author " + author.encode("utf-8") + b"\n",
+            b"committer " + committer.encode("utf-8") + b"\n",
+            _data(message.encode("utf-8")),
+            b"from " + (expected_head.encode() if n == 1 else b":%d" % (n - 1)) + b"\n",
+        ]
+        for path, data in files:
+            touched[path] = None
+            if data is None:
+                stream.append(b"D " + path.encode("utf-8") + b"\n")
+                continue
+            mode = b"100644"
+            target = root / path
+            if os.path.lexists(target) and os.stat(target).st_mode & 0o100:
+                mode = b"100755"
+            stream.append(b"M " + mode + b" inline " + path.encode("utf-8") + b"\n")
+            stream.append(_data(data))
+        stream.append(b"\n")
+    stream += [b"get-mark :%d\n" % n for n in range(1, len(steps) + 1)]
+    stream.append(b"done\n")
+    proc = _run(root, ["fast-import", "--quiet", "--done"], b"".join(stream), None, text=False)
+    said = proc.stderr.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        if "not updating" in said or "does not contain" in said:
+            raise _moved()
+        raise _failed(["fast-import"], proc)
+    made: list[str] = proc.stdout.decode("ascii", "replace").split()[-len(steps) :]
+    if on_published is not None:
+        on_published(made[-1])
+    run_git(root, ["update-index", "--add", "--remove", "--", *touched], check=False)
+    return made
+
+
 def _commit_on_private_index(
     root: Path, paths: Sequence[str], message: str, parent: str | None, sign: bool
 ) -> str:

@@ -54,8 +54,21 @@ class PendingFile:
 
 
 @dataclass(frozen=True)
+class Step:
+    """One commit of a series (:func:`agentmem.store.gitio.commit_series`): its message and
+    the state of the paths it changes after it (``(path, text or None: deleted)``)."""
+
+    message: str
+    files: list[tuple[str, str | None]]
+
+
+@dataclass(frozen=True)
 class Pending:
-    """A change under way: the expected HEAD before it, the commit message, the files."""
+    """A change under way: the expected HEAD before it, the commit message, the files (base
+    and approved texts). ``steps``: when the change is a series of commits (``review
+    --accept`` of many proposals, one commit each), each commit in order; ``message`` is then
+    the last one's and ``files`` go from the state before the first to the state after the
+    last."""
 
     old_head: str | None
     message: str
@@ -63,9 +76,17 @@ class Pending:
     sign: bool = False
     pid: int = field(default_factory=os.getpid)
     created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    steps: list[Step] = field(default_factory=list)
 
     def paths(self) -> list[str]:
         return [f.path for f in self.files]
+
+    def series(self) -> list[tuple[str, list[tuple[str, bytes | None]]]]:
+        """:attr:`steps` as :func:`agentmem.store.gitio.commit_series` takes them."""
+        return [
+            (step.message, [(path, _encoded(text)) for path, text in step.files])
+            for step in self.steps
+        ]
 
 
 @dataclass(frozen=True)
@@ -110,7 +131,10 @@ def write(root: Path, pending: Pending) -> None:
 
     path = journal_path(root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = json.dumps({"version": FORMAT_VERSION, **asdict(pending)}, ensure_ascii=False, indent=1)
+    record = asdict(pending)
+    if not record["steps"]:  # one commit: the record as it always was
+        del record["steps"]
+    data = json.dumps({"version": FORMAT_VERSION, **record}, ensure_ascii=False, indent=1)
     atomic_write_bytes(path, data.encode("utf-8"))
 
 
@@ -120,6 +144,10 @@ def read(root: Path) -> Pending | None:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
         files = [PendingFile(f["path"], f["old"], f["new"]) for f in raw["files"]]
+        steps = [
+            Step(str(s["message"]), [(str(p), t) for p, t in s["files"]])
+            for s in raw.get("steps") or []
+        ]
         return Pending(
             raw["old_head"],
             raw["message"],
@@ -127,6 +155,7 @@ def read(root: Path) -> Pending | None:
             bool(raw.get("sign")),
             int(raw.get("pid", 0)),
             str(raw.get("created_at", "")),
+            steps,
         )
     except FileNotFoundError:
         return None
@@ -161,19 +190,24 @@ def recover(root: Path) -> Recovery | None:
     try:
         current = gitio.head(root)
         if current != pending.old_head:
-            if _is_our_commit(root, pending, current):
+            ours = (_is_our_series if pending.steps else _is_our_commit)(root, pending, current)
+            if ours:
                 gitio.run_git(root, ["reset", "-q", "HEAD", "--", *pending.paths()], check=False)
                 result = Recovery("published", pending.paths(), current, [])
             else:
                 result = _restore(root, pending)
         elif all(_on_disk(root, f.path) == f.new for f in pending.files):
-            commit = gitio.commit_paths(
-                root,
-                pending.paths(),
-                pending.message,
-                sign=pending.sign,
-                expected_head=pending.old_head,
-            )
+            if pending.steps and pending.old_head:
+                made = gitio.commit_series(root, pending.series(), expected_head=pending.old_head)
+                commit = made[-1]
+            else:
+                commit = gitio.commit_paths(
+                    root,
+                    pending.paths(),
+                    pending.message,
+                    sign=pending.sign,
+                    expected_head=pending.old_head,
+                )
             result = Recovery("committed", pending.paths(), commit, [])
         else:
             result = _restore(root, pending)
@@ -229,6 +263,27 @@ def _is_our_commit(root: Path, pending: Pending, commit: str | None) -> bool:
     expected = [pending.old_head] if pending.old_head else []
     if parents != expected or message != pending.message:
         return False
+    return all(_blob_at(root, commit, f.path) == _encoded(f.new) for f in pending.files)
+
+
+def _is_our_series(root: Path, pending: Pending, commit: str | None) -> bool:
+    """HEAD is the last commit of the journaled series: the commits before it, one parent
+    each, carry the journaled messages in order down to the old HEAD, and HEAD holds the
+    approved files."""
+    if commit is None or not pending.old_head:
+        return False
+    count = len(pending.steps)
+    chain = gitio.run_git(
+        root, ["rev-list", "--first-parent", f"-n{count + 1}", commit], check=False
+    ).stdout.split()
+    if len(chain) != count + 1 or chain[-1] != pending.old_head:
+        return False
+    for sha, step, parent in zip(chain[:-1], reversed(pending.steps), chain[1:], strict=True):
+        text = gitio.run_git(root, ["cat-file", "commit", sha]).stdout
+        header, _sep, message = text.partition("\n\n")
+        parents = [ln.split()[1] for ln in header.splitlines() if ln.startswith("parent ")]
+        if parents != [parent] or message != step.message:
+            return False
     return all(_blob_at(root, commit, f.path) == _encoded(f.new) for f in pending.files)
 
 
