@@ -38,17 +38,25 @@ def jobs() -> int:
     return max(1, min(cpus, 8))
 
 
+#: Guard lines found clean in this process during one :func:`check_files` (memory lines, rule
+#: field lines): emptied when it starts, so a forked worker starts with the parent's and keeps
+#: its own across its chunks (the guard is a pure function of the text).
+_CLEAN: tuple[set[str], set[str]] = (set(), set())
+
+
 def _chunk(
     memory: list[Path], doctrine: list[Path], state: tree.TreeState, today: date
 ) -> tuple[list[Finding], list[tuple[str, str]], list[tuple[str, Profile]]]:
-    found = tree.check_memory_files(memory, state)
-    rule_findings, ids, profiles = rules.check_rule_files(doctrine, state, today)
+    found = tree.check_memory_files(memory, state, _CLEAN[0])
+    rule_findings, ids, profiles = rules.check_rule_files(doctrine, state, today, _CLEAN[1])
     return found + rule_findings, ids, profiles
 
 
 def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Finding], list[str]]:
     """Every memory file and rule file of ``root``; returns the findings and the relative paths
     of the files checked (symlinks and other non-regular entries are findings, not read)."""
+    for clean in _CLEAN:
+        clean.clear()
     memory, refused = tree.memory_paths(root)
     doctrine, more = rules.rule_paths(root)
     refused += more

@@ -58,9 +58,9 @@ def rule_paths(root: Path) -> tuple[list[Path], list[Finding]]:
 
 
 def check_rule_files(
-    paths: list[Path], state: TreeState, today: date
+    paths: list[Path], state: TreeState, today: date, clean: set[str] | None = None
 ) -> tuple[list[Finding], list[tuple[str, str]], list[tuple[str, Profile]]]:
-    """Check rule files; returns the findings, ``(rule id, path)`` of each readable rule
+    """Check rule files (``clean``: the guard's field lines already found clean); returns the findings, ``(rule id, path)`` of each readable rule
     (duplicate ids are found across all files by :func:`duplicate_ids`) and ``(path,
     profile)`` of each live one (conflicts are found across all files by
     :func:`conflict_findings`)."""
@@ -88,8 +88,9 @@ def check_rule_files(
         live = profile(rule, text)
         if live is not None:
             profiles.append((rel, live))
+    clean = set() if clean is None else clean
     for start in range(0, len(to_guard), GUARD_BATCH):
-        findings += guard_batch(to_guard[start : start + GUARD_BATCH])
+        findings += guard_batch(to_guard[start : start + GUARD_BATCH], clean)
     return findings, ids, profiles
 
 
@@ -319,36 +320,48 @@ def _line(lines: KeyLines, key: str) -> int:
     return lines.get(key, lines.get(re.split(r"[.\[]", key)[0], 1))
 
 
-def _joined(rule: Rule) -> str | None:
+def _field_lines(rule: Rule) -> list[str] | None:
     """The text fields as ``- field`` lines, or None when a field holds a line break (then only
     the field-by-field scan says the same as ``kind="rule"``)."""
     values = [value for _, value in _fields(rule)]
     if any(_BREAKS.search(value) for value in values):
         return None
-    return "".join(f"- {value}\n" for value in values)
+    return [f"- {value}\n" for value in values]
 
 
-def guard_batch(items: list[tuple[str, Rule, KeyLines]]) -> list[Finding]:
+def guard_batch(
+    items: list[tuple[str, Rule, KeyLines]], clean: set[str] | None = None
+) -> list[Finding]:
     """Guard findings (docs/design/guard.md §Guard) of the text fields of several rules.
 
     Scanning ``- field`` lines with ``kind="file"`` runs the same checks as ``kind="rule"`` on
     each field (leading structure is checked per ``- `` line; no pattern crosses a line), in
-    one call for the batch. Only a batch with a finding is rescanned rule by rule, then field
-    by field, so the findings reported are exactly the per-field ones."""
+    one call for the batch; a field's findings are its text's alone, so each distinct line is
+    read once, and a line of a batch found clean (kept in ``clean``, shared by the batches of
+    one check) is not read again. Only a batch with a finding is rescanned rule by rule, then
+    field by field, so the findings reported are exactly the per-field ones."""
     batch = file_scan_sees_line_ends()
-    joined = [_joined(rule) if batch else None for _, rule, _ in items]
-    whole = [j for j in joined if j is not None]
-    if batch and len(whole) == len(joined) and not guard.scan("".join(whole), kind="file"):
-        return []
+    lines = [_field_lines(rule) if batch else None for _, rule, _ in items]
+    known = clean if clean is not None else set()
+    if batch and all(found is not None for found in lines):
+        unread = list(
+            dict.fromkeys(ln for found in lines if found for ln in found if ln not in known)
+        )
+        if not unread or not guard.scan("".join(unread), kind="file"):
+            known.update(unread)
+            return []
+    known = clean if clean is not None else set()
     findings: list[Finding] = []
-    for (rel, rule, lines), text in zip(items, joined, strict=True):
-        if text is not None and not guard.scan(text, kind="file"):
+    for (rel, rule, keys), found in zip(items, lines, strict=True):
+        if found is not None and (
+            known.issuperset(found) or not guard.scan("".join(found), kind="file")
+        ):
             continue
         for name, value in _fields(rule):
             for f in guard.scan(value, kind="rule"):
                 message = f"{name}: {f.message}"
                 findings.append(
-                    Finding(rel, _line(lines, name), f.severity, f"guard:{f.code}", message)
+                    Finding(rel, _line(keys, name), f.severity, f"guard:{f.code}", message)
                 )
     return findings
 

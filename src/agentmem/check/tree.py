@@ -155,9 +155,12 @@ def refusal_finding(refused: tuple[str, str]) -> Finding:
     return Finding(rel, 1, ERROR, "path-not-a-file", what)
 
 
-def check_memory_files(paths: list[Path], state: TreeState) -> list[Finding]:
+def check_memory_files(
+    paths: list[Path], state: TreeState, clean: set[str] | None = None
+) -> list[Finding]:
     """Check memory files (see :func:`check_memory_text`). The guard reads them by batches of
-    :data:`GUARD_BATCH_FILES` joined (:func:`guard_memory_batch`)."""
+    :data:`GUARD_BATCH_FILES` joined (:func:`guard_memory_batch`; ``clean``: the lines already
+    found clean)."""
     findings: list[Finding] = []
     batching = file_scan_sees_line_ends()
     to_guard: list[tuple[str, str, MemoryFile | None]] = []
@@ -176,28 +179,46 @@ def check_memory_files(paths: list[Path], state: TreeState) -> list[Finding]:
             findings += check_memory_text(
                 rel, path.stem, text, state, guarded=to_guard if batching else None
             )
+    clean = set() if clean is None else clean
     for start in range(0, len(to_guard), GUARD_BATCH_FILES):
-        findings += guard_memory_batch(to_guard[start : start + GUARD_BATCH_FILES])
+        findings += guard_memory_batch(to_guard[start : start + GUARD_BATCH_FILES], clean)
     return findings
 
 
 GUARD_BATCH_FILES = 32  # memory files per guard call (a call's cost grows with its distinct words)
 
 
-def guard_memory_batch(items: list[tuple[str, str, MemoryFile | None]]) -> list[Finding]:
+def guard_memory_batch(
+    items: list[tuple[str, str, MemoryFile | None]], clean: set[str] | None = None
+) -> list[Finding]:
     """:func:`memory_guard_findings` of several memory files ``(rel, text, parsed)``: their
-    texts as the guard reads them, joined, are scanned once as one file (the guard reads a file
-    line by line: no pattern crosses a line end, and more text only adds findings); only a batch
-    with a finding is scanned again file by file, so the findings are exactly the per-file
-    ones. Needs :func:`file_scan_sees_line_ends`."""
+    lines as the guard reads them (record markers removed), each distinct line once, are scanned
+    as one file (the guard reads a file line by line: no pattern crosses a line end, a line's
+    findings are its own, and more text only adds findings). A line of a batch found clean is
+    kept in ``clean`` (shared by the batches of one check) and not read again. Only a batch with
+    a finding is scanned again file by file, so the findings are exactly the per-file ones.
+    Needs :func:`file_scan_sees_line_ends`."""
+    known = clean if clean is not None else set()
     texts = [strip_markers(text) for _, text, _ in items]
-    joined = "".join(t if t.endswith("\n") else t + "\n" for t in texts)
-    if not guard.scan(joined, kind="file"):
+    unread = list(
+        dict.fromkeys(ln for text in texts for ln in _guard_lines(text) if ln not in known)
+    )
+    if not unread or not guard.scan("".join(unread), kind="file"):
+        known.update(unread)
         return []
     found: list[Finding] = []
-    for rel, text, memory in items:
-        found += memory_guard_findings(rel, text, memory)
+    for (rel, text, memory), stripped in zip(items, texts, strict=True):
+        if not known.issuperset(_guard_lines(stripped)):
+            found += memory_guard_findings(rel, text, memory)
     return found
+
+
+def _guard_lines(text: str) -> list[str]:
+    """The lines of ``text`` as the guard reads a file (``\\n`` separates them), each with its
+    ``\\n`` (one added to a last line without it)."""
+    lines = text.split("\n")
+    last = lines.pop()
+    return [f"{line}\n" for line in lines] + ([f"{last}\n"] if last else [])
 
 
 def check_memory_text(

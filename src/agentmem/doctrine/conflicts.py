@@ -31,6 +31,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from agentmem.doctrine.model import LIVE_STATUSES, Rule, scopes_overlap
@@ -281,8 +282,10 @@ _PLAIN_FORMS: dict[str, str] = {}
 _PLAIN_FORMS_MAX = 100_000
 
 
+@lru_cache(maxsize=8192)
 def form(text: str) -> tuple[bool, tuple[str, ...], str]:
-    """``(negative, numbers, subject)`` of ``text`` (see :class:`Profile`)."""
+    """``(negative, numbers, subject)`` of ``text`` (see :class:`Profile`); a text read again
+    (rules that share an instruction) is not read twice."""
     words: list[str] = []
     for word in _tokens(text):
         verb = _VERBS.get(word)
