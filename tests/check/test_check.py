@@ -454,7 +454,8 @@ def test_joined_guard_scan_finds_whatever_the_field_scan_finds() -> None:
 @pytest.mark.slow
 def test_joined_memory_files_scan_finds_whatever_one_file_scan_finds() -> None:
     """``tree.guard_memory_batch`` relies on this: memory files joined and scanned as one file
-    find something whenever one of them scanned alone does (over the guard's own corpus)."""
+    find something whenever one of them scanned alone does, and so does the line that holds
+    the finding, read alone (over the guard's own corpus)."""
     import yaml as pyyaml
 
     from agentmem import guard
@@ -474,6 +475,8 @@ def test_joined_memory_files_scan_finds_whatever_one_file_scan_finds() -> None:
         )
         if guard.scan(alone, kind="file"):
             assert guard.scan(clean + alone + clean, kind="file"), text
+            # the line alone, as guard_memory_batch reads a line not already found clean
+            assert guard.scan(f"- {text}\n", kind="file"), text
             checked += 1
     assert checked > 50
 
