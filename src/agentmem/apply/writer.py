@@ -10,7 +10,7 @@ journal. Callers hold :meth:`Repository.locked` around plan + apply (docs/design
 Test-only fault injection: when ``AGENTMEM_TEST_CRASH_AT`` names a step (``after-journal``,
 ``after-temp-write``, ``after-replace``, ``before-commit``, ``after-ref-update``), the process
 kills itself with SIGKILL at that step of :func:`apply_changes` — :func:`_crash_point` is the
-only reader of that variable. Nothing sets it outside ``tests/store/test_crash.py``.
+only reader of that variable. Nothing sets it outside ``tests/stories/test_killed_at_each_step.py``.
 """
 
 from __future__ import annotations

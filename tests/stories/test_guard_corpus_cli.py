@@ -20,7 +20,7 @@ from agentmem.memory.records import strip_markers
 
 def _cli_cases() -> list[Any]:
     """Every corpus case; beyond the first of each (verdict, code, kind, language) the CLI run
-    is marked slow (the guard's verdict on each case is tested in-process by test_guard)."""
+    is marked slow (the guard's verdict on each case is tested in-process by test_scanner)."""
     seen: set[tuple[str, str, str, str]] = set()
     params = []
     for i, case in enumerate(CASES):
