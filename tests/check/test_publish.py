@@ -97,7 +97,11 @@ def test_pre_commit_try_repo_runs_the_hook(memrepo: Path, tmp_path: Path) -> Non
         "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
         "PIP_NO_INDEX": "1",
         "PIP_FIND_LINKS": str(BUNDLE_FOLDER),  # setuptools for the build
-        "PYTHONPATH": os.pathsep.join(sorted(installed)),
+        # in the order this interpreter reads them (the venv's own first), so a newer package
+        # the venv installed is not shadowed by an older one of the interpreter's
+        "PYTHONPATH": os.pathsep.join(
+            [p for p in sys.path if p in installed] + sorted(installed.difference(sys.path))
+        ),
     }
     proc = subprocess.run(
         [sys.executable, "-m", "pre_commit", "try-repo", str(REPO_ROOT), "agentmem-check", "--all-files"],

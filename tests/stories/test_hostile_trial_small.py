@@ -32,49 +32,49 @@ ENTRIES = [
     not Path("/proc/self/fd").is_dir(), reason="needs /proc to know which file a write targets"
 )
 @pytest.mark.slow
-def test_a_disk_that_fills_after_two_of_six_commits_is_exit_1_and_recoverable(
+def test_a_disk_that_fills_while_a_series_of_accepts_commits_is_exit_1_and_recoverable(
     memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """``review --accept all`` commits its accepts as a series (one fast-import, all land or
+    none): git runs out of space writing the series' objects, and the memory file can no
+    longer be written back either. Exit 1 with the disk named, nothing committed, and the next
+    command puts the files back from the journal: the six proposals are pending again."""
     for text in ENTRIES:
         assert invoke(runner, "remember", text).exit_code == 0
     before = git(memrepo, "rev-parse", "HEAD").strip()
     full = {"now": False}
-    real_commit, real_write = gitio.commit_paths, os.write
-    done: list[str] = []
+    real_series, real_write = gitio.commit_series, os.write
 
-    def commit_paths(*args: object, **kwargs: object) -> str:
-        if len(done) == 2:  # git runs out of space writing the third commit's objects
-            full["now"] = True
-            raise gitio.GitError("git write-tree failed: error: No space left on device")
-        sha = real_commit(*args, **kwargs)  # type: ignore[arg-type]
-        done.append(sha)
-        return sha
+    def commit_series(*args: object, **kwargs: object) -> list[str]:
+        full["now"] = True  # git runs out of space writing the series' objects
+        raise gitio.GitError("git fast-import failed: error: No space left on device")
 
     def write(fd: int, data: bytes) -> int:
         # Once full, the memory file can no longer be written (its restore fails too), so the
-        # journal stays with the memory file holding the approved text and the inbox file back.
+        # journal stays for the next command.
         if full["now"] and ".alice.md." in os.path.basename(os.readlink(f"/proc/self/fd/{fd}")):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         return real_write(fd, data)
 
-    monkeypatch.setattr(gitio, "commit_paths", commit_paths)
+    monkeypatch.setattr(gitio, "commit_series", commit_series)
     monkeypatch.setattr(os, "write", write)
     result = invoke(runner, "review", "--accept", "all")
     assert result.exit_code == 1, result.stderr
     assert "unexpected error" not in result.stderr and "Traceback" not in result.stderr
     assert "No space left on device" in result.stderr
-    assert "free some disk space" in result.stderr
-    assert len(git(memrepo, "rev-list", f"{before}..HEAD").split()) == 2
+    assert "6 proposals not applied" in result.stderr, result.stderr
+    assert git(memrepo, "rev-list", f"{before}..HEAD").split() == []
 
-    # Space freed: the next command finishes what the journal holds, and the rest is pending.
+    # Space freed: the next command completes or undoes what the journal holds; all pending.
     monkeypatch.setattr(os, "write", real_write)
-    monkeypatch.setattr(gitio, "commit_paths", real_commit)
+    monkeypatch.setattr(gitio, "commit_series", real_series)
     listing = invoke(runner, "inbox", "--format", "json")
     assert listing.exit_code == 0, listing.stderr
     assert not journal.has_pending(memrepo)
     assert git(memrepo, "status", "--porcelain", "--untracked-files=all") == ""
-    assert listing.stdout.count('"id"') == 4
+    assert listing.stdout.count('"id"') == 6
     assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    assert len(git(memrepo, "rev-list", f"{before}..HEAD").split()) == 6
 
 
 def test_a_member_may_not_delete_another_members_draft(memrepo: Path, runner: CliRunner) -> None:
