@@ -96,8 +96,9 @@ def test_docstrings_quote_no_timings() -> None:
     offenders = []
     for path in sorted(SRC.rglob("*.py")):
         tree = _tree(path)
+        docstrings = _docstrings(tree)  # once per module: per node it took a minute
         for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and id(node) in _docstrings(tree):
+            if isinstance(node, ast.Constant) and id(node) in docstrings:
                 offenders += [
                     f"{path.relative_to(SRC)}:{node.lineno}: {m.group(0)}"
                     for m in TIMING.finditer(str(node.value))
