@@ -261,13 +261,7 @@ def _data(payload: bytes) -> bytes:
 
 def _fast_import(root: Path, ref: str, paths: Sequence[str], message: str, parent: str) -> str:
     author, committer = _idents(root)
-    stream = [
-        b"commit " + ref.encode() + b"\nmark :1\n",
-        b"author " + author.encode("utf-8") + b"\n",
-        b"committer " + committer.encode("utf-8") + b"\n",
-        _data(message.encode("utf-8")),
-        b"from " + parent.encode() + b"\n",
-    ]
+    stream = _header(ref, 1, author, committer, message, parent.encode())
     for path in paths:
         target = root / path
         if not os.path.lexists(target):
@@ -278,14 +272,34 @@ def _fast_import(root: Path, ref: str, paths: Sequence[str], message: str, paren
             stream.append(b"M " + mode + b" inline " + path.encode("utf-8") + b"\n")
             stream.append(_data(fh.read()))
     stream.append(b"\nget-mark :1\ndone\n")
+    return _import(root, stream)[-1]
+
+
+def _header(
+    ref: str, mark: int, author: str, committer: str, message: str, parent: bytes
+) -> list[bytes]:
+    """The lines that open one commit of a ``fast-import`` stream (``parent``: a commit id or
+    ``:mark``)."""
+    return [
+        b"commit " + ref.encode() + b"\nmark :%d\n" % mark,
+        b"author " + author.encode("utf-8") + b"\n",
+        b"committer " + committer.encode("utf-8") + b"\n",
+        _data(message.encode("utf-8")),
+        b"from " + parent + b"\n",
+    ]
+
+
+def _import(root: Path, stream: list[bytes]) -> list[str]:
+    """Run ``git fast-import`` on ``stream``; what it printed (the marks asked for), by line.
+    Raises GitError: HEAD moved meanwhile (nothing landed), or git failed."""
     proc = _run(root, ["fast-import", "--quiet", "--done"], b"".join(stream), None, text=False)
     said = proc.stderr.decode("utf-8", "replace")
     if proc.returncode != 0:
         if "not updating" in said or "does not contain" in said:
             raise _moved()
         raise _failed(["fast-import"], proc)
-    new: str = proc.stdout.decode("ascii", "replace").strip().splitlines()[-1]
-    return new
+    printed: list[str] = proc.stdout.decode("ascii", "replace").split()
+    return printed
 
 
 def commit_series(
@@ -311,13 +325,8 @@ def commit_series(
     stream: list[bytes] = []
     touched: dict[str, None] = {}
     for n, (message, files) in enumerate(steps, start=1):
-        stream += [
-            b"commit " + ref.encode() + b"\nmark :%d\n" % n,
-            b"author " + author.encode("utf-8") + b"\n",
-            b"committer " + committer.encode("utf-8") + b"\n",
-            _data(message.encode("utf-8")),
-            b"from " + (expected_head.encode() if n == 1 else b":%d" % (n - 1)) + b"\n",
-        ]
+        parent = expected_head.encode() if n == 1 else b":%d" % (n - 1)
+        stream += _header(ref, n, author, committer, message, parent)
         for path, data in files:
             touched[path] = None
             if data is None:
@@ -332,13 +341,7 @@ def commit_series(
         stream.append(b"\n")
     stream += [b"get-mark :%d\n" % n for n in range(1, len(steps) + 1)]
     stream.append(b"done\n")
-    proc = _run(root, ["fast-import", "--quiet", "--done"], b"".join(stream), None, text=False)
-    said = proc.stderr.decode("utf-8", "replace")
-    if proc.returncode != 0:
-        if "not updating" in said or "does not contain" in said:
-            raise _moved()
-        raise _failed(["fast-import"], proc)
-    made: list[str] = proc.stdout.decode("ascii", "replace").split()[-len(steps) :]
+    made = _import(root, stream)[-len(steps) :]
     if on_published is not None:
         on_published(made[-1])
     run_git(root, ["update-index", "--add", "--remove", "--", *touched], check=False)
