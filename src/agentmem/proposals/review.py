@@ -54,6 +54,20 @@ if TYPE_CHECKING:
     from agentmem.memory.file import Entry
 
 
+def _as_accepted(proposal: Proposal, edited_text: str | None) -> Proposal:
+    """``proposal`` as a memory review accepts it (with the text the person edited, if any).
+    Raises ProposalError: a doctrine proposal, or an edited ``remove``."""
+    if proposal.route != "memory":
+        raise ProposalError(
+            f"{proposal.id} is a doctrine proposal: it waits for doctrine review, not memory review"
+        )
+    if edited_text is None:
+        return proposal
+    if proposal.action == "remove":
+        raise ProposalError(f"{proposal.id}: a 'remove' has no text to edit")
+    return proposal.with_text(edited_text.strip())
+
+
 def plan_accept(
     repo: Repository,
     proposal: Proposal,
@@ -63,14 +77,7 @@ def plan_accept(
     """The change an accept would make, planned against the file as it is now (pure read).
     ``full``: the budget refusals of this review so far (:class:`FullMemory`), which refuse
     a longer ``add`` to the same full memory without planning it again."""
-    if proposal.route != "memory":
-        raise ProposalError(
-            f"{proposal.id} is a doctrine proposal: it waits for doctrine review, not memory review"
-        )
-    if edited_text is not None:
-        if proposal.action == "remove":
-            raise ProposalError(f"{proposal.id}: a 'remove' has no text to edit")
-        proposal = proposal.with_text(edited_text.strip())
+    proposal = _as_accepted(proposal, edited_text)
     relpath = repo.memory_relpath(proposal.person)
     current = read_current(repo.root, relpath)
     if full is not None:
@@ -404,14 +411,7 @@ def _plan_in_series(
     and :func:`commit_accept` raise, before anything is written."""
     require_owner(actor, proposal.person, "accepting into")
     require_memory_role(actor, "accepting into a personal memory")
-    if proposal.route != "memory":
-        raise ProposalError(
-            f"{proposal.id} is a doctrine proposal: it waits for doctrine review, not memory review"
-        )
-    if edited is not None:
-        if proposal.action == "remove":
-            raise ProposalError(f"{proposal.id}: a 'remove' has no text to edit")
-        proposal = proposal.with_text(edited.strip())
+    proposal = _as_accepted(proposal, edited)
     relpath = repo.memory_relpath(proposal.person)
     if relpath in now:
         current = now[relpath]
