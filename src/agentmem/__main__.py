@@ -1,3 +1,4 @@
 from agentmem.entry import main
 
-main()
+if __name__ == "__main__":  # importing the module (a walk of the package) runs nothing
+    main()
