@@ -478,15 +478,11 @@ def test_adding_a_command_as_agents_md_says(memrepo: Path, monkeypatch: pytest.M
 #: they check instead: journeys through several modules of a package, or a property of the
 #: whole. A new test file mirrors its module; renaming one of these to its module drops its line.
 NOT_MIRRORED = {
-    "check/history/test_settings_relaxed.py": "history/lineage.py, walk.py: relaxing a setting",
     "check/test_check.py": "run.py, tree.py, rules.py: check over a working tree",
     "check/test_server_gate.py": "prereceive.py, serverhook.py on bare repositories",
     "delivery/test_served_state.py": "served.py: its local state and caches only withhold",
     "delivery/test_hooks.py": "fastpath.py, entry.py, harvest/queue.py: the real hook payloads",
     "doctrine/test_approval.py": "lifecycle.py, cli/doctrine.py: what an admin approves",
-    "doctrine/test_decisions.py": "lifecycle.py, drafts.py: a decision's actor and reason",
-    "harvest/test_harvest_anthropic_cli.py": "providers/anthropic_provider.py through harvest",
-    "harvest/test_harvest_sets.py": "the labelled sets of benchmarks/harvest_quality.py",
     "proposals/test_review_bounds.py": "review.py on many proposals",
     "proposals/test_review_corrections.py": "review.py: corrections at review",
 }
