@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from tests.helpers import DATA, REPO_ROOT
+from tests.helpers.team import make_rule
 
 from agentmem.doctrine.fastread import (
     fast_canonical_text,
@@ -19,6 +20,7 @@ from agentmem.doctrine.fastread import (
     fast_status,
     proposes,
 )
+from agentmem.doctrine.fastread import fast_canonical_text as _fast_canonical
 from agentmem.doctrine.model import DoctrineError, Rule
 from agentmem.doctrine.parse import parse_rule_text
 from agentmem.doctrine.render import canonical_text
@@ -153,3 +155,126 @@ def test_a_sibling_version_reads_as_the_fast_reader_reads_it() -> None:
             elif name.endswith(("-kept", "-cleared")) and "retired" not in name:
                 assert fast_parse(other) is None or other == text, f"{path.stem}:{name}"
     assert accepted >= 10
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Plain words only.",
+        "Note: a colon and space",
+        "ends with a colon:",
+        "yes",
+        "on",
+        "1.10",
+        "2026-11-29",
+        "it's fine",
+        "- leading dash",
+        "# not a comment",
+        "a #hash inside",
+        "a # comment-like",
+        "Garantie de 12 mois acceptée « sous réserve »",
+        "null",
+        "~",
+        "'quoted'",
+        '"double"',
+        "[brackets]",
+        "{braces}",
+        "50% off",
+        "@at",
+        "`tick`",
+        "!bang",
+        "&amp",
+        "*star",
+        "|pipe",
+        ">gt",
+        "?question",
+        ". dot",
+        "...",
+        "---",
+        "trailing space ",
+        " leading space",
+        "tab\there",
+        "non-breaking\u00a0space",
+        "emoji ⚠️ sign",
+        "0x1F",
+        "0o17",
+        "1_000",
+        "+12",
+        ".inf",
+        "<<",
+        "=",
+        "key: value: more",
+    ],
+)
+def test_fast_canonical_agrees_with_canonical_text(value: str) -> None:
+    for field in ("title", "instruction", "limits", "justification", "scope"):
+        rule = make_rule("fast")
+        if field == "limits":
+            rule = rule.with_changes(limits=(value, "second limit"))
+        elif field == "scope":
+            continue
+        else:
+            rule = rule.with_changes(**{field: value})
+        fast = _fast_canonical(rule)
+        if fast is not None:
+            assert fast == canonical_text(rule), (field, value)
+    approved = make_rule("fast", status="active", approved_by="alice")
+    assert _fast_canonical(approved) == canonical_text(approved)
+
+
+def test_fast_canonical_agrees_on_random_values() -> None:
+    import random
+
+    rng = random.Random(5)
+    alphabet = "ab Z09:#-'\"?.,!%&*[]{}|>@`~é«»\u00a0\t=+_/"
+    for _ in range(250):
+        value = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12)))
+        rule = make_rule("fast").with_changes(instruction=value, limits=(value[::-1] or "x",))
+        fast = _fast_canonical(rule)
+        if fast is not None:
+            assert fast == canonical_text(rule), repr(value)
+
+
+def test_fast_parse_reads_exactly_what_the_strict_parser_reads() -> None:
+    """Random edits of canonical rule files: whenever the fast reader accepts a text, the strict
+    reader returns the very same rule (and never refuses it)."""
+    import random
+
+    from agentmem.doctrine.model import DoctrineError
+    from agentmem.doctrine.parse import parse_rule_text
+
+    rng = random.Random(11)
+    bases = [
+        canonical_text(make_rule("base")),
+        canonical_text(
+            make_rule("approved", status="active", approved_by="alice", proposed_by="bob")
+        ),
+        canonical_text(make_rule("nulls", scope=None, limits=())),
+    ]
+    alphabet = "az09 :#-'\"\n\t.[]{}!&*|>?@%`~éÉ\u00a0\u2028"
+    accepted = 0
+    for _ in range(1500):
+        text = rng.choice(bases)
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randrange(len(text))
+            kind = rng.random()
+            if kind < 0.4:
+                text = text[:i] + rng.choice(alphabet) + text[i:]
+            elif kind < 0.7:
+                text = text[:i] + text[i + 1 :]
+            else:
+                text = text[:i] + rng.choice(alphabet) + text[i + 1 :]
+        fast = fast_parse(text)
+        if fast is None:
+            continue
+        accepted += 1
+        try:
+            strict = parse_rule_text(text, "doctrine/x.yaml")
+        except DoctrineError as exc:  # pragma: no cover - the failure this test exists for
+            raise AssertionError(
+                f"fast reader accepted a text the strict one refuses: {text!r}: {exc}"
+            ) from None
+        assert fast == strict, repr(text)
+    assert accepted > 100
+    for base in bases:
+        assert fast_parse(base) == parse_rule_text(base, "doctrine/x.yaml")

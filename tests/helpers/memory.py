@@ -16,6 +16,8 @@ from tests.helpers import invoke
 from typer.testing import CliRunner
 
 import agentmem
+from agentmem.config import MemoryConfig
+from agentmem.memory.file import new_memory_text
 
 Entries = Iterable[str | tuple[str | None, str] | tuple[str | None, str, str | None]]
 """Entry texts, ``(section, text)`` pairs or ``(section, text, scope)`` (a text alone goes to
@@ -168,3 +170,18 @@ def commit_by_owner(root: Path, *relpaths: str) -> None:
             subprocess.run(
                 ["git", "-C", str(root), *args], check=True, capture_output=True, env=env
             )
+
+
+def memory_of_size(person: str, size: int) -> str:
+    """A valid memory file of exactly ``size`` characters (entries of 80 characters)."""
+    text = new_memory_text(person, MemoryConfig())
+    entry = "- " + "Keep a collaborative tone with long-standing suppliers, always; " * 2
+    entry = entry[:79] + "\n"
+    while len(text) + len(entry) <= size:
+        text += entry
+    rest = size - len(text)
+    if rest:
+        assert rest >= 4, rest
+        text += "- " + "x" * (rest - 3) + "\n"
+    assert len(text) == size
+    return text
