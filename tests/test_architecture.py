@@ -478,7 +478,6 @@ def test_adding_a_command_as_agents_md_says(memrepo: Path, monkeypatch: pytest.M
 #: they check instead: journeys through several modules of a package, or a property of the
 #: whole. A new test file mirrors its module; renaming one of these to its module drops its line.
 NOT_MIRRORED = {
-    "check/test_server_gate.py": "prereceive.py, serverhook.py on bare repositories",
     "delivery/test_served_state.py": "served.py: its local state and caches only withhold",
     "delivery/test_hooks.py": "fastpath.py, entry.py, harvest/queue.py: the real hook payloads",
     "doctrine/test_approval.py": "lifecycle.py, cli/doctrine.py: what an admin approves",
