@@ -16,32 +16,16 @@ from pathlib import Path
 import pytest
 from tests.helpers import git, invoke, set_identity
 from tests.helpers.memory import seed_memory
-from tests.helpers.team import commit_as
+from tests.helpers.team import commit_as, served_repository
 from typer.testing import CliRunner
-
-from agentmem.check.serverhook import MARKER
 
 ZERO = "0" * 40
 
 
 @pytest.fixture
 def served(memrepo: Path, tmp_path: Path, runner: CliRunner) -> tuple[Path, Path]:
-    """``(server.git, alice's clone)``: bob is a member; alice's memory holds one accepted
-    entry; the bare repository has the history and agentmem's hook."""
-    roles = memrepo / "roles.yaml"
-    roles.write_text(
-        roles.read_text(encoding="utf-8") + "bob:\n  email: bob@example.com\n  role: member\n",
-        encoding="utf-8",
-    )
-    git(memrepo, "commit", "-qm", "add bob", "--", "roles.yaml")
-    seed_memory(runner, ["Quote clause numbers first."])
-    server = tmp_path / "server.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(server))
-    git(memrepo, "remote", "add", "origin", str(server))
-    git(memrepo, "push", "-q", "origin", "main")
-    result = invoke(runner, "install-server-hook", str(server))
-    assert result.exit_code == 0, result.stderr
-    return server, memrepo
+    """``(server.git, alice's clone)``: see ``tests.helpers.team.served_repository``."""
+    return served_repository(memrepo, tmp_path, runner)
 
 
 def _push(root: Path, *refspec: str, remote: str = "origin") -> subprocess.CompletedProcess[str]:
@@ -61,16 +45,6 @@ def _bob_writes_alices_memory(root: Path) -> str:
         encoding="utf-8",
     )
     return commit_as(root, "bob", "memory: a line for alice", "memories/alice.md")
-
-
-@pytest.mark.slow
-def test_the_hook_calls_the_installed_agentmem(served: tuple[Path, Path]) -> None:
-    server, _clone = served
-    hook = server / "hooks" / "pre-receive"
-    text = hook.read_text(encoding="utf-8")
-    assert text.startswith("#!/bin/sh\n") and MARKER in text
-    assert text.rstrip().endswith("-m agentmem check --pre-receive")
-    assert os.access(hook, os.X_OK)
 
 
 @pytest.mark.slow
@@ -208,30 +182,6 @@ def test_pre_receive_takes_no_history_options(memrepo: Path, runner: CliRunner) 
     result = invoke(runner, "check", "--pre-receive", "--history", input="")
     assert result.exit_code == 2
     assert "--pre-receive judges the pushed commits alone" in result.stderr
-
-
-def test_install_refuses_a_clone_and_a_foreign_hook(
-    served: tuple[Path, Path], runner: CliRunner, tmp_path: Path
-) -> None:
-    server, clone = served
-    result = invoke(runner, "install-server-hook", str(clone))
-    assert result.exit_code == 2
-    assert "not a bare repository (it has a work tree)" in result.stderr
-    result = invoke(runner, "install-server-hook", str(tmp_path / "nowhere"))
-    assert result.exit_code == 2 and "no such folder" in result.stderr
-    hook = server / "hooks" / "pre-receive"
-    assert hook.read_text(encoding="utf-8").rstrip().endswith("-m agentmem check --pre-receive")
-    again = invoke(runner, "install-server-hook", str(server))  # ours: replaced quietly
-    assert again.exit_code == 0 and "replaced agentmem's earlier hook" in again.stdout
-    hook.write_text("#!/bin/sh\nexec /opt/ci/check\n", encoding="utf-8")
-    foreign = invoke(runner, "install-server-hook", str(server))
-    assert foreign.exit_code == 1, foreign.stderr
-    assert "a pre-receive hook is already there, not written by agentmem" in foreign.stderr
-    assert "--force" in foreign.stderr
-    assert hook.read_text(encoding="utf-8") == "#!/bin/sh\nexec /opt/ci/check\n"
-    forced = invoke(runner, "install-server-hook", str(server), "--force")
-    assert forced.exit_code == 0 and "(replaced: --force)" in forced.stdout
-    assert MARKER in hook.read_text(encoding="utf-8")
 
 
 def _free_port() -> int:

@@ -1,4 +1,5 @@
-"""Helpers for the ``agentmem check`` tests (no tests here): rule files, people, commits."""
+"""Helpers for the ``agentmem check`` tests (no tests here): rule files, people, commits, a bare
+server with agentmem's pre-receive hook."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import subprocess
 from pathlib import Path
 
 import yaml
+from tests.helpers import git, invoke
+from tests.helpers.memory import seed_memory
+from typer.testing import CliRunner
 
 from agentmem.doctrine.model import Approval, Rule, content_sha256
 from agentmem.doctrine.render import canonical_text
@@ -117,3 +121,22 @@ def ssh_key(folder: Path, name: str) -> tuple[Path, str]:
         ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(path)], check=True
     )
     return path, (folder / f"{name}.pub").read_text(encoding="utf-8").strip()
+
+
+def served_repository(memrepo: Path, tmp_path: Path, runner: CliRunner) -> tuple[Path, Path]:
+    """``(server.git, alice's clone)``: bob is a member; alice's memory holds one accepted
+    entry; the bare repository has the history and agentmem's hook."""
+    roles = memrepo / "roles.yaml"
+    roles.write_text(
+        roles.read_text(encoding="utf-8") + "bob:\n  email: bob@example.com\n  role: member\n",
+        encoding="utf-8",
+    )
+    git(memrepo, "commit", "-qm", "add bob", "--", "roles.yaml")
+    seed_memory(runner, ["Quote clause numbers first."])
+    server = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(server))
+    git(memrepo, "remote", "add", "origin", str(server))
+    git(memrepo, "push", "-q", "origin", "main")
+    result = invoke(runner, "install-server-hook", str(server))
+    assert result.exit_code == 0, result.stderr
+    return server, memrepo
