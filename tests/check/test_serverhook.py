@@ -1,4 +1,4 @@
-"""``agentmem install-server-hook`` (docs/design/check.md §Trust boundary): it writes a bare repository's ``hooks/pre-receive``, which calls the installed agentmem; it refuses a clone and a hook it did not write (unless ``--force``)."""
+"""``agentmem install-server-hook`` (docs/design/governance.md §Trust boundary): it writes a bare repository's ``hooks/pre-receive``, which calls the installed agentmem; it refuses a clone and a hook it did not write (unless ``--force``)."""
 
 from __future__ import annotations
 
