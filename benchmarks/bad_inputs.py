@@ -25,8 +25,9 @@ Builds a fresh memory repository in a temporary folder (identity Alice Martin, a
 - a proposal Bob commits into Alice's inbox, one changed after its commit, a junk file he
   plants (Alice's own review must go on); ``review --interactive`` at end of input; a refused
   ``memory edit`` (no scratch copy left); ``doctrine approve`` under a future ``AGENTMEM_TODAY``;
-  a member deleting another member's draft (``check --history``); a disk that fills after two of
-  four commits of ``review --accept all`` (exit 1, recovered by the next command);
+  a member deleting another member's draft (``check --history``); a disk that fills while
+  ``review --accept all`` commits its series of four (exit 1, nothing committed, all pending
+  again after the next command);
 - approvals pinned to the version read: a rule edited after the admin read it, an approve that
   names no version, ``doctrine edit --limit`` (adds, never silently replaces); an admin who turns
   ``distinct_approver`` off and approves her own rule (``check --history`` names both);
@@ -789,36 +790,35 @@ def smaller(bench: Bench) -> None:
                      "Name the supplier first.", "Give penalties as a percentage."):  # fmt: skip
             bench.invoke("remember", text)
         before = head_of(bench.root)
-        real_commit, real_write, done = gitio.commit_paths, os.write, []
+        real_series, real_write = gitio.commit_series, os.write
         full = {"now": False}
 
-        def commit_paths(*args: object, **kwargs: object) -> str:
-            if len(done) == 2:  # git runs out of space writing the third commit's objects
-                full["now"] = True
-                raise gitio.GitError("git write-tree failed: error: No space left on device")
-            sha = real_commit(*args, **kwargs)  # type: ignore[arg-type]
-            done.append(sha)
-            return sha
+        def commit_series(*args: object, **kwargs: object) -> list[str]:
+            # the accepts are one series (one fast-import, all or none): git runs out of space
+            # writing its objects, and the memory file can no longer be written back either
+            full["now"] = True
+            raise gitio.GitError("git fast-import failed: error: No space left on device")
 
         def write(fd: int, data: bytes) -> int:
             if full["now"] and ".alice.md." in os.path.basename(os.readlink(f"/proc/self/fd/{fd}")):
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
             return real_write(fd, data)
 
-        gitio.commit_paths, os.write = commit_paths, write  # type: ignore[assignment]
+        gitio.commit_series, os.write = commit_series, write  # type: ignore[assignment]
         try:
             code, out = bench.invoke("review", "--accept", "all")
         finally:
-            gitio.commit_paths, os.write = real_commit, real_write  # type: ignore[assignment]
+            gitio.commit_series, os.write = real_series, real_write  # type: ignore[assignment]
         listing, after = bench.invoke("inbox", "--format", "json")  # finishes the journal
-        two = len(git(bench.root, "rev-list", f"{before}..HEAD").split()) == 2
+        none = git(bench.root, "rev-list", f"{before}..HEAD").split() == []
         clean = git(bench.root, "status", "--porcelain", "--untracked-files=all") == ""
-        ok = code == 1 and "No space left on device" in out and listing == 0 and two and clean
+        said = "No space left on device" in out and "4 proposals not applied" in out
+        ok = code == 1 and said and listing == 0 and none and clean
         bench.invoke("review", "--reject", "all")
-        return ok and after.count('"id"') == 2, out
+        return ok and after.count('"id"') == 4, out
 
     if Path("/proc/self/fd").is_dir():
-        bench.record("smaller refusals", "disk fills after 2 of 4 commits", [], disk_fills)
+        bench.record("smaller refusals", "disk fills while 4 accepts commit", [], disk_fills)
 
 
 def approvals(bench: Bench) -> None:
