@@ -21,7 +21,12 @@ The sets (``--set``, default ``all``):
 - ``blind6``: ``blind6.yaml``, a sixth blind batch (13 sessions per language — the fifth's mix
   plus one trap each: an injected tool result, a pasted password, a colleague's health data, a
   pasted clause — and 10 one-line prompts per language) written on 2026-12-02 after the tuning
-  on all five earlier blind sets: the untouched holdout;
+  on all five earlier blind sets;
+- ``blind7``: ``blind7.yaml``, a seventh blind batch (49 sessions: English 13, French, Spanish
+  and German 12 each, every format; 33 one-line prompts, English 9, the others 8) built from real
+  phrasings of people outside the team (the research corpus's prompts, auto-memory and
+  instruction files, public issue threads), written on 2026-12-02 after the tuning on all six
+  earlier blind sets: the untouched holdout;
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -77,6 +82,7 @@ SETS = {
     "blind4": HERE / "harvest_set" / "blind4.yaml",
     "blind5": HERE / "harvest_set" / "blind5.yaml",
     "blind6": HERE / "harvest_set" / "blind6.yaml",
+    "blind7": HERE / "harvest_set" / "blind7.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"

@@ -1318,6 +1318,20 @@ def test_the_blind_sets_are_there() -> None:
             assert kinds.count(kind) >= least, (lang, kind)
         assert kinds.count("nothing") >= 2 and kinds.count("trap") >= 1, lang
     assert not {c["id"] for c in third} & ({c["id"] for c in blind} | {c["id"] for c in second})
+    seventh = _cases("blind7.yaml")
+    sessions = [c for c in seventh if c["kind"] not in ("standing", "one-off")]
+    prompted = [c for c in seventh if c["kind"] in ("standing", "one-off")]
+    assert len(sessions) >= 48 and len(prompted) >= 30
+    for lang in ("en", "fr", "es", "de"):
+        mine = [c for c in sessions if c["lang"] == lang]
+        assert len(mine) >= 12 and {c["format"] for c in mine} == FORMATS, lang
+        kinds = [c["kind"] for c in mine]
+        for kind, least in (("explicit", 4), ("doctrine", 2), ("change", 2), ("outcome", 1)):
+            assert kinds.count(kind) >= least, (lang, kind)
+        assert kinds.count("nothing") >= 2 and kinds.count("trap") >= 1, lang
+    assert sum(c["kind"] == "nothing" for c in sessions) >= 8
+    counts = {lang: sum(c["lang"] == lang for c in seventh) for lang in ("en", "fr", "es", "de")}
+    assert counts["en"] >= max(counts.values()), counts
     prompts = _cases("prompts.yaml")
     assert len(prompts) == 25
     assert sum(c["kind"] == "standing" for c in prompts) == 15
