@@ -6,6 +6,7 @@ hold the helpers of one area (``team``: rule files, people and plain-git commits
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import tempfile
@@ -64,3 +65,12 @@ def isolate(monkeypatch: pytest.MonkeyPatch, home: Path, scratch: Path) -> None:
             ("ANTHROPIC_", "AGENTMEM_", "GIT_AUTHOR", "GIT_COMMITTER", "VISUAL", "EDITOR")
         ):
             monkeypatch.delenv(name, raising=False)
+
+
+HOOKS = DATA / "hooks"
+
+
+def payloads(name: str) -> list[dict]:
+    """The real Claude Code payloads of ``tests/data/hooks/<name>.json``, without the logging template's ``logged_at``."""
+    items = json.loads((HOOKS / f"{name}.json").read_text(encoding="utf-8"))
+    return [{k: v for k, v in item.items() if k != "logged_at"} for item in items]
