@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -518,6 +519,47 @@ def test_a_forged_served_index_is_rebuilt_from_the_blobs(memrepo: Path, runner: 
     out, _ = _audit(runner)
     assert WARRANTY in out
     assert json.loads(stored.read_bytes().split(b"\n")[0])["signature"] != "0" * 64
+
+
+@pytest.mark.slow
+def test_a_first_audit_reads_each_rule_blob_once_and_normalises_nothing(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judge's walk and the index of the served rules share the blobs they read (one
+    ``git cat-file`` for both); the rows of that index hold no normalised texts (an audit
+    compares none) — and the audit is the same as with both read apart."""
+    from agentmem.doctrine import index as rule_index
+    from agentmem.doctrine import similar
+    from agentmem.store import gitrun
+
+    write_rules(memrepo)
+    (memrepo / served.DOCTRINE_STATE).unlink(missing_ok=True)
+    asked: list[str] = []
+    real = gitrun.read_objects
+
+    def counted(root: Path, names: list[tuple[str, str]]) -> dict[str, bytes]:
+        asked.extend(name for _key, name in names)
+        return real(root, names)
+
+    def refuse(text: str) -> str:
+        raise AssertionError("normalised")
+
+    normalise = similar.normalise
+    monkeypatch.setattr(gitrun, "read_objects", counted)
+    monkeypatch.setattr(similar, "normalise", refuse)
+    out, _ = _audit(runner)
+    assert WARRANTY in out
+    blobs = git(memrepo, "ls-tree", "HEAD:doctrine").split()[2::4]
+    assert blobs and not set(blobs) & set(asked)  # read by the judge only
+    rows = json.loads((memrepo / rule_index.SERVED_INDEX_FILE).read_bytes().split(b"\n")[2])
+    assert rows and all(row[1][7] is None and row[1][8] is None for row in rows.values())
+    monkeypatch.setattr(gitrun, "read_objects", real)
+    monkeypatch.setattr(similar, "normalise", normalise)
+    (memrepo / served.DOCTRINE_STATE).unlink()
+    (memrepo / rule_index.SERVED_INDEX_FILE).unlink()
+    again, _ = _audit(runner)
+    run = re.compile(r"r-\d{8}T\d{6}-[0-9a-f]+")
+    assert run.sub("", again) == run.sub("", out) and "2 active rules" in out
 
 
 # -- erased stays erased in the served view ------------------------------------------------------

@@ -393,7 +393,8 @@ class ServedDoctrine:
     served (the tree and ``changed``): what a derived index of the served rules is keyed by."""
 
     __slots__ = (
-        "root", "head", "tree", "changed", "notes", "signature", "refused", "_blobs", "_erased"
+        "root", "head", "tree", "changed", "notes", "signature", "refused", "_blobs", "_erased",
+        "_read",
     )  # fmt: skip
 
     def __init__(
@@ -403,6 +404,7 @@ class ServedDoctrine:
         tree: str,
         changed: dict[str, str],
         notes: tuple[str, ...],
+        read: dict[str, bytes] | None = None,
     ) -> None:
         # lazy: the served doctrine only (audits), never a chat block's hot path
         import hashlib
@@ -424,6 +426,9 @@ class ServedDoctrine:
             self.tree = ""
         self._blobs: dict[str, str] | None = None
         self._erased: list[Any] | None = None
+        #: blob id → its bytes, read from git by this process already (the judge's walk):
+        #: content-addressed, so a blob served is the same bytes whoever read it
+        self._read = read or {}
 
     def blobs(self) -> dict[str, str]:
         """``doctrine/<name>.yaml`` → the blob served, for every rule file served (one ``git
@@ -468,7 +473,23 @@ class ServedDoctrine:
                 names.append((path, listed[path]))
             elif self.head:
                 names.append((path, f"{self.head}:{path}"))
-        return gitrun.read_objects(self.root, names)
+        return self.objects(names)
+
+    def objects(self, names: list[tuple[str, str]]) -> dict[str, bytes]:
+        """:func:`agentmem.store.gitrun.read_objects` of ``names`` (``(key, object name)``),
+        except that a blob id this process read already (the judge's walk) is not read again."""
+        known = self._read
+        found: dict[str, bytes] = {}
+        rest: list[tuple[str, str]] = []
+        for key, name in names:
+            data = known.get(name)
+            if data is None:
+                rest.append((key, name))
+            else:
+                found[key] = data
+        if rest:
+            found.update(gitrun.read_objects(self.root, rest))
+        return found
 
     def erased(self, texts: dict[str, str]) -> set[str]:
         """The paths of ``texts`` (path → a served rule's text) to withhold because an erase
@@ -630,17 +651,22 @@ _PER_RULE = frozenset({
 
 
 def _judge_range(
-    root: Path, since: str | None, tip: str, commits: list[tuple[str, tuple[str, ...]]]
+    root: Path,
+    since: str | None,
+    tip: str,
+    commits: list[tuple[str, tuple[str, ...]]],
+    read: dict[str, bytes] | None = None,
 ) -> dict[str, bool | list[str]]:
     """The history judge's verdict on each of ``commits`` (first-parent commits of
     ``since..tip``), from ONE walk of ``check --history`` over that range: True when no error
     names the commit (a merge: nor a commit it brought in); the rule files refused when every
-    error names one rule file (:data:`_PER_RULE`); False otherwise."""
+    error names one rule file (:data:`_PER_RULE`); False otherwise. ``read``: filled with the
+    bytes of the blobs the walk read (by blob id)."""
     # lazy: the judge loads only for commits never judged before
     from agentmem.check.findings import ERROR
     from agentmem.check.history.walk import check_history
 
-    result = check_history(root, since=since, tip=tip)
+    result = check_history(root, since=since, tip=tip, read=read)
     bad: dict[str, set[str] | None] = {}  # commit → refused rule files (None: all of it)
     for f in result.findings:
         if f.severity != ERROR or not f.commit:
@@ -823,6 +849,7 @@ def serve_doctrine(root: Path) -> ServedDoctrine:
     head, tree = _head_and_tree(root)
     notes: list[str] = []
     changed: dict[str, str] = {}
+    read: dict[str, bytes] = {}  # blob id → bytes the judge read: not read from git twice
     if head:
         judged = _load_state(root)
         marked = _marked_log(root, head)
@@ -830,7 +857,7 @@ def serve_doctrine(root: Path) -> ServedDoctrine:
         if unknown:
             first = unknown[-1][1]
             since = first[0] if first else None
-            judged.update(_judge_range(root, since, head, unknown))
+            judged.update(_judge_range(root, since, head, unknown, read))
             _save_state(root, judged)
         verdict = _Trusted(root, judged, marked)
         if any(verdict.plain(c) is not True for c, _p, _m in marked):
@@ -849,4 +876,4 @@ def serve_doctrine(root: Path) -> ServedDoctrine:
             f"{_named(new)} {verb} not committed: not given. To fix: agentmem doctrine propose "
             f"files a rule for an admin to approve, then remove {new[0] if len(new) == 1 else 'them'}"
         )
-    return ServedDoctrine(root, head, tree, changed, tuple(notes))
+    return ServedDoctrine(root, head, tree, changed, tuple(notes), read)

@@ -21,7 +21,7 @@ from agentmem import governance as gov
 from agentmem import trailers as tr
 from agentmem.apply.change import FileChange
 from agentmem.apply.writer import read_current
-from agentmem.doctrine.index import read_briefs, rules_of
+from agentmem.doctrine.index import forms_of, read_briefs, rules_of
 from agentmem.doctrine.lifecycle import (
     Transition,
     commit_rule,
@@ -131,7 +131,8 @@ def similar_in_index(
             met = meets[brief.scope] = scopes_overlap(rule.scope, brief.scope)
         if not met:
             continue
-        theirs = (form(brief.title), form(brief.instruction))
+        title, instruction = forms_of(root, briefs, brief)
+        theirs = (form(title), form(instruction))
         best, at = best_match(mine, theirs, threshold)
         if best >= threshold:
             text = ""

@@ -43,7 +43,7 @@ from agentmem.doctrine.model import (
     Rule,
     content_sha256,
 )
-from agentmem.store import gitrun, regular
+from agentmem.store import regular
 
 INDEX_FILE = ".agentmem/rules-index.json"
 #: The index of the SERVED rules (what audits read): rows keyed by the blob id served, under the
@@ -64,7 +64,9 @@ PROGRESS_FROM = 2000
 class Brief(NamedTuple):
     """What the index keeps of one rule file. ``approved``: an approval whose
     ``content_sha256`` matches the content; ``title``/``instruction``: normalised
-    (:func:`agentmem.doctrine.similar.normalise`); ``label``: the title as written."""
+    (:func:`agentmem.doctrine.similar.normalise`), None when not computed (the index of the
+    served rules: an audit compares no texts, see :func:`forms_of`); ``label``: the title as
+    written."""
 
     id: str
     version: int
@@ -73,17 +75,32 @@ class Brief(NamedTuple):
     approved: bool
     review_due: str | None
     distinct_from: Sequence[str]
-    title: str
-    instruction: str
+    title: str | None
+    instruction: str | None
     label: str
 
 
-def brief_of(rule: Rule) -> Brief:
-    """The :class:`Brief` of a parsed rule."""
+def brief_of(rule: Rule, forms: bool = True) -> Brief:
+    """The :class:`Brief` of a parsed rule; without ``forms``, its normalised title and
+    instruction are left None (normalising every text of a big doctrine is most of the time
+    of a first audit, which needs none of them)."""
+    approval = rule.approval
+    if not forms:
+        return Brief(
+            rule.id,
+            rule.version,
+            rule.status,
+            rule.scope,
+            approval is not None and approval.content_sha256 == content_sha256(rule),
+            rule.review_due,
+            list(rule.distinct_from),
+            None,
+            None,
+            rule.title,
+        )
     # lazy: a listing from an index that is up to date normalises nothing
     from agentmem.doctrine.similar import normalise
 
-    approval = rule.approval
     return Brief(
         rule.id,
         rule.version,
@@ -396,6 +413,16 @@ def _save(path: Path, rows: dict[str, list[Any]]) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def forms_of(root: Path, briefs: Briefs, brief: Brief) -> tuple[str, str]:
+    """The normalised title and instruction of ``brief``: as stored, else (a brief without
+    them) from its rule read again (:func:`rules_of`)."""
+    if brief.title is not None and brief.instruction is not None:
+        return brief.title, brief.instruction
+    (rule,) = rules_of(root, briefs, [brief.id])
+    full = brief_of(rule)
+    return full.title or "", full.instruction or ""
+
+
 def rules_of(root: Path, briefs: Briefs, ids: Iterable[str]) -> list[Rule]:
     """The rules ``ids`` read from their files (those read by :func:`read_briefs` already are not
     read twice). Raises :class:`DoctrineError` when one cannot be read any more."""
@@ -414,10 +441,13 @@ class ServedDoctrine(Protocol):
 
     def texts(self, paths: list[str]) -> dict[str, bytes]: ...
 
+    def objects(self, names: list[tuple[str, str]]) -> dict[str, bytes]: ...
+
     def erased(self, texts: dict[str, str]) -> set[str]: ...
 
 
-SERVED_FORMAT = 1
+#: 2: rows without the normalised title and instruction (:func:`brief_of` without forms).
+SERVED_FORMAT = 2
 
 
 def served_groups(
@@ -470,7 +500,7 @@ def served_groups(
         notices.progress(
             f"reading {len(blobs):,} served rule files ({len(todo):,} not in the rule index)…"
         )
-    texts = gitrun.read_objects(root, todo)
+    texts = view.objects(todo)  # the blobs the judge read this run are not read again
     for done, (where, blob) in enumerate(todo, start=1):
         if many and done % step == 0:
             notices.progress(f"read {done:,} of about {len(todo):,} rule files")
@@ -486,7 +516,7 @@ def served_groups(
             errors.append(exc)
             continue
         parsed[rule_id] = rule
-        rows[where] = [blob, list(brief_of(rule))]
+        rows[where] = [blob, list(brief_of(rule, forms=False))]  # an audit compares no texts
     if not errors:
         _save_served(path, view.signature, rows)
     errors.sort(key=lambda e: e.message)
@@ -571,5 +601,5 @@ def served_briefs(root: Path, view: ServedDoctrine) -> tuple[list[Brief], list[D
     found = {row[1][0]: Brief._make(row[1]) for row in rows.values()} if rows else {}
     missing = [i for i in ids if i not in found]
     for rule in served_rules(root, view, missing, parsed):
-        found[rule.id] = brief_of(rule)
+        found[rule.id] = brief_of(rule, forms=False)
     return [found[i] for i in ids if i in found], []

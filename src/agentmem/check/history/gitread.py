@@ -320,12 +320,15 @@ class BlobReader:
     still read (:meth:`request`, as the ids become known) and read by a thread meanwhile, so
     that git reads the blobs on the other core instead of after the log. :meth:`texts` waits
     for the last ones: ``{blob id: text}`` (undecodable bytes replaced). No git process when
-    nothing is requested. Use as a context manager: leaving it stops git."""
+    nothing is requested. Use as a context manager: leaving it stops git. With ``keep``, the
+    bytes as read too (:attr:`raw`: ``{blob id: bytes}``), for a caller that reads the same
+    blobs again (the served view: docs/design/served.md §Served doctrine)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, keep: bool = False) -> None:
         self.root = root
         self.asked: set[str] = set()
         self.found: dict[str, str] = {}
+        self.raw: dict[str, bytes] | None = {} if keep else None
         self.proc: subprocess.Popen[bytes] | None = None
         self.errors: IO[bytes] | None = None
         self.thread: threading.Thread | None = None
@@ -398,14 +401,17 @@ class BlobReader:
 
     def _read(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None
-        out, found = self.proc.stdout, self.found
+        out, found, raw = self.proc.stdout, self.found, self.raw
         try:
             while header := out.readline():
                 fields = header.split()
                 if len(fields) != 3:
                     continue  # "<oid> missing"
                 size = int(fields[2])
-                data = out.read(size + 1)
-                found[fields[0].decode("ascii", "replace")] = data[:size].decode("utf-8", "replace")
+                data = out.read(size + 1)[:size]
+                oid = fields[0].decode("ascii", "replace")
+                found[oid] = data.decode("utf-8", "replace")
+                if raw is not None:
+                    raw[oid] = data
         except BaseException as exc:  # noqa: BLE001 - handed to texts(), which raises it
             self.failed = exc

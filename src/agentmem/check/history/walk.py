@@ -110,29 +110,38 @@ def check_history(
     require_signed: bool = False,
     distinct_approver: bool = False,
     tip: str = "HEAD",
+    read: dict[str, bytes] | None = None,
 ) -> HistoryResult:
     """Walk the history (all of it, or ``since..HEAD``) and return its findings (see the module
     docstring). ``require_signed``/``distinct_approver`` True force the setting on for every
     commit; otherwise ``doctrine.*`` in ``agentmem.yaml`` at each commit's parent decides.
     ``tip``: the commit judged instead of HEAD (a pushed one, ``check --pre-receive``).
-    Raises :class:`~agentmem.errors.GitError` when git fails."""
+    ``read``: filled with the bytes of every blob the walk read (``{blob id: bytes}``), for a
+    caller that needs the same blobs (the served view reads the rule files it judged). Raises :class:`~agentmem.errors.GitError` when git fails."""
     # The walk builds tens of thousands of small objects that live until it ends, and makes
     # almost no reference cycles: the cyclic collector would only re-scan them (about a tenth
     # of the walk's own time). Reference counting still frees what the walk drops.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _walk(root, since, require_signed, distinct_approver, tip)
+        return _walk(root, since, require_signed, distinct_approver, tip, read)
     finally:
         if collecting:
             gc.enable()
 
 
 def _walk(
-    root: Path, since: str | None, require_signed: bool, distinct_approver: bool, tip: str
+    root: Path,
+    since: str | None,
+    require_signed: bool,
+    distinct_approver: bool,
+    tip: str,
+    read: dict[str, bytes] | None = None,
 ) -> HistoryResult:
     since = gitread.resolve(root, since) if since is not None else None
-    with gitread.BlobReader(root) as reader:  # reads the blobs while the log is still read
+    with gitread.BlobReader(
+        root, keep=read is not None
+    ) as reader:  # reads the blobs while the log is still read
         commits = gitread.read_log(root, since, lambda c: reader.request(_wanted(c)), tip)
         merges.add_merge_changes(root, commits)
         for merge in (c for c in commits if len(c.parents) > 1):
@@ -142,6 +151,8 @@ def _walk(
         )
         reader.request(oid for oid in ids.values() if oid != "!")  # roles/settings at parents
         blobs = Blobs(reader.texts())
+        if read is not None and reader.raw is not None:
+            read.update(reader.raw)
     walk = Walk(commits, ids, blobs, Settings(require_signed, distinct_approver), since)
     relaxed = _relaxations(commits, walk, blobs)
     origins = Origins(blobs)
