@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from tests.helpers import git, invoke, set_identity
 from typer.testing import CliRunner
@@ -254,3 +255,32 @@ def test_an_unknown_id_names_five_pending_ids_and_how_many_more(
     shown = ", ".join(ids[:5])
     assert first == f"error: --accept: no pending proposal p-bogus (pending: {shown} and 9 more)"
     assert hint == "  hint: agentmem inbox lists them"
+
+
+def test_provenance_compares_the_bytes_read_inbox_parsed_without_reading_again(
+    memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``read_inbox`` keeps the bytes each proposal was parsed from; ``foreign`` compares those
+    with git (the same verdicts as reading the files again, no second read)."""
+    from agentmem.proposals import inbox
+    from agentmem.store import regular
+
+    _add_bob(memrepo)
+    mine = _remember(runner, "Keep answers under five lines.")
+    _plant_as_bob(memrepo, "p-20261130-b0b0b0.yaml", _bobs_proposal("p-20261130-b0b0b0"))
+    repo = open_repository(memrepo)
+    box = read_inbox(repo, "alice")
+    assert set(box.read) == {inbox.proposal_relpath(p) for p in box.proposals}
+    apart = inbox.foreign(repo, box.proposals)
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("read again")
+
+    monkeypatch.setattr(regular, "read_bytes", refuse)
+    shared = inbox.foreign(repo, box.proposals, box.read)
+    assert shared == apart and set(shared) == {"p-20261130-b0b0b0"} and mine not in shared
+    # bytes changed after the commit that wrote them: not as committed, either way
+    changed = dict(box.read)
+    rel = next(r for r in changed if mine in r)
+    changed[rel] += b"# edited\n"
+    assert "differs from what commit" in inbox.foreign(repo, box.proposals, changed)[mine]

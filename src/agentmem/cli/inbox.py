@@ -43,7 +43,7 @@ def inbox(person: PersonOption = None, fmt: FormatOption = Format.text) -> None:
     warn_broken(box.broken)
     if person is None:  # the queue is this clone's: sessions wait for whoever runs here
         _waiting_sessions_note(repo.root)
-    strange = foreign(repo, pending)
+    strange = foreign(repo, pending, box.read)  # the bytes parsed: not read again
     if fmt is Format.json:
         output.as_json({**p.to_dict(), "not_from_owner": strange.get(p.id)} for p in pending)
         return

@@ -158,7 +158,7 @@ def review(
     box = read_inbox(repo, actor.id)
     warn_broken(box.broken)
     pending = box.proposals
-    strange = foreign(repo, pending)
+    strange = foreign(repo, pending, box.read)  # the bytes parsed: not read again
     trust = _Trust(strange, allow_foreign)
     memory = [p for p in pending if p.route == "memory"]
     doctrine = [p for p in pending if p.route == "doctrine"]

@@ -7,7 +7,7 @@ stops before its review.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,10 +51,13 @@ class Broken:
 @dataclass(frozen=True)
 class Inbox:
     """What an inbox holds: readable ``proposals`` (oldest first) and the ``broken`` entries
-    skipped (docs/design/memory.md §Inbox file)."""
+    skipped (docs/design/memory.md §Inbox file); ``read``: the bytes each proposal was parsed
+    from (``inbox/<person>/<id>.yaml`` → bytes), what :func:`foreign` compares with git
+    without reading the files again."""
 
     proposals: list[Proposal]
     broken: list[Broken] = field(default_factory=list)
+    read: dict[str, bytes] = field(default_factory=dict)
 
 
 def read_inbox(repo: Repository, person: str | None = None) -> Inbox:
@@ -73,6 +76,7 @@ def read_inbox(repo: Repository, person: str | None = None) -> Inbox:
         raise regular.refusal(refused[0])
     found: list[Proposal] = []
     broken: list[Broken] = []
+    read: dict[str, bytes] = {}
     for owner in people:
         names, bad = regular.listing(repo.root, f"{INBOX_DIR}/{owner}", ".yaml")
         broken += [Broken(rel, why) for rel, why in bad]
@@ -80,7 +84,8 @@ def read_inbox(repo: Repository, person: str | None = None) -> Inbox:
             path = repo.root / INBOX_DIR / owner / name
             rel = f"{INBOX_DIR}/{owner}/{name}"
             try:
-                proposal = proposal_from_stored(load_yaml_file(path, rel, ProposalError), rel)
+                stored = load_yaml_file(path, rel, ProposalError, read=read)
+                proposal = proposal_from_stored(stored, rel)
             except ProposalError as exc:
                 broken.append(Broken(rel, exc.message))
                 continue
@@ -89,7 +94,9 @@ def read_inbox(repo: Repository, person: str | None = None) -> Inbox:
                 continue
             found.append(proposal)
     found.sort(key=lambda p: (p.created_at, p.id))
-    return Inbox(found, sorted(broken, key=lambda b: b.path))
+    kept = {proposal_relpath(p) for p in found}
+    shown = {rel: data for rel, data in read.items() if rel in kept}
+    return Inbox(found, sorted(broken, key=lambda b: b.path), shown)
 
 
 def list_pending(repo: Repository, person: str | None = None) -> list[Proposal]:
@@ -125,11 +132,15 @@ class Provenance:
         return None
 
 
-def provenance(repo: Repository, proposals: list[Proposal]) -> dict[str, Provenance]:
+def provenance(
+    repo: Repository, proposals: list[Proposal], read: Mapping[str, bytes] | None = None
+) -> dict[str, Provenance]:
     """The :class:`Provenance` of each proposal, by id, from ONE ``git log`` over the inbox
     folders involved (not one git process per file): a proposal is its owner's when the newest
     commit that wrote its file was authored by the owner's e-mail in ``roles.yaml`` (agentmem
-    commits as the person who runs it) and the file still holds those bytes."""
+    commits as the person who runs it) and the file still holds those bytes. ``read``: the
+    bytes the proposals were parsed from (:attr:`Inbox.read`), compared instead of reading
+    each file again; a file not in it is read."""
     if not proposals:
         return {}
     paths = {proposal_relpath(p): p for p in proposals}
@@ -142,16 +153,18 @@ def provenance(repo: Repository, proposals: list[Proposal]) -> dict[str, Provena
         if change is None or change.blob is None:
             out[proposal.id] = Provenance(None, None, False)
             continue
-        data = regular.read_bytes(repo.root, rel)
+        data = read[rel] if read is not None and rel in read else regular.read_bytes(repo.root, rel)
         same = data is not None and gitio.blob_id(data, change.blob) == change.blob
         out[proposal.id] = Provenance(emails.get(change.author_email.lower()), change.sha, same)
     return out
 
 
-def foreign(repo: Repository, proposals: list[Proposal]) -> dict[str, str]:
+def foreign(
+    repo: Repository, proposals: list[Proposal], read: Mapping[str, bytes] | None = None
+) -> dict[str, str]:
     """``{proposal id: why it is not its owner's}`` for the proposals :func:`provenance` cannot
-    trace to their owner (docs/design/memory.md §Inbox file)."""
-    found = provenance(repo, proposals)
+    trace to their owner (docs/design/memory.md §Inbox file); ``read``: see :func:`provenance`."""
+    found = provenance(repo, proposals, read)
     out = {}
     for proposal in proposals:
         why = found[proposal.id].problem(proposal.person)

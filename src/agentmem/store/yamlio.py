@@ -83,10 +83,13 @@ def load_yaml_file(
     where: str | None = None,
     error: type[Exception] = ConfigError,
     cache: HotCache | None = None,
+    read: dict[str, bytes] | None = None,
 ) -> Any:
     """Read and parse a YAML file; size-capped at :data:`MAX_YAML_BYTES`; errors as ``error``.
     With ``cache``, a text parsed before is not parsed again: the value stored under its
-    SHA-256 is the value this function returned for it (:mod:`agentmem.store.hotcache`)."""
+    SHA-256 is the value this function returned for it (:mod:`agentmem.store.hotcache`).
+    With ``read``, the bytes read are put in it under ``where`` (for a caller that needs them
+    again: the inbox's provenance), and the text is the one ``read_text`` gives."""
     where = where or str(path)
     try:
         status = path.stat()
@@ -95,7 +98,14 @@ def load_yaml_file(
         size = status.st_size
         if size > MAX_YAML_BYTES:
             raise error(f"{where}:1: file is {size:,} bytes; the limit is {MAX_YAML_BYTES:,}")
-        text = path.read_text(encoding="utf-8")
+        if read is None:
+            text = path.read_text(encoding="utf-8")
+        else:
+            data = path.read_bytes()
+            text = data.decode("utf-8")
+            if "\r" in text:  # universal newlines, as read_text decodes
+                text = text.replace("\r\n", "\n").replace("\r", "\n")
+            read[where] = data
     except UnicodeDecodeError:
         raise error(f"{where}:1: not UTF-8 text") from None
     except FileNotFoundError:
