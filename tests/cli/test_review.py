@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 import agentmem
 from agentmem.cli import output
-from agentmem.cli.review import _Screen, _show
+from agentmem.cli.review import _changed_spans, _Screen, _show
 
 _STYLE = re.compile(r"\x1b\[[0-9;]*m")
 LONG = (
@@ -125,3 +125,11 @@ def test_listings_wrap_on_a_terminal_and_stay_whole_piped(capsys: pytest.Capture
     ]
     output.data_wrapped(Console(file=io.StringIO()), "  p-1  ", line)  # not a terminal
     assert capsys.readouterr().out == f"  p-1  {line}\n"
+
+
+def test_the_changed_words_of_a_modify_are_found() -> None:
+    old, new = "Summaries in 3 bullets, always.", "Summaries in 5 short bullets, every time."
+    removed, added = _changed_spans(old, new)
+    assert [old[a:b] for a, b in removed] == ["3", "always."]
+    assert [new[a:b] for a, b in added] == ["5 short", "every time."]
+    assert _changed_spans("Same words.", "Same words.") == ([], [])

@@ -1,5 +1,5 @@
 """Corrections at review: route, section and target besides the text, scripted and
-interactive, recorded in the commit's trailers; word-level highlighting of a change."""
+interactive, recorded in the commit's trailers (the changed words shown: cli/test_review.py)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,6 @@ from pathlib import Path
 import pytest
 from tests.helpers import git, invoke
 from typer.testing import CliRunner
-
-from agentmem.cli.review import _changed_spans
 
 
 def _pending(memrepo: Path, runner: CliRunner, tmp_path: Path, proposals: list[dict]) -> list[str]:
@@ -208,14 +206,6 @@ def test_on_a_terminal_an_empty_answer_after_an_edit_ends_its_line(
     assert "\nroute [memory/doctrine] (memory): \nsection [" in shown
     assert "(Recurring patterns): \nscope (a path, or everywhere): " in shown
     assert "[q]uit: \nPlease select one of the available options" in shown
-
-
-def test_the_changed_words_of_a_modify_are_found() -> None:
-    old, new = "Summaries in 3 bullets, always.", "Summaries in 5 short bullets, every time."
-    removed, added = _changed_spans(old, new)
-    assert [old[a:b] for a, b in removed] == ["3", "always."]
-    assert [new[a:b] for a, b in added] == ["5 short", "every time."]
-    assert _changed_spans("Same words.", "Same words.") == ([], [])
 
 
 def _scoped(memrepo: Path, runner: CliRunner, tmp_path: Path, text: str) -> str:
