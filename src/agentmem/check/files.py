@@ -44,12 +44,26 @@ def jobs() -> int:
 _CLEAN: tuple[set[str], set[str]] = (set(), set())
 
 
-def _chunk(
-    memory: list[Path], doctrine: list[Path], state: tree.TreeState, today: date
-) -> tuple[list[Finding], list[tuple[str, str]], list[tuple[str, Profile]]]:
-    found = tree.check_memory_files(memory, state, _CLEAN[0])
+Result = tuple[list[Finding], list[tuple[str, str]], list[tuple[str, Profile]]]
+
+
+def _chunk(memory: list[Path], doctrine: list[Path], state: tree.TreeState, today: date) -> Result:
+    found = tree.check_memory_files(memory, state, _CLEAN[0]) if memory else []
+    if not doctrine:
+        return found, [], []
     rule_findings, ids, profiles = rules.check_rule_files(doctrine, state, today, _CLEAN[1])
     return found + rule_findings, ids, profiles
+
+
+#: The chunks of the check under way and what they are checked against, set before the workers
+#: fork: a worker inherits them and is sent only a chunk's number (no path is pickled).
+_TASKS: list[tuple[list[Path], list[Path]]] = []
+_AGAINST: list[tuple[tree.TreeState, date]] = []
+
+
+def _task(number: int) -> Result:
+    state, today = _AGAINST[0]
+    return _chunk(*_TASKS[number], state, today)
 
 
 def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Finding], list[str]]:
@@ -79,34 +93,44 @@ def check_files(root: Path, state: tree.TreeState, today: date) -> tuple[list[Fi
     findings, ids, profiles = _chunk(memory[:_WARM_UP], doctrine[:_WARM_UP], state, today)
     memory, doctrine = memory[_WARM_UP:], doctrine[_WARM_UP:]
     done = total - len(memory) - len(doctrine)
+    # Memory chunks first, rule chunks last: the workers start on memory files, this process on
+    # rules, so that most rule ids and profiles (what a rule chunk sends back) are never sent,
+    # and each process's guard lines found clean are mostly of one kind (no line read twice).
+    tasks: list[tuple[list[Path], list[Path]]]
+    tasks = [(memory[i::parts], []) for i in range(parts) if memory[i::parts]]
+    tasks += [([], doctrine[i::parts]) for i in range(parts) if doctrine[i::parts]]
+    _TASKS[:] = tasks
+    _AGAINST[:] = [(state, today)]
 
     context = multiprocessing.get_context("fork")
     # Objects made so far are left out of the collector's passes (gc.freeze): a worker's
     # collections would walk, and so copy, every page it inherits.
     gc.freeze()
-    slices = [(memory[i::parts], doctrine[i::parts]) for i in range(parts)]
-    results: list[tuple[list[Finding], list[tuple[str, str]], list[tuple[str, Profile]]]] = []
+    results: list[Result] = []
     # One worker fewer than CPUs: this process takes chunks from the end of the queue (those no
     # worker has started) while the workers take them from the front.
-    with ProcessPoolExecutor(max_workers=workers - 1, mp_context=context) as pool:
-        futures = [pool.submit(_chunk, *part, state, today) for part in slices]
-        mine: dict[int, tuple[list[Finding], list[tuple[str, str]], list[tuple[str, Profile]]]]
-        mine = {}
-        for i in reversed(range(parts)):
-            if not futures[i].cancel():
-                break
-            mine[i] = _chunk(*slices[i], state, today)
-            done += len(slices[i][0]) + len(slices[i][1])
-            if said:
-                notices.progress(f"checked {done:,} of {total:,} files")
-        for i, future in enumerate(futures):
-            if i in mine:
-                results.append(mine[i])
-                continue
-            results.append(future.result())
-            done += len(slices[i][0]) + len(slices[i][1])
-            if said:
-                notices.progress(f"checked {done:,} of {total:,} files")
+    try:
+        with ProcessPoolExecutor(max_workers=workers - 1, mp_context=context) as pool:
+            futures = [pool.submit(_task, i) for i in range(len(tasks))]
+            mine: dict[int, Result] = {}
+            for i in reversed(range(len(tasks))):
+                if not futures[i].cancel():
+                    break
+                mine[i] = _task(i)
+                done += len(tasks[i][0]) + len(tasks[i][1])
+                if said:
+                    notices.progress(f"checked {done:,} of {total:,} files")
+            for i, future in enumerate(futures):
+                if i in mine:
+                    results.append(mine[i])
+                    continue
+                results.append(future.result())
+                done += len(tasks[i][0]) + len(tasks[i][1])
+                if said:
+                    notices.progress(f"checked {done:,} of {total:,} files")
+    finally:
+        _TASKS.clear()
+        _AGAINST.clear()
     gc.unfreeze()
     for part_findings, part_ids, part_profiles in results:
         findings += part_findings

@@ -18,7 +18,6 @@ from agentmem.check.history.signing import key_problem
 from agentmem.config import CONFIG_FILE, Config, MemoryConfig, parse_config
 from agentmem.errors import AgentmemError, ConfigError, ProposalError
 from agentmem.memory.file import (
-    Entry,
     MemoryFile,
     budget_status,
     char_count,
@@ -254,14 +253,12 @@ def check_memory_text(
         memory = parse_memory(text, person, relaxed, rel)
     except AgentmemError as exc:
         findings.append(from_error(exc, rel, "memory-structure"))
-    entries = memory.entries() if memory is not None else []
-    for entry in entries:
-        size = (
-            len(entry.text) if entry.text.isascii() else char_count(entry.text)
-        )  # NFC keeps ASCII
+    entries = memory.entry_texts() if memory is not None else []
+    for line, entry in entries:
+        size = len(entry) if entry.isascii() else char_count(entry)  # NFC keeps ASCII
         if size > config.entry_max_chars:
             message = f"entry is {size} characters; the limit is {config.entry_max_chars}: shorten or split it"
-            findings.append(Finding(rel, entry.line, ERROR, "memory-entry-too-long", message))
+            findings.append(Finding(rel, line, ERROR, "memory-entry-too-long", message))
     if guarded is None:
         findings += memory_guard_findings(rel, text, memory)
     else:
@@ -270,17 +267,19 @@ def check_memory_text(
     return findings
 
 
-def contradiction_findings(rel: str, entries: list[Entry]) -> list[Finding]:
+def contradiction_findings(rel: str, entries: list[tuple[int, str]]) -> list[Finding]:
     """``memory-contradiction`` warnings: entries of one file that contradict each other
     (:mod:`agentmem.proposals.conflicts`, the detector review and tidy use). One finding per
     group of entries linked by contradicting pairs, at its latest entry's line: a pair names the
     two and what they say; a larger group names every member and counts them and the pairs
     (75 entries that all contradict one another are one finding, not 2,775). Entries are named
-    by number and line, never quoted: a check's output may be public (CI logs)."""
+    by number and line, never quoted: a check's output may be public (CI logs). ``entries``:
+    ``(line, text)`` of each entry in order (:meth:`MemoryFile.entry_texts`: entry ``n`` is the
+    n-th)."""
     if len(entries) < 2:
         return []
     pairs = [
-        pair for pair in related_pairs([e.text for e in entries], duplicates=False) if pair.why
+        pair for pair in related_pairs([text for _, text in entries], duplicates=False) if pair.why
     ]
     found = []
     for group in _groups([(pair.i, pair.j) for pair in pairs]):
@@ -288,22 +287,22 @@ def contradiction_findings(rel: str, entries: list[Entry]) -> list[Finding]:
         inside = [pair for pair in pairs if pair.i in members]
         first = inside[0]
         assert first.why is not None
-        a, b = entries[first.i], entries[first.j]
+        a, b = first.i + 1, first.j + 1  # entry numbers
         if len(group) == 2:
             message = (
-                f"entry #{b.number} contradicts entry #{a.number} (line {a.line}): they say "
+                f"entry #{b} contradicts entry #{a} (line {entries[first.i][0]}): they say "
                 f"{first.why.describe()}; keep the one that holds (agentmem memory edit, or "
                 "agentmem tidy)"
             )
         else:
-            numbers = ", ".join(f"#{entries[i].number}" for i in group)
+            numbers = ", ".join(f"#{i + 1}" for i in group)
             message = (
                 f"{len(group)} entries contradict one another ({len(inside)} pairs): "
-                f"{numbers}; e.g. #{b.number} and #{a.number} say {first.why.describe()}; keep "
+                f"{numbers}; e.g. #{b} and #{a} say {first.why.describe()}; keep "
                 "the ones that hold (agentmem memory edit, or agentmem tidy)"
             )
-        last = entries[group[-1]]
-        found.append(Finding(rel, last.line, WARNING, "memory-contradiction", message))
+        last = entries[group[-1]][0]
+        found.append(Finding(rel, last, WARNING, "memory-contradiction", message))
     return found
 
 
