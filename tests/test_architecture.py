@@ -479,7 +479,6 @@ def test_adding_a_command_as_agents_md_says(memrepo: Path, monkeypatch: pytest.M
 #: whole. A new test file mirrors its module; renaming one of these to its module drops its line.
 NOT_MIRRORED = {
     "delivery/test_served_state.py": "served.py: its local state and caches only withhold",
-    "proposals/test_review_bounds.py": "review.py on many proposals",
 }
 #: The top-level test files that check the whole rather than one top-level module.
 META_TESTS = {"architecture", "docs", "install", "version", "bounded_input"}
