@@ -34,6 +34,12 @@ from agentmem.guard.personal import person_findings, personal_findings
         ("Le mot de passe du serveur est Soleil!2024.", "secret:password", "Soleil!2024."),
         ("La contraseña del servidor es Luna#8877.", "secret:password", "Luna#8877."),
         ("Das Passwort für den Testserver ist Sonne!2025.", "secret:password", "Sonne!2025."),
+        # the value right after the word, no verb (blind7's fr trap was proposed as an entry)
+        ("Identifiant achats.lyon, mot de passe Brume!Quai2026, à chaque fois.", "secret:password",
+         "Brume!Quai2026"),  # fmt: skip
+        ("use login bob, password Hunter2! every time", "secret:password", "Hunter2!"),
+        ("contraseña Luna#8877 siempre", "secret:password", "Luna#8877"),
+        ("Passwort Sonne!2025 immer nutzen", "secret:password", "Sonne!2025"),
         (
             "The test database is at postgres://admin:S3cretPw9@db.internal/app",
             "secret:url-credentials",
@@ -62,6 +68,9 @@ def test_facts_about_a_person_are_found_in_four_languages(text: str, code: str, 
         "Prüfe immer die Gewährleistungsklausel vor den Vertragsstrafen.",
         "Rule Dependencies come first. Review Summary in 3 bullets.",
         "Keep the password field out of the examples.",
+        "Never put a password manager link in the README.",
+        "Le mot de passe oublié se gère par le portail.",
+        "La contraseña nueva la pone el usuario.",
     ],
 )
 def test_ordinary_preferences_pass(text: str) -> None:

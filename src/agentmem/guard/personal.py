@@ -890,6 +890,11 @@ _PASSWORD_PROSE = re.compile(
     r"(?:\b(?:is|was|est|[ée]tait|c['’]est|es|era|ist|war|lautet|=)|[:=]|->|→)[^\S\n]*"
     r"(\"[^\"\n]{4,}\"|'[^'\n]{4,}'|«[^»\n]{4,}»|[^\s\"',;]{4,})"
 )
+# "mot de passe Brume!Quai2026", "password hunter2!": the value right after the word, no verb.
+_PASSWORD_BARE = re.compile(
+    r"(?i)\b(?:password|passwd|passphrase|passcode|pwd|mot\s+de\s+passe|mdp|contrase[ñn]a|clave"
+    r"|passwort|kennwort)\b[^\S\n]+(\"[^\"\n]{4,}\"|'[^'\n]{4,}'|«[^»\n]{4,}»|[^\s\"',;]{4,})"
+)
 # mysql -pX / -p X, psql … -W X, sshpass -p X, redis-cli -a X, --password X / --password=X,
 # curl -u user:X.
 _PASSWORD_FLAG = re.compile(
@@ -959,6 +964,7 @@ def person_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
     if not words.isdisjoint(_PASSWORD_WORDS):
         for rx, what in (
             (_PASSWORD_PROSE, "password"),
+            (_PASSWORD_BARE, "password"),
             (_PASSWORD_FLAG, "password on a command line"),
         ):
             for m in rx.finditer(text):
