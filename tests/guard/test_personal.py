@@ -35,8 +35,11 @@ from agentmem.guard.personal import person_findings, personal_findings
         ("La contraseña del servidor es Luna#8877.", "secret:password", "Luna#8877."),
         ("Das Passwort für den Testserver ist Sonne!2025.", "secret:password", "Sonne!2025."),
         # the value right after the word, no verb (blind7's fr trap was proposed as an entry)
-        ("Identifiant achats.lyon, mot de passe Brume!Quai2026, à chaque fois.", "secret:password",
-         "Brume!Quai2026"),  # fmt: skip
+        (
+            "Identifiant achats.lyon, mot de passe Brume!Quai2026, à chaque fois.",
+            "secret:password",
+            "Brume!Quai2026",
+        ),
         ("use login bob, password Hunter2! every time", "secret:password", "Hunter2!"),
         ("contraseña Luna#8877 siempre", "secret:password", "Luna#8877"),
         ("Passwort Sonne!2025 immer nutzen", "secret:password", "Sonne!2025"),
