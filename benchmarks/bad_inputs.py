@@ -19,7 +19,8 @@ Builds a fresh memory repository in a temporary folder (identity Alice Martin, a
   session ids and scopes;
 - an entry typed decomposed (stored in NFC, found by a composed target);
 - a hand edit left uncommitted under an accept; an entry committed with plain git, which
-  ``context chat``, ``hook session-start`` and the MCP ``show_memory`` tool must withhold; a
+  ``context chat``, ``hook session-start`` and the MCP ``show_memory`` tool must withhold (an
+  uncommitted line also ``export``, with the served view's note); a
   row planted in the search index (``search`` must not print it, and says it rebuilt); an
   approval and a guard pass planted in the hash cache for a token committed with plain git;
 - a proposal Bob commits into Alice's inbox, one changed after its commit, a junk file he
@@ -43,8 +44,9 @@ Builds a fresh memory repository in a temporary folder (identity Alice Martin, a
   the Edit/Write tools) through the real hook, which must deny each, and honest commands it must
   let through;
 - faults: a process killed at each step of a write (``AGENTMEM_TEST_CRASH_AT``), then any command;
-- doctrine through the served view: an uncommitted rule edit, a member's plain-git activation
-  and an instruction edited after approval never reach ``context audit``;
+- doctrine through the served view: an uncommitted rule edit (also through ``export --audit``,
+  with its note), a member's plain-git activation and an instruction edited after approval never
+  reach ``context audit``;
 - erase (each case in a repository of its own, with a bare remote): a stale clone that merges the
   rewritten history back (pull, ``-s ours``, then ``sync``; a memory value merged back with
   ``-s ours`` and pulled: ``context chat`` withholds it), a text given in another letter
@@ -467,7 +469,11 @@ def served_view(bench: Bench, chat: Callable[[], str], hook: Callable[[], str]) 
             memfile.write_text(before, encoding="utf-8")
         return KEPT in out and planted not in out and "not committed" in out, out
 
-    for name, read in {"context chat": chat, "hook session-start": hook}.items():
+    def export() -> str:
+        return bench.invoke("export", "--to", "markdown")[1]
+
+    readers = {"context chat": chat, "hook session-start": hook, "export": export}
+    for name, read in readers.items():
         bench.record("served view", f"uncommitted line in {name}", [],
                      lambda read=read: uncommitted(read))  # fmt: skip
 
@@ -600,17 +606,22 @@ def served_doctrine(bench: Bench) -> None:
     def audit() -> tuple[int, str]:
         return bench.invoke("context", "audit", "--scope", "contracts/supply")
 
-    def uncommitted() -> tuple[bool, str]:
+    def export() -> tuple[int, str]:
+        return bench.invoke("export", "--audit", "--scope", "contracts/supply", "--to", "markdown")
+
+    def uncommitted(read: Callable[[], tuple[int, str]]) -> tuple[bool, str]:
         before = rule.read_text(encoding="utf-8")
         rule.write_text(before.replace("Accept a 12-month warranty", planted[:-1]), "utf-8")
         try:
-            code, out = audit()
+            code, out = read()
         finally:
             rule.write_text(before, encoding="utf-8")
         ok = code == 0 and "12-month warranty" in out and planted[:-1] not in out
         return ok and "not committed" in out, out
 
-    bench.record("served doctrine", "an uncommitted rule edit in context audit", [], uncommitted)
+    for name, read in {"context audit": audit, "export --audit": export}.items():
+        bench.record("served doctrine", f"an uncommitted rule edit in {name}", [],
+                     lambda read=read: uncommitted(read))  # fmt: skip
 
     def members_activation() -> tuple[bool, str]:
         draft = bench.root / "doctrine" / "supply-penalty.yaml"

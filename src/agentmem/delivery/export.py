@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentmem import notices
 from agentmem.config import load_config
 from agentmem.delivery.context import (
     ChatContext,
@@ -211,7 +212,9 @@ def plan_memory(
     _refuse_withheld(ctx)
     sha = memory_source_sha(repo, whose)
     main = Export("memory", whose, sha, render_chat(ctx, "markdown"), target)
-    left: list[str] = []
+    # what the served view left out of the file (an uncommitted line, another person's commit)
+    # is said as context chat says it, never exported in silence (docs/design/served.md)
+    left: list[str] = list(ctx.notes)
     rules: list[tuple[Path, Export]] = []
     for elsewhere, count in ctx.elsewhere:
         entries = _count(count)
@@ -420,6 +423,8 @@ def export_doctrine(repo: Repository, actor: Person, scope: str, target: str) ->
             "guard; nothing exported",
             hint="run agentmem check",
         )
+    for note in ctx.notes:  # what the served view left out, said as context audit says it
+        notices.warn(note)
     sha = doctrine_source_sha([(r.id, r.version) for r in ctx.applied])
     return Export("doctrine", clean, sha, render_audit(ctx, "markdown"), target)
 
