@@ -633,3 +633,26 @@ def test_settings_approve_is_the_second_admins_command(team: Path, runner) -> No
     assert f"Agentmem-Approves: {relax}" in message
     assert "Agentmem-Action: approve-settings" in message
     assert git(team, "show", "--stat", "--format=", "HEAD").strip() == ""  # an empty commit
+
+
+def test_a_walk_over_many_file_versions_says_so_and_keeps_their_bytes_when_asked(
+    team: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From ``PROGRESS_FROM`` file versions the walk gives one progress line (decision 0105)
+    before it judges; with ``read`` it hands back the bytes it read, by blob id."""
+    from agentmem import notices
+    from agentmem.check.history import walk
+
+    approve_as(team, "alice")
+    lines: list[str] = []
+    monkeypatch.setattr(notices, "_PROGRESS", [lines.append])
+    monkeypatch.setattr(walk, "PROGRESS_FROM", 10**9)
+    read: dict[str, bytes] = {}
+    quiet = check_history(team, read=read)
+    assert lines == []
+    rule = git(team, "rev-parse", "HEAD:doctrine/warranty.yaml").strip()
+    assert read[rule] == (team / "doctrine" / "warranty.yaml").read_bytes()
+    monkeypatch.setattr(walk, "PROGRESS_FROM", 1)
+    loud = check_history(team)
+    assert len(lines) == 1 and lines[0].startswith("judging the history: ")
+    assert loud.findings == quiet.findings

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentmem import governance as gov
+from agentmem import notices
 from agentmem import trailers as tr
 from agentmem.check import casefold
 from agentmem.check.findings import ERROR, WARNING, Finding
@@ -68,6 +69,9 @@ from agentmem.store.repo import ROLES_FILE, Person
 __all__ = ["HistoryResult", "Roles", "check_history", "parse_roles_text"]
 
 _RULE_PATH = re.compile(r"^doctrine/([^/]+)\.yaml$")
+#: File versions to judge from which the walk says so on stderr (decision 0105: a first audit
+#: of 100,000 drafts judges for seconds before it reads the served rules).
+PROGRESS_FROM = 2000
 _OWNED_PATH = re.compile(r"^(?:memories/([^/]+)\.md|inbox/([^/]+)/.+)$")
 APPROVED = ("active", "suspended")
 APPROVE_SETTINGS = gov.APPROVE_SETTINGS
@@ -150,6 +154,11 @@ def _walk(
             root, commits, (ROLES_FILE, CONFIG_FILE), [since] if since else []
         )
         reader.request(oid for oid in ids.values() if oid != "!")  # roles/settings at parents
+        if len(reader.asked) >= PROGRESS_FROM:
+            notices.progress(
+                f"judging the history: {len(commits):,} commit{'s' if len(commits) != 1 else ''}, "
+                f"{len(reader.asked):,} file versions…"
+            )
         blobs = Blobs(reader.texts())
         if read is not None and reader.raw is not None:
             read.update(reader.raw)
