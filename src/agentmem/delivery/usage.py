@@ -30,7 +30,7 @@ most twice that; both kinds of line are read from both files, oldest first.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,6 +59,11 @@ class RuleUsage:
     applied: bool
     reason: str | None
     review_overdue: bool
+
+
+#: What a usage line holds of each rule, in order (``asdict`` without its deep copy: 20,000
+#: rules in scope of a big doctrine).
+_RULE_FIELDS = tuple(f.name for f in fields(RuleUsage))
 
 
 @dataclass(frozen=True)
@@ -91,7 +96,7 @@ class UsageRecord:
             "role": self.role,
             "scope": self.scope,
             "applied": self.applied,
-            "rules": [asdict(r) for r in self.rules],
+            "rules": [{name: getattr(r, name) for name in _RULE_FIELDS} for r in self.rules],
             "others": dict(self.others),
         }
 
