@@ -1255,6 +1255,58 @@ def test_how_we_work_then_a_colon_makes_what_follows_a_doctrine_draft() -> None:
     assert [(p["route"], "Vertragsstrafe" in p["text"]) for p in proposals] == [("doctrine", True)]
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Review the Brightwater supply agreement and list what deviates from our playbook.",
+        "Responde a Ferralia que aceptamos su propuesta de plazo.",
+    ],
+)
+def test_a_task_on_a_document_is_no_doctrine(said: str) -> None:
+    assert _offline(said) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "words"),
+    [
+        (
+            "Anything that raises the liability cap goes to the finance director first. "
+            "That's how the procurement team works.",
+            "finance director",
+        ),
+        (
+            "Non, pas tout de suite : tout avenant au-delà de 50 000 € passe par la direction "
+            "financière. C'est la procédure du service.",
+            "50 000",
+        ),
+        (
+            "Cualquier descuento por encima del 20 % lo aprueba el director comercial, es la "
+            "norma del departamento.",
+            "descuento",
+        ),
+    ],
+)
+def test_how_the_team_works_makes_the_rule_before_a_doctrine_draft(said: str, words: str) -> None:
+    proposals = _offline(said)
+    assert [(p["route"], words in p["text"]) for p in proposals] == [("doctrine", True)]
+
+
+def test_a_change_of_day_or_of_address_modifies_the_entry() -> None:
+    memory = _memory(
+        recurring=["Enviar el informe de riesgos los martes por la tarde."],
+        writing=["Dirigirse a mí de usted."],
+    )
+    (moved,) = _offline(
+        "El informe de riesgos pásalo a los jueves, los martes no llego.", memory=memory
+    )
+    assert (moved["action"], moved["target"]) == (
+        "modify",
+        "Enviar el informe de riesgos los martes por la tarde.",
+    )
+    (address,) = _offline("A partir de ahora tutéame, lo de usted sobra.", memory=memory)
+    assert (address["action"], address["target"]) == ("modify", "Dirigirse a mí de usted.")
+
+
 # The labelled sets of ``benchmarks/harvest_quality.py`` stay well formed: every case has the
 # fields the benchmark reads, known values, labels it can score, and renders to a transcript that
 # harvest reads. (The figures themselves are the benchmark's, not a test's.)

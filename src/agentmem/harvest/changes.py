@@ -58,7 +58,8 @@ def content_words(text: str) -> set[str]:
 
 
 def same_word(a: str, b: str) -> bool:
-    """True when two folded words are one word, inflection aside: a common start of at least
+    """True when two folded words are one word, inflection aside: a plural ("date" /
+    "dates"), a common start of at least
     five letters (all but the last two of the shorter word), or eight letters; or the head of a
     compound ("berichte" ends "prufberichte", six letters or more)."""
     if a == b:
@@ -66,6 +67,8 @@ def same_word(a: str, b: str) -> bool:
     if a.isdigit() or b.isdigit():
         return False
     short, long_ = sorted((a, b), key=len)
+    if len(short) >= 3 and long_ in (short + "s", short + "es"):
+        return True  # a plural: "date" / "dates"
     if len(short) >= 6 and long_.endswith(short):
         return True
     common = len(os.path.commonprefix([a, b]))
@@ -190,8 +193,13 @@ _NEGATIONS = frozenset("not never no nunca nie nicht kein ne pas jamais dont jam
 #: Endings a value word takes ("anglaise", "englischen", "tuteamos", "vouvoyons"), never a
 #: new word ("Deutschland" is no "deutsch").
 _INFLECTIONS = frozenset(
-    "e s es en er em n a as o os amos emos imos ons ez t st te ten ent ait ar er".split()
+    # the last two: an imperative with its pronoun ("tutéame")
+    "e s es en er em n a as o os amos emos imos ons ez t st te ten ent ait ar er ame eme".split()
 )
+
+
+#: The inflections of ``_INFLECTIONS`` that are an imperative with its pronoun ("tutéame").
+_WITH_PRONOUN = ("ame", "eme")
 
 
 def _alternatives() -> dict[str, str]:
@@ -332,6 +340,8 @@ def _other_value(
                 continue
             _, s_index = fold(s.text)
             said = s.text[s_index[b] : s_index[e]]
+            if s.folded[b:e].endswith(_WITH_PRONOUN) and s.folded[b:e] not in _alternatives():
+                return s.text, {i}, "alternative"  # "tutéame …": a verb, no word of the entry
             was = entry[index[start] : index[end]]
             if was[:1].isupper():
                 said = said[:1].upper() + said[1:]

@@ -21,7 +21,8 @@ request before it standing; a norm said without a verb ("…, always", "three se
 me": ``team_scope``), that nothing is decided yet ("nothing's decided", "noch nicht
 entschieden", "solo para este contrato": ``provisional``) and that a request holds beyond this piece of work ("same for
 anything you draft", "en todos los contratos": ``extends``), and a clause that rejects how a thing was done ("las
-fechas así no": ``rejects``); a wish about how the agent works ("I'd rather you…", "j'aimerais
+fechas así no": ``rejects``), an imperative asking for a piece of work on this
+session's documents ("go through … and list", "contesta a … que", ``tasks``); a wish about how the agent works ("I'd rather you…", "j'aimerais
 bien que tu…", "mir wäre lieber, du…": ``wishes``, a preference, standing unless about one thing);
 what says the rule is known already ("same as always", "comme d'habitude", "wie immer":
 ``known``, with an entry or an active rule on the subject, a repeat); and the wording of outcome-derived entries
@@ -77,6 +78,7 @@ _PATTERN_KEYS = (
     "provisional",
     "extends",
     "rejects",
+    "tasks",
     "wishes",
     "known",
 )
@@ -124,6 +126,7 @@ class Language:
     provisional: tuple[re.Pattern[str], ...]
     extends: tuple[re.Pattern[str], ...]
     rejects: tuple[re.Pattern[str], ...]
+    tasks: tuple[re.Pattern[str], ...]
     wishes: tuple[re.Pattern[str], ...]
     known: tuple[re.Pattern[str], ...]
     lead_ins: tuple[str, ...]

@@ -442,14 +442,20 @@ class _Extractor:
         """True when ``folded`` says the request is for now only ("yet", "this week",
         "vendredi"), unless those words are what an entry of the memory settles ("laisse
         tomber le récap du vendredi" on "Envoyer le récapitulatif … chaque vendredi")."""
+        settled = False  # the sentence names when an entry's habit happens ("los lunes")
+        moved = False
         for pattern in lang.not_standing:
             for m in pattern.finditer(folded):
                 said = _content_words(m.group(0))
                 if not said or not any(
                     said <= _shared(said, _content_words(e.text)) for e in self.entries
                 ):
-                    return True
-        return False
+                    moved = True
+                else:
+                    settled = True
+        # "pásalo a los viernes, los lunes nadie lo lee" on "… los lunes": the entry's time
+        # changed, not a request for this week
+        return moved and not (settled and any_match(lang.replace, folded) is not None)
 
     def _repeats(self, text: str) -> bool:
         """True when ``text`` says what an entry or an active rule in scope already says."""
@@ -515,6 +521,10 @@ class _Extractor:
                 return None  # "we accept clause 5 but not clause 7": this document's places
             if _FETCH.match(folded):
                 return None  # "find me our standard wording …": a task, not what is accepted
+            if any_match(_patterns(langs, "tasks"), folded) and not any_match(
+                _patterns(langs, "standing"), folded
+            ):
+                return None  # "go through the … MSA and list …", "contesta a … que aceptamos …"
             request = sentence
             route, section, why = "doctrine", None, f"said in {where}"
         elif (complaint := _complaint(sentence, folded, index, langs)) is not None:
@@ -578,13 +588,17 @@ class _Extractor:
                 continue
             start, end = _clause(folded, cue.start())
             head = said[: index[start]].strip(" ,;:-—")
-            tail = said[index[end] + 1 :].strip() if folded[end : end + 1] == ":" else ""
+            colon = folded.find(":", cue.end())  # "une règle d'équipe, pas … à moi : on …"
+            tail = said[index[colon] + 1 :].strip() if colon >= end else ""
             if len(markers.words(fold(tail)[0])) >= 6:
                 at, rule = j, tail  # "Rappel de la règle de l'équipe : dès qu'un contrat …"
             elif len(markers.words(fold(head)[0])) >= 6:
                 at, rule = j, head
             elif j > 0 and "?" not in sentences[j - 1]:
                 at, rule = j - 1, sentences[j - 1]
+                after = rule.rsplit(":", 1)[-1].strip()
+                if ":" in rule and len(markers.words(fold(after)[0])) >= 6:
+                    rule = after  # "Non, pas encore : tout contrat …": the answer dropped
             else:
                 continue
             text = self._rule_text(rule)
@@ -861,6 +875,8 @@ def _clause_cue(patterns: tuple[re.Pattern[str], ...], folded: str) -> _Cue | No
 
 #: Before a demonstrative, a word that makes it a kind ("exclusions like this one", "como esta").
 _LIKE = re.compile(r"(?:\blike|\bsuch\s+as|\bcomme|\bcomo|\bwie)\s+$")
+#: An indefinite pronoun: the "that" after it starts a relative clause ("anything that …").
+_INDEFINITE = re.compile(r"\b(?:anything|everything|something|nothing|whatever|all)\s+$")
 
 
 #: After a demonstrative, where the work happens ("in this repo", "en este equipo"): the
@@ -887,6 +903,8 @@ def _deictic(folded: str, langs: list[Language], after: str = "") -> bool:
         for m in pattern.finditer(folded):
             if _LIKE.search(folded[: m.start()]):
                 continue
+            if m.group(0) == "that" and _INDEFINITE.search(folded[: m.start()]):
+                continue  # "anything that leaves us …": a relative pronoun, no demonstrative
             following = folded[m.end() :] + after
             if _CONTEXT.match(following):
                 continue
