@@ -252,10 +252,12 @@ def bench_sync(base: Path, clones: int) -> None:
     wall = time.perf_counter() - start
     landed = sum(1 for code, _, _ in results if code == 0)
     retries = [_retries(err) for _, err, _ in results]
-    kept = sum(
+    tree = _git(remote, "ls-tree", "--name-only", "HEAD", "memories/")
+    kept = sum(  # a clone whose sync gave up has no memory file on the remote: not kept
         1
         for n in range(clones)
-        if f"table {n} checked twice" in _git(remote, "show", f"HEAD:memories/p{n}.md")
+        if f"memories/p{n}.md" in tree.split()
+        and f"table {n} checked twice" in _git(remote, "show", f"HEAD:memories/p{n}.md")
     )
     print(
         f"sync burst, {clones} clones: {landed}/{clones} landed, {kept}/{clones} entries on the "

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +40,7 @@ from agentmem.delivery.context import (
 from agentmem.delivery.usage import log_chat
 from agentmem.errors import AgentmemError, UsageError
 from agentmem.governance import require_memory_role, require_owner
-from agentmem.proposals.inbox import Inbox, list_pending, read_inbox, write_to_inbox
+from agentmem.proposals.inbox import Inbox, foreign, list_pending, read_inbox, write_to_inbox
 from agentmem.proposals.model import parse_proposal
 from agentmem.store.repo import open_repository as open_repo
 from agentmem.store.root import find_root
@@ -127,14 +128,17 @@ class Agentmem:
 
     def pending(self, person: str | None = None) -> list[Proposal]:
         """Pending proposals of ``person`` (default: the actor; another person's only for an
-        admin), oldest first."""
+        admin), oldest first. :meth:`inbox` also says which ones the owner did not file."""
         whose = chat_reader(self._repo, self.actor(), person)
         return list_pending(self._repo, whose)
 
     def inbox(self, person: str | None = None) -> Inbox:
-        """:meth:`pending` with the inbox entries skipped as broken (each names its file)."""
+        """:meth:`pending` with the inbox entries skipped as broken (each names its file) and,
+        in ``foreign``, each proposal its owner did not file (``{id: why}``), as ``agentmem
+        inbox`` flags it: accept one only after reading it."""
         whose = chat_reader(self._repo, self.actor(), person)
-        return read_inbox(self._repo, whose)
+        found = read_inbox(self._repo, whose)
+        return replace(found, foreign=foreign(self._repo, found.proposals, found.read))
 
     # -- proposing ------------------------------------------------------------------------------
 

@@ -58,6 +58,9 @@ class Inbox:
     proposals: list[Proposal]
     broken: list[Broken] = field(default_factory=list)
     read: dict[str, bytes] = field(default_factory=dict)
+    #: when a reader asked (the Python API's ``inbox``): ``{proposal id: why it is not its
+    #: owner's}``, as :func:`foreign` gives it
+    foreign: dict[str, str] = field(default_factory=dict)
 
 
 def read_inbox(repo: Repository, person: str | None = None) -> Inbox:
