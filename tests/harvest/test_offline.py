@@ -1307,6 +1307,16 @@ def test_a_change_of_day_or_of_address_modifies_the_entry() -> None:
     assert (address["action"], address["target"]) == ("modify", "Dirigirse a mí de usted.")
 
 
+def test_a_piece_of_work_for_the_person_and_a_detail_of_this_draft_are_not_proposed() -> None:
+    assert _offline("Schreib mir die Kündigung für den Mietvertrag.") == []
+    assert _offline("vale, sin la coma del final") == []
+
+
+def test_no_more_x_is_joined_to_what_we_use_now() -> None:
+    (proposal,) = _offline("No more tabs in this repo. We moved to four spaces last year.")
+    assert "four spaces" in proposal["text"]
+
+
 # The labelled sets of ``benchmarks/harvest_quality.py`` stay well formed: every case has the
 # fields the benchmark reads, known values, labels it can score, and renders to a transcript that
 # harvest reads. (The figures themselves are the benchmark's, not a test's.)

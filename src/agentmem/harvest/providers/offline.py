@@ -533,6 +533,12 @@ class _Extractor:
             section = "Writing style" if "Writing style" in self.sections else None
             why = f"said in {where} what they want changed in the wording"
         elif (
+            _FETCH.match(folded)
+            and any_match(_patterns(langs, "tasks"), folded)
+            and not any_match(_patterns(langs, "standing"), folded)
+        ):
+            return None  # "Schreib mir die Freigabeanfrage.": a piece of work for the person
+        elif (
             directive := _directive(
                 sentence, folded, index, langs, cues, prepared.asked, prepared.wished
             )
@@ -788,6 +794,8 @@ _PLACE = re.compile(
 )
 #: A sentence whose subject is the agent ("Tu passes par le glossaire …", "du nimmst …").
 _YOU = re.compile(r"^(?:you|tu|vous|du)\s+[a-z]")
+#: A sentence whose subject is the team ("we moved to …", "hemos dicho que …", "on passe par").
+_WE = re.compile(r"^(?:we|on|nous|wir|nosotros|[a-z]+(?:amos|emos|imos))\s+[a-z]")
 #: A sentence that asks for a thing for the person ("find me …", "trouve-moi", "gib mir").
 _FETCH = re.compile(r"^(?:please\s+)?[a-z]+(?:\s+me|-moi|\s+mir)\b")
 _KIND_OF = re.compile(r"\w+\s+(?:type|kind|sort|genre|tipo|clase|art)\b")
@@ -1091,6 +1099,7 @@ def _with_replacement(
             nxt is None
             and any_match(_patterns(langs, "change_cues"), following) is None
             and _YOU.match(following) is None
+            and _WE.match(following) is None  # "hemos dicho que todo va a …": how we work
         ):
             continue
         if nxt is None and any(
