@@ -629,7 +629,7 @@ FUNCTION_IMPORTS = {
     "delivery/context.py": 11,
     "delivery/fastpath.py": 20,
     "delivery/mcp_server.py": 13,
-    "delivery/served.py": 16,
+    "delivery/served.py": 18,
     "delivery/toolgate.py": 1,
     "delivery/usage.py": 1,
     "delivery/usagelog.py": 1,

@@ -1,22 +1,27 @@
 """The served view's local state of ``doctrine/`` (docs/design/served.md §Served doctrine) only
 withholds: a rule a member activated with plain git stays out of ``context audit`` whatever
 ``.agentmem/served-doctrine.json`` or ``.agentmem/rules-served.json`` say, and a damaged state
-is rebuilt. Also the memory side's guard verdicts (§Served view: caches are never authority)."""
+is rebuilt. Also the memory side's guard verdicts (§Served view: caches are never authority), and
+a cached approval under `signing.decisions: required` (real ed25519 keys made in `tmp_path`)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests.helpers import git, invoke
+import yaml
+from tests.helpers import git, invoke, set_identity
 from tests.helpers.context import add_person, rule_text, write_rules
+from tests.helpers.team import ssh_key
 from typer.testing import CliRunner
 
 from agentmem.delivery import served
+from agentmem.store.hotcache import HotCache
 
 CAP = "Cap late-delivery penalties at 10 percent."
 DRAFT = "doctrine/supply-penalty-cap-draft.yaml"
@@ -196,17 +201,12 @@ def test_a_planted_rule_index_entry_applies_nothing(memrepo: Path, runner: CliRu
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known hole (docs/design/served.md §Served view): a cached guard pass is trusted for "
-    "a served entry; a forged decision commit is served, and a planted pass lets its token in",
-)
 def test_a_planted_guard_pass_for_a_forged_decision(memrepo: Path, runner: CliRunner) -> None:
     """The claim tried: a hash-cache verdict cannot let a hand-committed text through because
     such a text is not served. Alice's own line committed by hand with an accept's trailers
     (her own identity: the judge accepts it, as it accepts any forged decision) is served, and
-    the guard withholds its token — until a "pass" is planted for it: then the token is
-    pasted into the chat block. A forged commit alone does not get that far."""
+    the guard withholds its token, and a "pass" planted for it changes nothing: a cached pass
+    is never read, the guard runs on every served entry at every start."""
     from agentmem.store.hotcache import HotCache, digest, guard_fingerprint
 
     assert invoke(runner, "remember", "Answer in French.").exit_code == 0
@@ -260,3 +260,96 @@ def test_the_audit_servers_search_leaves_out_a_rule_served_otherwise(memrepo: Pa
     _bobs_activation(memrepo)
     assert mcp_server.rule_hits("penalties", 10) == []
     assert [h.path for h in mcp_server.rule_hits("warranty", 10)]  # the others still found
+
+
+# -- signing.decisions: required: a cached approval counts only for a commit signed so ------------
+
+RULE = "Refuse warranties under 24 months."
+
+
+@pytest.fixture
+def signed_team(memrepo: Path, tmp_path: Path) -> Path:
+    """alice admin signing with a key roles.yaml lists, bob member; ``signing.decisions:
+    required``; alice's git signs with her key."""
+    key, public = ssh_key(tmp_path, "alice")
+    people = {
+        "alice": {"email": "alice@example.com", "role": "admin", "signing_keys": [public]},
+        "bob": {"email": "bob@example.com", "role": "member"},
+    }
+    (memrepo / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
+    config = memrepo / "agentmem.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "signing:\n  decisions: required\n", encoding="utf-8"
+    )
+    git(memrepo, "add", "roles.yaml", "agentmem.yaml")
+    git(memrepo, "commit", "-qm", "roles and settings: decisions are signed")
+    git(memrepo, "config", "gpg.format", "ssh")
+    git(memrepo, "config", "user.signingkey", str(key))
+    return memrepo
+
+
+def _unsign_head(root: Path) -> str:
+    """HEAD made again without its signature (as a hand or another tool would); its id."""
+    git(root, "-c", "commit.gpgsign=false", "commit", "-q", "--amend", "--no-edit", "--no-gpg-sign")
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+def test_a_cached_approval_of_an_unsigned_accept_is_withheld(
+    signed_team: Path, runner: CliRunner
+) -> None:
+    root = signed_team
+    assert invoke(runner, "remember", "Answer in French.").exit_code == 0
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    signed = git(root, "rev-parse", "HEAD").strip()
+    assert invoke(runner, "remember", "Cite the clause number.").exit_code == 0
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    unsigned = _unsign_head(root)
+    chat = invoke(runner, "context", "chat")
+    assert chat.exit_code == 0
+    assert "Answer in French." in chat.stdout and "Cite the clause number." not in chat.stdout
+    note = f"the last change (commit {unsigned[:10]}) is not alice's own decision"
+    assert note in chat.stderr
+    # the approval planted for the unsigned accept (it carries every mark of a decision)
+    cache = HotCache(root / ".agentmem")
+    assert cache.get(served.JUDGED, unsigned) == (True, False)
+    cache.put(served.JUDGED, unsigned, True)
+    cache.save()
+    chat = invoke(runner, "context", "chat")
+    assert "Cite the clause number." not in chat.stdout
+    assert note in chat.stderr
+    assert HotCache(root / ".agentmem").get(served.JUDGED, unsigned) == (True, False)
+    # a signed decision's cached approval still counts: the first accept is served
+    assert HotCache(root / ".agentmem").get(served.JUDGED, signed) == (True, True)
+    assert "Answer in French." in chat.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+def test_a_cached_approval_of_an_unsigned_rule_approval_is_withheld(
+    signed_team: Path, runner: CliRunner
+) -> None:
+    root = signed_team
+    set_identity(root, "Bob", "bob@example.com")
+    proposed = invoke(
+        runner, "doctrine", "propose", "--id", "warranty-floor", "--title", "Warranty floor",
+        "--instruction", RULE, "--scope", "contracts", "--limit", "Not for software licences.",
+    )  # fmt: skip
+    assert proposed.exit_code == 0, proposed.stderr
+    set_identity(root, "Alice", "alice@example.com")
+    approve = invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1", "--reason", "Ok.")
+    assert approve.exit_code == 0, approve.stderr
+    audit = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert RULE in audit.stdout  # signed: served, and its approval cached
+    unsigned = _unsign_head(root)
+    audit = invoke(runner, "context", "audit", "--scope", "contracts")
+    note = f"(commit {unsigned[:10]}) is not a decision check --history accepts"
+    assert RULE not in audit.stdout and note in audit.stderr
+    state = json.loads((root / served.DOCTRINE_STATE).read_bytes())
+    assert state["judged"][unsigned] is False
+    state["judged"][unsigned] = True  # planted
+    (root / served.DOCTRINE_STATE).write_text(json.dumps(state), encoding="utf-8")
+    audit = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert RULE not in audit.stdout and note in audit.stderr
+    assert json.loads((root / served.DOCTRINE_STATE).read_bytes())["judged"][unsigned] is False

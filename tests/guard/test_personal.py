@@ -206,3 +206,20 @@ def test_the_name_index_gives_what_searching_the_list_gives() -> None:
         key = word[:1].upper() + word[1:].lower()
         assert index.get(key, 0) == personal._search_name(word), word
     assert index["Jean"] >= 2 and "Keep" not in index
+
+
+def test_the_names_of_each_ascii_initial_are_together_in_the_list() -> None:
+    """``_search_name`` searches a name that starts with A-Z only among the lines found for its
+    initial: that holds only while the installed ``nam_dict.txt`` keeps the names that start with
+    an ASCII capital in that capital's order (it sorts by its own folding of accents)."""
+    from agentmem.guard import personal
+
+    data = personal._name_bytes()
+    seen = 0
+    for line in data.split(b"\n"):
+        if len(line) > 3 and not line.startswith(b"#") and 0x41 <= line[3] <= 0x5A:
+            assert line[3] >= seen, line[:30]
+            seen = line[3]
+    start, end = personal._initial_lines(ord("S"))
+    assert data[start + 3] == ord("S") and data[end + 3] == ord("T")
+    assert personal._search_name("Sarah") == personal._name_index()["Sarah"] >= 2

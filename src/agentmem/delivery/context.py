@@ -55,9 +55,10 @@ def holds_delimiter(text: str) -> bool:
 
 
 def withhold_reason_cached(text: str, cache: HotCache | None) -> str | None:
-    """:func:`withhold_reason` of one text, looked up in ``cache`` first (by the text and the
-    guard's own code: :mod:`agentmem.store.hotcache`), so that a session start does not load the
-    guard to re-judge entries it judged before."""
+    """:func:`withhold_reason` of one text. A reason kept in ``cache`` (by the text and the
+    guard's own code: :mod:`agentmem.store.hotcache`) withholds it without loading the guard;
+    a pass is never taken from the cache: the guard runs again (a cached verdict can only
+    withhold: docs/design/served.md §Served view)."""
     if cache is None:
         return withhold_reason(text)
     # lazy: only the hot path keeps a cache (and pays for hashlib)
@@ -65,10 +66,11 @@ def withhold_reason_cached(text: str, cache: HotCache | None) -> str | None:
 
     key = digest(f"{guard_fingerprint()}\n{text}")
     found, value = cache.get("withhold", key)
-    if found and (value is None or isinstance(value, str)):
+    if found and isinstance(value, str):
         return value
     reason = withhold_reason(text)
-    cache.put("withhold", key, reason)
+    if reason is not None:
+        cache.put("withhold", key, reason)
     return reason
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentmem import trailers
+from agentmem.errors import AgentmemError
 from agentmem.store import gitrun, regular
 
 if TYPE_CHECKING:
@@ -164,7 +165,8 @@ def approved(
 ) -> bool:
     """The judge's verdict on ``commit`` (:func:`_judge`). From ``cache``, a refusal always
     counts, an approval only when ``marks`` (the commit carries the owner's decision marks:
-    :func:`marked`); anything else is judged again."""
+    :func:`marked`, and is signed as the signing policy in force requires:
+    :func:`unsigned_as_required`); anything else is judged again."""
     key = commit
     if cache is not None:
         found, value = cache.get(JUDGED, key)
@@ -174,6 +176,84 @@ def approved(
     if cache is not None:
         cache.put(JUDGED, key, verdict)
     return verdict
+
+
+def cached(cache: HotCache | None, commit: str) -> bool:
+    """True when ``cache`` holds an approval of ``commit`` (which counts only as
+    :func:`approved` says)."""
+    if cache is None:
+        return False
+    found, value = cache.get(JUDGED, commit)
+    return found and value is True
+
+
+def unsigned_as_required(root: Path, commits: list[tuple[str, tuple[str, ...]]]) -> set[str]:
+    """The commits of ``commits`` (``(commit, parents)`` whose approval a cache holds) that the
+    signing policy in force does not let count now: under ``signing.decisions: required`` in
+    ``agentmem.yaml`` at the commit's first parent (the judge's rule), a decision that is not
+    signed by a key ``roles.yaml`` lists for its author, verified again each time
+    (:func:`agentmem.check.history.signing.verify_decisions`) — a cache cannot say a commit
+    is signed (docs/design/served.md §Served view). One ``git cat-file --batch`` reads the
+    settings; nothing more runs unless one of them may require signatures."""
+    with_parent = [(c, p[0]) for c, p in commits if p]
+    if not with_parent:
+        return set()
+    parents = sorted({p for _c, p in with_parent})
+    payload = "".join(f"{p}:{CONFIG}\n" for p in parents).encode()
+    proc = gitrun.run(root, ["cat-file", "--batch"], payload, None, text=False)
+    texts = _batch_texts(parents, proc.stdout) if proc.returncode == 0 else {}
+    required = {p for p in parents if _requires_signatures(texts.get(p))}
+    if proc.returncode != 0:
+        required = set(parents)  # unreadable: as strict as it can be
+    wanted = [c for c, p in with_parent if p in required]
+    if not wanted:
+        return set()
+    # lazy: the signature check only for a repository that requires signatures
+    from agentmem.check.history.signing import verify_decisions
+
+    try:
+        findings = verify_decisions(root, ["--no-walk=unsorted", *wanted])
+    except AgentmemError:
+        return set(wanted)
+    return {f.commit for f in findings if f.commit}
+
+
+CONFIG = "agentmem.yaml"
+
+
+def _batch_texts(asked: list[str], out: bytes) -> dict[str, bytes]:
+    """``git cat-file --batch`` output for ``<commit>:agentmem.yaml`` of each of ``asked`` →
+    commit → the file's bytes (a commit without the file left out); the answers come in the
+    order asked."""
+    texts: dict[str, bytes] = {}
+    at = 0
+    for commit in asked:
+        end = out.find(b"\n", at)
+        if end < 0:
+            break
+        header = out[at:end].split()
+        at = end + 1
+        if len(header) == 3 and header[1] == b"blob" and header[2].isdigit():
+            size = int(header[2])
+            texts[commit] = out[at : at + size]
+            at += size + 1
+    return texts
+
+
+def _requires_signatures(text: bytes | None) -> bool:
+    """``signing.decisions: required`` in an ``agentmem.yaml`` text (None: absent): read with
+    the judge's own reader (:func:`agentmem.check.history.lineage.parse_settings_text`), which
+    loads only for a text that could say so (YAML cannot spell "required" without the word
+    or an escape)."""
+    if text is None or (b"required" not in text and b"\\" not in text):
+        return False
+    # lazy: the judge's settings reader (PyYAML) only for a text that may require signatures
+    from agentmem.check.history.lineage import parse_settings_text
+
+    try:
+        return parse_settings_text(text.decode("utf-8")).decisions_signed
+    except UnicodeDecodeError:
+        return True
 
 
 def _blob_text(root: Path, blob: str, work: bytes | None) -> str | None:
@@ -204,8 +284,11 @@ def _served_version(
     (:data:`WHOLE_FILE_ACTIONS`: the owner's ``memory edit``, an erase) — or when its bytes are
     those of the last version that may be (``git revert`` of bob's commit changes nothing
     served, and what is built on it is served again)."""
+    taken = [(c, parents) for c, parents, _b, marks, _w in candidates if marks and cached(cache, c)]
+    faulty = unsigned_as_required(root, taken)  # a cached approval counts only signed so
     verdicts = [
-        approved(root, c, parents, cache, marks) for c, parents, _b, marks, _w in candidates
+        approved(root, c, parents, cache, marks and c not in faulty)
+        for c, parents, _b, marks, _w in candidates
     ]
     served: tuple[str, str | None] | None = None
     made_on_served = True
@@ -858,6 +941,14 @@ def serve_doctrine(root: Path) -> ServedDoctrine:
             first = unknown[-1][1]
             since = first[0] if first else None
             judged.update(_judge_range(root, since, head, unknown, read))
+            _save_state(root, judged)
+        fresh = {c for c, _p in unknown}
+        taken = [(c, p) for c, p, m in marked if m and c not in fresh and judged.get(c, False)]
+        faulty = unsigned_as_required(root, taken)  # a cached approval counts only signed so
+        if faulty:
+            redo = [(c, p) for c, p, _m in marked if c in faulty]
+            first = redo[-1][1]
+            judged.update(_judge_range(root, first[0] if first else None, head, redo))
             _save_state(root, judged)
         verdict = _Trusted(root, judged, marked)
         if any(verdict.plain(c) is not True for c, _p, _m in marked):

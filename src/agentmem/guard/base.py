@@ -3,7 +3,9 @@ placeholders and :class:`Finding`."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any, cast
 
 ERROR = "error"
 WARNING = "warning"
@@ -52,3 +54,27 @@ class Finding:
     start: int
     end: int
     severity: str = ERROR
+
+
+class _LazyPattern:
+    """A regular expression compiled on its first use: most of the guard's patterns never run
+    on a given text (each waits for its words), and the guard runs at every session start
+    (docs/design/served.md §Served view), where compiling them all would cost more than the
+    scan."""
+
+    __slots__ = ("_args", "_compiled")
+
+    def __init__(self, pattern: str, flags: int) -> None:
+        self._args = (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(*self._args)
+        return getattr(compiled, name)
+
+
+def lazy_compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)`` on first use (:class:`_LazyPattern`)."""
+    return cast("re.Pattern[str]", _LazyPattern(pattern, flags))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from agentmem.guard.base import lazy_compile
 from agentmem.guard.unicode import _raw_span, _solid
 
 # ----------------------------------------------------------------------------------------------
@@ -416,12 +417,12 @@ _INSTRUCTION_NEEDLES = [
     for needles, _, _, _ in _INSTRUCTIONS
 ]
 _SOLID_NEEDLES = tuple(sorted(frozenset().union(*(solid for _, solid, _ in _INSTRUCTION_NEEDLES))))
-_WORD = re.compile(r"[a-z0-9]+")
-_SPACED = re.compile(r"(?<![\w'])\w(?:[ .*_-]\w){3,}(?![\w'])")  # one separator between letters
+_WORD = lazy_compile(r"[a-z0-9]+")
+_SPACED = lazy_compile(r"(?<![\w'])\w(?:[ .*_-]\w){3,}(?![\w'])")  # one separator between letters
 # In every _SPACED match: its last three letters, each after a separator (a fast search: it
 # starts with a set of characters, so the engine skips to them).
-_SPACED_HINT = re.compile(r"[ .*_-]\w[ .*_-]\w[ .*_-]\w(?![\w'])")
-_NEGATED = re.compile(
+_SPACED_HINT = lazy_compile(r"[ .*_-]\w[ .*_-]\w[ .*_-]\w(?![\w'])")
+_NEGATED = lazy_compile(
     r"(?:\b(?:never|not|no longer|ne|jamais|pas|nunca|jamas|no|nie|niemals|nicht)|n't|\bn')(?:[^\S\n]+\w+)?[^\S\n]*$"
 )
 

@@ -18,7 +18,7 @@ import unicodedata
 from importlib import resources
 from typing import Any
 
-from agentmem.guard.base import Finding
+from agentmem.guard.base import Finding, lazy_compile
 from agentmem.guard.secrets import _PLACEHOLDER_VALUE
 from agentmem.guard.unicode import _Raw
 
@@ -29,56 +29,56 @@ from agentmem.guard.unicode import _Raw
 # The host is taken whole ("(?!…)": no shorter host inside git@gitlab.example.com), and neither
 # an SSH remote (git@host:org/repo, a colon then no space) nor the user of a link
 # (ssh://git@host/…) is an address.
-_EMAIL = re.compile(
+_EMAIL = lazy_compile(
     r"(?<![\w.+-])(?<!://)[\w.+-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}"
     r"(?![\w-]|\.[A-Za-z0-9]|:\S)"
 )
 # At least eight digits after "+", nine otherwise: "2024-01-15" is no phone number.
-_PHONE_HINT = re.compile(
+_PHONE_HINT = lazy_compile(
     r"\+\(?\d(?:[ .\-()/\u00a0\u202f]{0,2}\d){7,}|\(?\d(?:[ .\-()/\u00a0\u202f]{0,2}\d){8,}"
 )
-_NOT_DIGIT = re.compile(r"\D")
-_DIGIT_GROUP = re.compile(r"\d+")
-_SEVEN_DIGITS = re.compile(r"\d{7,8}")
-_NINE_DIGITS = re.compile(r"\d(?:[ .\-()/\u00a0\u202f]{0,2}[\dAB]){8,}")  # AB: Corsican NIR
-_CF_HINT = re.compile(r"\d\d[A-EHLMPR-T]\d\d[A-Z]")
-_NINO_HINT = re.compile(r"^[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z](?:\d\d|$)", re.MULTILINE)
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ \u00a0]?[A-Z0-9]{4}){2,7}(?:[ \u00a0]?[A-Z0-9]{1,4})?\b")
-_CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
+_NOT_DIGIT = lazy_compile(r"\D")
+_DIGIT_GROUP = lazy_compile(r"\d+")
+_SEVEN_DIGITS = lazy_compile(r"\d{7,8}")
+_NINE_DIGITS = lazy_compile(r"\d(?:[ .\-()/\u00a0\u202f]{0,2}[\dAB]){8,}")  # AB: Corsican NIR
+_CF_HINT = lazy_compile(r"\d\d[A-EHLMPR-T]\d\d[A-Z]")
+_NINO_HINT = lazy_compile(r"^[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z](?:\d\d|$)", re.MULTILINE)
+_IBAN = lazy_compile(r"\b[A-Z]{2}\d{2}(?:[ \u00a0]?[A-Z0-9]{4}){2,7}(?:[ \u00a0]?[A-Z0-9]{1,4})?\b")
+_CARD = lazy_compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
 # Sex digit 1-4 or 7-8 (temporary numbers), groups apart by a space, a no-break space, a dot or
 # a hyphen, the key maybe set further apart ("… 084 - 91", "… 084/91").
 _NIR_SEP = "[ .\\-\u00a0\u202f]?"
-_NIR = re.compile(
+_NIR = lazy_compile(
     rf"(?<![\dA-Za-z])[1-478]{_NIR_SEP}\d{{2}}{_NIR_SEP}\d{{2}}{_NIR_SEP}(?:\d{{2}}|2[AB])"
     rf"{_NIR_SEP}\d{{3}}{_NIR_SEP}\d{{3}}[ .\-/\u00a0\u202f]{{0,3}}\d{{2}}(?![\dA-Za-z])"
 )
-_SSN = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
-_SSN_KEYWORD = re.compile(r"(?i)\bssn\b\W{0,3}(\d{9})\b")
-_DNI = re.compile(r"(?<![\dA-Za-z])(?:\d{8}-?[A-Za-z]|[XYZxyz]-?\d{7}-?[A-Za-z])(?![\dA-Za-z])")
-_CODICE_FISCALE = re.compile(r"\b[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z]\b")
+_SSN = lazy_compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
+_SSN_KEYWORD = lazy_compile(r"(?i)\bssn\b\W{0,3}(\d{9})\b")
+_DNI = lazy_compile(r"(?<![\dA-Za-z])(?:\d{8}-?[A-Za-z]|[XYZxyz]-?\d{7}-?[A-Za-z])(?![\dA-Za-z])")
+_CODICE_FISCALE = lazy_compile(r"\b[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z]\b")
 # German tax id (Steuer-ID, IdNr): 11 digits, grouped "86 095 742 719" or not; its checksum and
 # digit rules (python-stdnum) keep ordinary numbers out. The older tax number (Steuernummer)
 # has no checksum: only when named.
-_IDNR = re.compile(r"(?<![\d.,/-])[1-9]\d(?:[ \u00a0]?\d{3}){3}(?![\d.,/-]|[ \u00a0]\d)")
-_STNR_NAMED = re.compile(
+_IDNR = lazy_compile(r"(?<![\d.,/-])[1-9]\d(?:[ \u00a0]?\d{3}){3}(?![\d.,/-]|[ \u00a0]\d)")
+_STNR_NAMED = lazy_compile(
     r"(?i)\b(?:steuernummer|steuer-nr\.?|st\.?-?nr\.?)\b\W{0,3}(\d{2,3}/\d{3,4}/\d{4,5}|\d{10,13})"
 )
 # UK National Insurance number: two letters (HMRC's rules: no D, F, I, Q, U, V; no O second;
 # not BG, GB, KN, NK, NT, TN, ZZ), six digits, A-D. python-stdnum has no module for it.
-_NINO = re.compile(
+_NINO = lazy_compile(
     r"(?<![A-Za-z0-9])([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z](?:[ \u00a0]?\d\d){3}[ \u00a0]?[A-D])"
     r"(?![A-Za-z0-9])"
 )
 _NINO_INVALID = frozenset(("BG", "GB", "KN", "NK", "NT", "TN", "ZZ"))
 # A number named as a social security number: "numéro de sécurité sociale : 1 85 05 78 …",
 # "social security number 123 45 6789".
-_NIR_NAMED = re.compile(
+_NIR_NAMED = lazy_compile(
     r"(?i)\b(?:s[ée]curit[ée] sociale|s[ée]cu|nir|num[ée]ro insee|social security|seguridad social"
     r"|sozialversicherungsnummer)\b[^\d\n]{0,24}([1-478](?:[ .\-\u00a0\u202f]?\d){12}"
     r"(?:[ .\-/\u00a0\u202f]{0,3}\d\d))(?!\d)"
 )
-_SSN_NAMED = re.compile(
+_SSN_NAMED = lazy_compile(
     r"(?i)\b(?:ssn|social security)\b[^\d\n]{0,24}(\d{3}[ ]\d{2}[ ]\d{4})(?!\d)"
 )
 
@@ -86,7 +86,7 @@ _SSN_NAMED = re.compile(
 _NAMED_ID_WORDS = frozenset(
     "sécurité securite sécu secu nir insee security ssn seguridad sozialversicherungsnummer".split()
 )
-_WORDS = re.compile(r"[^\W\d_]+")
+_WORDS = lazy_compile(r"[^\W\d_]+")
 
 
 def _nino_ok(value: str) -> bool:
@@ -94,7 +94,7 @@ def _nino_ok(value: str) -> bool:
     return len(value) == 9 and value[:2] not in _NINO_INVALID
 
 
-_NUMBER_SEPARATORS = re.compile(r"[\s./\-]")
+_NUMBER_SEPARATORS = lazy_compile(r"[\s./\-]")
 _PII_RANK = {
     "pii:national-id": 0,
     "pii:card": 1,
@@ -191,7 +191,7 @@ def _card_ok(raw: str) -> bool:
 
 # A text that says it holds an account number: an IBAN-shaped value there is one even when its
 # checksum fails (a typo, or one made up for a test, is still somebody's account to a reader).
-_ACCOUNT_NAMED = re.compile(
+_ACCOUNT_NAMED = lazy_compile(
     r"(?i)\b(?:iban|rib|bic|kontonummer|bankverbindung|compte bancaire|num[ée]ro de compte"
     r"|cuenta bancaria|n[úu]mero de cuenta|bank account|account number)\b"
 )
@@ -395,7 +395,7 @@ def _bare(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
 
 
-_ARTICLES = re.compile(
+_ARTICLES = lazy_compile(
     r"^(?:a|an|the|un|une|le|la|les|l'|du|de la|de l'|des|de|d'|el|los|las|una|unos|unas"
     r"|ein|eine|einen|einem|einer|das|die|der|den) "
 )
@@ -459,17 +459,25 @@ def _common(word: str, counts: dict[str, int]) -> bool:
 
 
 @functools.cache
-def _name_list() -> str:
-    """gender-guesser's maintained list of first names (48,000 lines, many countries), read
-    whole once and searched: a name line is ``G  Name`` padded to column 30, then one
-    frequency digit (1-D) per country."""
+def _name_bytes() -> bytes:
+    """gender-guesser's maintained list of first names (48,000 lines, many countries) as the
+    bytes of its file, read once and searched as they are (decoding them would cost more than
+    the searches): a name line is ``G  Name`` padded to column 30, then one frequency digit
+    (1-D) per country."""
     path = resources.files("gender_guesser") / "data" / "nam_dict.txt"
-    return path.read_text(encoding="utf-8")
+    return path.read_bytes()
+
+
+@functools.cache
+def _name_list() -> str:
+    """:func:`_name_bytes` decoded (for :func:`_name_index` only)."""
+    return _name_bytes().decode("utf-8")
 
 
 #: How many names :func:`_name_frequency` looks up by searching the list before it indexes
-#: it: a search reads the whole list (megabytes); the index costs a few searches, once.
-_SEARCHES_BEFORE_INDEX = 16
+#: it: a search reads the lines of one initial; the index parses the whole list, which pays
+#: only for a scan of many texts (``check --history``; docs/decisions/0108).
+_SEARCHES_BEFORE_INDEX = 1000
 _searches: list[int] = [0]
 
 
@@ -510,19 +518,66 @@ def _name_frequency(name: str) -> int:
 
 
 def _search_name(name: str) -> int:
-    """:func:`_name_frequency` by searching the whole list."""
-    data = _name_list()
-    key = " " + name[:1].upper() + name[1:].lower()
-    key = key.ljust(27)
+    """:func:`_name_frequency` by searching the file's bytes for the name, each hit checked for
+    the line's layout (the name at column 3 of its line, padded with spaces to column 29). A
+    name that starts with A-Z is searched only among the lines that start so
+    (:func:`_initial_lines`); the needle has no space (a search skips fast over the file's
+    padding only for a needle that holds none)."""
+    data = _name_bytes()
+    word = name[:1].upper() + name[1:].lower()
+    key = (" " + word.ljust(26)).encode("utf-8")  # columns are characters, the file UTF-8
+    needle = word.encode("utf-8")
+    start, end = _initial_lines(needle[0]) if needle else (0, len(data))
     best = 0
-    i = data.find(key)
+    i = data.find(needle, start, end)
     while i >= 0:
-        if i >= 2 and data[i - 3 : i - 2] == "\n":
-            line_end = data.find("\n", i)
-            digits = [int(c, 16) for c in data[i + 28 : line_end] if c in "123456789ABCD"]
+        if i >= 4 and data[i - 4] == 0x0A and data.startswith(key, i - 1):
+            line_end = data.find(b"\n", i)
+            digits = [int(chr(c), 16) for c in data[i + len(key) : line_end] if c in _DIGITS]
             best = max(best, *digits, 1)
-        i = data.find(key, i + 1)
+        i = data.find(needle, i + 1, end)
     return best
+
+
+_DIGITS = frozenset(b"123456789ABCD")
+
+
+@functools.cache
+def _initial_lines(initial: int) -> tuple[int, int]:
+    """Where the lines whose name starts with ``initial`` (a byte) lie in the list: ``(start,
+    end)`` byte offsets, found by bisection. The list is sorted by name with its own folding of
+    accents, under which the names that start with an ASCII capital still come in the order of
+    that capital (tests/guard/test_personal.py checks it of the installed list); for any other
+    initial, the whole list."""
+    data = _name_bytes()
+    if not 0x41 <= initial <= 0x5A:
+        return 0, len(data)
+    return _first_line_from(data, initial), _first_line_from(data, initial + 1)
+
+
+def _first_line_from(data: bytes, initial: int) -> int:
+    """The offset of the first line whose name starts with an ASCII capital ``initial`` or a
+    later one (``len(data)`` when none does)."""
+    lo, hi = 0, len(data)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _next_capital(data, mid)[1] >= initial:
+            hi = mid
+        else:
+            lo = mid + 1
+    return _next_capital(data, lo)[0]
+
+
+def _next_capital(data: bytes, pos: int) -> tuple[int, int]:
+    """``(offset, capital)`` of the first line starting at or after ``pos`` whose name (column
+    3) starts with an ASCII capital; ``(len(data), 256)`` when there is none."""
+    if pos > 0 and data[pos - 1] != 0x0A:
+        pos = data.find(b"\n", pos) + 1 or len(data)
+    while pos + 3 < len(data):
+        if data[pos] != 0x23 and 0x41 <= data[pos + 3] <= 0x5A:  # not a "#" comment line
+            return pos, data[pos + 3]
+        pos = data.find(b"\n", pos) + 1 or len(data)
+    return len(data), 256
 
 
 def _common_german(word: str) -> bool:
@@ -569,19 +624,19 @@ _CAP = rf"{_UPPER}{_LOWER}+"
 _CAPITALISED = rf"{_CAP}(?:-{_CAP})?"
 # A title, then a capitalised name that is not a common word: "Dr. Schneider", "Maître
 # Lefebvre", "el Sr. García" (not "Sr. Engineer", "M. Then", "la Sra. Presidenta").
-_TITLED = re.compile(
+_TITLED = lazy_compile(
     rf"(?<![\w.])((?:Dr|Mr|Mrs|Ms|Mx|Prof|Mme|Mlle|Sr|Sra|Srta|Dra)\.?|(?:M|Me|Hr|Fr)\."
     rf"|Ma[iî]tre|Madame|Monsieur|Miss|Sir|Herr|Frau|Se[ñn]ora?|Do[nñ]a?)[^\S\n]+({_CAPITALISED})"
     rf"(?![\w-])"
 )
 _PARTICLE = r"(?:(?:de|da|di|del|van|von|der|den|du|le|dos|das|ten|ter|zu) )"
 # A first name, then a surname: "Jean Dupont", "Anna von Berg".
-_NAME_PAIR = re.compile(
+_NAME_PAIR = lazy_compile(
     rf"(?<![\w.'’-])({_CAPITALISED})[^\S\n]+{_PARTICLE}?({_CAPITALISED})(?![\w'’-])"
 )
 # "my colleague Sarah", "ma collègue Léa", "mi jefa Carmen", "meine Kollegin Anna", "my name
 # is Tom": the word after the cue is a name unless it is a common word.
-_NAME_CUE = re.compile(
+_NAME_CUE = lazy_compile(
     r"(?i:(?:\b(?:my|our) (?:colleague|coworker|co-worker|manager|boss|lawyer|attorney|doctor"
     r"|accountant|assistant|client|friend|neighbou?r|landlord|teammate|intern|husband|wife"
     r"|son|daughter|brother|sister)|\b(?:mon|ma|notre) (?:coll[èe]gue|chef|cheffe|avocate?"
@@ -596,7 +651,7 @@ _NAME_CUE = re.compile(
 )
 # "Sarah said", "Léa a dit", "Carmen dijo", "Anna sagte": a first name with a verb of speech
 # (not "Bob prefers …": a team member named by the id the team uses is no disclosure).
-_NAME_SAID = re.compile(
+_NAME_SAID = lazy_compile(
     rf"(?<![\w.'’-])({_CAPITALISED})[^\S\n]+(?:said|says|told (?:me|us)|wrote|asked|a dit"
     r"|m['’]a dit|a écrit|a demandé|dijo|me dijo|escribió|pidió|sagte|sagt|meinte|schrieb"
     r"|hat gesagt)\b"
@@ -605,13 +660,13 @@ _NAME_SAID = re.compile(
 
 # A number or a German determiner right before a capitalised pair: the pair is a noun phrase
 # ("14 Tage Vorankündigung", "die Tage Frist"), never a first name and a surname.
-_QUANTITY_BEFORE = re.compile(
+_QUANTITY_BEFORE = lazy_compile(
     r"(?:\b\d+(?:[.,]\d+)?|\b(?i:der|die|das|den|dem|des|ein|eine|einen|einem|einer|eines"
     r"|kein|keine|keinen|jede|jeden|alle|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zwölf))"
     r"[^\S\n]+\Z"
 )
 
-_NEXT_NAME = re.compile(rf"[^\S\n]+{_PARTICLE}?({_CAPITALISED})(?![\w'’-])")
+_NEXT_NAME = lazy_compile(rf"[^\S\n]+{_PARTICLE}?({_CAPITALISED})(?![\w'’-])")
 
 
 def _whole_name(text: str, end: int) -> int:
@@ -657,8 +712,9 @@ def _name_findings(text: str, words: frozenset[str], caps: frozenset[str]) -> li
             if name.casefold() in _product_words() or _common(name, _COMMON_COUNT):
                 continue  # "Sr. Engineer", "M. Then", "la Sra. Presidenta": not a name
             add(m.start(), m.end(), "title and name")
-    if any(_first_name(w) for w in caps if w[:1].isupper() and w[1:].islower()):
-        for m in _NAME_PAIR.finditer(text):
+    pairs = list(_NAME_PAIR.finditer(text))  # first: most texts have none (no name looked up)
+    if pairs and any(_first_name(w) for w in caps if w[:1].isupper() and w[1:].islower()):
+        for m in pairs:
             if _QUANTITY_BEFORE.search(text, 0, m.start()) and _common_german(m.group(1)):
                 continue  # "14 Tage Vorankündigung": a count and its (capitalised) German noun
             if _first_name(m.group(1)) and _surname(m.group(2)):
@@ -691,7 +747,7 @@ _DATE = (
     rf"(?:{_DAY}[/.-](?:0?[1-9]|1[0-2])[/.-](?:{_YEAR}|\d\d)|{_YEAR}-(?:0[1-9]|1[0-2])-(?:0[1-9]"
     rf"|[12]\d|3[01])|{_DAY} (?:de )?{_MONTHS},? (?:de )?{_YEAR}|{_MONTHS} {_DAY},? {_YEAR})"
 )
-_BIRTH = re.compile(
+_BIRTH = lazy_compile(
     r"(?i)\b(?:born(?: on)?|b\.|date of birth|birth ?date|birthday(?: is)?|d\.?o\.?b\.?"
     r"|n[ée]e?(?:\(e\))? le|date de naissance|nacid[oa] el|nac[íi] el|naci[óo] el"
     r"|fecha de nacimiento|geboren am|geb\.(?: am)?|geburtsdatum|geburtstag)"
@@ -708,7 +764,7 @@ _EN_STREETS = (
     r"(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Boulevard|Blvd|Court|Ct|Place|Square|Terrace"
     r"|Crescent|Close|Way|Parkway|Highway|Row|Mews|Gardens|Grove|Hill|Walk)"
 )
-_ADDRESS = re.compile(
+_ADDRESS = lazy_compile(
     # EN: "221B Baker Street", "10 Downing St."
     rf"\b\d{{1,5}}[A-Za-z]?,?[^\S\n]+(?:{_CAP}[^\S\n]+){{1,3}}{_EN_STREETS}\b\.?"
     # FR: "12 rue de la Paix", "3 bis avenue Foch"
@@ -816,7 +872,7 @@ def _health_words() -> frozenset[str]:
 
 # --- family, legal and financial facts --------------------------------------------------------
 
-_FAMILY = re.compile(
+_FAMILY = lazy_compile(
     r"(?i)\b(?:(?:my|his|her|our|their)\s+(?:daughters?|sons?|wife|husband|kids?|children|child"
     r"|mother|father|mom|mum|dad|brother|sister|girlfriend|boyfriend|baby|fianc[ée]e?)"
     r"|(?:ma|mon|mes|sa|son|ses)\s+(?:filles?|fils|femme|mari|enfants?|compagne|compagnon"
@@ -835,7 +891,7 @@ _FAMILY_WORDS = frozenset(
     "hermano hermana hermanos hermanas novio novia töchter tochter söhne sohne sohn frau mann "
     "kind kinder mutter vater bruder schwester".split()
 )
-_LEGAL = re.compile(
+_LEGAL = lazy_compile(
     r"(?i)\b(?:(?:i|i'm|i am|he|she|he's|she's|he is|she is|we|they)\b[^.;\n]{0,30}?\b(?:divorced"
     r"|divorcing|separated|arrested|convicted|on probation|sued|in prison|jailed|charged with"
     r"|a criminal record)|(?:my|his|her|their)\s+(?:divorce|custody|lawsuit|trial|conviction"
@@ -859,7 +915,7 @@ _LEGAL_WORDS = frozenset(
     "divorcio juicio condena custodia demanda geschieden getrennt verhaftet verurteilt "
     "vorbestraft angeklagt scheidung vorstrafe verurteilung sorgerecht prozess".split()
 )
-_FINANCIAL = re.compile(
+_FINANCIAL = lazy_compile(
     r"(?i)\b(?:(?:my|his|her|their)\s+(?:salary|pay|income|debts?|mortgage|loan|bank account"
     r"|credit score|pay rise|raise|bonus|savings)"
     r"|(?:i|he|she|they)\s+(?:earn|earns|earned|make|makes|made)\s+(?:about\s+|around\s+)?"
@@ -884,7 +940,7 @@ _FINANCIAL_WORDS = frozenset(
 # --- passwords said in words or typed on a command line ----------------------------------------
 
 # "the password is X", "Mot de passe du serveur : X", "la contraseña es X", "Passwort lautet X".
-_PASSWORD_PROSE = re.compile(
+_PASSWORD_PROSE = lazy_compile(
     r"(?i)\b(?:password|passwd|passphrase|pass\s*code|passcode|pwd|mot\s+de\s+passe|mdp"
     r"|contrase[ñn]a|clave|passwort|kennwort)\b[^.\n:=\"'{}()\[\]]{0,40}?"
     r"(?:\b(?:is|was|est|[ée]tait|c['’]est|es|era|ist|war|lautet|=)|[:=]|->|→)[^\S\n]*"
@@ -897,7 +953,7 @@ _PASSWORD_BARE = re.compile(
 )
 # mysql -pX / -p X, psql … -W X, sshpass -p X, redis-cli -a X, --password X / --password=X,
 # curl -u user:X.
-_PASSWORD_FLAG = re.compile(
+_PASSWORD_FLAG = lazy_compile(
     r"(?:\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|sshpass)\b[^\n|;&]{0,80}?[^\S\n]-p"
     r"[^\S\n]?|\b(?:psql|pg_dump|pg_restore|pg_dumpall|createdb)\b[^\n|;&]{0,80}?[^\S\n]-W[^\S\n]+"
     r"|\bredis-cli\b[^\n|;&]{0,80}?[^\S\n]-a[^\S\n]+|(?<![\w-])--(?:password|passwd|pass)"
@@ -924,7 +980,7 @@ def _password_value(value: str) -> bool:
     return any(not c.isalpha() for c in bare) or any(c.isupper() for c in bare[1:])
 
 
-_A_DIGIT = re.compile(r"\d")
+_A_DIGIT = lazy_compile(r"\d")
 
 
 def person_findings(text: str, raw: _Raw | None = None) -> list[Finding]:

@@ -46,10 +46,8 @@ positive"): England/Scotland/Wales flags (tag characters), "you are now …" wha
 
 from __future__ import annotations
 
-import re
-
 from agentmem.errors import GuardError
-from agentmem.guard.base import ERROR, KINDS, PLACEHOLDERS, Finding
+from agentmem.guard.base import ERROR, KINDS, PLACEHOLDERS, Finding, lazy_compile
 from agentmem.guard.injection import _instruction_hits
 from agentmem.guard.personal import _PII_RANK, personal_findings
 from agentmem.guard.secrets import _blob_findings, _braille_findings, _secret_findings
@@ -163,7 +161,7 @@ def scan(text: str, *, max_chars: int | None = None, kind: str = "entry") -> lis
     return _dedupe(findings)
 
 
-_ROT13_MARKER = re.compile(r"\brot[- ]?13\b")
+_ROT13_MARKER = lazy_compile(r"\brot[- ]?13\b")
 _ROT13 = str.maketrans(
     "abcdefghijklmnopqrstuvwxyz", "nopqrstuvwxyzabcdefghijklm"
 )  # the detection copy is lower case

@@ -19,7 +19,7 @@ import math
 import re
 from collections import Counter
 
-from agentmem.guard.base import Finding
+from agentmem.guard.base import Finding, lazy_compile
 from agentmem.guard.unicode import _Raw, _solid, _visible_positions
 
 # ----------------------------------------------------------------------------------------------
@@ -422,26 +422,26 @@ def _ds_pattern(index: int) -> re.Pattern[str]:
 
 
 # A URL's password that documentation puts there: postgres://user:password@localhost.
-_URL_PLACEHOLDER = re.compile(
+_URL_PLACEHOLDER = lazy_compile(
     r"(?i)(?:pass(?:word|wd)?|pwd|secret|token|changeme|x+|\*+|\.+|[${<%\[].*|.*(?:\.\.\.|…).*)"
 )
-_PLACEHOLDER_VALUE = re.compile(
+_PLACEHOLDER_VALUE = lazy_compile(
     r"[\"']?(?:[$%{<\[]|[x*.•#_-]+[\"']?$|.*(?:example|your|changeme|redacted|dummy|placeholder"
     r"|environ|getenv|process\.env|secrets?\.|vault))",
     re.IGNORECASE,
 )
-_DOC_PLACEHOLDER = re.compile(r"[\w-]*?[_-][xX*.]{8,}")  # sk-ant-xxxxxxxx, ghp_********
-_PROSE_PASSWORD = re.compile(r"[a-z]+")  # "mot de passe : voir le coffre" is prose
-_LONG_RUN = re.compile(r"[0-9A-Za-z+/=_-]{40,}")
-_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_.-])[A-Za-z0-9+/_.=-]{20,}")
-_B64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{40,}={0,2}")
-_HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{65,}(?![0-9A-Fa-f])")
-_LOWER_RUN = re.compile(r"[a-z]+")
+_DOC_PLACEHOLDER = lazy_compile(r"[\w-]*?[_-][xX*.]{8,}")  # sk-ant-xxxxxxxx, ghp_********
+_PROSE_PASSWORD = lazy_compile(r"[a-z]+")  # "mot de passe : voir le coffre" is prose
+_LONG_RUN = lazy_compile(r"[0-9A-Za-z+/=_-]{40,}")
+_TOKEN = lazy_compile(r"(?<![A-Za-z0-9+/=_.-])[A-Za-z0-9+/_.=-]{20,}")
+_B64_RUN = lazy_compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{40,}={0,2}")
+_HEX_RUN = lazy_compile(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{65,}(?![0-9A-Fa-f])")
+_LOWER_RUN = lazy_compile(r"[a-z]+")
 # Object ids in model and tool transcripts (msg_01…, toolu_01…, req_011…): not secrets.
-_API_OBJECT_ID = re.compile(
+_API_OBJECT_ID = lazy_compile(
     r"(?:msg|toolu|srvtoolu|req|call|resp|fc|rs|chatcmpl|run|thread|asst|file|batch|evt)[_-]"
 )
-_UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+_UUID = lazy_compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 
 
 def _entropy(s: str) -> float:
@@ -549,7 +549,7 @@ def _detect_secrets_findings(text: str, raw: _Raw) -> list[Finding]:
     return out
 
 
-_BRAILLE = re.compile(r"[\u2800-\u28ff](?:[ \u00a0]?[\u2800-\u28ff]){5,}")
+_BRAILLE = lazy_compile(r"[\u2800-\u28ff](?:[ \u00a0]?[\u2800-\u28ff]){5,}")
 
 
 def _braille_findings(text: str) -> list[Finding]:

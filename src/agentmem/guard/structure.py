@@ -10,27 +10,27 @@ import re
 from collections.abc import Iterator
 from urllib.parse import parse_qsl, urlsplit
 
-from agentmem.guard.base import PROMPT_DELIMITERS
+from agentmem.guard.base import PROMPT_DELIMITERS, lazy_compile
 from agentmem.guard.unicode import _is_invisible_cp
 
 # ----------------------------------------------------------------------------------------------
 # Structure and exfiltration (detection copy)
 # ----------------------------------------------------------------------------------------------
 
-_LEADING = re.compile(
+_LEADING = lazy_compile(
     r"(?:#{1,6}(?:\s|$)|>|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|([-*_])(?:\s*\1){2,}\s*$"
     r"|(?:system|assistant|user|human|ai|model)\s*:)"
 )
-_REF_DEF = re.compile(r"\[[^\]\n]+\]:[^\S\n]*\S")
-_TAG = re.compile(
+_REF_DEF = lazy_compile(r"\[[^\]\n]+\]:[^\S\n]*\S")
+_TAG = lazy_compile(
     r"<(/?)([a-z][a-z0-9:_.-]*)(\s[^<>\n]*)?/?>|<!--|<!\[cdata\[|<\?[a-z]|<!doctype|<\|[a-z_]+\|>"
 )
-_CODE_SPAN = re.compile(r"`[^`\n]+`")
+_CODE_SPAN = lazy_compile(r"`[^`\n]+`")
 _ROLE_TAGS = frozenset(
     "system user assistant human ai model instructions instruction prompt context memory "
     "doctrine tool tools function admin developer important note".split()
 )
-_CHAT_TOKENS = re.compile(r"\[/?inst\]|<</?sys>>")
+_CHAT_TOKENS = lazy_compile(r"\[/?inst\]|<</?sys>>")
 # HTML elements and the names made of role words stay tags even alone; any other lone opening
 # tag with no attributes and no closing tag in the text is a placeholder: <your-token>.
 _HTML_ELEMENTS = frozenset(
@@ -40,8 +40,8 @@ _HTML_ELEMENTS = frozenset(
     "q s samp section select slot small span strong sub summary sup table tbody td template "
     "textarea tfoot th thead time title tr u ul var wbr".split()
 )
-_NAME_PARTS = re.compile(r"[-_.:]")
-_FENCE = re.compile(r"```|~~~")
+_NAME_PARTS = lazy_compile(r"[-_.:]")
+_FENCE = lazy_compile(r"```|~~~")
 # fmt: off
 _EXFIL: list[tuple[str, str, re.Pattern[str]]] = [
     ("![", "Markdown image (fetched when displayed)", re.compile(r"!\[[^\]\n]*\]\s*[(\[]")),
@@ -55,19 +55,19 @@ _EXFIL: list[tuple[str, str, re.Pattern[str]]] = [
     ("file:", "file: URI", re.compile(r"\bfile:/")),
 ]
 # fmt: on
-_URL = re.compile(r"\b(?:https?|ftp)://[^\s<>\"'`)\]]+")
+_URL = lazy_compile(r"\b(?:https?|ftp)://[^\s<>\"'`)\]]+")
 # <https://…>, rendered as a link: refused with any query data, and to any host that is not a
 # code or documentation host (like a reference-style link definition, it is link markup).
-_AUTOLINK = re.compile(r"<(?:https?|ftp)://([^\s<>/?#]*)([^\s<>?#]*)([^\s<>]*)>")
-_MD_LINK_TARGET = re.compile(r"\]\(\s*<?(?:https?|ftp)://[^\s)>]*[?#][^\s)>]*")  # [text](url?…)
+_AUTOLINK = lazy_compile(r"<(?:https?|ftp)://([^\s<>/?#]*)([^\s<>?#]*)([^\s<>]*)>")
+_MD_LINK_TARGET = lazy_compile(r"\]\(\s*<?(?:https?|ftp)://[^\s)>]*[?#][^\s)>]*")  # [text](url?…)
 _QUERY_VALUE_MAX = 32  # characters in one query value
 _QUERY_MAX = 100  # characters of query plus fragment
-_TEMPLATE = re.compile(r"[{}$<>]|%7b|%24|%3c")
+_TEMPLATE = lazy_compile(r"[{}$<>]|%7b|%24|%3c")
 
 
 # A "- " line (not the first) whose content, white space aside, starts with a character that
 # _LEADING or _REF_DEF can start with; the content of other lines cannot match either.
-_ENTRY_HINT = re.compile(r"\n- [^\S\n]*(?:[#>*+_\[\d-]|system|assistant|user|human|ai|model)")
+_ENTRY_HINT = lazy_compile(r"\n- [^\S\n]*(?:[#>*+_\[\d-]|system|assistant|user|human|ai|model)")
 
 
 def _lines(det: str, kind: str) -> Iterator[tuple[int, str]]:
@@ -86,7 +86,7 @@ def _lines(det: str, kind: str) -> Iterator[tuple[int, str]]:
         yield start, det[start : end if end >= 0 else len(det)]
 
 
-_ESCAPED_DELIMITER = re.compile(
+_ESCAPED_DELIMITER = lazy_compile(
     r"(?:&lt;?|&#0*60;?|&#x0*3c;?|\\u003c|\\x3c|%3c)/?agentmem-(?:memory|doctrine)", re.IGNORECASE
 )
 
@@ -201,11 +201,11 @@ _CAPTURE_SUFFIXES = (
     "oastify.com", "burpcollaborator.net", "canarytokens.com", "canarytokens.org",
     "hooks.zapier.com", "webhook.office.com",
 )  # fmt: skip
-_WEBHOOK_PATH = re.compile(r"/(?:api/)?(?:web-?hooks?|hooks?|callbacks?|catch)(?:/|$)")
+_WEBHOOK_PATH = lazy_compile(r"/(?:api/)?(?:web-?hooks?|hooks?|callbacks?|catch)(?:/|$)")
 # Where a webhook path is a page about webhooks (settings, documentation), not an endpoint.
 _ALLOWED_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "git-scm.com")
-_DOC_HOST = re.compile(r"(?:docs?|developers?|dev|learn|help|support|wiki)\.")
-_DOC_PATH = re.compile(r"/(?:docs?|documentation|guides?|help|wiki|blog)(?:/|$)")
+_DOC_HOST = lazy_compile(r"(?:docs?|developers?|dev|learn|help|support|wiki)\.")
+_DOC_PATH = lazy_compile(r"/(?:docs?|documentation|guides?|help|wiki|blog)(?:/|$)")
 
 
 def _suffix(host: str, suffixes: tuple[str, ...]) -> bool:
@@ -231,10 +231,10 @@ def _allowed_host(host: str, path: str) -> bool:
 # Data hidden in a link's path or host name (raw text: decoding needs the case)
 # ----------------------------------------------------------------------------------------------
 
-_HEX = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
-_B64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
-_B32 = re.compile(r"[a-zA-Z2-7]{16,}={0,6}")
-_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+_HEX = lazy_compile(r"(?:[0-9a-fA-F]{2}){8,}")
+_B64 = lazy_compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+_B32 = lazy_compile(r"[a-zA-Z2-7]{16,}={0,6}")
+_EXTENSION = lazy_compile(r"\.[A-Za-z0-9]{1,5}$")
 
 
 def _text_like(data: bytes) -> bool:

@@ -7,12 +7,11 @@ accents removed, Latin look-alikes mapped to Latin); :func:`_raw_span` maps its 
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections import Counter
 from functools import lru_cache
 
-from agentmem.guard.base import Finding
+from agentmem.guard.base import Finding, lazy_compile
 
 
 class _Raw:
@@ -96,7 +95,7 @@ class _Raw:
         return self.tokens.encode("latin-1").translate(_LATIN1_FOLD).decode("latin-1")
 
 
-_LETTERS = re.compile(r"[^\W\d_]+")
+_LETTERS = lazy_compile(r"[^\W\d_]+")
 
 
 def _solid(needle: str) -> bool:
@@ -109,14 +108,14 @@ def _solid(needle: str) -> bool:
 # ----------------------------------------------------------------------------------------------
 
 _LINE_BREAKS = frozenset("\n\r\x85\u2028\u2029")
-_ODD_BREAKS = re.compile(r"\r(?!\n)|[\x85\u2028\u2029]")  # refused even in a stored file
-_ANY_BREAK = re.compile(r"[\n\r\x85\u2028\u2029]")
+_ODD_BREAKS = lazy_compile(r"\r(?!\n)|[\x85\u2028\u2029]")  # refused even in a stored file
+_ANY_BREAK = lazy_compile(r"[\n\r\x85\u2028\u2029]")
 # Invisible although outside the C* categories: combining grapheme joiner, Hangul fillers, Khmer
 # inherent vowels.
 _EXTRA_INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0")
 _EMOJI_EXTRA = frozenset("\u00a9\u00ae\u203c\u2049\u2122\u2139\u3030\u303d")
 _VS16, _ZWJ, _KEYCAP = "\ufe0f", "\u200d", "\u20e3"
-_SPECIAL = re.compile(r"[^\t\n\x20-\x7e]")  # what the ASCII fast paths cannot handle
+_SPECIAL = lazy_compile(r"[^\t\n\x20-\x7e]")  # what the ASCII fast paths cannot handle
 
 
 @lru_cache(maxsize=8192)
@@ -174,7 +173,7 @@ def _per_codepoint(text: str, positions: list[int], code: str, what: str) -> lis
 
 # Invisible yet printable (str.isprintable): the extras and the variation selectors; none of them
 # is in Latin-1.
-_PRINTABLE_INVISIBLE = re.compile(
+_PRINTABLE_INVISIBLE = lazy_compile(
     "[" + "".join(sorted(_EXTRA_INVISIBLE)) + "\ufe00-\ufe0f\U000e0100-\U000e01ef\u180b-\u180f]"
 )
 

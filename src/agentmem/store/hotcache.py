@@ -7,7 +7,10 @@ those bytes: nothing is ever "probably still valid". Two kinds:
 
 - ``yaml``: what :func:`agentmem.store.yamlio.load_yaml_text` returned for a settings or roles
   text, kept only when it survives a JSON round trip unchanged (no dates, no non-string keys);
-- ``withhold``: what :func:`agentmem.delivery.context.withhold_reason` said of one entry text.
+- ``withhold``: why :func:`agentmem.delivery.context.withhold_reason` refused one entry text
+  (a refusal only: a pass is never kept nor read, the guard runs again);
+- ``judged``: the history judge's verdict on a commit (:mod:`agentmem.delivery.served`, which
+  takes an approval only as its rules say).
 
 The file is local (``.agentmem/`` is never committed) and optional: unreadable, broken or not
 writable, it is ignored and everything is computed as without it. Standard library only; no
