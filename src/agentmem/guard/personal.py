@@ -947,7 +947,7 @@ _PASSWORD_PROSE = lazy_compile(
     r"(\"[^\"\n]{4,}\"|'[^'\n]{4,}'|«[^»\n]{4,}»|[^\s\"',;]{4,})"
 )
 # "mot de passe Brume!Quai2026", "password hunter2!": the value right after the word, no verb.
-_PASSWORD_BARE = re.compile(
+_PASSWORD_BARE = lazy_compile(
     r"(?i)\b(?:password|passwd|passphrase|passcode|pwd|mot\s+de\s+passe|mdp|contrase[ñn]a|clave"
     r"|passwort|kennwort)\b[^\S\n]+(\"[^\"\n]{4,}\"|'[^'\n]{4,}'|«[^»\n]{4,}»|[^\s\"',;]{4,})"
 )
