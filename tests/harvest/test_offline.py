@@ -1317,6 +1317,24 @@ def test_no_more_x_is_joined_to_what_we_use_now() -> None:
     assert "four spaces" in proposal["text"]
 
 
+@pytest.mark.parametrize(
+    ("said", "word"),
+    [
+        ("Tu ne m'envoies plus les pièces jointes, je les ai déjà.", "pièces"),
+        ("Frag mich nicht bei jeder Datei um Bestätigung.", "Bestätigung"),
+        ("No pongas más notas al pie en los informes.", "notas"),
+    ],
+)
+def test_you_no_longer_and_ask_me_not_are_standing_requests(said: str, word: str) -> None:
+    (proposal,) = _offline(said)
+    assert word in proposal["text"]
+
+
+def test_a_short_quote_in_spaced_guillemets_stays_the_persons_own_words() -> None:
+    said = "Écris toujours « sans préjudice des droits du client » en entier."
+    assert "sans préjudice des droits" in split_own(said).own
+
+
 # The labelled sets of ``benchmarks/harvest_quality.py`` stay well formed: every case has the
 # fields the benchmark reads, known values, labels it can score, and renders to a transcript that
 # harvest reads. (The figures themselves are the benchmark's, not a test's.)

@@ -73,7 +73,8 @@ def split_own(text: str) -> OwnText:
     text = "\n".join(kept_lines)
 
     def long_quote(m: re.Match[str]) -> str:
-        if len(m.group(0).split()) >= QUOTE_WORDS:
+        # words, not blanks: "« … »" with its spaces inside (French typography) is no longer
+        if len(_WORD.findall(m.group(0))) >= QUOTE_WORDS:
             other.append(m.group(0))
             return "\n"
         return m.group(0)
