@@ -4,8 +4,9 @@ placeholders and :class:`Finding`."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, cast
+
+from agentmem.frozen import Frozen
 
 ERROR = "error"
 WARNING = "warning"
@@ -40,8 +41,7 @@ PLACEHOLDERS = {
 }
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Frozen):
     """One reason to refuse (or warn about) a text.
 
     ``start``/``end`` are 0-based character offsets (code points) in the scanned text;
@@ -49,11 +49,17 @@ class Finding:
     ``severity`` is ``"error"`` (refused) or ``"warning"``.
     """
 
+    _fields = ("code", "message", "start", "end", "severity")
     code: str
     message: str
     start: int
     end: int
-    severity: str = ERROR
+    severity: str
+
+    def __init__(
+        self, code: str, message: str, start: int, end: int, severity: str = ERROR
+    ) -> None:
+        self._set(code=code, message=message, start=start, end=end, severity=severity)
 
 
 class _LazyPattern:
