@@ -866,7 +866,7 @@ def _health_words() -> frozenset[str]:
         for phrase in phrases
         for w in _WORDS.findall(phrase.lower())
         if len(w) > 2 and w not in _STOP
-        for form in (w, _bare(w))
+        for form in ((w, _bare(w)) if not w.isascii() else (w,))  # ASCII: its own bare form
     )
 
 
