@@ -474,12 +474,6 @@ def test_adding_a_command_as_agents_md_says(memrepo: Path, monkeypatch: pytest.M
     assert gatetable.render() == gatetable.TARGET.read_text(encoding="utf-8")
 
 
-#: Test files that do not mirror one module (``tests/<package>/test_<module>.py``), with what
-#: they check instead: journeys through several modules of a package, or a property of the
-#: whole. A new test file mirrors its module; renaming one of these to its module drops its line.
-NOT_MIRRORED = {
-    "delivery/test_served_state.py": "served.py: its local state and caches only withhold",
-}
 #: The top-level test files that check the whole rather than one top-level module.
 META_TESTS = {"architecture", "docs", "install", "version", "bounded_input"}
 
@@ -487,7 +481,8 @@ META_TESTS = {"architecture", "docs", "install", "version", "bounded_input"}
 def test_test_files_mirror_the_modules() -> None:
     """A test is found from the code it checks: ``tests/<package>/test_<module>.py`` (a module
     of a sub-package too: ``harvest/test_offline.py`` is ``harvest/providers/offline.py``),
-    ``tests/test_<module>.py`` for a top-level module, ``tests/stories/`` for journeys."""
+    ``tests/test_<module>.py`` for a top-level module, ``tests/stories/`` for journeys. A test
+    of several modules is split by module, or is a journey."""
     tests = REPO_ROOT / "tests"
     unmapped = []
     for path in sorted(tests.rglob("test_*.py")):
@@ -500,7 +495,7 @@ def test_test_files_mirror_the_modules() -> None:
                 unmapped.append(str(rel))
         elif not any((SRC / rel.parts[0]).rglob(f"{module}.py")):
             unmapped.append(str(rel))
-    assert sorted(unmapped) == sorted(NOT_MIRRORED)
+    assert unmapped == []
 
 
 def test_test_modules_share_helpers_only_through_tests_helpers() -> None:
