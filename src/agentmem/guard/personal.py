@@ -16,11 +16,14 @@ import json
 import re
 import unicodedata
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentmem.guard.base import Finding, lazy_compile
 from agentmem.guard.secrets import _PLACEHOLDER_VALUE
 from agentmem.guard.unicode import _Raw
+
+if TYPE_CHECKING:
+    import mmap
 
 # ----------------------------------------------------------------------------------------------
 # Personal data (raw text)
@@ -469,6 +472,22 @@ def _name_bytes() -> bytes:
 
 
 @functools.cache
+def _name_file() -> bytes | mmap.mmap:
+    """The list's file mapped into memory, for :func:`_search_name`: a look-up touches only the
+    pages of one initial's lines instead of reading the whole file (its bytes when the file
+    cannot be mapped)."""
+    # lazy: mmap only for a name looked up
+    import mmap as mapping
+
+    path = resources.files("gender_guesser") / "data" / "nam_dict.txt"
+    try:
+        with open(str(path), "rb") as file:
+            return mapping.mmap(file.fileno(), 0, access=mapping.ACCESS_READ)
+    except (OSError, ValueError):
+        return _name_bytes()
+
+
+@functools.cache
 def _name_list() -> str:
     """:func:`_name_bytes` decoded (for :func:`_name_index` only)."""
     return _name_bytes().decode("utf-8")
@@ -523,7 +542,7 @@ def _search_name(name: str) -> int:
     name that starts with A-Z is searched only among the lines that start so
     (:func:`_initial_lines`); the needle has no space (a search skips fast over the file's
     padding only for a needle that holds none)."""
-    data = _name_bytes()
+    data = _name_file()
     word = name[:1].upper() + name[1:].lower()
     key = (" " + word.ljust(26)).encode("utf-8")  # columns are characters, the file UTF-8
     needle = word.encode("utf-8")
@@ -531,7 +550,7 @@ def _search_name(name: str) -> int:
     best = 0
     i = data.find(needle, start, end)
     while i >= 0:
-        if i >= 4 and data[i - 4] == 0x0A and data.startswith(key, i - 1):
+        if i >= 4 and data[i - 4] == 0x0A and data[i - 1 : i - 1 + len(key)] == key:
             line_end = data.find(b"\n", i)
             digits = [int(chr(c), 16) for c in data[i + len(key) : line_end] if c in _DIGITS]
             best = max(best, *digits, 1)
@@ -549,13 +568,13 @@ def _initial_lines(initial: int) -> tuple[int, int]:
     accents, under which the names that start with an ASCII capital still come in the order of
     that capital (tests/guard/test_personal.py checks it of the installed list); for any other
     initial, the whole list."""
-    data = _name_bytes()
+    data = _name_file()
     if not 0x41 <= initial <= 0x5A:
         return 0, len(data)
     return _first_line_from(data, initial), _first_line_from(data, initial + 1)
 
 
-def _first_line_from(data: bytes, initial: int) -> int:
+def _first_line_from(data: bytes | mmap.mmap, initial: int) -> int:
     """The offset of the first line whose name starts with an ASCII capital ``initial`` or a
     later one (``len(data)`` when none does)."""
     lo, hi = 0, len(data)
@@ -568,7 +587,7 @@ def _first_line_from(data: bytes, initial: int) -> int:
     return _next_capital(data, lo)[0]
 
 
-def _next_capital(data: bytes, pos: int) -> tuple[int, int]:
+def _next_capital(data: bytes | mmap.mmap, pos: int) -> tuple[int, int]:
     """``(offset, capital)`` of the first line starting at or after ``pos`` whose name (column
     3) starts with an ASCII capital; ``(len(data), 256)`` when there is none."""
     if pos > 0 and data[pos - 1] != 0x0A:
