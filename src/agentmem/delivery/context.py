@@ -47,6 +47,11 @@ HOOK_MAX_CHARS = 10_000
 #: The formats of ``context chat`` (:func:`check_format`).
 FORMATS = ("text", "markdown", "json")
 _DELIMITER = re.compile(r"<\s*/?\s*agentmem-(?:memory|doctrine)", re.IGNORECASE)
+#: The only reasons :func:`withhold_reason` gives: a cached reason of another shape is not
+#: printed (it would put a local file's text into the prompt) but judged again.
+_REASON = re.compile(
+    r"contains an agentmem delimiter|fails the guard \([a-z0-9:_-]+(?:, [a-z0-9:_-]+)*\)"
+)
 
 
 def holds_delimiter(text: str) -> bool:
@@ -66,7 +71,7 @@ def withhold_reason_cached(text: str, cache: HotCache | None) -> str | None:
 
     key = digest(f"{guard_fingerprint()}\n{text}")
     found, value = cache.get("withhold", key)
-    if found and isinstance(value, str):
+    if found and isinstance(value, str) and _REASON.fullmatch(value):
         return value
     reason = withhold_reason(text)
     if reason is not None:
@@ -117,8 +122,6 @@ class ChatContext(Frozen):
         "left_out",
         "due",
         "blob",
-        "day",
-        "changes_on",
         "elsewhere",
         "notes",
     )
@@ -139,11 +142,6 @@ class ChatContext(Frozen):
     #: the git object id of the memory file as read (``""`` when it does not exist): the usage
     #: log names it so the block can be rebuilt from history.
     blob: str
-    #: the day (``YYYY-MM-DD``) the entries were judged on, and the first later day on which
-    #: one of them could change state (an entry's review or expiry date, a scope's retirement;
-    #: None: never): from ``day`` until then the block is the same.
-    day: str
-    changes_on: str | None
     #: ``(scope, count)`` of the entries left out as ``out of scope``, most entries first (then
     #: in the order of the file): what a session of another scope would be given.
     elsewhere: tuple[tuple[str, int], ...]
@@ -165,8 +163,6 @@ class ChatContext(Frozen):
         left_out: tuple[tuple[int, str], ...] = (),
         due: tuple[int, ...] = (),
         blob: str = "",
-        day: str = "",
-        changes_on: str | None = None,
         elsewhere: tuple[tuple[str, int], ...] = (),
         notes: tuple[str, ...] = (),
     ) -> None:
@@ -183,8 +179,6 @@ class ChatContext(Frozen):
             left_out=left_out,
             due=due,
             blob=blob,
-            day=day,
-            changes_on=changes_on,
             elsewhere=elsewhere,
             notes=notes,
         )
@@ -240,10 +234,8 @@ def build_chat(
     left_out: list[tuple[int, str]] = []
     elsewhere: dict[str, int] = {}
     due: list[int] = []
-    later = {d for _, d in retired if d > day}
     for entry in memory.entries():
         record = entry.record
-        later.update(d for d in (record.review, record.expires) if d is not None and d > day)
         state = record.state(day, retired) if record.marked else "ok"
         if state == "expired":
             left_out.append((entry.number, "expired"))
@@ -275,8 +267,6 @@ def build_chat(
         tuple(left_out),
         tuple(due),
         served.blob,
-        day,
-        min(later) if later else None,
         tuple(sorted(elsewhere.items(), key=lambda item: -item[1])),
         served.notes,
     )

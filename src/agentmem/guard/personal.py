@@ -13,17 +13,15 @@ from __future__ import annotations
 
 import functools
 import json
+import mmap
 import re
 import unicodedata
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agentmem.guard.base import Finding, lazy_compile
 from agentmem.guard.secrets import _PLACEHOLDER_VALUE
 from agentmem.guard.unicode import _Raw
-
-if TYPE_CHECKING:
-    import mmap
 
 # ----------------------------------------------------------------------------------------------
 # Personal data (raw text)
@@ -476,13 +474,10 @@ def _name_file() -> bytes | mmap.mmap:
     """The list's file mapped into memory, for :func:`_search_name`: a look-up touches only the
     pages of one initial's lines instead of reading the whole file (its bytes when the file
     cannot be mapped)."""
-    # lazy: mmap only for a name looked up
-    import mmap as mapping
-
     path = resources.files("gender_guesser") / "data" / "nam_dict.txt"
     try:
         with open(str(path), "rb") as file:
-            return mapping.mmap(file.fileno(), 0, access=mapping.ACCESS_READ)
+            return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return _name_bytes()
 
