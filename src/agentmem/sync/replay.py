@@ -48,7 +48,7 @@ from agentmem.store.repo import Repository
 from agentmem.sync.gate import verify
 from agentmem.sync.merge import MergeConflict, merge_file
 
-ATTEMPTS = 16
+ATTEMPTS = 32
 BACKOFF_BASE_S = 0.25
 BACKOFF_CAP_S = 8.0
 RETRYABLE = (
