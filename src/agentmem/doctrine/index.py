@@ -84,23 +84,15 @@ def brief_of(rule: Rule, forms: bool = True) -> Brief:
     """The :class:`Brief` of a parsed rule; without ``forms``, its normalised title and
     instruction are left None (normalising every text of a big doctrine is most of the time
     of a first audit, which needs none of them)."""
-    approval = rule.approval
-    if not forms:
-        return Brief(
-            rule.id,
-            rule.version,
-            rule.status,
-            rule.scope,
-            approval is not None and approval.content_sha256 == content_sha256(rule),
-            rule.review_due,
-            list(rule.distinct_from),
-            None,
-            None,
-            rule.title,
-        )
-    # lazy: a listing from an index that is up to date normalises nothing
-    from agentmem.doctrine.similar import normalise
+    title: str | None = None
+    instruction: str | None = None
+    if forms:
+        # lazy: a listing from an index that is up to date normalises nothing
+        from agentmem.doctrine.similar import normalise
 
+        title = normalise(rule.title) if rule.title.strip() else ""
+        instruction = normalise(rule.instruction) if rule.instruction.strip() else ""
+    approval = rule.approval
     return Brief(
         rule.id,
         rule.version,
@@ -109,8 +101,8 @@ def brief_of(rule: Rule, forms: bool = True) -> Brief:
         approval is not None and approval.content_sha256 == content_sha256(rule),
         rule.review_due,
         list(rule.distinct_from),  # as the index stores it
-        normalise(rule.title) if rule.title.strip() else "",
-        normalise(rule.instruction) if rule.instruction.strip() else "",
+        title,
+        instruction,
         rule.title,
     )
 

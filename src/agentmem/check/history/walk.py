@@ -121,7 +121,8 @@ def check_history(
     commit; otherwise ``doctrine.*`` in ``agentmem.yaml`` at each commit's parent decides.
     ``tip``: the commit judged instead of HEAD (a pushed one, ``check --pre-receive``).
     ``read``: filled with the bytes of every blob the walk read (``{blob id: bytes}``), for a
-    caller that needs the same blobs (the served view reads the rule files it judged). Raises :class:`~agentmem.errors.GitError` when git fails."""
+    caller that needs the same blobs (the served view reads the rule files it judged).
+    Raises :class:`~agentmem.errors.GitError` when git fails."""
     # The walk builds tens of thousands of small objects that live until it ends, and makes
     # almost no reference cycles: the cyclic collector would only re-scan them (about a tenth
     # of the walk's own time). Reference counting still frees what the walk drops.
@@ -143,9 +144,8 @@ def _walk(
     read: dict[str, bytes] | None = None,
 ) -> HistoryResult:
     since = gitread.resolve(root, since) if since is not None else None
-    with gitread.BlobReader(
-        root, keep=read is not None
-    ) as reader:  # reads the blobs while the log is still read
+    # the reader reads the blobs while the log is still read
+    with gitread.BlobReader(root, keep=read is not None) as reader:
         commits = gitread.read_log(root, since, lambda c: reader.request(_wanted(c)), tip)
         merges.add_merge_changes(root, commits)
         for merge in (c for c in commits if len(c.parents) > 1):
