@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -242,7 +243,12 @@ def test_the_audit_reads_only_the_rules_in_scope(
 
     monkeypatch.setattr(gitrun, "read_objects", counting)
     assert invoke(runner, "context", "audit", "--scope", "contracts/supply").exit_code == 0
-    assert read == ["doctrine/in-scope.yaml"]  # from its served blob; no other rule read
+    rules = [key for key in read if not re.fullmatch(r"[0-9a-f]{40}", key)]
+    assert rules == ["doctrine/in-scope.yaml"]  # from its served blob; no other rule read
+    # the rest: agentmem.yaml at the parents of the decisions whose cached approval counts
+    # (their signing policy, read again: docs/design/served.md §Served view), keyed by commit
+    settings = [key for key in read if key not in rules]
+    assert len(settings) == len(set(settings)) == 1
 
 
 def test_doctrine_list_is_served_from_the_index(

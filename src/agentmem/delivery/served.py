@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentmem import trailers
-from agentmem.errors import AgentmemError
+from agentmem.errors import AgentmemError, GitError
 from agentmem.store import gitrun, regular
+from agentmem.store.root import CONFIG_FILE
 
 if TYPE_CHECKING:
     from agentmem.store.hotcache import HotCache
@@ -199,11 +200,10 @@ def unsigned_as_required(root: Path, commits: list[tuple[str, tuple[str, ...]]])
     if not with_parent:
         return set()
     parents = sorted({p for _c, p in with_parent})
-    payload = "".join(f"{p}:{CONFIG}\n" for p in parents).encode()
-    proc = gitrun.run(root, ["cat-file", "--batch"], payload, None, text=False)
-    texts = _batch_texts(parents, proc.stdout) if proc.returncode == 0 else {}
-    required = {p for p in parents if _requires_signatures(texts.get(p))}
-    if proc.returncode != 0:
+    try:
+        texts = gitrun.read_objects(root, [(p, f"{p}:{CONFIG_FILE}") for p in parents])
+        required = {p for p in parents if _requires_signatures(texts.get(p))}
+    except GitError:
         required = set(parents)  # unreadable: as strict as it can be
     wanted = [c for c, p in with_parent if p in required]
     if not wanted:
@@ -216,28 +216,6 @@ def unsigned_as_required(root: Path, commits: list[tuple[str, tuple[str, ...]]])
     except AgentmemError:
         return set(wanted)
     return {f.commit for f in findings if f.commit}
-
-
-CONFIG = "agentmem.yaml"
-
-
-def _batch_texts(asked: list[str], out: bytes) -> dict[str, bytes]:
-    """``git cat-file --batch`` output for ``<commit>:agentmem.yaml`` of each of ``asked`` →
-    commit → the file's bytes (a commit without the file left out); the answers come in the
-    order asked."""
-    texts: dict[str, bytes] = {}
-    at = 0
-    for commit in asked:
-        end = out.find(b"\n", at)
-        if end < 0:
-            break
-        header = out[at:end].split()
-        at = end + 1
-        if len(header) == 3 and header[1] == b"blob" and header[2].isdigit():
-            size = int(header[2])
-            texts[commit] = out[at : at + size]
-            at += size + 1
-    return texts
 
 
 def _requires_signatures(text: bytes | None) -> bool:
@@ -377,7 +355,6 @@ def erasure_records(root: Path) -> list[Any]:
     import hashlib
     import json
 
-    from agentmem.errors import AgentmemError
     from agentmem.store.erasures import parse_record
 
     try:

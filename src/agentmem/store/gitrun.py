@@ -56,11 +56,15 @@ def user_email(root: Path | str) -> str:
 def read_objects(root: Path, names: list[tuple[str, str]]) -> dict[str, bytes]:
     """``key → bytes`` of the git objects named (``(key, object name)``: a blob id or
     ``commit:path``), read in ONE ``git cat-file --batch``; a name git does not find is left
-    out."""
+    out. Raises :class:`GitError` when git fails (not a repository, a broken object store):
+    never an empty answer that would read as "absent"."""
     if not names:
         return {}
     payload = "".join(f"{name}\n" for _, name in names).encode("utf-8")
     proc = run(root, ["cat-file", "--batch"], payload, None, text=False)
+    if proc.returncode != 0:
+        said = (proc.stderr.decode("utf-8", "replace").strip().splitlines() or ["?"])[-1]
+        raise GitError(f"git cat-file failed: {said}", hint="check the repository with git fsck")
     out: bytes = proc.stdout
     found: dict[str, bytes] = {}
     at = 0
