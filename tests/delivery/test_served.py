@@ -517,10 +517,12 @@ def test_a_first_audit_reads_each_rule_blob_once_and_normalises_nothing(
     memrepo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The judge's walk and the index of the served rules share the blobs they read (one
-    ``git cat-file`` for both); the rows of that index hold no normalised texts (an audit
-    compares none) — and the audit is the same as with both read apart."""
+    ``git cat-file`` for both) and the rules parsed from them (each parsed once, by the
+    walk); the rows of that index hold no normalised texts (an audit compares none) — and the
+    audit is the same as with both read apart."""
+    from agentmem.check.history import lineage
+    from agentmem.doctrine import fastread, parse, similar
     from agentmem.doctrine import index as rule_index
-    from agentmem.doctrine import similar
     from agentmem.store import gitrun
 
     write_rules(memrepo)
@@ -535,13 +537,33 @@ def test_a_first_audit_reads_each_rule_blob_once_and_normalises_nothing(
     def refuse(text: str) -> str:
         raise AssertionError("normalised")
 
-    normalise = similar.normalise
+    parsed: list[str] = []
+    fast = fastread.fast_parse
+
+    def once(text: str) -> object:
+        parsed.append(text)
+        return fast(text)
+
+    def parse_again(*args: object) -> object:
+        raise AssertionError("parsed again")
+
+    normalise, named = similar.normalise, parse._named_rule
     monkeypatch.setattr(gitrun, "read_objects", counted)
     monkeypatch.setattr(similar, "normalise", refuse)
+    monkeypatch.setattr(lineage.fastread, "fast_parse", once)
+    monkeypatch.setattr(parse, "_named_rule", parse_again)
     out, _ = _audit(runner)
     assert WARRANTY in out
     blobs = git(memrepo, "ls-tree", "HEAD:doctrine").split()[2::4]
     assert blobs and not set(blobs) & set(asked)  # read by the judge only
+    listing = git(memrepo, "ls-tree", "HEAD:doctrine").split()
+    rules = [
+        b for b, name in zip(listing[2::4], listing[3::4], strict=True) if name.endswith(".yaml")
+    ]
+    ids = [served.blob_of(text.encode("utf-8")) for text in parsed]
+    assert len(rules) >= 2 and sorted(i for i in ids if i in rules) == sorted(rules)  # once each
+    monkeypatch.setattr(lineage.fastread, "fast_parse", fast)
+    monkeypatch.setattr(parse, "_named_rule", named)
     rows = json.loads((memrepo / rule_index.SERVED_INDEX_FILE).read_bytes().split(b"\n")[2])
     assert rows and all(row[1][7] is None and row[1][8] is None for row in rows.values())
     monkeypatch.setattr(gitrun, "read_objects", real)

@@ -29,6 +29,7 @@ from agentmem.store import gitrun, regular
 from agentmem.store.root import CONFIG_FILE
 
 if TYPE_CHECKING:
+    from agentmem.doctrine.model import Rule
     from agentmem.store.hotcache import HotCache
 
 #: How many commits that changed a file are looked at for its last approved version.
@@ -453,8 +454,8 @@ class ServedDoctrine:
     served (the tree and ``changed``): what a derived index of the served rules is keyed by."""
 
     __slots__ = (
-        "root", "head", "tree", "changed", "notes", "signature", "refused", "_blobs", "_erased",
-        "_read",
+        "root", "head", "tree", "changed", "notes", "signature", "refused", "parsed", "_blobs",
+        "_erased", "_read", "_listed",
     )  # fmt: skip
 
     def __init__(
@@ -465,6 +466,8 @@ class ServedDoctrine:
         changed: dict[str, str],
         notes: tuple[str, ...],
         read: dict[str, bytes] | None = None,
+        parsed: dict[str, Rule] | None = None,
+        listing: Listing | None = None,
     ) -> None:
         # lazy: the served doctrine only (audits), never a chat block's hot path
         import hashlib
@@ -489,6 +492,11 @@ class ServedDoctrine:
         #: blob id → its bytes, read from git by this process already (the judge's walk):
         #: content-addressed, so a blob served is the same bytes whoever read it
         self._read = read or {}
+        #: blob id → the rule the judge's walk parsed from it (valid UTF-8): content-addressed,
+        #: so it is the rule any reader of those bytes gets (not parsed twice)
+        self.parsed = parsed or {}
+        #: HEAD's tree listed already (:func:`_list_tree`), or None
+        self._listed = listing if self.tree else None
 
     def blobs(self) -> dict[str, str]:
         """``doctrine/<name>.yaml`` → the blob served, for every rule file served (one ``git
@@ -496,17 +504,9 @@ class ServedDoctrine:
         if self._blobs is None:
             found: dict[str, str] = {}
             if self.tree:
-                proc = gitrun.run(self.root, ["ls-tree", "-z", self.tree], None, None, text=True)
-                for item in proc.stdout.split("\0"):
-                    meta, _, name = item.partition("\t")
-                    fields = meta.split()
-                    if len(fields) != 3 or not name.endswith(".yaml"):
-                        continue
-                    if fields[1] == "blob" and fields[0] in _FILE_MODES:
-                        found[f"{DOCTRINE_DIR}/{name}"] = fields[2]
-                    else:
-                        what = _KINDS.get(fields[0], "not a regular file")
-                        self.refused.append((f"{DOCTRINE_DIR}/{name}", f"{what}; {_READS_ONLY}"))
+                listed = self._listed or _list_tree(self.root, self.tree)
+                found.update(listed[0])
+                self.refused += listed[1]
             for path, blob in self.changed.items():
                 if blob:
                     found[path] = blob
@@ -568,6 +568,29 @@ class ServedDoctrine:
                 notes.append(note)
         self.notes = tuple(dict.fromkeys(notes))
         return withheld
+
+
+#: A ``doctrine`` tree's rule files (path → blob id) and what it holds that is not a regular
+#: file (``(path, reason)``).
+Listing = tuple[dict[str, str], list[tuple[str, str]]]
+
+
+def _list_tree(root: Path, tree: str) -> Listing:
+    """The :data:`Listing` of the ``doctrine`` tree ``tree`` (one ``git ls-tree``)."""
+    found: dict[str, str] = {}
+    refused: list[tuple[str, str]] = []
+    proc = gitrun.run(root, ["ls-tree", "-z", tree], None, None, text=True)
+    for item in proc.stdout.split("\0"):
+        meta, _, name = item.partition("\t")
+        fields = meta.split()
+        if len(fields) != 3 or not name.endswith(".yaml"):
+            continue
+        if fields[1] == "blob" and fields[0] in _FILE_MODES:
+            found[f"{DOCTRINE_DIR}/{name}"] = fields[2]
+        else:
+            what = _KINDS.get(fields[0], "not a regular file")
+            refused.append((f"{DOCTRINE_DIR}/{name}", f"{what}; {_READS_ONLY}"))
+    return found, refused
 
 
 DOCTRINE_DIR = "doctrine"
@@ -716,17 +739,20 @@ def _judge_range(
     tip: str,
     commits: list[tuple[str, tuple[str, ...]]],
     read: dict[str, bytes] | None = None,
+    parse: set[str] | None = None,
+    parsed: dict[str, Rule] | None = None,
 ) -> dict[str, bool | list[str]]:
     """The history judge's verdict on each of ``commits`` (first-parent commits of
     ``since..tip``), from ONE walk of ``check --history`` over that range: True when no error
     names the commit (a merge: nor a commit it brought in); the rule files refused when every
     error names one rule file (:data:`_PER_RULE`); False otherwise. ``read``: filled with the
-    bytes of the blobs the walk read (by blob id)."""
+    bytes of the blobs the walk read (by blob id); ``parse``, ``parsed``: the rule files to
+    parse whole and the rules parsed (:func:`~agentmem.check.history.walk.check_history`)."""
     # lazy: the judge loads only for commits never judged before
     from agentmem.check.findings import ERROR
     from agentmem.check.history.walk import check_history
 
-    result = check_history(root, since=since, tip=tip, read=read)
+    result = check_history(root, since=since, tip=tip, read=read, parse=parse, parsed=parsed)
     bad: dict[str, set[str] | None] = {}  # commit → refused rule files (None: all of it)
     for f in result.findings:
         if f.severity != ERROR or not f.commit:
@@ -910,6 +936,8 @@ def serve_doctrine(root: Path) -> ServedDoctrine:
     notes: list[str] = []
     changed: dict[str, str] = {}
     read: dict[str, bytes] = {}  # blob id → bytes the judge read: not read from git twice
+    parsed: dict[str, Rule] = {}  # blob id → the rule the judge parsed: not parsed twice
+    listed: Listing | None = None
     if head:
         judged = _load_state(root)
         marked = _marked_log(root, head)
@@ -917,7 +945,10 @@ def serve_doctrine(root: Path) -> ServedDoctrine:
         if unknown:
             first = unknown[-1][1]
             since = first[0] if first else None
-            judged.update(_judge_range(root, since, head, unknown, read))
+            if tree and not tree.startswith("!"):
+                listed = _list_tree(root, tree)  # HEAD's rule files: the index parses them
+            wanted = set(listed[0].values()) if listed else set()
+            judged.update(_judge_range(root, since, head, unknown, read, wanted, parsed))
             _save_state(root, judged)
         fresh = {c for c, _p in unknown}
         taken = [(c, p) for c, p, m in marked if m and c not in fresh and judged.get(c, False)]
@@ -944,4 +975,4 @@ def serve_doctrine(root: Path) -> ServedDoctrine:
             f"{_named(new)} {verb} not committed: not given. To fix: agentmem doctrine propose "
             f"files a rule for an admin to approve, then remove {new[0] if len(new) == 1 else 'them'}"
         )
-    return ServedDoctrine(root, head, tree, changed, tuple(notes), read)
+    return ServedDoctrine(root, head, tree, changed, tuple(notes), read, parsed, listed)

@@ -8,10 +8,11 @@ caller uses the authority. ``tests/doctrine/test_fastread.py`` proves it over re
 
 - :func:`fast_canonical_text` writes ``canonical_text(rule)`` for the common case where every
   value is a plain scalar that no YAML reader could take for anything but text, else None;
-- :func:`fast_parse` reads a rule from such a text line by line, validates each value as the
-  strict parser does, and accepts the result only when :func:`fast_canonical_text` of it gives
-  back the very same text — so it accepts exactly canonical files and returns the rule that
-  ``parse_rule_text`` would;
+- :func:`fast_parse` reads a rule from such a text with one match of the lines
+  :func:`fast_canonical_text` writes, validates each value as the strict parser does and checks
+  it as :func:`fast_canonical_text` would write it — so it accepts exactly the texts that
+  :func:`fast_canonical_text` gives back (canonical files, without writing one again) and
+  returns the rule that ``parse_rule_text`` would;
 - :func:`fast_sibling` gives what :func:`fast_parse` would read from a version of a rule that
   only differs from an accepted text in its status line and a cleared approval, by comparing the
   two texts (``check --history``: a draft before its approval, a suspended version);
@@ -141,40 +142,6 @@ def fast_canonical_text(rule: Rule) -> str | None:
     return "".join(parts)
 
 
-class _Lines:
-    """The lines of a canonical text, read in order; any surprise raises ``ValueError``."""
-
-    def __init__(self, text: str) -> None:
-        self.lines = text.split("\n")
-        self.at = 0
-
-    def value(self, key: str, prefix: str = "") -> str:
-        line = self.lines[self.at]
-        head = f"{prefix}{key}: "
-        if not line.startswith(head):
-            raise ValueError(key)
-        self.at += 1
-        return line[len(head) :]
-
-    def nullable(self, key: str) -> str | None:
-        value = self.value(key)
-        return None if value == "null" else value
-
-    def items(self, key: str) -> tuple[str, ...]:
-        line = self.lines[self.at]
-        if line == f"{key}: []":
-            self.at += 1
-            return ()
-        if line != f"{key}:":
-            raise ValueError(key)
-        self.at += 1
-        found = []
-        while self.lines[self.at].startswith("  - "):
-            found.append(self.lines[self.at][4:])
-            self.at += 1
-        return tuple(found)
-
-
 def _number(value: str) -> int:
     if not value.isdigit() or value.startswith("0") or not value.isascii():
         raise ValueError(value)
@@ -194,22 +161,6 @@ def _slug(value: str) -> str:
     return value
 
 
-def _approval(lines: _Lines) -> Approval | None:
-    if lines.lines[lines.at] == "approval: null":
-        lines.at += 1
-        return None
-    if lines.lines[lines.at] != "approval:":
-        raise ValueError("approval")
-    lines.at += 1
-    by = _slug(lines.value("by", "  "))
-    at = _checked(lines.value("at", "  "), _STAMP)
-    version = _number(lines.value("version", "  "))
-    sha = lines.value("content_sha256", "  ")
-    if not _SHA.match(sha):
-        raise ValueError(sha)
-    return Approval(by, at, version, sha)
-
-
 @lru_cache(maxsize=1024)
 def _stored_scope(scope: str | None) -> bool:
     """True when ``scope`` is a scope as stored (``normalise_scope`` gives it back); cached:
@@ -220,38 +171,92 @@ def _stored_scope(scope: str | None) -> bool:
         return False
 
 
+#: The shape of a canonical text (:func:`fast_canonical_text`): every key on its line, in order,
+#: a list as ``[]`` or one ``  - item`` line per item, the approval null or its four lines.
+_CANONICAL_SHAPE = re.compile(
+    "id: ([^\n]*)\n"
+    "title: ([^\n]*)\n"
+    "status: ([^\n]*)\n"
+    "scope: ([^\n]*)\n"
+    "instruction: ([^\n]*)\n"
+    "limits:(?: \\[\\]\n|\n((?:  - [^\n]*\n)+))"
+    "justification: ([^\n]*)\n"
+    "version: ([^\n]*)\n"
+    "proposed_by: ([^\n]*)\n"
+    "proposed_at: ([^\n]*)\n"
+    "origin_session: ([^\n]*)\n"
+    "distinct_from:(?: \\[\\]\n|\n((?:  - [^\n]*\n)+))"
+    "approval:(?: null\n|\n  by: ([^\n]*)\n  at: ([^\n]*)\n  version: ([^\n]*)\n"
+    "  content_sha256: ([^\n]*)\n)"
+    "review_due: ([^\n]*)\n"
+)
+_PLAIN_STATUSES = frozenset(w for w in STATUSES if plain(w) == w)
+
+
+def _items(block: str | None) -> tuple[str, ...]:
+    """The items of a list's ``  - item`` lines (None: ``[]``), each a certain plain scalar."""
+    if block is None:
+        return ()
+    items = tuple(line[4:] for line in block.split("\n")[:-1])
+    for item in items:
+        if plain(item) is None:
+            raise ValueError(item)
+    return items
+
+
 def fast_parse(text: str) -> Rule | None:
     """The rule a canonical ``text`` holds (exactly what ``parse_rule_text`` returns), or None
-    when ``text`` is not provably canonical — then use the strict parser."""
+    when ``text`` is not provably canonical — then use the strict parser.
+
+    Canonical means ``fast_canonical_text(rule) == text``; that is proven without writing the
+    text again: ONE match of :data:`_CANONICAL_SHAPE` (the lines :func:`fast_canonical_text`
+    writes, in its order, nothing before or after), then each value checked as
+    :func:`fast_canonical_text` checks it (:func:`plain` for the scalars it writes so, a
+    number without a leading zero, a stamp, a date, a hash with a letter) and as the strict
+    parser validates it (slugs, status, scope)."""
     if len(text) * 4 > MAX_RULE_BYTES and len(text.encode("utf-8")) > MAX_RULE_BYTES:
         return None
-    lines = _Lines(text)
+    match = _CANONICAL_SHAPE.fullmatch(text)
+    if match is None:
+        return None
+    (
+        rule_id, title, status, scope, instruction, limits, justification, version, proposed_by,
+        proposed_at, origin_session, distinct_from, by, at, approved, sha, review_due,
+    ) = match.groups()  # fmt: skip
+    if scope == "null":
+        scope = None
+    if origin_session == "null":
+        origin_session = None
+    if review_due == "null":
+        review_due = None
+    if (
+        status not in _PLAIN_STATUSES
+        or plain(title) is None
+        or plain(instruction) is None
+        or plain(justification) is None
+        or plain(rule_id) is None
+        or plain(proposed_by) is None
+        or (scope is not None and plain(scope) is None)
+        or (origin_session is not None and plain(origin_session) is None)
+        or not _stored_scope(scope)
+    ):
+        return None
     try:
-        rule_id = _slug(lines.value("id"))
-        title = lines.value("title")
-        status = lines.value("status")
-        scope = lines.nullable("scope")
-        instruction = lines.value("instruction")
-        limits = lines.items("limits")
-        justification = lines.value("justification")
-        version = _number(lines.value("version"))
-        proposed_by = _slug(lines.value("proposed_by"))
-        proposed_at = _checked(lines.value("proposed_at"), _STAMP)
-        origin_session = lines.nullable("origin_session")
-        distinct_from = tuple(_slug(item) for item in lines.items("distinct_from"))
-        approval = _approval(lines)
-        review_due = lines.nullable("review_due")
+        approval = None
+        if by is not None:
+            if plain(by) is None or not _SHA.match(sha) or not set(sha) & set("abcdf"):
+                return None
+            approval = Approval(_slug(by), _checked(at, _STAMP), _number(approved), sha)
         if review_due is not None:
             _checked(review_due, _DAY)
-        if status not in STATUSES or not _stored_scope(scope):
-            return None
-    except (ValueError, IndexError, DoctrineError):
+        return Rule(
+            _slug(rule_id), title, status, scope, instruction, _items(limits), justification,
+            _number(version), _slug(proposed_by), _checked(proposed_at, _STAMP), origin_session,
+            tuple(_slug(item) for item in _items(distinct_from)), approval, review_due,
+            rule_relpath(rule_id),
+        )  # fmt: skip
+    except ValueError:
         return None
-    rule = Rule(
-        rule_id, title, status, scope, instruction, limits, justification, version, proposed_by,
-        proposed_at, origin_session, distinct_from, approval, review_due, rule_relpath(rule_id),
-    )  # fmt: skip
-    return rule if fast_canonical_text(rule) == text else None
 
 
 _NULL_TAIL = "approval: null\nreview_due: null\n"

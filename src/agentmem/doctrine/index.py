@@ -428,6 +428,7 @@ class ServedDoctrine(Protocol):
 
     signature: str
     refused: list[tuple[str, str]]
+    parsed: dict[str, Rule]
 
     def blobs(self) -> dict[str, str]: ...
 
@@ -492,10 +493,16 @@ def served_groups(
         notices.progress(
             f"reading {len(blobs):,} served rule files ({len(todo):,} not in the rule index)…"
         )
-    texts = view.objects(todo)  # the blobs the judge read this run are not read again
+    shared = view.parsed  # the rules the judge's walk parsed this run are not parsed again
+    texts = view.objects([(w, b) for w, b in todo if (r := shared.get(b)) is None or r.path != w])
     for done, (where, blob) in enumerate(todo, start=1):
         if many and done % step == 0:
             notices.progress(f"read {done:,} of about {len(todo):,} rule files")
+        known = shared.get(blob)
+        if known is not None and known.path == where:  # its id is its file name
+            parsed[known.id] = known
+            rows[where] = [blob, list(brief_of(known, forms=False))]
+            continue
         rule_id = where[len(DOCTRINE_DIR) + 1 : -len(".yaml")]
         if not is_rule_name(rule_id):
             errors.append(DoctrineError(f"{where}:1: (file): the file name is not a rule id"))

@@ -315,6 +315,10 @@ class Blobs:
     contents: dict[str, str | None] = field(default_factory=dict)
     statuses: dict[str, str | None] = field(default_factory=dict)
     canonical: dict[str, Rule] = field(default_factory=dict)  # the rules fast_parse read
+    #: blob ids whose rule is parsed whole even where one key would do (:meth:`status`,
+    #: :meth:`proposed_by_is`): the versions a caller reads anyway (the served view parses
+    #: the rule files of ``HEAD``), so that each is parsed once for the judge and the caller
+    full: frozenset[str] | set[str] = frozenset()
 
     def rule(self, oid: str | None, path: str, near: str | None = None) -> Rule | None:
         """The rule blob ``oid`` holds (None: absent or refused by the strict reader), parsed
@@ -360,7 +364,10 @@ class Blobs:
 
     def proposed_by_is(self, oid: str, person: str) -> bool:
         """True when :func:`~agentmem.doctrine.fastread.fast_proposed_by` would provably read
-        ``person`` (a quick test)."""
+        ``person`` (a quick test), or the rule parsed already names ``person``."""
+        rule = self.rules.get(oid)
+        if rule is not None:
+            return rule.proposed_by == person
         return fastread.proposes(self.texts.get(oid, ""), person)
 
     def status(self, oid: str | None, path: str) -> str | None:
@@ -369,7 +376,7 @@ class Blobs:
             return None
         if oid in self.statuses:
             return self.statuses[oid]
-        found = fastread.fast_status(self.texts.get(oid, ""))
+        found = None if oid in self.full else fastread.fast_status(self.texts.get(oid, ""))
         if found is None:
             rule = self.rule(oid, path)
             found = rule.status if rule else "invalid"

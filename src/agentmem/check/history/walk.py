@@ -115,6 +115,8 @@ def check_history(
     distinct_approver: bool = False,
     tip: str = "HEAD",
     read: dict[str, bytes] | None = None,
+    parse: set[str] | None = None,
+    parsed: dict[str, Rule] | None = None,
 ) -> HistoryResult:
     """Walk the history (all of it, or ``since..HEAD``) and return its findings (see the module
     docstring). ``require_signed``/``distinct_approver`` True force the setting on for every
@@ -122,14 +124,17 @@ def check_history(
     ``tip``: the commit judged instead of HEAD (a pushed one, ``check --pre-receive``).
     ``read``: filled with the bytes of every blob the walk read (``{blob id: bytes}``), for a
     caller that needs the same blobs (the served view reads the rule files it judged).
-    Raises :class:`~agentmem.errors.GitError` when git fails."""
+    ``parse``: blob ids of rule files the caller parses anyway (the served view: ``HEAD``'s),
+    which the walk parses whole rather than read one key of; ``parsed``: filled with the rules
+    it parsed from bytes that were valid UTF-8 (``{blob id: Rule}``: the caller need not parse
+    them again). Raises :class:`~agentmem.errors.GitError` when git fails."""
     # The walk builds tens of thousands of small objects that live until it ends, and makes
     # almost no reference cycles: the cyclic collector would only re-scan them (about a tenth
     # of the walk's own time). Reference counting still frees what the walk drops.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _walk(root, since, require_signed, distinct_approver, tip, read)
+        return _walk(root, since, require_signed, distinct_approver, tip, read, parse, parsed)
     finally:
         if collecting:
             gc.enable()
@@ -142,6 +147,8 @@ def _walk(
     distinct_approver: bool,
     tip: str,
     read: dict[str, bytes] | None = None,
+    parse: set[str] | None = None,
+    parsed: dict[str, Rule] | None = None,
 ) -> HistoryResult:
     since = gitread.resolve(root, since) if since is not None else None
     # the reader reads the blobs while the log is still read
@@ -159,7 +166,7 @@ def _walk(
                 f"judging the history: {len(commits):,} commit{'s' if len(commits) != 1 else ''}, "
                 f"{len(reader.asked):,} file versions…"
             )
-        blobs = Blobs(reader.texts())
+        blobs = Blobs(reader.texts(), full=parse or frozenset())
         if read is not None and reader.raw is not None:
             read.update(reader.raw)
     walk = Walk(commits, ids, blobs, Settings(require_signed, distinct_approver), since)
@@ -189,7 +196,21 @@ def _walk(
         )
         findings.append(Finding(path, 1, ERROR, "history-path-case", message, commit.sha))
     findings += erasures.check_erasures(root, commits, blobs.texts, since, tip)
+    if parsed is not None:
+        parsed.update(_decoded(blobs))
     return HistoryResult(findings, len(commits))
+
+
+def _decoded(blobs: Blobs) -> dict[str, Rule]:
+    """The rules the walk parsed whose text was decoded without loss: the reader replaces
+    bytes that are not UTF-8 with U+FFFD, which a rule read whole by another reader (one that
+    refuses such bytes) would not have; the few texts that hold one are parsed again there."""
+    texts = blobs.texts
+    return {
+        oid: rule
+        for oid, rule in blobs.rules.items()
+        if rule is not None and "\ufffd" not in texts.get(oid, "\ufffd")
+    }
 
 
 @dataclass(frozen=True)
