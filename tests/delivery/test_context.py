@@ -212,10 +212,10 @@ def test_audit_gives_the_active_rules_of_the_scope_and_its_ancestors(
     assert reasons == {  # the rules in scope, each with its verdict
         "contracts-plain-language": (True, None),
         "supply-warranty-12-months": (True, None),
-        "supply-penalty-cap-draft": (False, "draft"),
         "supply-incoterms-suspended": (False, "suspended"),
         "contracts-old-archived": (False, "archived"),
     }
+    assert line["drafts"] == 1  # supply-penalty-cap-draft: a draft in scope, counted
     assert line["others"] == {"out of scope": 1}  # the rest: one count per reason
     assert "usage logged as run r-" in result.stderr
 
@@ -237,7 +237,8 @@ def test_every_call_appends_one_line_and_usage_reads_them_back(
         ("contracts/lease", 2),
         ("contracts", 1),
     ]
-    assert len(listed[0]["rules"]) + sum(listed[0]["others"].values()) == len(RULES)
+    first = listed[0]
+    assert len(first["rules"]) + first["drafts"] + sum(first["others"].values()) == len(RULES)
     by_rule = json.loads(
         invoke(runner, "usage", "--rule", "lease-deposit-three-months", "--format", "json").stdout
     )

@@ -369,11 +369,13 @@ def test_the_usage_line_does_not_grow_with_the_rules_outside_the_scope(
     commit_decisions(memrepo)
     assert invoke(runner, "context", "audit", "--scope", "contracts/supply").exit_code == 0
     few, many = _usage(memrepo)
-    assert few["rules"] == many["rules"] and len(few["rules"]) == 5  # type: ignore[arg-type]
+    assert few["rules"] == many["rules"] and len(few["rules"]) == 4  # type: ignore[arg-type]
+    assert few["drafts"] == many["drafts"] == 1  # the draft in scope: counted, not listed
     assert few["others"] == {"out of scope": 1}
     assert many["others"] == {"archived": 20, "draft": 20, "out of scope": 1}
     listed = invoke(runner, "usage", "--last", "1", "--details")
     assert "2 of 46 rules applied" in listed.stdout
+    assert "    drafts in scope, not applied: 1\n" in listed.stdout
     assert "    outside the scope, not applied: 20 archived, 20 draft, 1 out of scope" in (
         listed.stdout
     )

@@ -101,6 +101,8 @@ def usage(
                 output.data(
                     f"    {r.rule} v{r.version} [{r.status}, {r.scope or 'no scope'}]: {why}{late}"
                 )
+            if record.drafts:
+                output.data(f"    drafts in scope, not applied: {record.drafts:,}")
             if record.others:
                 counts = ", ".join(f"{n:,} {reason}" for reason, n in record.others)
                 output.data(f"    outside the scope, not applied: {counts}")

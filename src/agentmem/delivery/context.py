@@ -783,8 +783,10 @@ def run_audit(repo: Repository, actor: Person, scope: str) -> AuditContext:
     if clean is None:
         raise UsageError("--scope is empty; give a scope such as contracts/supply")
     ctx = audit_from_index(repo.root, clean, actor, repo.config, today(), new_run_id())
+    listed = tuple(d for d in ctx.decisions if d.applied or d.status != "draft")
+    drafts = len(ctx.decisions) - len(listed)  # never given: counted, not listed one by one
     record = UsageRecord(
-        ctx.run_id, now_stamp(), actor.id, actor.role, clean, ctx.decisions, ctx.others
+        ctx.run_id, now_stamp(), actor.id, actor.role, clean, listed, ctx.others, drafts
     )
     append_usage(repo.root, record)
     return ctx

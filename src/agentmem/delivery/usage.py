@@ -3,14 +3,15 @@ the rest.
 
 ``agentmem context audit --scope S`` appends ONE JSON line per call to ``.agentmem/usage.jsonl``
 (local, git-ignored). The line is bounded: the rules in scope (S or above it) each with their
-verdict, the others as one count per reason::
+verdict — except the drafts, never given, which are counted (``drafts``: a doctrine of 100,000
+drafts made a line of megabytes) —, the others as one count per reason::
 
     {"run_id": "r-20261129T101500-3fa2c1", "time": "2026-11-29T10:15:00Z", "actor": "alice",
      "role": "member", "scope": "contracts/supply", "applied": 2,
      "rules": [{"rule": "supply-warranty-12-months", "version": 3, "status": "active",
                 "scope": "contracts/supply", "applied": true, "reason": null,
                 "review_overdue": false}, ...],
-     "others": {"draft": 412, "out of scope": 9530}}
+     "drafts": 20, "others": {"draft": 412, "out of scope": 9530}}
 
 ``reason`` says why a rule was not applied: ``draft``, ``suspended``, ``deactivated``,
 ``archived``, ``changed after approval``, ``out of scope``, ``review overdue`` or ``scope
@@ -68,8 +69,9 @@ _RULE_FIELDS = tuple(f.name for f in fields(RuleUsage))
 
 @dataclass(frozen=True)
 class UsageRecord:
-    """One audit call: ``time`` ISO 8601 UTC, ``rules`` the rules in scope, ``others``
-    ``(reason, count)`` for the rest; ``applied`` = how many rules were given."""
+    """One audit call: ``time`` ISO 8601 UTC, ``rules`` the rules in scope but the drafts,
+    ``drafts`` how many drafts are in scope, ``others`` ``(reason, count)`` for the rest;
+    ``applied`` = how many rules were given."""
 
     run_id: str
     time: str
@@ -78,6 +80,7 @@ class UsageRecord:
     scope: str
     rules: tuple[RuleUsage, ...]
     others: tuple[tuple[str, int], ...] = ()
+    drafts: int = 0
 
     @property
     def applied(self) -> int:
@@ -85,8 +88,8 @@ class UsageRecord:
 
     @property
     def considered(self) -> int:
-        """Every rule the audit decided: those in scope and the others."""
-        return len(self.rules) + sum(n for _, n in self.others)
+        """Every rule the audit decided: those in scope (drafts included) and the others."""
+        return len(self.rules) + self.drafts + sum(n for _, n in self.others)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -97,6 +100,7 @@ class UsageRecord:
             "scope": self.scope,
             "applied": self.applied,
             "rules": [{name: getattr(r, name) for name in _RULE_FIELDS} for r in self.rules],
+            "drafts": self.drafts,
             "others": dict(self.others),
         }
 
@@ -182,6 +186,7 @@ def _record(data: Any) -> UsageRecord | None:
         if isinstance(others, dict)
         else ()
     )
+    drafts = data.get("drafts", 0)  # a line of the former format lists its drafts in rules
     return UsageRecord(
         data["run_id"],
         data["time"],
@@ -190,6 +195,7 @@ def _record(data: Any) -> UsageRecord | None:
         data["scope"],
         tuple(r for r in rules if r is not None),
         counts,
+        drafts if type(drafts) is int and drafts >= 0 else 0,
     )
 
 

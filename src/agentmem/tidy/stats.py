@@ -319,6 +319,8 @@ def _usage(repo: Repository, people: dict[str, Figures], team: Figures, weeks: _
                 mine.rules_applied += 1
             else:
                 mine.rules_not_applied[rule.reason or "unknown"] += 1
+        if record.drafts:  # the drafts in scope, counted
+            mine.rules_not_applied["draft"] += record.drafts
         for reason, count in record.others:  # rules outside the scope, one count per reason
             mine.rules_not_applied[reason] += count
         _bump(mine, weeks, "audits", record.time)
