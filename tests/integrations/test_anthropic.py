@@ -8,15 +8,19 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
 import httpx2
 import pytest
 from tests.helpers import git, invoke
 
 import agentmem
 
+if TYPE_CHECKING:
+    import anthropic
+
+# The SDK is imported inside the tests that use it: it is the slowest import of the suite, and a
+# module-level import is paid at collection by every worker.
 DATA = Path(__file__).parents[1] / "data" / "anthropic" / "memory_tool"
 
 
@@ -34,6 +38,8 @@ class Recorded:
         return httpx2.Response(200, json=self.turns.pop(0))
 
     def client(self) -> anthropic.Anthropic:
+        import anthropic
+
         return anthropic.Anthropic(
             api_key="test-key",
             max_retries=0,
@@ -72,6 +78,8 @@ def test_a_recorded_conversation_files_proposals_and_writes_no_memory(with_memor
     from agentmem.integrations.anthropic import MemoryTool
 
     memory_before = (with_memory / "memories" / "alice.md").read_text(encoding="utf-8")
+    import anthropic
+
     tool = MemoryTool(agentmem.open(), session="chat-42")
     assert isinstance(tool, anthropic.lib.tools.BetaAbstractMemoryTool)
     assert tool.to_dict() == {"type": "memory_20250818", "name": "memory"}
