@@ -1001,3 +1001,104 @@ def test_a_cached_approval_of_an_unsigned_rule_approval_is_withheld(
     audit = invoke(runner, "context", "audit", "--scope", "contracts")
     assert SIGNED_RULE not in audit.stdout and note in audit.stderr
     assert json.loads((root / served.DOCTRINE_STATE).read_bytes())["judged"][unsigned] is False
+
+
+def _warranty_rule_proposed(runner: CliRunner, root: Path) -> None:
+    set_identity(root, "Bob", "bob@example.com")
+    proposed = invoke(
+        runner, "doctrine", "propose", "--id", "warranty-floor", "--title", "Warranty floor",
+        "--instruction", SIGNED_RULE, "--scope", "contracts", "--limit", "Not for software licences.",
+    )  # fmt: skip
+    assert proposed.exit_code == 0, proposed.stderr
+    set_identity(root, "Alice", "alice@example.com")
+
+
+def _plant_all_approved(root: Path) -> None:
+    state = json.loads((root / served.DOCTRINE_STATE).read_bytes())
+    state["judged"] = dict.fromkeys(state["judged"], True)
+    (root / served.DOCTRINE_STATE).write_text(json.dumps(state), encoding="utf-8")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+def test_an_unsigned_approval_brought_in_by_a_merge_is_withheld_whatever_the_state_says(
+    signed_team: Path, runner: CliRunner
+) -> None:
+    """The approval is made on a branch, its signature dropped, and the branch merged: the
+    merge carries no trailers, so its cached approval could count only if what it brought in
+    is signed as ``signing.decisions: required`` says; a planted approval of both is not."""
+    root = signed_team
+    _warranty_rule_proposed(runner, root)
+    git(root, "checkout", "-qb", "side")
+    approve = invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1", "--reason", "Ok.")
+    assert approve.exit_code == 0, approve.stderr
+    unsigned = _unsign_head(root)
+    git(root, "checkout", "-q", "main")
+    git(root, "-c", "commit.gpgsign=false", "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    merge = git(root, "rev-parse", "HEAD").strip()
+    history = invoke(runner, "check", "--history", "--format", "json")
+    codes = {(f["code"], f["commit"]) for f in json.loads(history.stdout)}
+    assert ("history-decision-unsigned", unsigned) in codes
+    note = "is not a decision check --history accepts"
+    audit = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert SIGNED_RULE not in audit.stdout and note in audit.stderr
+    assert _state(root)["judged"] == {**_state(root)["judged"], merge: False}  # type: ignore[dict-item]
+    _plant_all_approved(root)
+    audit = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert SIGNED_RULE not in audit.stdout and note in audit.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+def test_a_relaxation_without_a_second_admin_does_not_let_a_cached_unsigned_approval_count(
+    signed_team: Path, runner: CliRunner
+) -> None:
+    """alice drops ``signing.decisions: required`` with plain git (no second admin approves
+    it): the judge keeps decisions signed, so an unsigned approval after it is refused — and a
+    cached approval of it is verified as under ``required``, not as the settings text reads."""
+    root = signed_team
+    config = root / "agentmem.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("signing:\n  decisions: required\n", ""),
+        encoding="utf-8",
+    )
+    git(root, "-c", "commit.gpgsign=false", "commit", "-qam", "settings: no more signatures")
+    _warranty_rule_proposed(runner, root)
+    approve = invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1", "--reason", "Ok.")
+    assert approve.exit_code == 0, approve.stderr
+    unsigned = _unsign_head(root)
+    history = invoke(runner, "check", "--history", "--format", "json")
+    codes = {(f["code"], f["commit"]) for f in json.loads(history.stdout)}
+    assert ("history-decision-unsigned", unsigned) in codes
+    note = f"(commit {unsigned[:10]}) is not a decision check --history accepts"
+    audit = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert SIGNED_RULE not in audit.stdout and note in audit.stderr
+    _plant_all_approved(root)
+    audit = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert SIGNED_RULE not in audit.stdout and note in audit.stderr
+    assert _state(root)["judged"][unsigned] is False  # type: ignore[index]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+def test_a_relaxation_without_a_second_admin_keeps_an_unsigned_accept_out_of_the_chat(
+    signed_team: Path, runner: CliRunner
+) -> None:
+    root = signed_team
+    config = root / "agentmem.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("signing:\n  decisions: required\n", ""),
+        encoding="utf-8",
+    )
+    git(root, "-c", "commit.gpgsign=false", "commit", "-qam", "settings: no more signatures")
+    assert invoke(runner, "remember", "Cite the clause number.").exit_code == 0
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    unsigned = _unsign_head(root)
+    chat = invoke(runner, "context", "chat")
+    assert chat.exit_code == 0
+    assert "Cite the clause number." not in chat.stdout
+    assert f"the last change (commit {unsigned[:10]}) is not alice's own decision" in chat.stderr
+    cache = HotCache(root / ".agentmem")
+    cache.put(served.JUDGED, unsigned, True)  # planted
+    cache.save()
+    assert "Cite the clause number." not in invoke(runner, "context", "chat").stdout

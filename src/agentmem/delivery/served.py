@@ -153,7 +153,7 @@ def _judge(root: Path, commit: str, parents: tuple[str, ...]) -> bool:
     from agentmem.check.findings import ERROR
     from agentmem.check.history.walk import check_history
 
-    since = parents[0] if parents else None
+    since = walk_start(root, parents[0] if parents else None)
     result = check_history(root, since=since, tip=commit)
     return not any(f.severity == ERROR and f.commit for f in result.findings)
 
@@ -206,6 +206,9 @@ def unsigned_as_required(root: Path, commits: list[tuple[str, tuple[str, ...]]])
         required = {p for p in parents if _requires_signatures(texts.get(p))}
     except GitError:
         required = set(parents)  # unreadable: as strict as it can be
+    lenient = [p for p in parents if p not in required]
+    if lenient and _once_required(root, lenient):
+        required = set(parents)  # a relaxation the judge may hold: verified, never assumed
     wanted = [c for c, p in with_parent if p in required]
     if not wanted:
         return set()
@@ -217,6 +220,44 @@ def unsigned_as_required(root: Path, commits: list[tuple[str, tuple[str, ...]]])
     except AgentmemError:
         return set(wanted)
     return {f.commit for f in findings if f.commit}
+
+
+def walk_start(root: Path, since: str | None) -> str | None:
+    """Where the judge's walk that judges the commits after ``since`` starts: ``since``, or
+    the root (None) when the settings at ``since`` do not require signed decisions but some
+    version before did (:func:`_once_required`): the walk holds a relaxation made without a
+    second admin's approval only when it walks the relaxing commit
+    (``check.history.walk._relaxations``), and the served view must give what the whole
+    ``check --history`` gives. Costs one ``git cat-file`` and, only for such settings, one
+    ``git log -p`` of ``agentmem.yaml``."""
+    if since is None:
+        return None
+    try:
+        text = gitrun.read_objects(root, [(since, f"{since}:{CONFIG_FILE}")]).get(since)
+    except GitError:
+        return None
+    if _requires_signatures(text) or not _once_required(root, [since]):
+        return since
+    return None
+
+
+def _once_required(root: Path, revs: list[str]) -> bool:
+    """True when some version of ``agentmem.yaml`` in the history of ``revs`` may have said
+    ``signing.decisions: required`` (a line added with "required" or an escape, the prefilter
+    of :func:`_requires_signatures`), or git cannot say. The settings at a commit's parent are
+    not the policy the judge applies when a commit before relaxed them without a second
+    admin's approval (the judge holds them strict: ``check.history.walk._relaxations``), so
+    a cached approval is then verified as under ``required``: being strict here only costs
+    work (an unsigned commit is judged again), never lets an unsigned decision count. One
+    ``git log -p`` of ``agentmem.yaml``."""
+    args = ["log", "--no-color", "--no-ext-diff", "--no-textconv", "--format=", "-p", *revs]
+    proc = gitrun.run(root, [*args, "--", CONFIG_FILE], None, None, text=False)
+    if proc.returncode != 0:
+        return True
+    return any(
+        line.startswith(b"+") and (b"required" in line or b"\\" in line)
+        for line in proc.stdout.split(b"\n")
+    )
 
 
 def _requires_signatures(text: bytes | None) -> bool:
@@ -752,6 +793,7 @@ def _judge_range(
     from agentmem.check.findings import ERROR
     from agentmem.check.history.walk import check_history
 
+    since = walk_start(root, since)
     result = check_history(root, since=since, tip=tip, read=read, parse=parse, parsed=parsed)
     bad: dict[str, set[str] | None] = {}  # commit → refused rule files (None: all of it)
     for f in result.findings:
@@ -829,8 +871,9 @@ class _Trusted:
     this audit ran — a commit made with plain git is refused whatever the state says (the
     judge refuses a rule file changed without the trailers). A merge carries no trailers: its
     cached approval counts when every commit it brought in that changed a rule file is a
-    marked commit (one ``git log`` of what it brought in, only for a merge whose verdict
-    decides what is served), else the judge decides it again."""
+    marked commit, signed as the signing policy requires (:func:`unsigned_as_required`: a
+    cache cannot say a commit is signed; one ``git log`` of what it brought in, only for a
+    merge whose verdict decides what is served), else the judge decides it again."""
 
     def __init__(self, root: Path, judged: dict[str, Verdict], log: list[Marked]) -> None:
         self.root = root
@@ -860,7 +903,12 @@ class _Trusted:
     def _merge(self, commit: str) -> Verdict:
         parents = self.parents[commit]
         brought = _marked_log(self.root, f"{parents[0]}..{commit}")
-        if brought and all(m and len(p) == 1 for c, p, m in brought if c != commit):
+        inner = [(c, p) for c, p, _m in brought if c != commit]
+        if (
+            brought
+            and all(m and len(p) == 1 for c, p, m in brought if c != commit)
+            and not unsigned_as_required(self.root, inner)  # signed as the policy requires
+        ):
             return self.judged.get(commit, False)
         return _judge_range(self.root, parents[0], commit, [(commit, parents)])[commit]
 
