@@ -1466,3 +1466,33 @@ def test_match_words_take_alternatives() -> None:
     bench = _benchmark()
     assert bench._words_in(["émoji|emoticon", "UI"], "Stop adding EMOJIS to the ui")
     assert not bench._words_in(["firecrawl|context7"], "use the docs tool")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "add logging to the new payment webhook",
+        "write unit tests for the new importer",
+        "schreib Unit-Tests für den neuen Importer",
+        "Schreib eine Mail an die Gegenseite wegen der Frist.",
+        "ajoute des logs dans le nouveau service",
+        "añade logs al nuevo servicio de pagos",
+    ],
+)
+def test_a_piece_of_work_on_a_thing_of_this_session_is_not_a_preference(said: str) -> None:
+    """A request about what the session is making ("the new importer", "den neuen Importer")
+    or for one deliverable ("schreib eine Mail"), without a word that makes it standing."""
+    assert _offline(said) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("Always add logging to new webhooks.", "Always add logging to new webhooks."),
+        ("Write unit tests for new importers.", "Write unit tests for new importers."),
+        ("Verwende eine schlichte Sprache.", "Verwende eine schlichte Sprache."),
+        ("Schreib kurze Absätze.", "Schreib kurze Absätze."),
+    ],
+)
+def test_the_same_requests_said_in_general_stay_preferences(said: str, kept: str) -> None:
+    assert [p["text"] for p in _offline(said)] == [kept]

@@ -22,7 +22,9 @@ me": ``team_scope``), that nothing is decided yet ("nothing's decided", "noch ni
 entschieden", "solo para este contrato": ``provisional``) and that a request holds beyond this piece of work ("same for
 anything you draft", "en todos los contratos": ``extends``), and a clause that rejects how a thing was done ("las
 fechas así no": ``rejects``), an imperative asking for a piece of work on this
-session's documents ("go through … and list", "contesta a … que", ``tasks``); a wish about how the agent works ("I'd rather you…", "j'aimerais
+session's documents ("go through … and list", "contesta a … que", ``tasks``); a thing
+this session made or is making ("for the new endpoint", "für den neuen Export": ``particular``,
+a request about it without a word that makes it standing is a piece of work); a wish about how the agent works ("I'd rather you…", "j'aimerais
 bien que tu…", "mir wäre lieber, du…": ``wishes``, a preference, standing unless about one thing);
 what says the rule is known already ("same as always", "comme d'habitude", "wie immer":
 ``known``, with an entry or an active rule on the subject, a repeat); and the wording of outcome-derived entries
@@ -79,6 +81,7 @@ _PATTERN_KEYS = (
     "extends",
     "rejects",
     "tasks",
+    "particular",
     "wishes",
     "known",
 )
@@ -127,6 +130,7 @@ class Language:
     extends: tuple[re.Pattern[str], ...]
     rejects: tuple[re.Pattern[str], ...]
     tasks: tuple[re.Pattern[str], ...]
+    particular: tuple[re.Pattern[str], ...]
     wishes: tuple[re.Pattern[str], ...]
     known: tuple[re.Pattern[str], ...]
     lead_ins: tuple[str, ...]

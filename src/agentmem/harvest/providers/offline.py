@@ -975,6 +975,8 @@ def _directive(
         return None  # "estoy harto de este cliente, siempre cambia todo": that one's habit
     if any_match(_patterns(langs, "standing"), folded) or cues.extends:
         pass
+    elif any_match(_patterns(langs, "particular"), folded):
+        return None  # "write integration tests for the new refund endpoint": this session's work
     elif stop or general or wished:
         if cues.current:
             return None  # about what the agent is doing right now
