@@ -27,6 +27,12 @@ The sets (``--set``, default ``all``):
   phrasings of people outside the team (the research corpus's prompts, auto-memory and
   instruction files, public issue threads), written on 2026-12-02 after the tuning on all six
   earlier blind sets: the untouched holdout;
+- ``blind8``: ``blind8.yaml``, an eighth blind batch (40 sessions, 10 per language, every format:
+  4 explicit requests, 2 doctrine statements, 2 changes of mind, 1 with nothing to remember and
+  1 trap each — an injected tool result, a freelancer's IBAN and address, a pasted connection
+  string and cloud key, a pasted clause — beside a real request; 24 one-line prompts, 6 per
+  language) paraphrasing the corpus's real phrasings, written on 2026-12-03 after the tuning on
+  all seven earlier blind sets;
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -83,6 +89,7 @@ SETS = {
     "blind5": HERE / "harvest_set" / "blind5.yaml",
     "blind6": HERE / "harvest_set" / "blind6.yaml",
     "blind7": HERE / "harvest_set" / "blind7.yaml",
+    "blind8": HERE / "harvest_set" / "blind8.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"

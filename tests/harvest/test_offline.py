@@ -1412,6 +1412,22 @@ def test_the_blind_sets_are_there() -> None:
     assert sum(c["kind"] == "nothing" for c in sessions) >= 8
     counts = {lang: sum(c["lang"] == lang for c in seventh) for lang in ("en", "fr", "es", "de")}
     assert counts["en"] >= max(counts.values()), counts
+    eighth = _cases("blind8.yaml")
+    sessions = [c for c in eighth if c["kind"] not in ("standing", "one-off")]
+    prompted = [c for c in eighth if c["kind"] in ("standing", "one-off")]
+    assert len(sessions) == 40 and len(prompted) == 24
+    for lang in ("en", "fr", "es", "de"):
+        mine = [c for c in sessions if c["lang"] == lang]
+        assert len(mine) == 10 and {c["format"] for c in mine} == FORMATS, lang
+        kinds = [c["kind"] for c in mine]
+        for kind, count in (("explicit", 4), ("doctrine", 2), ("change", 2), ("nothing", 1)):
+            assert kinds.count(kind) == count, (lang, kind)
+        assert kinds.count("trap") == 1, lang
+        actions = sorted(e["action"] for c in mine if c["kind"] == "change" for e in c["expect"])
+        assert actions == ["modify", "remove"], lang
+        theirs = [c["kind"] for c in prompted if c["lang"] == lang]
+        assert theirs.count("standing") == 3 and theirs.count("one-off") == 3, lang
+    assert not {c["id"] for c in eighth} & {c["id"] for c in seventh}
     prompts = _cases("prompts.yaml")
     assert len(prompts) == 25
     assert sum(c["kind"] == "standing" for c in prompts) == 15
