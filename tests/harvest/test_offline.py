@@ -1512,3 +1512,16 @@ def test_a_piece_of_work_on_a_thing_of_this_session_is_not_a_preference(said: st
 )
 def test_the_same_requests_said_in_general_stay_preferences(said: str, kept: str) -> None:
     assert [p["text"] for p in _offline(said)] == [kept]
+
+
+def test_a_relative_that_after_an_indefinite_noun_is_no_demonstrative() -> None:
+    """ "a comment that just says …": "that" opens a relative clause, no one thing of the session."""
+    said = "don't open a pull request that only bumps versions, ever."
+    assert [p["text"] for p in _offline(said)] == [
+        "Don't open a pull request that only bumps versions, ever."
+    ]
+
+
+def test_a_short_english_prohibition_is_read_as_english() -> None:
+    """ "No …" alone ties English with Spanish (both say "no"): the English cues read it too."""
+    assert [p["text"] for p in _offline("No merge commits. Ever.")] == ["No merge commits."]

@@ -884,7 +884,9 @@ def _clause_cue(patterns: tuple[re.Pattern[str], ...], folded: str) -> _Cue | No
 #: Before a demonstrative, a word that makes it a kind ("exclusions like this one", "como esta").
 _LIKE = re.compile(r"(?:\blike|\bsuch\s+as|\bcomme|\bcomo|\bwie)\s+$")
 #: An indefinite pronoun: the "that" after it starts a relative clause ("anything that …").
-_INDEFINITE = re.compile(r"\b(?:anything|everything|something|nothing|whatever|all)\s+$")
+_INDEFINITE = re.compile(
+    r"\b(?:anything|everything|something|nothing|whatever|all|(?:a|an|any|every|each|no)(?:\s+[a-z-]+){1,2})\s+$"
+)
 
 
 #: After a demonstrative, where the work happens ("in this repo", "en este equipo"): the
