@@ -189,14 +189,19 @@ def cached(cache: HotCache | None, commit: str) -> bool:
     return found and value is True
 
 
-def unsigned_as_required(root: Path, commits: list[tuple[str, tuple[str, ...]]]) -> set[str]:
+def unsigned_as_required(
+    root: Path, commits: list[tuple[str, tuple[str, ...]]], history: bool = True
+) -> set[str]:
     """The commits of ``commits`` (``(commit, parents)`` whose approval a cache holds) that the
     signing policy in force does not let count now: under ``signing.decisions: required`` in
     ``agentmem.yaml`` at the commit's first parent (the judge's rule), a decision that is not
     signed by a key ``roles.yaml`` lists for its author, verified again each time
     (:func:`agentmem.check.history.signing.verify_decisions`) — a cache cannot say a commit
     is signed (docs/design/served.md §Served view). One ``git cat-file --batch`` reads the
-    settings; nothing more runs unless one of them may require signatures."""
+    settings; nothing more runs unless one of them may require signatures, or (``history``)
+    an earlier version of them may have (:func:`_once_required`: one ``git log`` of
+    ``agentmem.yaml`` over the whole history, about 0.1 s on 10,000 commits, so left out of
+    a session start, whose first judgement of a commit still starts at the root)."""
     with_parent = [(c, p[0]) for c, p in commits if p]
     if not with_parent:
         return set()
@@ -207,7 +212,7 @@ def unsigned_as_required(root: Path, commits: list[tuple[str, tuple[str, ...]]])
     except GitError:
         required = set(parents)  # unreadable: as strict as it can be
     lenient = [p for p in parents if p not in required]
-    if lenient and _once_required(root, lenient):
+    if history and lenient and _once_required(root, lenient):
         required = set(parents)  # a relaxation the judge may hold: verified, never assumed
     wanted = [c for c, p in with_parent if p in required]
     if not wanted:
@@ -305,7 +310,9 @@ def _served_version(
     those of the last version that may be (``git revert`` of bob's commit changes nothing
     served, and what is built on it is served again)."""
     taken = [(c, parents) for c, parents, _b, marks, _w in candidates if marks and cached(cache, c)]
-    faulty = unsigned_as_required(root, taken)  # a cached approval counts only signed so
+    # a cached approval counts only signed so; the settings' history is left to audits and
+    # check (docs/design/served.md §Served view: a session start does not walk it)
+    faulty = unsigned_as_required(root, taken, history=False)
     verdicts = [
         approved(root, c, parents, cache, marks and c not in faulty)
         for c, parents, _b, marks, _w in candidates
