@@ -115,6 +115,36 @@ def test_content_sha256_is_the_hash_of_the_canonical_json_content() -> None:
     ]
 
 
+def test_content_sha256_is_json_dumps_on_hard_texts() -> None:
+    """The hash writes its JSON key by key: the same bytes as ``json.dumps`` on quotes,
+    backslashes, control and non-ASCII characters, lone surrogates, no scope, 0–3 limits."""
+    import random
+
+    rng = random.Random(25)
+    alphabet = ['"', "\\", "\n", "\t", "\x00", "\x1f", "\x7f", "é", "—", "\u2028", "\ud800",
+                "😀", "a", " ", "/", ",", ":", "[", "}"]  # fmt: skip
+
+    def text() -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+
+    for n in range(2000):
+        rule = replace(
+            RULE,
+            title=text(),
+            scope=None if n % 7 == 0 else text(),
+            instruction=text(),
+            limits=tuple(text() for _ in range(n % 4)),
+        )
+        content = {"title": rule.title, "scope": rule.scope, "instruction": rule.instruction,
+                   "limits": list(rule.limits)}  # fmt: skip
+        blob = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        digest = hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
+        try:
+            assert content_sha256(rule) == digest
+        except UnicodeEncodeError:  # a lone surrogate: json.dumps' bytes cannot be UTF-8 either
+            assert "\ud800" in blob
+
+
 def test_missing_for_activation_and_overdue() -> None:
     from datetime import date
 

@@ -25,6 +25,7 @@ decides which ones those are.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -450,6 +451,21 @@ def served_groups(
     tree: when the index was written for the same served state (its signature), its groups are
     used as they are; otherwise each row whose blob id is not the one served is parsed from
     that blob (ONE ``git cat-file --batch`` for them all) and the index rewritten."""
+    # The rows (and the rules parsed) live until the audit ends and make no reference cycle:
+    # with 100,000 rules held, the cyclic collector's passes re-scanned them for about a
+    # sixth of a first audit's CPU. Reference counting still frees what is dropped.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _served_groups(root, view)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _served_groups(
+    root: Path, view: ServedDoctrine
+) -> tuple[dict[str | None, Group], list[DoctrineError], dict[str, Rule]]:
     path = root / SERVED_INDEX_FILE
     try:
         data = path.read_bytes()
@@ -516,24 +532,27 @@ def served_groups(
             continue
         parsed[rule_id] = rule
         rows[where] = [blob, list(brief_of(rule, forms=False))]  # an audit compares no texts
+    counted = _groups(r[1] for r in rows.values())  # once: stored and returned
     if not errors:
-        _save_served(path, view.signature, rows)
+        _save_served(path, view.signature, rows, counted)
     errors.sort(key=lambda e: e.message)
-    grouped = {
-        scope: Group(g[0], g[1]) for scope, g in _groups(r[1] for r in rows.values()).items()
-    }
+    grouped = {scope: Group(g[0], g[1]) for scope, g in counted.items()}
     return grouped, errors, parsed
 
 
-def _save_served(path: Path, signature: str, rows: dict[str, list[Any]]) -> None:
-    """Three lines: the format, the signature and the SHA-256 of the rest; the groups; the rows
-    (``path → [blob, brief]``). Temporary file, then ``os.replace``; failures are ignored."""
+def _save_served(
+    path: Path,
+    signature: str,
+    rows: dict[str, list[Any]],
+    counted: dict[str | None, list[Any]],
+) -> None:
+    """Three lines: the format, the signature and the SHA-256 of the rest; the groups
+    (``counted``, :func:`_groups` of the rows); the rows (``path → [blob, brief]``). Temporary
+    file, then ``os.replace``; failures are ignored."""
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     try:
         path.parent.mkdir(exist_ok=True)
-        groups = {
-            scope or "": group for scope, group in _groups(r[1] for r in rows.values()).items()
-        }
+        groups = {scope or "": group for scope, group in counted.items()}
         body = (
             json.dumps(groups, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             + b"\n"

@@ -9,10 +9,10 @@ exactly what its file says; they are parsed only when compared.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
+from json.encoder import encode_basestring as _json_string
 from typing import TYPE_CHECKING, Any
 
 from agentmem.errors import DoctrineError as DoctrineError
@@ -125,14 +125,16 @@ def content_sha256(rule: Rule) -> str:
     (docs/design/doctrine.md §Rule file).
 
     Canonical JSON: keys sorted, no spaces, UTF-8 (``ensure_ascii=False``), limits as a list.
+    Written out key by key with the string encoder ``json.dumps`` itself uses for
+    ``ensure_ascii=False`` (the same text: ``tests/doctrine/test_parse.py``), without
+    building a dict and an encoder for each rule: a first audit hashes every approved rule.
     """
-    content = {
-        "title": rule.title,
-        "scope": rule.scope,
-        "instruction": rule.instruction,
-        "limits": list(rule.limits),
-    }
-    blob = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    text = _json_string
+    scope = "null" if rule.scope is None else text(rule.scope)
+    blob = (
+        f'{{"instruction":{text(rule.instruction)},"limits":[{",".join(map(text, rule.limits))}],'
+        f'"scope":{scope},"title":{text(rule.title)}}}'
+    )
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
