@@ -482,3 +482,18 @@ def test_a_file_that_only_imports_another_names_it(memrepo: Path, runner, tmp_pa
         f"run agentmem import {project / 'AGENTS.md'}\n"
     ) in result.stdout
     assert list((memrepo / "inbox").rglob("*.yaml")) == []
+
+
+def test_a_file_outside_the_current_folder_is_named_cut_not_as_a_path_below_it(
+    memrepo, tmp_path, runner
+):
+    """`agentmem import /tmp/a25/f.md` from the repository: "…/a25/f.md" (the ellipsis says
+    the path is cut; no home folder or user name), never "a25/f.md"."""
+    outside = tmp_path / "elsewhere" / "a25"
+    outside.mkdir(parents=True)
+    (outside / "f.md").write_text("- Always answer in French.\n", encoding="utf-8")
+    result = invoke(runner, "import", str(outside / "f.md"), "--dry-run")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout + result.stderr
+    assert "…/a25/f.md" in out
+    assert " a25/f.md" not in out and str(tmp_path) not in out

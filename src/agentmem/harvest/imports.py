@@ -162,15 +162,16 @@ class ImportRun:
 
 
 def _shown(path: Path) -> str:
-    """The path relative to the current folder when below it, else its last two parts (no home
-    folder, no user name in a justification or a commit)."""
+    """The path relative to the current folder when below it, else its last two parts after
+    ``…/`` (no home folder, no user name in a justification or a commit; the ellipsis says the
+    path is cut, so "…/a25/f.md" is not read as a path below the current folder)."""
     try:
         return path.absolute().relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
         try:
             return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
         except (ValueError, OSError):
-            return "/".join(path.parts[-2:])
+            return "…/" + "/".join(path.parts[-2:])
 
 
 def _kind_of(path: Path, explicit: bool) -> str | None:
