@@ -341,7 +341,9 @@ def test_audit_markdown_json_and_a_bad_scope(both: Path, runner: CliRunner) -> N
     assert data["rules"][1]["limits"] == [
         "Not when the supplier has traded with us for less than two years."
     ]
-    assert len(data["considered"]) + sum(data["others"].values()) == len(RULES)
+    assert len(data["considered"]) + data["drafts"] + sum(data["others"].values()) == len(RULES)
+    assert all(c["status"] != "draft" or c["applied"] for c in data["considered"])
+    assert data["drafts"] == 1  # supply-penalty-cap-draft, counted, not listed
     assert data["others"] == {"out of scope": 1}
     bad = invoke(runner, "context", "audit", "--scope", "../etc")
     assert bad.exit_code == 1 and "invalid scope" in bad.stderr

@@ -732,7 +732,10 @@ def render_audit(ctx: AuditContext, fmt: str = "text") -> str:
 
 
 def audit_json(ctx: AuditContext) -> dict[str, Any]:
-    """The ``--format json`` object: scope, run id, applied rules (with limits), every decision."""
+    """The ``--format json`` object: scope, run id, applied rules (with limits), every decision
+    but on a draft in scope (``drafts``: how many; a draft applies nowhere, and 100,000 of them
+    would be as many entries), the others counted by reason, the notes and the text."""
+    listed = [d for d in ctx.decisions if d.applied or d.status != "draft"]
     return {
         "context": "audit",
         "scope": ctx.scope,
@@ -760,8 +763,9 @@ def audit_json(ctx: AuditContext) -> dict[str, Any]:
                 "applied": d.applied,
                 "reason": d.reason,
             }
-            for d in ctx.decisions
+            for d in listed
         ],
+        "drafts": len(ctx.decisions) - len(listed),
         "others": dict(ctx.others),
         "notes": list(ctx.notes),
         "text": render_audit(ctx, "text"),
