@@ -336,6 +336,29 @@ def test_a_proposal_planted_by_another_person_is_flagged_in_search(
     assert cli.exit_code == 0 and "NOT FROM alice" in cli.stdout
 
 
+def test_the_inbox_is_read_once_by_a_listing_that_flags_foreign_proposals(
+    memrepo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """list_inbox (MCP) and search read each proposal file once: the provenance check compares
+    the bytes the inbox was parsed from, it does not read the files again."""
+    # lazy: the MCP server module, only for this case
+    from agentmem.delivery import mcp_server
+    from agentmem.store import regular
+
+    pid = plant_bobs_proposal(memrepo)
+    reads: list[str] = []
+    real = regular.read_bytes
+
+    def counted(root: Path, rel: str) -> bytes | None:
+        reads.append(rel)
+        return real(root, rel)
+
+    monkeypatch.setattr(regular, "read_bytes", counted)
+    assert "NOT FROM ALICE" in mcp_server.list_inbox()
+    assert mcp_server.search_hits("praise", "inbox", 10)[0].foreign
+    assert f"inbox/alice/{pid}.yaml" not in reads
+
+
 def test_a_cached_approval_of_a_hand_made_commit_serves_nothing(
     memrepo: Path,
     runner: CliRunner,

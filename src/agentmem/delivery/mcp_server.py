@@ -52,7 +52,7 @@ from agentmem.errors import (
     UsageError,
 )
 from agentmem.nesting import MAX_DEPTH, too_deep
-from agentmem.proposals.inbox import foreign, list_pending
+from agentmem.proposals.inbox import foreign, read_inbox
 from agentmem.proposals.review import remember as do_remember
 from agentmem.search.query import parse_kinds, search
 from agentmem.store.repo import Repository, open_repository
@@ -288,8 +288,8 @@ def inbox_proposals() -> tuple[str, list[Any], dict[str, str]]:
     they did not commit — :func:`agentmem.proposals.inbox.foreign`, as ``agentmem inbox``)."""
     repo = open_repo()
     actor = repo.actor()
-    pending = list_pending(repo, actor.id)
-    return actor.id, pending, foreign(repo, pending)
+    box = read_inbox(repo, actor.id)  # the bytes parsed: foreign does not read them again
+    return actor.id, box.proposals, foreign(repo, box.proposals, box.read)
 
 
 def _tool_call(fn: Callable[[], T]) -> T:

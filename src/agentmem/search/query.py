@@ -234,12 +234,13 @@ def _flag_foreign(repo: Repository, hits: list[Hit]) -> list[Hit]:
     if not people:
         return hits
     # lazy: only a search that found proposals reads their provenance
-    from agentmem.proposals.inbox import foreign, list_pending, proposal_relpath
+    from agentmem.proposals.inbox import foreign, proposal_relpath, read_inbox
 
     flags: dict[str, str] = {}
     for person in people:
-        pending = list_pending(repo, person)
-        why = foreign(repo, pending)
+        box = read_inbox(repo, person)  # the bytes parsed: foreign does not read them again
+        pending = box.proposals
+        why = foreign(repo, pending, box.read)
         flags.update({proposal_relpath(p): why[p.id] for p in pending if p.id in why})
     return [replace(h, foreign=flags.get(h.path)) if h.kind == "inbox" else h for h in hits]
 

@@ -98,11 +98,21 @@ def _short(commit: str | None) -> str:
 
 
 def _pending(repo: Repository, actor: Person, proposal_id: str) -> Proposal:
-    """The actor's pending proposal ``proposal_id``; a :class:`StaleFormError` saying who
-    decided it when it was decided meanwhile; :class:`UnknownIdError` when it never was."""
-    for proposal in read_inbox(repo, actor.id).proposals:
+    """The actor's pending proposal ``proposal_id`` (:func:`_pending_read`)."""
+    return _pending_read(repo, actor, proposal_id)[0]
+
+
+def _pending_read(
+    repo: Repository, actor: Person, proposal_id: str
+) -> tuple[Proposal, dict[str, bytes]]:
+    """The actor's pending proposal ``proposal_id`` and the bytes the inbox was parsed from
+    (:attr:`~agentmem.proposals.inbox.Inbox.read`: :func:`foreign` does not read them again);
+    a :class:`StaleFormError` saying who decided it when it was decided meanwhile;
+    :class:`UnknownIdError` when it never was."""
+    box = read_inbox(repo, actor.id)
+    for proposal in box.proposals:
         if proposal.id == proposal_id:
-            return proposal
+            return proposal, box.read
     record = reads.decided(repo, actor.id, proposal_id)
     if record is not None:
         decision = record.trailers.get(tr.DECISION) or record.action or "decided"
@@ -178,9 +188,9 @@ def accept(
     fixes = fixes or Fixes()
     actor = repo.actor()
     with repo.locked():
-        original = _pending(repo, actor, proposal_id)
+        original, read = _pending_read(repo, actor, proposal_id)
         _check_proposal_stamp(repo, original, stamp)
-        why = foreign(repo, [original]).get(original.id)
+        why = foreign(repo, [original], read).get(original.id)
         if why is not None and not allow_foreign:
             raise ProposalError(
                 f"{original.id} not applied: {why}; accept it only if you checked it yourself "
