@@ -1335,6 +1335,45 @@ def test_a_short_quote_in_spaced_guillemets_stays_the_persons_own_words() -> Non
     assert "sans préjudice des droits" in split_own(said).own
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "add pagination to the new orders page",
+        "Mets des filtres sur la nouvelle page des factures.",
+        "Pon filtros en la nueva pantalla de pedidos.",
+        "Bau Filter in die neue Bestellübersicht ein.",
+    ],
+)
+def test_a_task_on_the_new_thing_of_this_session_is_no_standing_request(said: str) -> None:
+    assert _offline(said) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (
+            "Stop pasting stack traces in replies, because I read them in the logs.",
+            "Stop pasting stack traces in replies.",
+        ),
+        (
+            "DEJA DE SUBIR LAS FOTOS A DRIVE, QUE ME QUEDO SIN ESPACIO.",
+            "Deja de subir las fotos a drive.",
+        ),
+        (
+            "Arrête d'ouvrir des tickets, car le quota du mois est épuisé.",
+            "Arrête d'ouvrir des tickets.",
+        ),
+        (
+            "Hör auf, Screenshots anzuhängen, weil mein Postfach voll ist.",
+            "Hör auf, Screenshots anzuhängen.",
+        ),
+    ],
+)
+def test_the_reason_given_for_a_request_is_not_copied_into_it(said: str, text: str) -> None:
+    (proposal,) = _offline(said)
+    assert proposal["text"] == text
+
+
 # The labelled sets of ``benchmarks/harvest_quality.py`` stay well formed: every case has the
 # fields the benchmark reads, known values, labels it can score, and renders to a transcript that
 # harvest reads. (The figures themselves are the benchmark's, not a test's.)

@@ -924,6 +924,14 @@ def _deictic(folded: str, langs: list[Language], after: str = "") -> bool:
     return False
 
 
+#: Where the reason for a request starts ("…, because …", "…, que se me han acabado …",
+#: "…, car …", "…, weil …"): a circumstance of this session, never copied into the entry.
+_REASON = re.compile(
+    r"(?:,\s*|\s+)(?:because|porque|ya\s+que|puesto\s+que|parce\s+qu|puisqu|weil|denn)\b"
+    r"|,\s*(?:que|car|da)\s"
+)
+
+
 def _directive(
     sentence: str,
     folded: str,
@@ -987,6 +995,9 @@ def _directive(
             return None  # one change to the work, asked again
     else:
         return None
+    reason = _REASON.search(folded, cue.end())
+    if reason is not None and len(markers.words(folded[cue.start() : reason.start()])) >= 3:
+        sentence = sentence[: index[reason.start()]]  # the request, not why it is asked
     request = sentence[index[stop.start()] :] if stop is not None else sentence
     for lang in langs:
         for pattern, replacement in lang.rephrase:
