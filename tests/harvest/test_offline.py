@@ -1374,6 +1374,29 @@ def test_the_reason_given_for_a_request_is_not_copied_into_it(said: str, text: s
     assert proposal["text"] == text
 
 
+@pytest.mark.parametrize(
+    ("said", "word"),
+    [
+        ("No tabs. Ever.", "tabs"),
+        ("Reply in English even when I write in French.", "English"),
+        ("Réponds en français, même quand je t'envoie des logs en anglais.", "français"),
+        ("Contesta en español incluso cuando te escribo en inglés.", "español"),
+        ("Nada traducido a mano: los textos salen del fichero de idiomas.", "traducido"),
+        ("Die Tickets schreibst du auf Deutsch, auch wenn der Code englisch ist.", "Tickets"),
+    ],
+)
+def test_a_bare_prohibition_even_when_and_a_norm_told_to_you_are_standing(
+    said: str, word: str
+) -> None:
+    (proposal,) = _offline(said)
+    assert word in proposal["text"]
+
+
+def test_a_task_told_to_you_for_now_is_no_standing_request() -> None:
+    assert _offline("Danach schickst du mir die Liste.") == []
+    assert _offline("Reply in English.") == []  # once, unless it holds even when …
+
+
 # The labelled sets of ``benchmarks/harvest_quality.py`` stay well formed: every case has the
 # fields the benchmark reads, known values, labels it can score, and renders to a transcript that
 # harvest reads. (The figures themselves are the benchmark's, not a test's.)
