@@ -1397,6 +1397,42 @@ def test_a_task_told_to_you_for_now_is_no_standing_request() -> None:
     assert _offline("Reply in English.") == []  # once, unless it holds even when …
 
 
+@pytest.mark.parametrize(
+    ("said", "word"),
+    [
+        (
+            "As a team we decided this last year: every supplier contract needs two signatures "
+            "before it goes out.",
+            "two signatures",
+        ),
+        (
+            "Ce n'est pas ma préférence perso, c'est tranché par la direction : aucune garantie "
+            "au-delà de douze mois dans nos contrats.",
+            "garantie",
+        ),
+        (
+            "No es mi opinión, está decidido por el comité: nunca aceptamos pagos a más de "
+            "sesenta días.",
+            "pagos",
+        ),
+        (
+            "Rabatte über zehn Prozent geben wir nie, ohne Freigabe vom Vertrieb. So ist es bei "
+            "uns im Vorstand beschlossen.",
+            "Rabatte",
+        ),
+    ],
+)
+def test_a_rule_settled_by_the_team_or_a_body_of_the_firm_is_a_doctrine_draft(
+    said: str, word: str
+) -> None:
+    (proposal,) = _offline(said)
+    assert proposal["route"] == "doctrine" and word in proposal["text"]
+
+
+def test_someone_who_stops_doing_something_asks_for_nothing() -> None:
+    assert _offline("Long answers are tiring and I stop reading halfway.") == []
+
+
 # The labelled sets of ``benchmarks/harvest_quality.py`` stay well formed: every case has the
 # fields the benchmark reads, known values, labels it can score, and renders to a transcript that
 # harvest reads. (The figures themselves are the benchmark's, not a test's.)
