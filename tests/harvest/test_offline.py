@@ -1433,6 +1433,35 @@ def test_someone_who_stops_doing_something_asks_for_nothing() -> None:
     assert _offline("Long answers are tiring and I stop reading halfway.") == []
 
 
+@pytest.mark.parametrize(
+    ("entry", "said", "word"),
+    [
+        (
+            "Subir los informes siempre a la carpeta compartida de Dropbox.",
+            "Dropbox ya no existe, lo dimos de baja. A partir de ahora los informes van al "
+            "SharePoint del equipo.",
+            "SharePoint",
+        ),
+        (
+            "Déposer chaque compte rendu dans le Trello de l'équipe.",
+            "On a abandonné Trello. Désormais chaque compte rendu va dans Notion, pas dans Trello.",
+            "Notion",
+        ),
+        (
+            "Post every release note in the HipChat room.",
+            "HipChat is gone. From now on release notes go to the Slack channel.",
+            "Slack",
+        ),
+    ],
+)
+def test_what_an_entry_names_is_gone_and_what_replaces_it_is_one_modify(
+    entry: str, said: str, word: str
+) -> None:
+    (proposal,) = _offline(said, memory=_memory(recurring=[entry]))
+    assert (proposal["action"], proposal["target"]) == ("modify", entry)
+    assert word in proposal["text"]
+
+
 # The labelled sets of ``benchmarks/harvest_quality.py`` stay well formed: every case has the
 # fields the benchmark reads, known values, labels it can score, and renders to a transcript that
 # harvest reads. (The figures themselves are the benchmark's, not a test's.)
