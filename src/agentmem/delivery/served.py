@@ -200,8 +200,8 @@ def unsigned_as_required(
     is signed (docs/design/served.md §Served view). One ``git cat-file --batch`` reads the
     settings; nothing more runs unless one of them may require signatures, or (``history``)
     an earlier version of them may have (:func:`_once_required`: one ``git log`` of
-    ``agentmem.yaml`` over the whole history, about 0.1 s on 10,000 commits, so left out of
-    a session start, whose first judgement of a commit still starts at the root)."""
+    ``agentmem.yaml`` over the whole history, so left out of a session start, whose first
+    judgement of a commit still starts at the root: docs/design/served.md §Served view)."""
     with_parent = [(c, p[0]) for c, p in commits if p]
     if not with_parent:
         return set()
