@@ -1002,13 +1002,7 @@ def test_a_cached_approval_of_an_unsigned_rule_approval_is_withheld(
     signed_team: Path, runner: CliRunner
 ) -> None:
     root = signed_team
-    set_identity(root, "Bob", "bob@example.com")
-    proposed = invoke(
-        runner, "doctrine", "propose", "--id", "warranty-floor", "--title", "Warranty floor",
-        "--instruction", SIGNED_RULE, "--scope", "contracts", "--limit", "Not for software licences.",
-    )  # fmt: skip
-    assert proposed.exit_code == 0, proposed.stderr
-    set_identity(root, "Alice", "alice@example.com")
+    _warranty_rule_proposed(runner, root)
     approve = invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1", "--reason", "Ok.")
     assert approve.exit_code == 0, approve.stderr
     audit = invoke(runner, "context", "audit", "--scope", "contracts")
@@ -1034,6 +1028,16 @@ def _warranty_rule_proposed(runner: CliRunner, root: Path) -> None:
     )  # fmt: skip
     assert proposed.exit_code == 0, proposed.stderr
     set_identity(root, "Alice", "alice@example.com")
+
+
+def _relax_signing_by_hand(root: Path) -> None:
+    """alice drops ``signing.decisions: required`` with plain git: no second admin approves it."""
+    config = root / "agentmem.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("signing:\n  decisions: required\n", ""),
+        encoding="utf-8",
+    )
+    git(root, "-c", "commit.gpgsign=false", "commit", "-qam", "settings: no more signatures")
 
 
 def _plant_all_approved(root: Path) -> None:
@@ -1080,12 +1084,7 @@ def test_a_relaxation_without_a_second_admin_does_not_let_a_cached_unsigned_appr
     it): the judge keeps decisions signed, so an unsigned approval after it is refused — and a
     cached approval of it is verified as under ``required``, not as the settings text reads."""
     root = signed_team
-    config = root / "agentmem.yaml"
-    config.write_text(
-        config.read_text(encoding="utf-8").replace("signing:\n  decisions: required\n", ""),
-        encoding="utf-8",
-    )
-    git(root, "-c", "commit.gpgsign=false", "commit", "-qam", "settings: no more signatures")
+    _relax_signing_by_hand(root)
     _warranty_rule_proposed(runner, root)
     approve = invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1", "--reason", "Ok.")
     assert approve.exit_code == 0, approve.stderr
@@ -1108,12 +1107,7 @@ def test_a_relaxation_without_a_second_admin_keeps_an_unsigned_accept_out_of_the
     signed_team: Path, runner: CliRunner
 ) -> None:
     root = signed_team
-    config = root / "agentmem.yaml"
-    config.write_text(
-        config.read_text(encoding="utf-8").replace("signing:\n  decisions: required\n", ""),
-        encoding="utf-8",
-    )
-    git(root, "-c", "commit.gpgsign=false", "commit", "-qam", "settings: no more signatures")
+    _relax_signing_by_hand(root)
     assert invoke(runner, "remember", "Cite the clause number.").exit_code == 0
     assert invoke(runner, "review", "--accept", "all").exit_code == 0
     unsigned = _unsign_head(root)
