@@ -1429,6 +1429,36 @@ def test_a_rule_settled_by_the_team_or_a_body_of_the_firm_is_a_doctrine_draft(
     assert proposal["route"] == "doctrine" and word in proposal["text"]
 
 
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (
+            "No. Risk and sales settled this at the offsite: every reseller agreement caps "
+            "liability at the fees of one year.",
+            "Every reseller agreement caps liability at the fees of one year.",
+        ),
+        (
+            "Non. C'est décidé avec la direction depuis mars : aucun contrat de licence ne "
+            "dépasse cinq ans.",
+            "Aucun contrat de licence ne dépasse cinq ans.",
+        ),
+        (
+            "No. Lo decidimos en la junta del año pasado: los contratos de agencia llevan "
+            "siempre cláusula de no competencia.",
+            "Los contratos de agencia llevan siempre cláusula de no competencia.",
+        ),
+        (
+            "Nein. Im Frühjahr so beschlossen: Vertragsstrafen vereinbaren wir nur mit "
+            "Obergrenze von fünf Prozent.",
+            "Vertragsstrafen vereinbaren wir nur mit Obergrenze von fünf Prozent.",
+        ),
+    ],
+)
+def test_what_follows_the_team_s_decision_and_its_colon_is_the_rule(said: str, text: str) -> None:
+    (proposal,) = _offline(said)
+    assert (proposal["route"], proposal["text"]) == ("doctrine", text)
+
+
 def test_someone_who_stops_doing_something_asks_for_nothing() -> None:
     assert _offline("Long answers are tiring and I stop reading halfway.") == []
 
