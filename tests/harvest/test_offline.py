@@ -1459,6 +1459,60 @@ def test_what_follows_the_team_s_decision_and_its_colon_is_the_rule(said: str, t
     assert (proposal["route"], proposal["text"]) == ("doctrine", text)
 
 
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        ("Copy the finance lead on every amendment.", "Take finance off, that copy thing is over."),
+        (
+            "Envoyer le projet au client en PDF et en Word.",
+            "Le Word en plus du PDF, tu arrêtes.",
+        ),
+        (
+            "Poner un índice al principio de cada informe.",
+            "El índice del principio sobra, nadie lo mira.",
+        ),
+    ],
+)
+def test_taking_off_stopping_or_saying_it_is_too_much_removes_the_entry(
+    entry: str, said: str
+) -> None:
+    (proposal,) = _offline(said, memory=_memory(recurring=[entry]))
+    assert (proposal["action"], proposal["target"]) == ("remove", entry)
+
+
+@pytest.mark.parametrize(
+    ("entry", "said", "text"),
+    [
+        (
+            "Write amounts in words and figures.",
+            "The amounts rule needs changing: figures only, because the tables get too wide.",
+            "Figures only.",
+        ),
+        (
+            "Fermer chaque mail par « Bien cordialement ».",
+            "La formule de fin, on la change : « Belle journée ».",
+            "Fermer chaque mail par « Belle journée ».",
+        ),
+        (
+            "Resúmenes de media página como máximo.",
+            "La media página se queda corta, ahora los resúmenes van a una página entera.",
+            "La media página se queda corta, ahora los resúmenes van a una página entera.",
+        ),
+        (
+            "Revisar primero las garantías.",
+            "Lo de empezar por las garantías ya no. Ahora lo primero es la confidencialidad, "
+            "que es lo que más nos preocupa.",
+            "Ahora lo primero es la confidencialidad.",
+        ),
+    ],
+)
+def test_a_change_said_of_an_entry_is_one_modify_with_the_new_wording(
+    entry: str, said: str, text: str
+) -> None:
+    (proposal,) = _offline(said, memory=_memory(writing=[entry]))
+    assert (proposal["action"], proposal["target"], proposal["text"]) == ("modify", entry, text)
+
+
 def test_someone_who_stops_doing_something_asks_for_nothing() -> None:
     assert _offline("Long answers are tiring and I stop reading halfway.") == []
 

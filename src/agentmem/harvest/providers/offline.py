@@ -745,6 +745,10 @@ class _Extractor:
         if not (replace or remove or stop):
             return None
         entry, shared = self._best_entry(_content_words(sentence))
+        if (entry is None or not shared) and replace and len(_QUOTE.findall(sentence)) == 1:
+            quoted = [e for e in self.entries if len(_QUOTE.findall(e.text)) == 1]
+            if len(quoted) == 1:  # "La formule de fin, on la change : « … »": the quoted one
+                entry, shared = quoted[0], {"quoted"}
         if entry is None or not shared:
             return None
         if not (replace or remove):
@@ -761,11 +765,49 @@ class _Extractor:
             every = markers.languages()
             trigger = any_match(tuple(p for lang in every for p in lang.triggers), folded)
             request = _around(sentence, trigger) if trigger else sentence
-            text = _substitute_number(sentence, entry.text, langs) or _clean(request, language)
+            said = _after_change_colon(sentence, folded, langs)
+            if said is not None:
+                request = said  # "The date rule needs changing: ISO from now on, …"
+            text = (
+                _substitute_number(sentence, entry.text, langs)
+                or _substitute_quote(sentence, entry.text)
+                or _clean(request, language)
+            )
             if text == entry.text:
                 return _Candidate("skip", "memory", None, None, None, why)
             return _Candidate("modify", "memory", entry.section, entry.text, text, why)
         return _Candidate("remove", "memory", entry.section, entry.text, None, why)
+
+
+def _substitute_quote(sentence: str, entry: str) -> str | None:
+    """``entry`` with its one quoted wording replaced by the one the sentence quotes ("La
+    formule de fin, on la change : « Bien à vous, … »" on "Terminer chaque courriel par
+    « Cordialement, … »."); None unless each quotes exactly one wording, and they differ."""
+    old, new = _QUOTE.findall(entry), _QUOTE.findall(sentence)
+    if len(old) != 1 or len(new) != 1 or fold(old[0])[0] == fold(new[0])[0]:
+        return None
+    return entry.replace(old[0], new[0], 1)
+
+
+def _after_change_colon(sentence: str, folded: str, langs: list[Language]) -> str | None:
+    """What follows the colon of a sentence that says, before it, that an entry changes ("The
+    date rule needs changing: ISO from now on, …", "La formule de fin, on la change : « … »"),
+    without the reason given for it; None when there is no such colon."""
+    colon = folded.find(":")
+    if colon < 0:
+        return None
+    cue = any(
+        (m := any_match(lang.replace, folded[:colon])) is not None and m.end() <= colon
+        for lang in langs
+    )
+    if not cue:
+        return None
+    _, index = fold(sentence)
+    rest = folded[colon + 1 :]
+    reason = _REASON.search(rest)
+    end = colon + 1 + reason.start() if reason is not None else len(folded)
+    said = sentence[index[colon + 1] : index[end] if end < len(index) else len(sentence)]
+    return said if len(markers.words(fold(said)[0])) >= 2 else None
 
 
 _NEGATIONS = NEGATIONS | FRENCH_CLOSERS | {"jamas", "ne", "dont"}
@@ -1022,12 +1064,15 @@ def _dropped_again(sentences: list[str], found: list[_Candidate | None]) -> list
     return out
 
 
-def _replaced(found: list[_Candidate | None]) -> list[_Candidate | None]:
+def _replaced(found: list[_Candidate | None], sentences: list[str]) -> list[_Candidate | None]:
     """``found`` with a removed entry and a new request on what it settled ("a partir de
     ahora lo primero que miras son las penalizaciones. La protección de datos ya la revisa la
     DPO" on "Revisar primero las cláusulas de protección de datos.": they share "primero") as
     one ``modify`` of that entry, in its section: a change of mind is never a remove and an
-    add."""
+    add. The new request may also be the next sentence saying what holds now on the same
+    subject, opening on what says so ("Lo de empezar por los pagos ya no. Ahora lo primero es
+    la duración …"); "The annex was withdrawn, procurement negotiates per supplier now" says
+    why, not what to do instead."""
     removes = [c for c in found if c is not None and c.action == "remove"]
     if len(removes) != 1 or removes[0].target is None:
         return found
@@ -1043,8 +1088,32 @@ def _replaced(found: list[_Candidate | None]) -> list[_Candidate | None]:
         at = out.index(gone)
         out[at] = dataclasses.replace(gone, action="modify", text=candidate.text)
         out[i] = None
-        break
+        return out
+    at = next(i for i, c in enumerate(found) if c is gone)
+    if at + 1 < len(sentences) and found[at + 1] is None and at < len(sentences):
+        then = sentences[at + 1].strip()
+        folded, index = fold(then)
+        langs = markers.detect(folded)
+        said = {w for w in _content_words(then) if not w.isdigit()}
+        if (
+            "?" not in then
+            and "¿" not in then
+            and _shared(said, known)
+            and _opens_on(_patterns(langs, "change_cues"), folded)
+            and not any(any_match(lang.not_standing, folded) for lang in langs)
+        ):
+            reason = _REASON.search(folded)
+            if reason is not None and len(markers.words(folded[: reason.start()])) >= 4:
+                then = then[: index[reason.start()]]
+            text = _clean(_prepare(then, langs).text, langs[0] if len(langs) == 1 else None)
+            if len(markers.words(fold(text)[0])) >= 4:
+                out[at] = dataclasses.replace(gone, action="modify", text=text)
     return out
+
+
+def _opens_on(patterns: tuple[re.Pattern[str], ...], folded: str) -> bool:
+    """True when one of ``patterns`` matches where ``folded`` opens."""
+    return any((m := p.search(folded)) is not None and m.start() == 0 for p in patterns)
 
 
 def _with_what_was_rejected(
@@ -1431,7 +1500,7 @@ def harvest(request: HarvestRequest) -> RawAnswer:
             if candidate is not None and candidate.target in changed:
                 candidate = None  # the turn's change of that entry says it
             by_sentence.append(candidate)
-        by_sentence = _replaced(_dropped_again(sentences, by_sentence))
+        by_sentence = _replaced(_dropped_again(sentences, by_sentence), sentences)
         if not changes:
             by_sentence = extractor.team_rules(sentences, by_sentence, where)
         by_sentence = _with_what_was_rejected(_with_replacement(by_sentence, sentences), sentences)
