@@ -1513,6 +1513,51 @@ def test_a_change_said_of_an_entry_is_one_modify_with_the_new_wording(
     assert (proposal["action"], proposal["target"], proposal["text"]) == ("modify", entry, text)
 
 
+@pytest.mark.parametrize(
+    ("said", "word"),
+    [
+        ("Run the linter before you commit. Every time, not only when I remind you.", "linter"),
+        ("Les mots de passe dans les logs, non.", "mots de passe"),
+        ("Colores chillones en los informes, no.", "Colores"),
+        ("Plus jamais de jQuery dans ce dépôt.", "jQuery"),
+        ("Nunca más console.log en el código que subes.", "console.log"),
+        ("Release notes in English, even for the German customers.", "Release notes"),
+        ("Les messages de commit en anglais, même entre nous.", "commit"),
+        ("Variablennamen bitte auf Englisch, Kommentare dürfen deutsch sein.", "Variablennamen"),
+        ("Mueve los estilos a su fichero, ni este ni los que vengan en línea.", "estilos"),
+    ],
+)
+def test_bare_norms_prohibitions_and_how_often_said_after_are_standing(
+    said: str, word: str
+) -> None:
+    (proposal,) = _offline(said)
+    assert proposal["action"] == "add" and word in proposal["text"]
+
+
+@pytest.mark.parametrize(
+    ("said", "word"),
+    [
+        ("You apologise in every answer. Skip the apology and give me the fix.", "apology"),
+        ("Tu mets du jargon partout. Écris simplement, comme à un client.", "simplement"),
+        (
+            "Cada respuesta acaba con un resumen que nadie pide. Deja el resumen para cuando te "
+            "lo pida.",
+            "resumen",
+        ),
+        ("Das liest sich wie ein Formular. Schreib in ganzen Sätzen.", "ganzen Sätzen"),
+    ],
+)
+def test_a_request_answering_what_the_agent_keeps_doing_is_a_writing_style_entry(
+    said: str, word: str
+) -> None:
+    (proposal,) = _offline(said)
+    assert (proposal["section"], word in proposal["text"]) == ("Writing style", True)
+
+
+def test_a_translation_asked_for_is_no_norm() -> None:
+    assert _offline("Traduis le contrat en anglais.") == []
+
+
 def test_someone_who_stops_doing_something_asks_for_nothing() -> None:
     assert _offline("Long answers are tiring and I stop reading halfway.") == []
 

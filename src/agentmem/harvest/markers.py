@@ -27,7 +27,10 @@ this session made or is making ("for the new endpoint", "für den neuen Export":
 a request about it without a word that makes it standing is a piece of work); a wish about how the agent works ("I'd rather you…", "j'aimerais
 bien que tu…", "mir wäre lieber, du…": ``wishes``, a preference, standing unless about one thing);
 what says the rule is known already ("same as always", "comme d'habitude", "wie immer":
-``known``, with an entry or an active rule on the subject, a repeat); and the wording of outcome-derived entries
+``known``, with an entry or an active rule on the subject, a repeat); what the agent keeps
+doing in what it writes ("You hedge every sentence", "Tu mets des anglicismes partout", "Cada
+respuesta empieza con …", "Das liest sich wie ein Behördenbrief": ``habits``, which make the
+requests next to it standing, in Writing style); and the wording of outcome-derived entries
 (``outcomes``, ``generic``). Every pattern is a regular expression matched on :func:`fold`'s
 copy of a sentence (lower case, accents removed, straight apostrophes). Adding a language is
 adding a file; no code changes. See docs/design/harvest.md §Harvest.
@@ -84,6 +87,7 @@ _PATTERN_KEYS = (
     "particular",
     "wishes",
     "known",
+    "habits",
 )
 _OUTCOME_KEYS = ("ignored", "reworked", "accepted", "question", "shorter")
 
@@ -133,6 +137,7 @@ class Language:
     particular: tuple[re.Pattern[str], ...]
     wishes: tuple[re.Pattern[str], ...]
     known: tuple[re.Pattern[str], ...]
+    habits: tuple[re.Pattern[str], ...]
     lead_ins: tuple[str, ...]
     sections: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
     complaint_entry: str

@@ -934,7 +934,8 @@ _INDEFINITE = re.compile(
 #: After a demonstrative, where the work happens ("in this repo", "en este equipo"): the
 #: place every session of it shares, not one thing of this one.
 _CONTEXT = re.compile(
-    r"\s+(?:repo|repository|codebase|project|projet|proyecto|projekt|team|equipe|equipo"
+    r"\s+(?:repo|repository|codebase|project|projet|proyecto|projekt|team|equipe|equipo|depot"
+    r"|repositorio|app|application|aplicacion|anwendung"
     r"|firm|company|office|house|department|cabinet|despacho|kanzlei|firma|empresa|abteilung"
     r"|service|departamento|maison|casa)\b"
 )
@@ -1003,6 +1004,8 @@ def _directive(
         # phrases max"): standing as said, unless it is about one thing of this session.
         if _deictic(folded, langs):
             return None
+        if any_match(_patterns(langs, "edit_verbs") + _patterns(langs, "tasks"), folded):
+            return None  # "traduis le contrat en anglais": a piece of work, not a norm
         if any_match(_patterns(langs, "norm"), folded):
             return sentence
         if (
@@ -1146,9 +1149,17 @@ def _with_what_was_rejected(
 def _stops(folded: str, langs: list[Language]) -> bool:
     """True when a sentence stops a habit or says something holds no longer ("stop pulling
     …", "n'utilise plus …", "deja de usar …", "nimm nicht mehr …")."""
-    return any_match(_patterns(langs, "cessation"), folded) is not None or (
-        _negated(folded) and any_match(_patterns(langs, "no_longer"), folded) is not None
+    return (
+        any_match(_patterns(langs, "cessation"), folded) is not None
+        or (_negated(folded) and any_match(_patterns(langs, "no_longer"), folded) is not None)
+        or _NEVER_AGAIN.match(folded) is not None
     )
+
+
+#: "Never again X" opening a sentence ("Plus jamais d'emojis", "nunca más", "nie wieder").
+_NEVER_AGAIN = re.compile(
+    r"(?:plus\s+jamais|jamais\s+plus|never\s+again|no\s+more|nunca\s+mas|nie\s+wieder|nie\s+mehr)\b"
+)
 
 
 def _with_replacement(
@@ -1231,6 +1242,31 @@ def _near_reproach(sentences: list[str], i: int) -> bool:
     return False
 
 
+_WRITING = "Writing style"
+
+
+def _near_habit(sentences: list[str], i: int) -> bool:
+    """True when sentence ``i``, one of the two before it or the one after it says what the
+    agent keeps doing in what it writes ("You hedge every sentence. … Give me yes or no
+    first", "Quita el relleno. Cada respuesta empieza con …"): the request answers that habit,
+    for every answer to come."""
+    for j in (i - 2, i - 1, i, i + 1):
+        if 0 <= j < len(sentences) and "?" not in sentences[j]:
+            folded = fold(sentences[j])[0]
+            if any_match(_patterns(markers.detect(folded), "habits"), folded) is not None:
+                return True
+    return False
+
+
+def _habit_itself(sentence: str) -> bool:
+    """True when ``sentence`` says the habit ("Cada respuesta empieza con «…»") or only lists
+    what shows it ("'May potentially', 'arguably', 'perhaps'.")."""
+    folded = fold(sentence)[0]
+    if any_match(_patterns(markers.detect(folded), "habits"), folded) is not None:
+        return True
+    return len(markers.words(fold(_QUOTE.sub(" ", sentence))[0])) < 3
+
+
 def _near_extends(sentences: list[str], i: int) -> bool:
     """True when sentence ``i`` or the one after it says the request holds beyond this piece of
     work ("Use numbered lists. Same for anything you draft."): a later task of the turn ("so
@@ -1274,15 +1310,29 @@ def _with_their_object(
 
 def _alone_adverbs(sentences: list[str]) -> list[str]:
     """``sentences`` with one that is only "always" ("toujours.", "siempre.", "immer!") joined
-    to the one before it, as the norm it closes ("…, toujours.")."""
+    to the one before it, as the norm it closes ("…, toujours."); and so is a short one that
+    opens on how often and asks nothing of its own ("Run tsc before you say it works. Every
+    time, not just when I ask.")."""
     out: list[str] = []
     for sentence in sentences:
         folded = fold(sentence)[0]
-        if out and len(markers.words(folded)) <= 2:
+        if out and "?" not in out[-1] and len(markers.words(folded)) <= 2:
             langs = markers.detect(folded)
             joined = ", " + folded.strip(" .!")
             if any(any_match(lang.norm, joined) for lang in langs):
                 out[-1] = out[-1].rstrip(" .!") + ", " + sentence.strip()
+                continue
+        if (
+            out
+            and "?" not in out[-1]
+            and "?" not in sentence
+            and 2 < len(markers.words(folded)) <= 8
+        ):
+            langs = markers.detect(folded)
+            if _opens_on(_patterns(langs, "standing"), folded) and not any(
+                any_match(_patterns(langs, key), folded) for key in ("mood", "general", "deictic")
+            ):
+                out[-1] = out[-1].rstrip(" .!") + ", " + sentence[0].lower() + sentence[1:].strip()
                 continue
         out.append(sentence)
     return out
@@ -1495,10 +1545,21 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         for i, s in enumerate(sentences):
             near = _near_reproach(sentences, i) if cues.reproach else False
             wide = _near_extends(sentences, i) if cues.extends else False
-            here = dataclasses.replace(cues, reproach=near, extends=wide)
+            habit = _near_habit(sentences, i)
+            here = dataclasses.replace(cues, reproach=near, extends=wide or habit)
             candidate = None if i in said else extractor.sentence(s, where, here)
             if candidate is not None and candidate.target in changed:
                 candidate = None  # the turn's change of that entry says it
+            if habit and candidate is not None and _habit_itself(s):
+                candidate = None  # "You hedge every sentence.": what to change, not the request
+            if (
+                habit
+                and candidate is not None
+                and candidate.action == "add"
+                and candidate.route == "memory"
+                and _WRITING in request.sections
+            ):
+                candidate = dataclasses.replace(candidate, section=_WRITING)
             by_sentence.append(candidate)
         by_sentence = _replaced(_dropped_again(sentences, by_sentence), sentences)
         if not changes:
