@@ -1558,6 +1558,45 @@ def test_a_translation_asked_for_is_no_norm() -> None:
     assert _offline("Traduis le contrat en anglais.") == []
 
 
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        ("Put the totals in bold from now on, I read them first.", "Put the totals in bold."),
+        ("The vendor folder is off limits.", "The vendor folder is off limits."),
+        ("Chaque commit est signé, sans exception.", "Chaque commit est signé, sans exception."),
+        (
+            "When you finish a feature, list the files you touched.",
+            "When you finish a feature, list the files you touched.",
+        ),
+        (
+            "Cuando cierres una incidencia, avísame por el canal.",
+            "Cuando cierres una incidencia, avísame por el canal.",
+        ),
+        (
+            "Abhängigkeiten kommen mit poetry rein, nicht mit pip. Sonst passt das Lockfile nicht.",
+            "Abhängigkeiten kommen mit poetry rein, nicht mit pip.",
+        ),
+        (
+            "Dis-moi à chaque fois si c'est testé ou non.",
+            "Dis-moi à chaque fois si c'est testé ou non.",
+        ),
+    ],
+)
+def test_norms_and_generic_whens_are_standing_and_a_reason_stays_out(said: str, text: str) -> None:
+    assert [p["text"] for p in _offline(said)] == [text]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Estaría bien que la factura se pudiera descargar en PDF.",
+        "If it were up to me we'd never sign anything uncapped, but that's not my call.",
+    ],
+)
+def test_a_feature_wished_for_or_a_counterfactual_is_no_request(said: str) -> None:
+    assert _offline(said) == []
+
+
 def test_someone_who_stops_doing_something_asks_for_nothing() -> None:
     assert _offline("Long answers are tiring and I stop reading halfway.") == []
 

@@ -307,11 +307,17 @@ def _section_for(text: str, sections: tuple[str, ...], langs: list[Language]) ->
 def _around(sentence: str, trigger: re.Match[str]) -> str:
     """The request a trigger introduces: what follows it, or what precedes it when it closes
     the sentence ("Switch to British English from now on.")."""
-    _, index = fold(sentence)
+    folded, index = fold(sentence)
     after = sentence[index[trigger.end()] :]
+    before = sentence[: index[trigger.start()]]
+    if (
+        "," in folded[trigger.start() : trigger.end()]
+        and len(markers.words(folded[: trigger.start()])) >= 3
+    ):
+        return before  # "put the clause numbers in bold from now on, I skim for them": why
     if len(after.strip(" .!,;:")) >= 8:
         return after
-    return sentence[: index[trigger.start()]]
+    return before
 
 
 def _figures(text: str, langs: list[Language]) -> str:
@@ -497,6 +503,8 @@ class _Extractor:
         if "?" in sentence or "¿" in sentence or not sentence:
             return None  # a question, not a request
         folded, index = fold(sentence)
+        if _OTHERWISE.match(folded):
+            return None  # "Sonst stimmt die uv.lock nicht mehr.": why the request before holds
         for lang in langs:
             if self._one_off(lang, folded) or any_match(lang.document_facts, folded):
                 return None
@@ -931,6 +939,17 @@ _INDEFINITE = re.compile(
 )
 
 
+#: A sentence opening on "otherwise": the reason for the request before it.
+_OTHERWISE = re.compile(
+    r"(?:sonst|andernfalls|otherwise|sinon|autrement|si\s+no|de\s+lo\s+contrario)\b"
+)
+#: Right before a pronoun, a word that makes it any thing of its kind ("si c'est un extrait").
+_SUBORDINATE = re.compile(r"\b(?:si|if|whether|ob|when|whenever|quand|lorsque|cuando|wenn)\s+$")
+#: A wish whose subject is a thing, not the agent ("estaría bien que la carta se pudiera
+#: imprimir", "it would be nice if the page kept the filters"): a feature request.
+_THING_SUBJECT = re.compile(r"(?:el|la|los|las|le|les|l'|the|der|die|das|un|una|une|a|an)\b")
+
+
 #: After a demonstrative, where the work happens ("in this repo", "en este equipo"): the
 #: place every session of it shares, not one thing of this one.
 _CONTEXT = re.compile(
@@ -958,6 +977,10 @@ def _deictic(folded: str, langs: list[Language], after: str = "") -> bool:
                 continue
             if m.group(0) == "that" and _INDEFINITE.search(folded[: m.start()]):
                 continue  # "anything that leaves us …": a relative pronoun, no demonstrative
+            if _SUBORDINATE.search(folded[: m.start()]) and (
+                m.group(0) == "c'est" or re.match(r"(?:'s|\s+is)\b", folded[m.end() :])
+            ):
+                continue  # "dis-moi si c'est un extrait", "tell me if it is complete": any one
             following = folded[m.end() :] + after
             if _CONTEXT.match(following):
                 continue
@@ -989,6 +1012,8 @@ def _directive(
     polite question was dropped, so the sentence is a request whatever its mood; ``wished``:
     what was dropped is a wish about how the agent works ("I'd rather you …"), a preference
     that holds beyond this session unless it is about one thing of it."""
+    if wished and _THING_SUBJECT.match(folded):
+        return None  # a feature of the product wished for, not how the agent works
     extends = any_match(_patterns(langs, "extends"), folded)
     if extends is not None:
         rest = folded[: extends.start()] + folded[extends.end() :]
