@@ -33,6 +33,12 @@ The sets (``--set``, default ``all``):
   string and cloud key, a pasted clause — beside a real request; 24 one-line prompts, 6 per
   language) paraphrasing the corpus's real phrasings, written on 2026-12-03 after the tuning on
   all seven earlier blind sets;
+- ``blind9``: ``blind9.yaml``, a ninth blind batch (48 sessions, 12 per language, every format:
+  5 explicit requests, 2 doctrine statements, 2 changes of mind, 1 outcome case, 1 with nothing
+  to remember and 1 trap each — a pasted clause with the counterparty and an amount, an injected
+  tool result, a colleague's mobile number and date of birth, a pasted token and password —
+  beside a real request; 32 one-line prompts, 8 per language) paraphrasing the corpus's real
+  phrasings, written on 2026-12-03 after the tuning on all eight earlier blind sets;
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -90,6 +96,7 @@ SETS = {
     "blind6": HERE / "harvest_set" / "blind6.yaml",
     "blind7": HERE / "harvest_set" / "blind7.yaml",
     "blind8": HERE / "harvest_set" / "blind8.yaml",
+    "blind9": HERE / "harvest_set" / "blind9.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"

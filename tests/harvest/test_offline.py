@@ -1723,6 +1723,29 @@ def test_the_blind_sets_are_there() -> None:
         theirs = [c["kind"] for c in prompted if c["lang"] == lang]
         assert theirs.count("standing") == 3 and theirs.count("one-off") == 3, lang
     assert not {c["id"] for c in eighth} & {c["id"] for c in seventh}
+    ninth = _cases("blind9.yaml")
+    sessions = [c for c in ninth if c["kind"] not in ("standing", "one-off")]
+    prompted = [c for c in ninth if c["kind"] in ("standing", "one-off")]
+    assert len(sessions) == 48 and len(prompted) == 32
+    for lang in ("en", "fr", "es", "de"):
+        mine = [c for c in sessions if c["lang"] == lang]
+        assert len(mine) == 12 and {c["format"] for c in mine} == FORMATS, lang
+        kinds = [c["kind"] for c in mine]
+        for kind, count in (
+            ("explicit", 5),
+            ("doctrine", 2),
+            ("change", 2),
+            ("outcome", 1),
+            ("nothing", 1),
+            ("trap", 1),
+        ):
+            assert kinds.count(kind) == count, (lang, kind)
+        actions = sorted(e["action"] for c in mine if c["kind"] == "change" for e in c["expect"])
+        assert actions == ["modify", "remove"], lang
+        assert all(c["outcomes"] for c in mine if c["kind"] == "outcome"), lang
+        theirs = [c["kind"] for c in prompted if c["lang"] == lang]
+        assert theirs.count("standing") == 4 and theirs.count("one-off") == 4, lang
+    assert not {c["id"] for c in ninth} & ({c["id"] for c in eighth} | {c["id"] for c in seventh})
     prompts = _cases("prompts.yaml")
     assert len(prompts) == 25
     assert sum(c["kind"] == "standing" for c in prompts) == 15
