@@ -1597,6 +1597,37 @@ def test_a_feature_wished_for_or_a_counterfactual_is_no_request(said: str) -> No
     assert _offline(said) == []
 
 
+@pytest.mark.parametrize(
+    ("said", "word"),
+    [
+        ("Para los informes, usa la vista materializada, no la tabla en bruto.", "vista"),
+        ("Treat the README as a draft, not a spec.", "README"),
+        ("No yarn here. npm, only npm.", "only npm"),
+        ("Auf develop wird hier nicht direkt committet.", "develop"),
+        ("Siez die Gegenseite, auch in kurzen Mails.", "Siez"),
+        ("dayjs überall, moment fliegt raus, du Depp.", "dayjs"),
+    ],
+)
+def test_one_thing_preferred_to_another_bare_no_and_general_passives_are_standing(
+    said: str, word: str
+) -> None:
+    (proposal,) = _offline(said)
+    assert word.casefold() in proposal["text"].casefold() and "Depp" not in proposal["text"]
+
+
+def test_a_piece_of_work_preferred_to_another_is_no_preference() -> None:
+    assert _offline("Prépare la lettre de relance, pas le courriel.") == []
+
+
+def test_the_rule_a_team_rule_names_after_c_est_que_is_the_draft() -> None:
+    said = (
+        "Bref : la règle de la maison, décidée avec les associés, c'est que nos contrats de "
+        "prestation plafonnent la responsabilité au montant annuel des honoraires."
+    )
+    (proposal,) = _offline(said)
+    assert proposal["route"] == "doctrine" and proposal["text"].startswith("Nos contrats")
+
+
 def test_someone_who_stops_doing_something_asks_for_nothing() -> None:
     assert _offline("Long answers are tiring and I stop reading halfway.") == []
 

@@ -30,7 +30,9 @@ what says the rule is known already ("same as always", "comme d'habitude", "wie 
 ``known``, with an entry or an active rule on the subject, a repeat); what the agent keeps
 doing in what it writes ("You hedge every sentence", "Tu mets des anglicismes partout", "Cada
 respuesta empieza con …", "Das liest sich wie ein Behördenbrief": ``habits``, which make the
-requests next to it standing, in Writing style); and the wording of outcome-derived entries
+requests next to it standing, in Writing style); one thing preferred to another ("use the read
+replica, not the primary": ``contrast``, standing unless the sentence asks for a piece of
+work); and the wording of outcome-derived entries
 (``outcomes``, ``generic``). Every pattern is a regular expression matched on :func:`fold`'s
 copy of a sentence (lower case, accents removed, straight apostrophes). Adding a language is
 adding a file; no code changes. See docs/design/harvest.md §Harvest.
@@ -88,6 +90,7 @@ _PATTERN_KEYS = (
     "wishes",
     "known",
     "habits",
+    "contrast",
 )
 _OUTCOME_KEYS = ("ignored", "reworked", "accepted", "question", "shorter")
 
@@ -138,6 +141,7 @@ class Language:
     wishes: tuple[re.Pattern[str], ...]
     known: tuple[re.Pattern[str], ...]
     habits: tuple[re.Pattern[str], ...]
+    contrast: tuple[re.Pattern[str], ...]
     lead_ins: tuple[str, ...]
     sections: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
     complaint_entry: str

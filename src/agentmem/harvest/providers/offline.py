@@ -604,7 +604,11 @@ class _Extractor:
             head = said[: index[start]].strip(" ,;:-—")
             colon = folded.find(":", cue.end())  # "une règle d'équipe, pas … à moi : on …"
             tail = said[index[colon] + 1 :].strip() if colon >= end else ""
-            if len(markers.words(fold(tail)[0])) >= 6:
+            that = _THAT_IS.search(folded, cue.end())
+            said_that = said[index[that.end()] :].strip() if that is not None else ""
+            if len(markers.words(fold(said_that)[0])) >= 6:
+                at, rule = j, said_that  # "la règle de la maison, …, c'est que tous nos …"
+            elif len(markers.words(fold(tail)[0])) >= 6:
                 at, rule = j, tail  # "Rappel de la règle de l'équipe : dès qu'un contrat …"
             elif len(markers.words(fold(head)[0])) >= 6:
                 at, rule = j, head
@@ -939,6 +943,13 @@ _INDEFINITE = re.compile(
 )
 
 
+#: "Here" as the place of the work: closing a sentence ("No npm here."), or after a passive
+#: or a general subject ("Auf main wird hier nicht direkt gepusht", "on ne fait pas ça ici").
+_HERE = frozenset({"here", "hier", "ici", "aqui"})
+_PASSIVE_BEFORE = re.compile(r"\b(?:wird|werden|man|wir|we|nosotros|on|nous)\s+$")
+#: After a team's rule is named, where the rule itself starts ("la règle de la maison,
+#: décidée avec la direction, c'est que …", "our policy is that …", "la norma es que …").
+_THAT_IS = re.compile(r"\b(?:c'est\s+que|c'est\s+qu'|is\s+that|es\s+que|ist,?\s+dass)\s*")
 #: A sentence opening on "otherwise": the reason for the request before it.
 _OTHERWISE = re.compile(
     r"(?:sonst|andernfalls|otherwise|sinon|autrement|si\s+no|de\s+lo\s+contrario)\b"
@@ -977,11 +988,15 @@ def _deictic(folded: str, langs: list[Language], after: str = "") -> bool:
                 continue
             if m.group(0) == "that" and _INDEFINITE.search(folded[: m.start()]):
                 continue  # "anything that leaves us …": a relative pronoun, no demonstrative
+            following = folded[m.end() :] + after
+            if m.group(0) in _HERE and (
+                not following.strip(" .!,;:") or _PASSIVE_BEFORE.search(folded[: m.start()])
+            ):
+                continue  # "No npm here.", "Auf main wird hier nicht …": where the work is
             if _SUBORDINATE.search(folded[: m.start()]) and (
                 m.group(0) == "c'est" or re.match(r"(?:'s|\s+is)\b", folded[m.end() :])
             ):
                 continue  # "dis-moi si c'est un extrait", "tell me if it is complete": any one
-            following = folded[m.end() :] + after
             if _CONTEXT.match(following):
                 continue
             if _PLURAL_DEMONSTRATIVE.search(m.group(0)) and _RELATIVE.match(following):
@@ -1055,6 +1070,10 @@ def _directive(
         return None  # "estoy harto de este cliente, siempre cambia todo": that one's habit
     if any_match(_patterns(langs, "standing"), folded) or cues.extends:
         pass
+    elif any_match(_patterns(langs, "contrast"), folded) and not any_match(
+        _patterns(langs, "tasks") + _patterns(langs, "edit_verbs"), folded[start:].lstrip()
+    ):
+        pass  # "usa la réplica de lectura, no la primaria": one preferred to the other
     elif any_match(_patterns(langs, "particular"), folded):
         return None  # "write integration tests for the new refund endpoint": this session's work
     elif stop or general or wished:
@@ -1178,7 +1197,17 @@ def _stops(folded: str, langs: list[Language]) -> bool:
         any_match(_patterns(langs, "cessation"), folded) is not None
         or (_negated(folded) and any_match(_patterns(langs, "no_longer"), folded) is not None)
         or _NEVER_AGAIN.match(folded) is not None
+        or _BARE_NO.match(folded) is not None
     )
+
+
+#: A bare "No X (here)." ("No npm here.", "Pas de jQuery.", "Keine Tabs."): X stops.
+_BARE_NO = re.compile(
+    r"(?:no|pas\s+de|pas\s+d'|nada\s+de|keine?[nrs]?)\s*[\w.-]+(?:\s+(?:here|ici|aqui|hier))?"
+    r"\s*[.!]*$"
+)
+#: "pnpm, only pnpm.": what is used instead, said without a verb.
+_ONLY = re.compile(r"\b(?:only|nur|seulement|uniquement|solo|solamente)\b")
 
 
 #: "Never again X" opening a sentence ("Plus jamais d'emojis", "nunca más", "nie wieder").
@@ -1211,13 +1240,14 @@ def _with_replacement(
             if len(_content_words(folded[start:end])) <= 2:
                 out[i] = None  # "Hör auf damit. Jetzt zeig mir Paragraph 3.": stop it, now
             continue
-        if "?" in then or "¿" in then or len(markers.words(following)) < 3:
+        if "?" in then or "¿" in then or len(markers.words(following)) < 2:
             continue
         if nxt is not None and (nxt.action != "add" or nxt.route != "memory"):
             continue
         if (
             nxt is None
             and any_match(_patterns(langs, "change_cues"), following) is None
+            and not (_BARE_NO.match(folded) and _ONLY.search(following))
             and _YOU.match(following) is None
             and _WE.match(following) is None  # "hemos dicho que todo va a …": how we work
         ):
