@@ -1628,6 +1628,77 @@ def test_the_rule_a_team_rule_names_after_c_est_que_is_the_draft() -> None:
     assert proposal["route"] == "doctrine" and proposal["text"].startswith("Nos contrats")
 
 
+@pytest.mark.parametrize(
+    ("entries", "said", "action", "text"),
+    [
+        (
+            ["Écrire les dates en toutes lettres."],
+            "Les dates en toutes lettres, c'est fini : je veux le format 12/03/2027 maintenant.",
+            "modify",
+            "Je veux le format 12/03/2027 maintenant.",
+        ),
+        (
+            ["Imprimir cada contrato firmado.", "Los clientes vascos piden la ley española."],
+            "La impresión de los contratos firmados ya sobra, aquí nadie la usa. Quítala y no "
+            "la hagas más.",
+            "remove",
+            None,
+        ),
+        (
+            ["Jede Frist mit drei Tagen Puffer eintragen."],
+            "Der Puffer ist zu knapp. Trag eine Woche Puffer ein, bei allen Fristen.",
+            "modify",
+            "Trag eine Woche Puffer ein, bei allen Fristen.",
+        ),
+    ],
+)
+def test_a_change_and_its_new_wording_said_next_is_one_proposal(
+    entries: list[str], said: str, action: str, text: str | None
+) -> None:
+    (proposal,) = _offline(said, memory=_memory(recurring=entries))
+    assert (proposal["action"], proposal["target"], proposal["text"]) == (action, entries[0], text)
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (
+            "Lass die Tests laufen, bevor du pushst. Immer, sonst bricht die CI.",
+            "Lass die Tests laufen, bevor du pushst, immer.",
+        ),
+        ("eval() has no place in this codebase.", "Eval() has no place in this codebase."),
+        ("Modules stay under 300 lines.", "Modules stay under 300 lines."),
+        ("Hands off the lockfile.", "Hands off the lockfile."),
+        (
+            "bevor du irgendwas umbenennst, fragst du mich.",
+            "Bevor du irgendwas umbenennst, fragst du mich.",
+        ),
+        (
+            "Les noms de fichiers en minuscules, partout.",
+            "Les noms de fichiers en minuscules, partout.",
+        ),
+        (
+            "En main, código que yo no haya visto no se sube.",
+            "En main, código que yo no haya visto no se sube.",
+        ),
+    ],
+)
+def test_more_norms_said_without_a_trigger_word_are_standing(said: str, text: str) -> None:
+    assert [p["text"] for p in _offline(said)] == [text]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Schreib mir ein Skript, das aus allen Verträgen im Ordner die Fristen zieht.",
+        "Add ours.",
+        "No, así no se firma.",
+    ],
+)
+def test_a_task_on_all_of_a_folder_or_on_this_thing_is_no_preference(said: str) -> None:
+    assert _offline(said) == []
+
+
 def test_someone_who_stops_doing_something_asks_for_nothing() -> None:
     assert _offline("Long answers are tiring and I stop reading halfway.") == []
 

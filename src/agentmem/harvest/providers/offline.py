@@ -440,6 +440,11 @@ class _Extractor:
         why = f"changed their mind in {where} about an entry of the memory"
         for change in found:
             entry = self.entries[change.index]
+            words = set().union(*(_content_words(sentences[i]) for i in change.sentences))
+            best, shared = self._best_entry(words)
+            mine = {w for w in _shared(words, _content_words(entry.text)) if not w.isdigit()}
+            if best is not None and best is not entry and len(shared) >= 2 + len(mine):
+                continue  # "la traducción al inglés … sobra" names the translation entry
             out.append(_Candidate("modify", "memory", entry.section, entry.text, change.text, why))
             said |= change.sentences
         return out, said
@@ -543,7 +548,7 @@ class _Extractor:
         elif (
             _FETCH.match(folded)
             and any_match(_patterns(langs, "tasks"), folded)
-            and not any_match(_patterns(langs, "standing"), folded)
+            and not _standing_beyond_object(folded, langs)
         ):
             return None  # "Schreib mir die Freigabeanfrage.": a piece of work for the person
         elif (
@@ -560,6 +565,10 @@ class _Extractor:
         text = _clean(request, language)
         if len(text) < 8 or self._repeats(text):
             return None
+        short = fold(text)[0]
+        said = markers.words(short)
+        if len(said) <= 2 and said and said[-1] in _PRONOUNS:
+            return None  # "Add ours.", "Mach es.": what to do now, to this thing
         if any(any_match(lang.known, folded) for lang in langs) and self._on_known_subject(text):
             return None  # "same as always", on what an entry or an active rule settles
         text_folded, _ = fold(text)
@@ -773,6 +782,19 @@ class _Extractor:
             if len(shared) < enough and not long_word and not (fading and len(shared) >= 2):
                 return None
         why = f"changed their mind in {where} about an entry of the memory"
+        if remove and not replace:
+            said = _after_change_colon(sentence, folded, langs, "remove")
+            then = fold(said or "")[0]
+            if (
+                said is not None
+                and len(markers.words(then)) >= 3
+                and any_match(_patterns(langs, "change_cues"), then) is not None
+                and not _negated(then)
+            ):
+                # "Les montants arrondis, c'est fini : je veux les centimes maintenant"
+                return _Candidate(
+                    "modify", "memory", entry.section, entry.text, _clean(said, language), why
+                )
         if replace or (stop and not remove and _alternative(folded, langs)):
             every = markers.languages()
             trigger = any_match(tuple(p for lang in every for p in lang.triggers), folded)
@@ -801,7 +823,9 @@ def _substitute_quote(sentence: str, entry: str) -> str | None:
     return entry.replace(old[0], new[0], 1)
 
 
-def _after_change_colon(sentence: str, folded: str, langs: list[Language]) -> str | None:
+def _after_change_colon(
+    sentence: str, folded: str, langs: list[Language], key: str = "replace"
+) -> str | None:
     """What follows the colon of a sentence that says, before it, that an entry changes ("The
     date rule needs changing: ISO from now on, …", "La formule de fin, on la change : « … »"),
     without the reason given for it; None when there is no such colon."""
@@ -809,7 +833,7 @@ def _after_change_colon(sentence: str, folded: str, langs: list[Language]) -> st
     if colon < 0:
         return None
     cue = any(
-        (m := any_match(lang.replace, folded[:colon])) is not None and m.end() <= colon
+        (m := any_match(getattr(lang, key), folded[:colon])) is not None and m.end() <= colon
         for lang in langs
     )
     if not cue:
@@ -1096,8 +1120,9 @@ def _directive(
 
 def _dropped_again(sentences: list[str], found: list[_Candidate | None]) -> list[_Candidate | None]:
     """``found`` without an ``add`` from a sentence that drops something ("Lass die künftig
-    einfach weg.") in a turn that removes an entry: it says that removal again."""
-    if not any(c is not None and c.action == "remove" for c in found):
+    einfach weg.", "Tu ne le fais plus.") in a turn that removes an entry: it says that
+    removal again."""
+    if not any(c is not None and c.action in ("remove", "modify") for c in found):
         return found
     out = list(found)
     for i, said in enumerate(sentences):
@@ -1108,6 +1133,8 @@ def _dropped_again(sentences: list[str], found: list[_Candidate | None]) -> list
         langs = markers.detect(folded)
         if any_match(_patterns(langs, "remove") + _patterns(langs, "cessation"), folded):
             out[i] = None
+        elif _stops(folded, langs) and len(_content_words(said)) <= 2:
+            out[i] = None  # "Tu ne le fais plus.", "no la hagas más": that removal again
     return out
 
 
@@ -1156,6 +1183,46 @@ def _replaced(found: list[_Candidate | None], sentences: list[str]) -> list[_Can
             if len(markers.words(fold(text)[0])) >= 4:
                 out[at] = dataclasses.replace(gone, action="modify", text=text)
     return out
+
+
+def _then_what(found: list[_Candidate | None], sentences: list[str]) -> list[_Candidate | None]:
+    """``found`` with a ``modify`` that only says an entry must change ("Die Vorfrist ist zu
+    kurz, …", "the tracked-changes thing has to change.") given the new wording of the request
+    right after it ("Mach zwei Wochen draus, bei allen Fristen.", "send a comparison PDF from
+    now on"): one modify, never a modify and an add."""
+    out = list(found)
+    for i, candidate in enumerate(out[:-1]):
+        nxt = out[i + 1]
+        if candidate is None or candidate.action != "modify" or nxt is None:
+            continue
+        if nxt.action != "add" or nxt.route != "memory" or len(_content_words(nxt.text or "")) < 2:
+            continue
+        folded = fold(sentences[i])[0]
+        if fold(candidate.text or "")[0].rstrip(".!") not in folded:
+            continue  # the modify carries its own new wording (a figure, a quote, a colon's)
+        out[i] = dataclasses.replace(candidate, text=nxt.text)
+        out[i + 1] = None
+    return out
+
+
+#: A pronoun closing a two-word request: it names no thing a preference could be about.
+_PRONOUNS = frozenset(
+    "it this that them ours mine yours es das dies sie ihn ca cela ceci le la les lo eso esto"
+    " ello".split()
+)
+#: A preposition before a quantifier: "all" is part of the task's object ("ein Skript, das
+#: aus allen Verträgen … zieht", "the dates from every contract in the folder").
+_OBJECT_OF = re.compile(r"\b(?:aus|von|vom|in|im|from|of|de|des|dans|del|en)\s+$")
+
+
+def _standing_beyond_object(folded: str, langs: list[Language]) -> bool:
+    """True when a word of ``folded`` makes it standing, other than a quantifier of the object
+    of the task it asks for."""
+    return any(
+        not _OBJECT_OF.search(folded[: m.start()])
+        for p in _patterns(langs, "standing")
+        for m in p.finditer(folded)
+    )
 
 
 def _opens_on(patterns: tuple[re.Pattern[str], ...], folded: str) -> bool:
@@ -1363,6 +1430,10 @@ def _with_their_object(
     return out
 
 
+#: A sentence opening on one adverb and a comma ("Immer, die CI lehnt sonst ab").
+_ADVERB_COMMA = re.compile(r"[a-z]+\s*,\s*")
+
+
 def _alone_adverbs(sentences: list[str]) -> list[str]:
     """``sentences`` with one that is only "always" ("toujours.", "siempre.", "immer!") joined
     to the one before it, as the norm it closes ("…, toujours."); and so is a short one that
@@ -1376,6 +1447,19 @@ def _alone_adverbs(sentences: list[str]) -> list[str]:
             joined = ", " + folded.strip(" .!")
             if any(any_match(lang.norm, joined) for lang in langs):
                 out[-1] = out[-1].rstrip(" .!") + ", " + sentence.strip()
+                continue
+        opening = _ADVERB_COMMA.match(folded)
+        if out and "?" not in out[-1] and opening is not None and len(markers.words(folded)) > 2:
+            langs = markers.detect(folded)
+            adverb = folded[: opening.end()].rstrip(" ,")
+            if _opens_on(_patterns(langs, "standing"), adverb):
+                # "…, bevor du committest. Immer, die CI lehnt sonst ab": "always" closes it
+                _, index = fold(sentence)
+                head = sentence[: index[len(adverb)]].lower()
+                out[-1] = out[-1].rstrip(" .!") + ", " + head + "."
+                rest = sentence[index[opening.end()] :].strip()
+                if rest:
+                    out.append(rest[0].upper() + rest[1:])
                 continue
         if (
             out
@@ -1617,6 +1701,7 @@ def harvest(request: HarvestRequest) -> RawAnswer:
                 candidate = dataclasses.replace(candidate, section=_WRITING)
             by_sentence.append(candidate)
         by_sentence = _replaced(_dropped_again(sentences, by_sentence), sentences)
+        by_sentence = _then_what(by_sentence, sentences)
         if not changes:
             by_sentence = extractor.team_rules(sentences, by_sentence, where)
         by_sentence = _with_what_was_rejected(_with_replacement(by_sentence, sentences), sentences)
