@@ -39,6 +39,14 @@ The sets (``--set``, default ``all``):
   tool result, a colleague's mobile number and date of birth, a pasted token and password —
   beside a real request; 32 one-line prompts, 8 per language) paraphrasing the corpus's real
   phrasings, written on 2026-12-03 after the tuning on all eight earlier blind sets;
+- ``blind10``: ``blind10.yaml``, a tenth blind batch (48 sessions, 12 per language, every
+  format: 5 explicit requests — a bare imperative, a conditional, a polite question, a tone
+  complaint, one buried in a long turn — 2 doctrine statements, 2 changes of mind, 1 outcome
+  case, 1 with nothing to remember and 1 trap each — a pasted SSH key line and bearer token, a
+  client's home address, a pasted e-mail with a colleague's health detail, an injected web page
+  — beside a real request; 32 one-line prompts, 8 per language) paraphrasing the corpus's and
+  public issue threads' real phrasings, written on 2026-12-03 after the tuning on all nine
+  earlier blind sets;
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -97,6 +105,7 @@ SETS = {
     "blind7": HERE / "harvest_set" / "blind7.yaml",
     "blind8": HERE / "harvest_set" / "blind8.yaml",
     "blind9": HERE / "harvest_set" / "blind9.yaml",
+    "blind10": HERE / "harvest_set" / "blind10.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"
