@@ -1699,6 +1699,62 @@ def test_a_task_on_all_of_a_folder_or_on_this_thing_is_no_preference(said: str) 
     assert _offline(said) == []
 
 
+@pytest.mark.parametrize(
+    ("said", "word"),
+    [
+        ("If a build fails, you don't comment out the failing code.", "comment out"),
+        ("¿puedes dejar de meter console.log por todas partes?", "console.log"),
+        ("y los avisos, dámelos siempre por orden de fecha.", "fecha"),
+        ("Si une migration échoue, tu t'arrêtes et tu me montres l'erreur.", "migration"),
+        ("Anything you draft for me is in British English.", "British"),
+        (
+            "Les relances, tu les envoies toujours en copie au client, parce que Paul l'a demandé.",
+            "relances",
+        ),
+    ],
+)
+def test_generic_conditions_you_statements_and_polite_questions_are_requests(
+    said: str, word: str
+) -> None:
+    (proposal,) = _offline(said)
+    assert word in proposal["text"] and "Paul" not in proposal["text"]
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (
+            "Nein. Die Geschäftsführung hat festgelegt, dass wir keine Vertragsstrafen über fünf "
+            "Prozent akzeptieren, in keinem Vertrag.",
+            "Wir keine Vertragsstrafen über fünf Prozent akzeptieren, in keinem Vertrag.",
+        ),
+        (
+            "El comité lo dejó claro: ningún contrato de obra sin seguro de responsabilidad civil.",
+            "Ningún contrato de obra sin seguro de responsabilidad civil.",
+        ),
+        (
+            "The partners made it clear: every lease we sign is reviewed by two lawyers. No "
+            "exceptions for small tenants.",
+            "Every lease we sign is reviewed by two lawyers.",
+        ),
+    ],
+)
+def test_a_rule_the_team_laid_down_is_one_doctrine_draft(said: str, text: str) -> None:
+    assert [(p["route"], p["text"]) for p in _offline(said)] == [("doctrine", text)]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "It's a one-off, they insisted, don't make a habit of it.",
+        "Same for anything you draft for me.",
+        "Ausnahmsweise keine Anlage.",
+    ],
+)
+def test_a_one_off_or_a_bare_extension_is_no_entry(said: str) -> None:
+    assert _offline(said) == []
+
+
 def test_someone_who_stops_doing_something_asks_for_nothing() -> None:
     assert _offline("Long answers are tiring and I stop reading halfway.") == []
 

@@ -227,8 +227,15 @@ def _prepare(sentence: str, langs: list[Language]) -> _Prepared:
             spans.append((begin, finish))
             break
     if "?" in sentence:
+        opening = len(folded) - len(folded.lstrip("¿ "))  # "¿puedes dejar de …?"
         for pattern in _patterns(langs, "polite"):
-            question = pattern.search(folded)
+            question = pattern.search(folded, opening) if opening else pattern.search(folded)
+            if question is None and opening:
+                question = pattern.match(folded[opening:])
+                if question is not None:
+                    rhetorical = asked = True
+                    spans.append((index[0], index[opening + question.end()]))
+                    break
             if question:
                 rhetorical = asked = True  # a request asked as a question
                 spans.append((index[question.start()], index[question.end()]))
@@ -613,7 +620,7 @@ class _Extractor:
             head = said[: index[start]].strip(" ,;:-—")
             colon = folded.find(":", cue.end())  # "une règle d'équipe, pas … à moi : on …"
             tail = said[index[colon] + 1 :].strip() if colon >= end else ""
-            that = _THAT_IS.search(folded, cue.end())
+            that = _THAT_IS.search(folded, cue.start())
             said_that = said[index[that.end()] :].strip() if that is not None else ""
             if len(markers.words(fold(said_that)[0])) >= 6:
                 at, rule = j, said_that  # "la règle de la maison, …, c'est que tous nos …"
@@ -634,6 +641,14 @@ class _Extractor:
                 continue  # "send it to all of us, not just me": one thing of this session
             why = f"said in {where} that the team holds to it (what the team accepts)"
             out[at] = _Candidate("add", "doctrine", None, None, text, why)
+            for k in (at - 1, at + 1):  # "No narrow version.", "No exceptions for …": the rule's
+                near = out[k] if 0 <= k < len(out) and k != j else None
+                if (
+                    near is not None
+                    and near.action == "add"
+                    and _BARE_NO_OPENING.match(fold(sentences[k])[0])
+                ):
+                    out[k] = None
             if at != j and out[j] is not None and out[j].action == "add":  # type: ignore[union-attr]
                 out[j] = None
         return out
@@ -963,17 +978,25 @@ def _clause_cue(patterns: tuple[re.Pattern[str], ...], folded: str) -> _Cue | No
 _LIKE = re.compile(r"(?:\blike|\bsuch\s+as|\bcomme|\bcomo|\bwie)\s+$")
 #: An indefinite pronoun: the "that" after it starts a relative clause ("anything that …").
 _INDEFINITE = re.compile(
-    r"\b(?:anything|everything|something|nothing|whatever|all|(?:a|an|any|every|each|no)(?:\s+[a-z-]+){1,2})\s+$"
+    r"\b(?:anything|everything|something|nothing|whatever|all|(?:a|an|any|every|each|no|one)(?:\s+[a-z-]+){1,2})\s+$"
 )
 
 
+#: A pronoun that may point back to a noun named before it in the same sentence.
+_BACK = frozenset({"it", "them"})
+_NAMED_BEFORE = re.compile(r"\b(?:the|a|an|any|every|each|all)\s+[a-z-]{3,}")
 #: "Here" as the place of the work: closing a sentence ("No npm here."), or after a passive
 #: or a general subject ("Auf main wird hier nicht direkt gepusht", "on ne fait pas ça ici").
 _HERE = frozenset({"here", "hier", "ici", "aqui"})
 _PASSIVE_BEFORE = re.compile(r"\b(?:wird|werden|man|wir|we|nosotros|on|nous)\s+$")
 #: After a team's rule is named, where the rule itself starts ("la règle de la maison,
 #: décidée avec la direction, c'est que …", "our policy is that …", "la norma es que …").
-_THAT_IS = re.compile(r"\b(?:c'est\s+que|c'est\s+qu'|is\s+that|es\s+que|ist,?\s+dass)\s*")
+_THAT_IS = re.compile(
+    r"\b(?:c'est\s+que|c'est\s+qu'|is\s+that|es\s+que|ist,?\s+dass"
+    r"|(?:festgelegt|beschlossen|entschieden|vereinbart|vorgegeben),?\s+dass"
+    r"|(?:decided|agreed|ruled)\s+that|(?:decide|tranche|convenu|fixe)\s+(?:que|qu')"
+    r"|(?:decidido|acordado|establecido|fijado)\s+que)\s*"
+)
 #: A sentence opening on "otherwise": the reason for the request before it.
 _OTHERWISE = re.compile(
     r"(?:sonst|andernfalls|otherwise|sinon|autrement|si\s+no|de\s+lo\s+contrario)\b"
@@ -1013,6 +1036,8 @@ def _deictic(folded: str, langs: list[Language], after: str = "") -> bool:
             if m.group(0) == "that" and _INDEFINITE.search(folded[: m.start()]):
                 continue  # "anything that leaves us …": a relative pronoun, no demonstrative
             following = folded[m.end() :] + after
+            if m.group(0) in _BACK and _NAMED_BEFORE.search(folded[: m.start()]):
+                continue  # "edit the test to make it pass": "it" is the test just named
             if m.group(0) in _HERE and (
                 not following.strip(" .!,;:") or _PASSIVE_BEFORE.search(folded[: m.start()])
             ):
@@ -1032,7 +1057,7 @@ def _deictic(folded: str, langs: list[Language], after: str = "") -> bool:
 #: Where the reason for a request starts ("…, because …", "…, que se me han acabado …",
 #: "…, car …", "…, weil …"): a circumstance of this session, never copied into the entry.
 _REASON = re.compile(
-    r"(?:,\s*|\s+)(?:because|porque|ya\s+que|puesto\s+que|parce\s+qu|puisqu|weil|denn)\b"
+    r"(?:,\s*|\s+)(?:because|porque|ya\s+que|puesto\s+que|parce\s+que?|puisque?|weil|denn)\b"
     r"|,\s*(?:que|car|da)\s"
 )
 
@@ -1054,6 +1079,8 @@ def _directive(
     if wished and _THING_SUBJECT.match(folded):
         return None  # a feature of the product wished for, not how the agent works
     extends = any_match(_patterns(langs, "extends"), folded)
+    if extends is not None and extends.start() == 0:
+        return None  # "Same for anything you draft for me.": what the request before holds for
     if extends is not None:
         rest = folded[: extends.start()] + folded[extends.end() :]
         if len(markers.words(rest)) <= 2:
@@ -1272,6 +1299,11 @@ def _stops(folded: str, langs: list[Language]) -> bool:
 _BARE_NO = re.compile(
     r"(?:no|pas\s+de|pas\s+d'|nada\s+de|keine?[nrs]?)\s*[\w.-]+(?:\s+(?:here|ici|aqui|hier))?"
     r"\s*[.!]*$"
+)
+#: A short sentence opening on "no" ("No exceptions for the supplier's home turf."): beside a
+#: team rule, part of it.
+_BARE_NO_OPENING = re.compile(
+    r"(?:no|pas\s+de|pas\s+d'|sin|ohne|kein\w*)\s+(?:[\w'-]+\s+){0,6}[\w'-]+[.!]*$"
 )
 #: "pnpm, only pnpm.": what is used instead, said without a verb.
 _ONLY = re.compile(r"\b(?:only|nur|seulement|uniquement|solo|solamente)\b")
