@@ -1755,6 +1755,45 @@ def test_a_one_off_or_a_bare_extension_is_no_entry(said: str) -> None:
     assert _offline(said) == []
 
 
+@pytest.mark.parametrize(
+    ("said", "word"),
+    [
+        ("Inline styles in the components: no.", "Inline styles"),
+        ("when you add a route, write its test first.", "route"),
+        ("Les libellés affichés à l'écran sont en français, les logs en anglais.", "libellés"),
+        ("Les montants s'écrivent toujours avec deux décimales.", "montants"),
+        ("Los endpoints de la API siempre con autenticación.", "endpoints"),
+        ("Passwörter haben im Repo nichts verloren, nimm den Tresor.", "Passwörter"),
+    ],
+)
+def test_norms_with_a_colon_a_when_clause_or_a_reflexive_are_standing(said: str, word: str) -> None:
+    (proposal,) = _offline(said)
+    assert word in proposal["text"]
+
+
+@pytest.mark.parametrize(
+    ("entry", "said", "text"),
+    [
+        (
+            "Im Betreff das Aktenzeichen im Format „AZ 1/26“ angeben.",
+            "Das alte Format im Betreff ist überholt. Ab jetzt K-2027-0001, überall.",
+            "K-2027-0001, überall.",
+        ),
+        (
+            "Put the date at the start of every file name.",
+            "The date-in-the-filename habit has to go. Use version numbers and keep the date "
+            "inside the document.",
+            "Use version numbers and keep the date inside the document.",
+        ),
+    ],
+)
+def test_an_entry_said_to_be_over_and_its_replacement_are_one_modify(
+    entry: str, said: str, text: str
+) -> None:
+    (proposal,) = _offline(said, memory=_memory(recurring=[entry]))
+    assert (proposal["action"], proposal["target"], proposal["text"]) == ("modify", entry, text)
+
+
 def test_someone_who_stops_doing_something_asks_for_nothing() -> None:
     assert _offline("Long answers are tiring and I stop reading halfway.") == []
 

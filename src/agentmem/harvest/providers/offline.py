@@ -1119,8 +1119,15 @@ def _directive(
         and _FREQUENCY.match(folded[cue.start() :])
     ):
         return None  # "estoy harto de este cliente, siempre cambia todo": that one's habit
-    if any_match(_patterns(langs, "standing"), folded) or cues.extends:
-        pass
+    if (
+        any_match(_patterns(langs, "standing"), folded)
+        or (
+            any_match(_patterns(langs, "norm"), folded)
+            and not any_match(_patterns(langs, "tasks") + _patterns(langs, "edit_verbs"), folded)
+        )
+        or cues.extends
+    ):
+        pass  # a word or a norm ("… hat in Testdaten nichts verloren, nimm …") makes it hold
     elif any_match(_patterns(langs, "contrast"), folded) and not any_match(
         _patterns(langs, "tasks") + _patterns(langs, "edit_verbs"), folded[start:].lstrip()
     ):
@@ -1191,15 +1198,18 @@ def _replaced(found: list[_Candidate | None], sentences: list[str]) -> list[_Can
         out[i] = None
         return out
     at = next(i for i, c in enumerate(found) if c is gone)
-    if at + 1 < len(sentences) and found[at + 1] is None and at < len(sentences):
+    nxt = found[at + 1] if at + 1 < len(found) else None
+    if at + 1 < len(sentences) and (nxt is None or (nxt.action == "add" and nxt.route == "memory")):
         then = sentences[at + 1].strip()
         folded, index = fold(then)
         langs = markers.detect(folded)
-        said = {w for w in _content_words(then) if not w.isdigit()}
-        if (
+        if nxt is not None and _opens_on(_patterns(langs, "change_cues"), folded):
+            out[at] = dataclasses.replace(gone, action="modify", text=nxt.text)
+            out[at + 1] = None  # "… ist überholt. Ab jetzt K-2026-0418, …": what replaces it
+            return out
+        if nxt is None and (
             "?" not in then
             and "¿" not in then
-            and _shared(said, known)
             and _opens_on(_patterns(langs, "change_cues"), folded)
             and not any(any_match(lang.not_standing, folded) for lang in langs)
         ):
@@ -1500,8 +1510,17 @@ def _alone_adverbs(sentences: list[str]) -> list[str]:
             and 2 < len(markers.words(folded)) <= 8
         ):
             langs = markers.detect(folded)
-            if _opens_on(_patterns(langs, "standing"), folded) and not any(
-                any_match(_patterns(langs, key), folded) for key in ("mood", "general", "deictic")
+            before = fold(out[-1])[0]
+            if (
+                _opens_on(_patterns(langs, "standing"), folded)
+                and not any(
+                    any_match(_patterns(langs, key), folded)
+                    for key in ("mood", "general", "deictic")
+                )
+                and not any(  # "… ist überholt. Ab jetzt K-2027-0001": what replaces it
+                    any_match(_patterns(markers.detect(before), key), before)
+                    for key in ("remove", "replace")
+                )
             ):
                 out[-1] = out[-1].rstrip(" .!") + ", " + sentence[0].lower() + sentence[1:].strip()
                 continue
