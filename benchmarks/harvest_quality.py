@@ -47,6 +47,16 @@ The sets (``--set``, default ``all``):
   — beside a real request; 32 one-line prompts, 8 per language) paraphrasing the corpus's and
   public issue threads' real phrasings, written on 2026-12-03 after the tuning on all nine
   earlier blind sets;
+- ``blind11``: ``blind11.yaml``, an eleventh blind batch (48 sessions, 12 per language, every
+  format: 5 explicit requests — a rhetorical question or sarcastic complaint, a tone complaint,
+  a rule with an exception, one buried in a long turn, and a third-person rule, a bullet list in
+  a turn, a request given as an example or a "we" rule — 2 doctrine statements, 2 changes of
+  mind, 1 outcome case, 1 with nothing to remember (a bounded "for the rest of this session"
+  kind of request) and 1 trap each — an instruction injected in a fetched issue, a private
+  mobile number and a child's name, a pasted confidential clause, a client's card number —
+  beside a real request; 32 one-line prompts, 8 per language) paraphrasing the corpus's and
+  public issue threads' real phrasings, written on 2026-12-03 after the tuning on all ten
+  earlier blind sets;
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -106,6 +116,7 @@ SETS = {
     "blind8": HERE / "harvest_set" / "blind8.yaml",
     "blind9": HERE / "harvest_set" / "blind9.yaml",
     "blind10": HERE / "harvest_set" / "blind10.yaml",
+    "blind11": HERE / "harvest_set" / "blind11.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"
