@@ -1794,6 +1794,11 @@ def test_an_entry_said_to_be_over_and_its_replacement_are_one_modify(
     assert (proposal["action"], proposal["target"], proposal["text"]) == ("modify", entry, text)
 
 
+def test_a_task_that_ends_with_write_me_names_no_preference_and_no_counterparty() -> None:
+    said = "Prüf den Liefervertrag mit der Holzwerk Ammersee GmbH und schreib mir deine Punkte."
+    assert _offline(said) == []
+
+
 def test_someone_who_stops_doing_something_asks_for_nothing() -> None:
     assert _offline("Long answers are tiring and I stop reading halfway.") == []
 
