@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from tests.helpers import git, invoke, set_identity
 from tests.helpers.memory import seed_memory
-from tests.helpers.team import commit_as, served_repository
+from tests.helpers.team import commit_as, served_repository, set_people, ssh_key
 from typer.testing import CliRunner
 
 ZERO = "0" * 40
@@ -251,3 +251,80 @@ def test_the_erase_is_let_in_and_the_old_history_is_refused(
     assert back.returncode != 0
     assert "[history-erased-commit]" in back.stderr and email not in back.stderr
     assert git(server, "rev-parse", "main").strip() == after
+
+
+def _signing_required(clone: Path, tmp_path: Path) -> str:
+    """alice lists a signing key and requires signed decisions (her own git does not sign);
+    returns the settings text from before."""
+    _key, public = ssh_key(tmp_path, "alice")
+    set_people(clone, {"alice": "admin", "bob": "member"}, {"alice": [public]})
+    config = clone / "agentmem.yaml"
+    optional = config.read_text(encoding="utf-8")
+    config.write_text(optional + "signing:\n  decisions: required\n", encoding="utf-8")
+    git(clone, "commit", "-qm", "settings: decisions are signed", "roles.yaml", "agentmem.yaml")
+    return optional
+
+
+def _relaxed_by_hand(clone: Path, optional: str) -> str:
+    """alice drops ``signing.decisions: required`` with plain git: no second admin approves."""
+    (clone / "agentmem.yaml").write_text(optional, encoding="utf-8")
+    return commit_as(clone, "alice", "settings: no more signatures", "agentmem.yaml")
+
+
+def _unsigned_accept(runner: CliRunner, clone: Path) -> str:
+    assert invoke(runner, "remember", "Answer in French for client Leroy.").exit_code == 0
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    return git(clone, "rev-parse", "HEAD").strip()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+def test_a_relaxation_no_second_admin_approved_before_old_keeps_decisions_signed(
+    served: tuple[Path, Path], runner: CliRunner, tmp_path: Path
+) -> None:
+    """The relaxation of ``signing.decisions`` is behind ``<old>`` (pushed before the gate, or
+    judged clean then): the gate's walk must not start at ``<old>`` and read the settings as
+    written there (relaxed), but hold the relaxation no second admin approved — the unsigned
+    accept pushed after it is refused, and only the pushed commits are named."""
+    server, clone = served
+    shutil.rmtree(server / "hooks")
+    optional = _signing_required(clone, tmp_path)
+    relaxing = _relaxed_by_hand(clone, optional)
+    assert _push(clone, "main").returncode == 0
+    old = git(server, "rev-parse", "main").strip()
+    new = _unsigned_accept(runner, clone)
+    inbox = git(clone, "rev-parse", "HEAD~1").strip()
+    assert _push(clone, "main").returncode == 0
+    code, out, _ = _pre_receive(runner, server, f"{old} {new} refs/heads/main\n")
+    [verdict] = json.loads(out)
+    found = {(f["code"], f["commit"]) for f in verdict["findings"] if f["severity"] == "error"}
+    assert code == 1 and found == {("history-decision-unsigned", new)}
+    assert verdict["commits"] == 2  # the pushed range: the inbox commit and the accept
+    assert {f["commit"] for f in verdict["findings"]} <= {inbox, new}  # not the relaxing one
+    assert relaxing == old  # the relaxation is the server's tip, behind the push
+    # the whole history says the same of that accept
+    os.chdir(clone)
+    history = json.loads(invoke(runner, "check", "--history", "--format", "json").stdout)
+    assert ("history-decision-unsigned", new) in {(f["code"], f["commit"]) for f in history}
+    assert ("history-settings-relaxed", relaxing) in {(f["code"], f["commit"]) for f in history}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+def test_a_relaxation_no_second_admin_approved_inside_the_push_keeps_decisions_signed(
+    served: tuple[Path, Path], runner: CliRunner, tmp_path: Path
+) -> None:
+    server, clone = served
+    shutil.rmtree(server / "hooks")
+    optional = _signing_required(clone, tmp_path)
+    assert _push(clone, "main").returncode == 0
+    old = git(server, "rev-parse", "main").strip()
+    relaxing = _relaxed_by_hand(clone, optional)
+    new = _unsigned_accept(runner, clone)
+    assert _push(clone, "main").returncode == 0
+    code, out, _ = _pre_receive(runner, server, f"{old} {new} refs/heads/main\n")
+    [verdict] = json.loads(out)
+    found = {(f["code"], f["commit"]) for f in verdict["findings"] if f["severity"] == "error"}
+    assert code == 1
+    assert found == {("history-settings-relaxed", relaxing), ("history-decision-unsigned", new)}
+    assert verdict["commits"] == 3

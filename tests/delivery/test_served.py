@@ -1118,3 +1118,21 @@ def test_a_relaxation_without_a_second_admin_keeps_an_unsigned_accept_out_of_the
     # A planted approval of it would count at a session start: the settings' history is not
     # walked there (docs/design/served.md §Served view, known limit); check --history and the
     # server gate still refuse the commit.
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+def test_a_signed_accept_after_a_relaxation_without_a_second_admin_is_served(
+    signed_team: Path, runner: CliRunner
+) -> None:
+    """The walk that judges the accept starts at the root (to hold the relaxation), and only
+    what it says of the accept decides: the relaxing commit's own finding withholds nothing
+    that is signed as ``signing.decisions: required`` keeps asking."""
+    root = signed_team
+    _relax_signing_by_hand(root)
+    assert invoke(runner, "remember", "Cite the clause number.").exit_code == 0
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    history = json.loads(invoke(runner, "check", "--history", "--format", "json").stdout)
+    assert {f["code"] for f in history if f["severity"] == "error"} == {"history-settings-relaxed"}
+    chat = invoke(runner, "context", "chat")
+    assert chat.exit_code == 0 and "Cite the clause number." in chat.stdout, chat.stderr

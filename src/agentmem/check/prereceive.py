@@ -5,7 +5,10 @@ Git runs a repository's ``hooks/pre-receive`` once per push, before any ref move
 quarantine, inherited by the processes the hook starts) and a non-zero exit refuses the whole
 push. Each updated ref is judged by the history walk of ``check --history``
 (:func:`agentmem.check.history.walk.check_history` with ``tip`` the pushed commit) over only
-what the push adds:
+what the push adds, the walk starting where :func:`agentmem.check.history.start.walk_start`
+says (before ``old`` when a relaxation of ``signing.decisions`` no second admin approved may lie
+behind it: the judge holds such a relaxation only when it walks the relaxing commit; then only
+the findings about the pushed commits are kept):
 
 - an update: ``old..new`` (``--since old``; a forced push's commits that do not descend from
   ``old`` are judged as ``--since`` judges a branch beside it);
@@ -27,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentmem.check.findings import Finding
-from agentmem.check.history.walk import check_history
+from agentmem.check.history.start import judge_range
 from agentmem.errors import UsageError
 from agentmem.store.gitio import run_git
 
@@ -124,7 +127,7 @@ def judge_push(root: Path, updates: Iterable[PushedRef]) -> list[RefVerdict]:
                 continue  # the ref names a commit the server already holds on another ref
         else:
             since = update.old
-        result = check_history(root, since=since, tip=update.new)
+        result = judge_range(root, since, update.new)
         verdict.commits = result.commits
         verdict.findings = result.findings
     return verdicts

@@ -14,7 +14,8 @@ ancestors alone). A cached verdict can only withhold: a refusal counts, an appro
 commit carrying the owner's decision marks (:func:`marked`), so one planted for a commit made
 with plain git is never read (docs/design/served.md §Served view).
 
-Standard library, the git runner and the cache only: this module is on the hot path, and the
+Standard library, the git runner, the cache and where the judge's walk starts
+(:mod:`agentmem.check.history.start`, as light) only: this module is on the hot path, and the
 judge is loaded only for a commit it has not judged before.
 """
 
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentmem import trailers
+from agentmem.check.history.start import once_required, requires_signatures
 from agentmem.errors import AgentmemError, GitError
 from agentmem.store import gitrun, regular
 from agentmem.store.root import CONFIG_FILE
@@ -151,10 +153,9 @@ def _judge(root: Path, commit: str, parents: tuple[str, ...]) -> bool:
     ``tip``), never the commits after it."""
     # lazy: the judge loads only for a commit the cache has no verdict on
     from agentmem.check.findings import ERROR
-    from agentmem.check.history.walk import check_history
+    from agentmem.check.history.start import judge_range
 
-    since = walk_start(root, parents[0] if parents else None)
-    result = check_history(root, since=since, tip=commit)
+    result = judge_range(root, parents[0] if parents else None, commit)
     return not any(f.severity == ERROR and f.commit for f in result.findings)
 
 
@@ -199,7 +200,7 @@ def unsigned_as_required(
     (:func:`agentmem.check.history.signing.verify_decisions`) — a cache cannot say a commit
     is signed (docs/design/served.md §Served view). One ``git cat-file --batch`` reads the
     settings; nothing more runs unless one of them may require signatures, or (``history``)
-    an earlier version of them may have (:func:`_once_required`: one ``git log`` of
+    an earlier version of them may have (:func:`~agentmem.check.history.start.once_required`: one ``git log`` of
     ``agentmem.yaml`` over the whole history, so left out of a session start, whose first
     judgement of a commit still starts at the root: docs/design/served.md §Served view)."""
     with_parent = [(c, p[0]) for c, p in commits if p]
@@ -208,11 +209,11 @@ def unsigned_as_required(
     parents = sorted({p for _c, p in with_parent})
     try:
         texts = gitrun.read_objects(root, [(p, f"{p}:{CONFIG_FILE}") for p in parents])
-        required = {p for p in parents if _requires_signatures(texts.get(p))}
+        required = {p for p in parents if requires_signatures(texts.get(p))}
     except GitError:
         required = set(parents)  # unreadable: as strict as it can be
     lenient = [p for p in parents if p not in required]
-    if history and lenient and _once_required(root, lenient):
+    if history and lenient and once_required(root, lenient):
         required = set(parents)  # a relaxation the judge may hold: verified, never assumed
     wanted = [c for c, p in with_parent if p in required]
     if not wanted:
@@ -225,60 +226,6 @@ def unsigned_as_required(
     except AgentmemError:
         return set(wanted)
     return {f.commit for f in findings if f.commit}
-
-
-def walk_start(root: Path, since: str | None) -> str | None:
-    """Where the judge's walk that judges the commits after ``since`` starts: ``since``, or
-    the root (None) when the settings at ``since`` do not require signed decisions but some
-    version before did (:func:`_once_required`): the walk holds a relaxation made without a
-    second admin's approval only when it walks the relaxing commit
-    (``check.history.walk._relaxations``), and the served view must give what the whole
-    ``check --history`` gives. Costs one ``git cat-file`` and, only for such settings, one
-    ``git log -p`` of ``agentmem.yaml``."""
-    if since is None:
-        return None
-    try:
-        text = gitrun.read_objects(root, [(since, f"{since}:{CONFIG_FILE}")]).get(since)
-    except GitError:
-        return None
-    if _requires_signatures(text) or not _once_required(root, [since]):
-        return since
-    return None
-
-
-def _once_required(root: Path, revs: list[str]) -> bool:
-    """True when some version of ``agentmem.yaml`` in the history of ``revs`` may have said
-    ``signing.decisions: required`` (a line added with "required" or an escape, the prefilter
-    of :func:`_requires_signatures`), or git cannot say. The settings at a commit's parent are
-    not the policy the judge applies when a commit before relaxed them without a second
-    admin's approval (the judge holds them strict: ``check.history.walk._relaxations``), so
-    a cached approval is then verified as under ``required``: being strict here only costs
-    work (an unsigned commit is judged again), never lets an unsigned decision count. One
-    ``git log -p`` of ``agentmem.yaml``."""
-    args = ["log", "--no-color", "--no-ext-diff", "--no-textconv", "--format=", "-p", *revs]
-    proc = gitrun.run(root, [*args, "--", CONFIG_FILE], None, None, text=False)
-    if proc.returncode != 0:
-        return True
-    return any(
-        line.startswith(b"+") and (b"required" in line or b"\\" in line)
-        for line in proc.stdout.split(b"\n")
-    )
-
-
-def _requires_signatures(text: bytes | None) -> bool:
-    """``signing.decisions: required`` in an ``agentmem.yaml`` text (None: absent): read with
-    the judge's own reader (:func:`agentmem.check.history.lineage.parse_settings_text`), which
-    loads only for a text that could say so (YAML cannot spell "required" without the word
-    or an escape)."""
-    if text is None or (b"required" not in text and b"\\" not in text):
-        return False
-    # lazy: the judge's settings reader (PyYAML) only for a text that may require signatures
-    from agentmem.check.history.lineage import parse_settings_text
-
-    try:
-        return parse_settings_text(text.decode("utf-8")).decisions_signed
-    except UnicodeDecodeError:
-        return True
 
 
 def _blob_text(root: Path, blob: str, work: bytes | None) -> str | None:
@@ -798,10 +745,9 @@ def _judge_range(
     parse whole and the rules parsed (:func:`~agentmem.check.history.walk.check_history`)."""
     # lazy: the judge loads only for commits never judged before
     from agentmem.check.findings import ERROR
-    from agentmem.check.history.walk import check_history
+    from agentmem.check.history.start import judge_range
 
-    since = walk_start(root, since)
-    result = check_history(root, since=since, tip=tip, read=read, parse=parse, parsed=parsed)
+    result = judge_range(root, since, tip, read=read, parse=parse, parsed=parsed)
     bad: dict[str, set[str] | None] = {}  # commit → refused rule files (None: all of it)
     for f in result.findings:
         if f.severity != ERROR or not f.commit:

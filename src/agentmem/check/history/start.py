@@ -1,0 +1,101 @@
+"""Where a walk of the history judge that judges the commits after ``since`` starts
+(docs/design/check.md §Check, docs/design/served.md §Served view), and that walk.
+
+The judge holds a relaxation of a governance setting that no second admin approved (the
+setting keeps its stricter value: ``check.history.walk._relaxations``) only when it walks the
+relaxing commit. A walk that starts at ``since`` reads the settings there as they are written,
+so it would take such a relaxation made before ``since`` as approved. :func:`walk_start` says
+where the walk must start instead (the root) and :func:`judge_range` walks from there and keeps
+what it found about the commits of ``since..tip`` alone: the server gate
+(``check --pre-receive``) and the served view's judge give what the whole ``check --history``
+gives of those commits.
+
+Standard library and the git runner only: the served view imports it on the hot path, and the
+judge loads only in :func:`judge_range`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentmem.errors import GitError
+from agentmem.store import gitrun
+from agentmem.store.root import CONFIG_FILE
+
+if TYPE_CHECKING:
+    from agentmem.check.history.walk import HistoryResult
+
+__all__ = ["judge_range", "once_required", "requires_signatures", "walk_start"]
+
+
+def walk_start(root: Path, since: str | None) -> str | None:
+    """Where the judge's walk that judges the commits after ``since`` starts: ``since``, or
+    the root (None) when the settings at ``since`` do not require signed decisions but some
+    version before did (:func:`once_required`). Costs one ``git cat-file`` and, only for
+    such settings, one ``git log -p`` of ``agentmem.yaml``."""
+    if since is None:
+        return None
+    try:
+        text = gitrun.read_objects(root, [(since, f"{since}:{CONFIG_FILE}")]).get(since)
+    except GitError:
+        return None
+    if requires_signatures(text) or not once_required(root, [since]):
+        return since
+    return None
+
+
+def judge_range(root: Path, since: str | None, tip: str = "HEAD", **options: Any) -> HistoryResult:
+    """:func:`~agentmem.check.history.walk.check_history` of the commits of ``since..tip``
+    (all of ``tip``'s when ``since`` is None), walked from :func:`walk_start`: when that is
+    not ``since``, only the findings about the commits of ``since..tip`` are kept, and
+    ``commits`` counts those (one ``git rev-list`` more). ``options``: passed on to
+    ``check_history``. Raises :class:`~agentmem.errors.GitError` when git fails."""
+    # lazy: the judge loads only for a walk (the served view's hot path imports this module)
+    from agentmem.check.history.walk import HistoryResult, check_history
+
+    start = walk_start(root, since)
+    result = check_history(root, since=start, tip=tip, **options)
+    if start == since or since is None:
+        return result
+    proc = gitrun.run(root, ["rev-list", f"{since}..{tip}"], None, None, text=True)
+    if proc.returncode != 0:
+        said = (proc.stderr.strip().splitlines() or ["?"])[-1]
+        raise GitError(f"git rev-list failed: {said}", hint="check the repository with git fsck")
+    inside = set(proc.stdout.split())
+    kept = [f for f in result.findings if f.commit is None or f.commit in inside]
+    return HistoryResult(kept, len(inside))
+
+
+def once_required(root: Path, revs: list[str]) -> bool:
+    """True when some version of ``agentmem.yaml`` in the history of ``revs`` may have said
+    ``signing.decisions: required`` (a line added with "required" or an escape, the prefilter
+    of :func:`requires_signatures`), or git cannot say. The settings at a commit's parent are
+    not the policy the judge applies when a commit before relaxed them without a second
+    admin's approval (the judge holds them strict: ``check.history.walk._relaxations``):
+    being strict here only costs work, never lets an unsigned decision count. One
+    ``git log -p`` of ``agentmem.yaml``."""
+    args = ["log", "--no-color", "--no-ext-diff", "--no-textconv", "--format=", "-p", *revs]
+    proc = gitrun.run(root, [*args, "--", CONFIG_FILE], None, None, text=False)
+    if proc.returncode != 0:
+        return True
+    return any(
+        line.startswith(b"+") and (b"required" in line or b"\\" in line)
+        for line in proc.stdout.split(b"\n")
+    )
+
+
+def requires_signatures(text: bytes | None) -> bool:
+    """``signing.decisions: required`` in an ``agentmem.yaml`` text (None: absent): read with
+    the judge's own reader (:func:`agentmem.check.history.lineage.parse_settings_text`), which
+    loads only for a text that could say so (YAML cannot spell "required" without the word
+    or an escape)."""
+    if text is None or (b"required" not in text and b"\\" not in text):
+        return False
+    # lazy: the judge's settings reader (PyYAML) only for a text that may require signatures
+    from agentmem.check.history.lineage import parse_settings_text
+
+    try:
+        return parse_settings_text(text.decode("utf-8")).decisions_signed
+    except UnicodeDecodeError:
+        return True
