@@ -328,3 +328,42 @@ def test_a_relaxation_no_second_admin_approved_inside_the_push_keeps_decisions_s
     assert code == 1
     assert found == {("history-settings-relaxed", relaxing), ("history-decision-unsigned", new)}
     assert verdict["commits"] == 3
+
+
+@pytest.mark.slow
+def test_an_approval_by_an_admin_demoted_on_main_is_refused_through_a_merge(
+    served: tuple[Path, Path], runner: CliRunner
+) -> None:
+    """carol approves on a branch made while she was admin; main demoted her meanwhile; the
+    merge is pushed: the approval, reached through the merge's second parent, is judged with
+    her role at both its parent and the merge (member) and refused."""
+    server, clone = served
+    shutil.rmtree(server / "hooks")
+    set_people(clone, {"alice": "admin", "bob": "member", "carol": "admin"})
+    git(clone, "commit", "-qm", "roles: carol admin", "roles.yaml")
+    set_identity(clone, "Bob", "bob@example.com")
+    proposed = invoke(
+        runner, "doctrine", "propose", "--id", "warranty-floor", "--title", "Warranty floor",
+        "--instruction", "Refuse warranties under 24 months.", "--scope", "contracts",
+        "--limit", "Not for software licences.",
+    )  # fmt: skip
+    assert proposed.exit_code == 0, proposed.stderr
+    set_identity(clone, "Alice Martin", "alice@example.com")
+    assert _push(clone, "main").returncode == 0
+    old = git(server, "rev-parse", "main").strip()
+    git(clone, "branch", "side")
+    set_people(clone, {"alice": "admin", "bob": "member", "carol": "member"})
+    git(clone, "commit", "-qm", "roles: carol steps down", "roles.yaml")
+    git(clone, "checkout", "-q", "side")
+    set_identity(clone, "Carol", "carol@example.com")
+    approve = invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1", "--reason", "Ok.")
+    assert approve.exit_code == 0, approve.stderr  # admin on the branch
+    approval = git(clone, "rev-parse", "HEAD").strip()
+    set_identity(clone, "Alice Martin", "alice@example.com")
+    git(clone, "checkout", "-q", "main")
+    git(clone, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    new = git(clone, "rev-parse", "HEAD").strip()
+    assert _push(clone, "main").returncode == 0
+    code, out, _ = _pre_receive(runner, server, f"{old} {new} refs/heads/main\n")
+    found = {(f["code"], f["commit"]) for f in json.loads(out)[0]["findings"]}
+    assert code == 1 and ("history-not-admin", approval) in found

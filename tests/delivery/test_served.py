@@ -1136,3 +1136,137 @@ def test_a_signed_accept_after_a_relaxation_without_a_second_admin_is_served(
     assert {f["code"] for f in history if f["severity"] == "error"} == {"history-settings-relaxed"}
     chat = invoke(runner, "context", "chat")
     assert chat.exit_code == 0 and "Cite the clause number." in chat.stdout, chat.stderr
+
+
+# decisions brought in through a merge's second parent are judged with roles.yaml and
+# agentmem.yaml as they hold at both their parent and the merge (check/history/lineage.py): a
+# cached approval of the merge counts only when what it brought in is signed as the judge asks
+
+
+def _forked(root: Path, runner: CliRunner) -> str:
+    """bob's rule proposed on main, then branch ``side`` made there; back on main. Returns
+    the fork."""
+    _warranty_rule_proposed(runner, root)
+    git(root, "branch", "side")
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def _approved_on_side_and_merged(root: Path, runner: CliRunner) -> tuple[str, str]:
+    """alice approves the rule on ``side`` (as her git is set up there), and alice merges
+    ``side`` into main (a plain merge): (approval, merge)."""
+    git(root, "checkout", "-q", "side")
+    approve = invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1", "--reason", "Ok.")
+    assert approve.exit_code == 0, approve.stderr
+    approval = git(root, "rev-parse", "HEAD").strip()
+    git(root, "checkout", "-q", "main")
+    git(root, "-c", "commit.gpgsign=false", "merge", "-q", "--no-ff", "--no-gpg-sign",
+        "-m", "merge side", "side")  # fmt: skip
+    return approval, git(root, "rev-parse", "HEAD").strip()
+
+
+def _withheld_fresh_and_planted(root: Path, runner: CliRunner, merge: str) -> None:
+    note = f"(commit {merge[:10]}) is not a decision check --history accepts"
+    audit = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert audit.exit_code == 0, audit.stderr
+    assert SIGNED_RULE not in audit.stdout and note in audit.stderr
+    assert _state(root)["judged"][merge] is False  # type: ignore[index]
+    _plant_all_approved(root)  # the merge and the approval it brought in carry every mark
+    audit = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert SIGNED_RULE not in audit.stdout and note in audit.stderr  # the merge judged again
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+def test_an_approval_signed_with_a_key_main_revoked_is_withheld_through_a_merge(
+    signed_team: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    """alice's key is replaced on main after the fork; on the old branch she approves, signed
+    with the old key, and the branch is merged: the judge reads her keys at both the
+    approval's parent and the merge (the old key is listed at one only) and refuses it; the
+    cache's verification must not read them at the approval's parent alone."""
+    root = signed_team
+    _forked(root, runner)
+    old_key = git(root, "config", "user.signingkey").strip()
+    new_key, new_public = ssh_key(tmp_path, "alice-2")
+    people = yaml.safe_load((root / "roles.yaml").read_text(encoding="utf-8"))
+    people["alice"]["signing_keys"] = [new_public]
+    (root / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
+    git(root, "-c", f"user.signingkey={new_key}", "commit", "-qS", "-m", "alice: new key",
+        "--", "roles.yaml")  # fmt: skip
+    assert old_key != str(new_key)
+    approval, merge = _approved_on_side_and_merged(root, runner)  # signed with the old key
+    assert "\ngpgsig " in git(root, "cat-file", "commit", approval)  # signed, with the old key
+    codes = {(f["code"], f["commit"]) for f in _history(runner)}
+    assert ("history-decision-unsigned", approval) in codes
+    _withheld_fresh_and_planted(root, runner, merge)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+def test_an_unsigned_approval_from_a_branch_made_before_signing_was_required_is_withheld(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    """main requires signed decisions after the fork; the branch's approval, unsigned (not
+    required at its parent), is merged: the judge applies the stricter settings of the
+    approval's parent and the merge's and refuses it; so must the cache's verification."""
+    root = memrepo
+    _key, public = ssh_key(tmp_path, "alice")
+    people = {
+        "alice": {"email": "alice@example.com", "role": "admin", "signing_keys": [public]},
+        "bob": {"email": "bob@example.com", "role": "member"},
+    }
+    (root / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
+    git(root, "commit", "-qm", "roles: alice signs", "--", "roles.yaml")
+    _forked(root, runner)
+    config = root / "agentmem.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "signing:\n  decisions: required\n", encoding="utf-8"
+    )
+    git(root, "commit", "-qm", "settings: decisions are signed", "--", "agentmem.yaml")
+    approval, merge = _approved_on_side_and_merged(root, runner)  # alice's git does not sign
+    codes = {(f["code"], f["commit"]) for f in _history(runner)}
+    assert ("history-decision-unsigned", approval) in codes
+    _withheld_fresh_and_planted(root, runner, merge)
+
+
+@pytest.mark.slow
+def test_an_approval_by_an_admin_main_demoted_is_withheld_through_a_merge(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    """carol approves on a branch made while she was admin; main demoted her meanwhile: the
+    judge refuses the approval (her role at both its parent and the merge: member), the served
+    view withholds it. (A planted approval of a commit with every mark is the documented limit
+    of the state: docs/design/served.md §Served doctrine.)"""
+    root = memrepo
+    people = {
+        "alice": {"email": "alice@example.com", "role": "admin"},
+        "bob": {"email": "bob@example.com", "role": "member"},
+        "carol": {"email": "carol@example.com", "role": "admin"},
+    }
+    (root / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
+    git(root, "commit", "-qm", "roles: carol admin", "--", "roles.yaml")
+    _forked(root, runner)
+    people["carol"]["role"] = "member"
+    (root / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
+    git(root, "commit", "-qm", "roles: carol steps down", "--", "roles.yaml")
+    git(root, "checkout", "-q", "side")
+    set_identity(root, "Carol", "carol@example.com")
+    approve = invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1", "--reason", "Ok.")
+    assert approve.exit_code == 0, approve.stderr  # admin on the branch
+    approval = git(root, "rev-parse", "HEAD").strip()
+    set_identity(root, "Alice", "alice@example.com")
+    git(root, "checkout", "-q", "main")
+    git(root, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    merge = git(root, "rev-parse", "HEAD").strip()
+    found = {(f["code"], f["commit"]) for f in _history(runner)}
+    assert ("history-not-admin", approval) in found
+    note = f"(commit {merge[:10]}) is not a decision check --history accepts"
+    audit = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert SIGNED_RULE not in audit.stdout and note in audit.stderr
+    assert _state(root)["judged"][merge] is False  # type: ignore[index]
+
+
+def _history(runner: CliRunner) -> list[dict[str, str]]:
+    result = invoke(runner, "check", "--history", "--format", "json")
+    found: list[dict[str, str]] = json.loads(result.stdout)
+    return [f for f in found if f["severity"] == "error"]

@@ -128,7 +128,7 @@ ROWS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
     (
         ("history-decision-unsigned",),
-        "`history-decision-unsigned`: under `signing.decisions: required` at the commit's parent, a decision (an accept or a hand edit of memory, a draft from an accepted doctrine proposal, a rule's approve, suspend, resume, deactivate, archive or reconfirm, a memory reconfirmation, a settings approval, a scope retirement, an erase: `governance.is_decision`) is unsigned, badly signed, or signed with a key `roles.yaml` does not list for its author; `check/history/signing.verify_decisions(root, [\"old..new\"])` gives the same findings for a commit range (a server's pre-receive hook)",
+        "`history-decision-unsigned`: under `signing.decisions: required` at the commit's parent, a decision (an accept or a hand edit of memory, a draft from an accepted doctrine proposal, a rule's approve, suspend, resume, deactivate, archive or reconfirm, a memory reconfirmation, a settings approval, a scope retirement, an erase: `governance.is_decision`) is unsigned, badly signed, or signed with a key `roles.yaml` does not list for its author; `check/history/signing.verify_decisions(root, revisions, entry)` checks the signatures of given commits alone (the served view's cached approvals; `entry`: the merge that brought them in, whose `roles.yaml` must list the key for the same person too); the server gate runs the walk itself",
     ),
     (
         ("history-unrelated",),

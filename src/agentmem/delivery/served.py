@@ -191,29 +191,41 @@ def cached(cache: HotCache | None, commit: str) -> bool:
 
 
 def unsigned_as_required(
-    root: Path, commits: list[tuple[str, tuple[str, ...]]], history: bool = True
+    root: Path,
+    commits: list[tuple[str, tuple[str, ...]]],
+    history: bool = True,
+    merge: tuple[str, str] | None = None,
 ) -> set[str]:
     """The commits of ``commits`` (``(commit, parents)`` whose approval a cache holds) that the
     signing policy in force does not let count now: under ``signing.decisions: required`` in
     ``agentmem.yaml`` at the commit's first parent (the judge's rule), a decision that is not
     signed by a key ``roles.yaml`` lists for its author, verified again each time
     (:func:`agentmem.check.history.signing.verify_decisions`) — a cache cannot say a commit
-    is signed (docs/design/served.md §Served view). One ``git cat-file --batch`` reads the
-    settings; nothing more runs unless one of them may require signatures, or (``history``)
-    an earlier version of them may have (:func:`~agentmem.check.history.start.once_required`: one ``git log`` of
+    is signed (docs/design/served.md §Served view). ``merge``: ``(merge, its first parent)``
+    when ``commits`` are what that merge brought in; the judge holds them to the strictest
+    settings of their parent, the merge and its first parent, and to the keys listed both at
+    their parent and at the merge (:mod:`agentmem.check.history.lineage`), and so does this.
+    One ``git cat-file --batch`` reads the settings; nothing more runs unless one of them may
+    require signatures, or (``history``) an earlier version of them may have
+    (:func:`~agentmem.check.history.start.once_required`: one ``git log`` of
     ``agentmem.yaml`` over the whole history, so left out of a session start, whose first
     judgement of a commit still starts at the root: docs/design/served.md §Served view)."""
     with_parent = [(c, p[0]) for c, p in commits if p]
     if not with_parent:
         return set()
     parents = sorted({p for _c, p in with_parent})
+    around = list(merge or ())  # their settings hold for what the merge brought in too
     try:
-        texts = gitrun.read_objects(root, [(p, f"{p}:{CONFIG_FILE}") for p in parents])
-        required = {p for p in parents if requires_signatures(texts.get(p))}
+        names = [(p, f"{p}:{CONFIG_FILE}") for p in dict.fromkeys([*parents, *around])]
+        texts = gitrun.read_objects(root, names)
+        if any(requires_signatures(texts.get(r)) for r in around):
+            required = set(parents)
+        else:
+            required = {p for p in parents if requires_signatures(texts.get(p))}
     except GitError:
         required = set(parents)  # unreadable: as strict as it can be
     lenient = [p for p in parents if p not in required]
-    if history and lenient and once_required(root, lenient):
+    if history and lenient and once_required(root, [*lenient, *around]):
         required = set(parents)  # a relaxation the judge may hold: verified, never assumed
     wanted = [c for c, p in with_parent if p in required]
     if not wanted:
@@ -222,7 +234,8 @@ def unsigned_as_required(
     from agentmem.check.history.signing import verify_decisions
 
     try:
-        findings = verify_decisions(root, ["--no-walk=unsorted", *wanted])
+        entry = merge[0] if merge else None
+        findings = verify_decisions(root, ["--no-walk=unsorted", *wanted], entry)
     except AgentmemError:
         return set(wanted)
     return {f.commit for f in findings if f.commit}
@@ -860,7 +873,8 @@ class _Trusted:
         if (
             brought
             and all(m and len(p) == 1 for c, p, m in brought if c != commit)
-            and not unsigned_as_required(self.root, inner)  # signed as the policy requires
+            # signed as the judge asks of what a merge brings in
+            and not unsigned_as_required(self.root, inner, merge=(commit, parents[0]))
         ):
             return self.judged.get(commit, False)
         return _judge_range(self.root, parents[0], commit, [(commit, parents)])[commit]

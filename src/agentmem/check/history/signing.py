@@ -172,14 +172,20 @@ def _roles_at(root: Path, rev: str) -> tuple[dict[str, str], dict[str, tuple[str
     return emails, signing_keys(data)
 
 
-def verify_decisions(root: Path, revisions: Sequence[str]) -> list[Finding]:
+def verify_decisions(
+    root: Path, revisions: Sequence[str], entry: str | None = None
+) -> list[Finding]:
     """The decision commits of ``revisions`` (``git log`` arguments: ``["old..new"]`` in a
     pre-receive hook, ``["HEAD"]`` for all) that are not signed by a key ``roles.yaml`` lists
     for their author at their parent: one ``history-decision-unsigned`` finding each
-    (docs/design/check.md §Check, §Trust boundary). A decision is what
-    :func:`agentmem.governance.is_decision` says; the caller decides that signatures are
-    required (``signing.decisions: required``). Two git processes, plus one per parent whose
-    ``roles.yaml`` is read. Raises :class:`~agentmem.errors.GitError` when git fails."""
+    (docs/design/check.md §Check, §Trust boundary). ``entry``: the merge that brought these
+    commits in through a second parent; a key then counts only when ``roles.yaml`` at that
+    merge lists it too, for the same person (the walk's rule for a side commit:
+    :func:`agentmem.check.history.lineage.restrict`) — a key main revoked signs nothing an
+    older branch brings in. A decision is what :func:`agentmem.governance.is_decision` says;
+    the caller decides that signatures are required (``signing.decisions: required``). Two
+    git processes, plus one per parent (and the merge) whose ``roles.yaml`` is read. Raises
+    :class:`~agentmem.errors.GitError` when git fails."""
     # lazy: the findings and the trailer names only for a verification (not the walk's reader)
     from agentmem import governance as gov
     from agentmem.check.findings import ERROR, Finding
@@ -216,6 +222,9 @@ def verify_decisions(root: Path, revisions: Sequence[str]) -> list[Finding]:
     if not decisions:
         return []
     roles = {parent: _roles_at(root, parent) for _s, parent, *_rest in decisions}
+    if entry is not None:
+        merged = _roles_at(root, entry)
+        roles = {parent: _both(found, merged) for parent, found in roles.items()}
     every = {k for _emails, keys in roles.values() for ks in keys.values() for k in ks}
     signatures = read_signatures(root, [d[0] for d in decisions], every)
     findings: list[Finding] = []
@@ -237,3 +246,20 @@ def verify_decisions(root: Path, revisions: Sequence[str]) -> list[Finding]:
         message = f"commit {sha[:10]} by {name} <{email}> (a decision: {action}) {problem}"
         findings.append(Finding(path, 1, ERROR, "history-decision-unsigned", message, sha))
     return findings
+
+
+def _both(
+    a: tuple[dict[str, str], dict[str, tuple[str, ...]]],
+    b: tuple[dict[str, str], dict[str, tuple[str, ...]]],
+) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """What two ``roles.yaml`` (:func:`_roles_at`) both say: the e-mails that name the same
+    person in each, and of that person's keys at ``a`` those ``b`` lists too (by fingerprint)."""
+    emails = {email: who for email, who in a[0].items() if b[0].get(email) == who}
+    people = set(emails.values())
+    keys: dict[str, tuple[str, ...]] = {}
+    for who, listed in a[1].items():
+        theirs = {fingerprint(k) for k in b[1].get(who, ())}
+        common = tuple(k for k in listed if who in people and fingerprint(k) in theirs)
+        if common:
+            keys[who] = common
+    return emails, keys
