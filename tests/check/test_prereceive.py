@@ -367,3 +367,80 @@ def test_an_approval_by_an_admin_demoted_on_main_is_refused_through_a_merge(
     code, out, _ = _pre_receive(runner, server, f"{old} {new} refs/heads/main\n")
     found = {(f["code"], f["commit"]) for f in json.loads(out)[0]["findings"]}
     assert code == 1 and ("history-not-admin", approval) in found
+
+
+def _propose(runner: CliRunner, clone: Path, person: str) -> None:
+    set_identity(clone, person.title(), f"{person}@example.com")
+    proposed = invoke(
+        runner, "doctrine", "propose", "--id", "warranty-floor", "--title", "Warranty floor",
+        "--instruction", "Refuse warranties under 24 months.", "--scope", "contracts",
+        "--limit", "Not for software licences.",
+    )  # fmt: skip
+    assert proposed.exit_code == 0, proposed.stderr
+    set_identity(clone, "Alice Martin", "alice@example.com")
+
+
+@pytest.mark.slow
+def test_a_distinct_approver_relaxation_no_second_admin_approved_before_old_still_holds(
+    served: tuple[Path, Path], runner: CliRunner
+) -> None:
+    """alice turns ``doctrine.distinct_approver`` off with plain git (no second admin
+    approves), the server takes it; then she approves her own rule: the gate's walk must hold
+    the relaxation behind ``<old>`` as the whole history does, and refuse the self-approval."""
+    server, clone = served
+    shutil.rmtree(server / "hooks")
+    config = clone / "agentmem.yaml"
+    text = config.read_text(encoding="utf-8")
+    assert "distinct_approver: true" in text
+    config.write_text(text.replace("distinct_approver: true", "distinct_approver: false"))
+    relaxing = commit_as(clone, "alice", "settings: one admin is enough", "agentmem.yaml")
+    assert _push(clone, "main").returncode == 0
+    old = git(server, "rev-parse", "main").strip()
+    _propose(runner, clone, "alice")
+    approve = invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1", "--reason", "Ok.")
+    assert approve.exit_code == 0, approve.stderr  # the settings at HEAD let her
+    new = git(clone, "rev-parse", "HEAD").strip()
+    assert _push(clone, "main").returncode == 0
+    code, out, _ = _pre_receive(runner, server, f"{old} {new} refs/heads/main\n")
+    [verdict] = json.loads(out)
+    found = {(f["code"], f["commit"]) for f in verdict["findings"] if f["severity"] == "error"}
+    assert code == 1 and found == {("history-self-approval", new)}
+    assert verdict["commits"] == 2
+    os.chdir(clone)
+    history = json.loads(invoke(runner, "check", "--history", "--format", "json").stdout)
+    errors = {(f["code"], f["commit"]) for f in history if f["severity"] == "error"}
+    assert errors == {("history-settings-relaxed", relaxing), ("history-self-approval", new)}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+def test_a_require_signed_relaxation_no_second_admin_approved_before_old_still_holds(
+    served: tuple[Path, Path], runner: CliRunner, tmp_path: Path
+) -> None:
+    server, clone = served
+    shutil.rmtree(server / "hooks")
+    key, public = ssh_key(tmp_path, "alice")
+    set_people(clone, {"alice": "admin", "bob": "member"}, {"alice": [public]})
+    config = clone / "agentmem.yaml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("doctrine:\n", "doctrine:\n  require_signed: true\n", 1))
+    git(clone, "commit", "-qm", "settings: activations are signed", "roles.yaml", "agentmem.yaml")
+    # not the bytes of before: the judge keys what a text is held to by its blob id
+    config.write_text(text.replace("doctrine:\n", "doctrine:\n  require_signed: false\n", 1))
+    relaxing = commit_as(clone, "alice", "settings: no more signatures", "agentmem.yaml",
+                         sign_key=key)  # fmt: skip
+    assert _push(clone, "main").returncode == 0
+    old = git(server, "rev-parse", "main").strip()
+    _propose(runner, clone, "bob")
+    approve = invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1", "--reason", "Ok.")
+    assert approve.exit_code == 0, approve.stderr  # unsigned: the settings at HEAD ask nothing
+    new = git(clone, "rev-parse", "HEAD").strip()
+    assert _push(clone, "main").returncode == 0
+    code, out, _ = _pre_receive(runner, server, f"{old} {new} refs/heads/main\n")
+    [verdict] = json.loads(out)
+    found = {(f["code"], f["commit"]) for f in verdict["findings"] if f["severity"] == "error"}
+    assert code == 1 and found == {("history-signature", new)}
+    os.chdir(clone)
+    history = json.loads(invoke(runner, "check", "--history", "--format", "json").stdout)
+    errors = {(f["code"], f["commit"]) for f in history if f["severity"] == "error"}
+    assert errors == {("history-settings-relaxed", relaxing), ("history-signature", new)}

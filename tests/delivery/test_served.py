@@ -1270,3 +1270,35 @@ def _history(runner: CliRunner) -> list[dict[str, str]]:
     result = invoke(runner, "check", "--history", "--format", "json")
     found: list[dict[str, str]] = json.loads(result.stdout)
     return [f for f in found if f["severity"] == "error"]
+
+
+@pytest.mark.slow
+def test_a_self_approval_after_a_distinct_approver_relaxation_without_a_second_admin_is_withheld(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    """alice turns ``doctrine.distinct_approver`` off with plain git (no second admin); an
+    audit judges the history up to there (the state holds it); then she approves a rule she
+    proposed: the next audit judges only the new commits, from a walk that must still hold the
+    relaxation (it starts at the root), not read the settings at their parent as written."""
+    root = memrepo
+    config = root / "agentmem.yaml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("distinct_approver: true", "distinct_approver: false"))
+    git(root, "commit", "-qm", "settings: one admin is enough", "--", "agentmem.yaml")
+    first = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert first.exit_code == 0, first.stderr
+    proposed = invoke(
+        runner, "doctrine", "propose", "--id", "warranty-floor", "--title", "Warranty floor",
+        "--instruction", SIGNED_RULE, "--scope", "contracts", "--limit", "Not for software licences.",
+    )  # fmt: skip
+    assert proposed.exit_code == 0, proposed.stderr
+    approve = invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1", "--reason", "Ok.")
+    assert approve.exit_code == 0, approve.stderr
+    approval = git(root, "rev-parse", "HEAD").strip()
+    assert ("history-self-approval", approval) in {
+        (f["code"], f["commit"]) for f in _history(runner)
+    }
+    audit = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert audit.exit_code == 0, audit.stderr
+    assert SIGNED_RULE not in audit.stdout
+    assert f"(commit {approval[:10]}) is not a decision check --history accepts" in audit.stderr

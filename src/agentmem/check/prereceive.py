@@ -6,9 +6,9 @@ quarantine, inherited by the processes the hook starts) and a non-zero exit refu
 push. Each updated ref is judged by the history walk of ``check --history``
 (:func:`agentmem.check.history.walk.check_history` with ``tip`` the pushed commit) over only
 what the push adds, the walk starting where :func:`agentmem.check.history.start.walk_start`
-says (before ``old`` when a relaxation of ``signing.decisions`` no second admin approved may lie
-behind it: the judge holds such a relaxation only when it walks the relaxing commit; then only
-the findings about the pushed commits are kept):
+says (before ``old`` when a relaxation no second admin approved of a setting the judge applies
+may lie behind it: the judge holds such a relaxation only when it walks the relaxing commit;
+then only the findings about the pushed commits are kept):
 
 - an update: ``old..new`` (``--since old``; a forced push's commits that do not descend from
   ``old`` are judged as ``--since`` judges a branch beside it);

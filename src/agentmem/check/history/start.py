@@ -26,23 +26,106 @@ from agentmem.store.root import CONFIG_FILE
 if TYPE_CHECKING:
     from agentmem.check.history.walk import HistoryResult
 
-__all__ = ["judge_range", "once_required", "requires_signatures", "walk_start"]
+__all__ = [
+    "JUDGED_SETTINGS",
+    "judge_range",
+    "once_required",
+    "once_stricter",
+    "requires_signatures",
+    "walk_start",
+]
+
+
+#: The settings of ``agentmem.yaml`` that decide what the judge accepts (``lineage.Settings``),
+#: each with the bytes a text must hold to give it its strict value — signed decisions, signed
+#: activations — or (``distinct_approver``, strict by default) its lenient one; the other
+#: settings ``governance.RELAXABLE`` lists decide what is served or reviewed, not what the
+#: judge accepts (docs/design/served.md §Served view).
+JUDGED_SETTINGS = {
+    "signing.decisions": b"required",
+    "doctrine.require_signed": b"require_signed",
+    "doctrine.distinct_approver": b"distinct_approver",
+}
 
 
 def walk_start(root: Path, since: str | None) -> str | None:
     """Where the judge's walk that judges the commits after ``since`` starts: ``since``, or
-    the root (None) when the settings at ``since`` do not require signed decisions but some
-    version before did (:func:`once_required`). Costs one ``git cat-file`` and, only for
-    such settings, one ``git log -p`` of ``agentmem.yaml``."""
+    the root (None) when a setting the judge applies (:data:`JUDGED_SETTINGS`) is lenient at
+    ``since`` and some version of ``agentmem.yaml`` before was stricter (:func:`once_stricter`):
+    the walk holds a relaxation no second admin approved only when it walks the relaxing
+    commit. Costs one ``git cat-file`` and, when a setting is lenient there (``signing.decisions``
+    and ``doctrine.require_signed`` are by default), one ``git log`` of ``agentmem.yaml`` and
+    one ``git cat-file --batch`` of its versions."""
     if since is None:
         return None
     try:
         text = gitrun.read_objects(root, [(since, f"{since}:{CONFIG_FILE}")]).get(since)
     except GitError:
         return None
-    if requires_signatures(text) or not once_required(root, [since]):
-        return since
-    return None
+    lenient = [name for name in JUDGED_SETTINGS if not _strict(text, name)]
+    if lenient and once_stricter(root, since, lenient):
+        return None
+    return since
+
+
+def _strict(text: bytes | None, name: str) -> bool:
+    """Whether the ``agentmem.yaml`` text (None: absent, the defaults) gives setting ``name``
+    of :data:`JUDGED_SETTINGS` its strict value, read with the judge's own reader
+    (:func:`agentmem.check.history.lineage.parse_settings_text`), which loads only for a text
+    that could say otherwise than the default (YAML cannot spell a key or a value without its
+    letters or an escape). A text that is not UTF-8: strict (as strict as it can be)."""
+    word = JUDGED_SETTINGS[name]
+    default = name == "doctrine.distinct_approver"
+    if text is None or (word not in text and b"\\" not in text):
+        return default
+    # lazy: the judge's settings reader (PyYAML) only for a text that names the setting
+    from agentmem.check.history.lineage import parse_settings_text
+
+    try:
+        settings = parse_settings_text(text.decode("utf-8"))
+    except UnicodeDecodeError:
+        return True
+    if name == "signing.decisions":
+        return settings.decisions_signed
+    if name == "doctrine.require_signed":
+        return settings.require_signed
+    return settings.distinct_approver
+
+
+def once_stricter(root: Path, rev: str, names: list[str]) -> bool:
+    """True when some version of ``agentmem.yaml`` in the history of ``rev`` (every commit
+    that changed it, merges and side branches included) gave one of the settings ``names``
+    (:data:`JUDGED_SETTINGS`) its strict value — the defaults count as a version where the
+    file was absent after a first commit —, or git cannot say. Strict here only costs work (a
+    walk from the root), never lets a relaxation count. One ``git log --raw`` of
+    ``agentmem.yaml`` and one ``git cat-file --batch`` of its versions."""
+    args = ["log", "--full-history", "-m", "--raw", "--no-abbrev", "--no-renames", "--no-color"]
+    args += ["--format=%x1e%P", rev, "--", CONFIG_FILE]
+    proc = gitrun.run(root, args, None, None, text=True)
+    if proc.returncode != 0:
+        return True
+    versions: set[str] = set()
+    absent = False  # the file absent (the defaults) at a commit with a parent
+    for record in proc.stdout.split("\x1e")[1:]:
+        parents, _sep, rest = record.partition("\n")
+        for line in rest.splitlines():
+            fields = line.split("\t", 1)[0].split()
+            if not line.startswith(":") or len(fields) < 5:
+                continue
+            for oid in fields[2:4]:
+                if oid.strip("0"):
+                    versions.add(oid)
+            gone = not fields[2].strip("0") or not fields[3].strip("0")
+            absent = absent or (gone and bool(parents.strip()))
+    if absent and any(_strict(None, name) for name in names):
+        return True
+    try:
+        texts = gitrun.read_objects(root, [(oid, oid) for oid in sorted(versions)])
+    except GitError:
+        return True
+    if len(texts) != len(versions):
+        return True  # a version git cannot read: as strict as it can be
+    return any(_strict(text, name) for text in texts.values() for name in names)
 
 
 def judge_range(root: Path, since: str | None, tip: str = "HEAD", **options: Any) -> HistoryResult:
