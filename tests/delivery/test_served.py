@@ -1048,8 +1048,9 @@ def _plant_all_approved(root: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+@pytest.mark.parametrize("signed_merge", [True, False], ids=["signed merge", "plain merge"])
 def test_an_unsigned_approval_brought_in_by_a_merge_is_withheld_whatever_the_state_says(
-    signed_team: Path, runner: CliRunner
+    signed_team: Path, runner: CliRunner, signed_merge: bool
 ) -> None:
     """The approval is made on a branch, its signature dropped, and the branch merged: the
     merge carries no trailers, so its cached approval could count only if what it brought in
@@ -1061,7 +1062,9 @@ def test_an_unsigned_approval_brought_in_by_a_merge_is_withheld_whatever_the_sta
     assert approve.exit_code == 0, approve.stderr
     unsigned = _unsign_head(root)
     git(root, "checkout", "-q", "main")
-    git(root, "-c", "commit.gpgsign=false", "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    how = "-S" if signed_merge else "--no-gpg-sign"  # a signed merge signs nothing it brings in
+    git(root, "-c", "commit.gpgsign=false", "merge", "-q", how, "--no-ff", "-m", "merge side",
+        "side")  # fmt: skip
     merge = git(root, "rev-parse", "HEAD").strip()
     history = invoke(runner, "check", "--history", "--format", "json")
     codes = {(f["code"], f["commit"]) for f in json.loads(history.stdout)}
@@ -1302,3 +1305,40 @@ def test_a_self_approval_after_a_distinct_approver_relaxation_without_a_second_a
     assert audit.exit_code == 0, audit.stderr
     assert SIGNED_RULE not in audit.stdout
     assert f"(commit {approval[:10]}) is not a decision check --history accepts" in audit.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+@pytest.mark.parametrize("signed_merge", [True, False], ids=["signed merge", "plain merge"])
+def test_a_signed_approval_merged_through_a_second_parent_is_served_from_the_state(
+    signed_team: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch, signed_merge: bool
+) -> None:
+    """(From the unlanded branch ``signing``.) The approval is signed on a branch, main moves
+    on (a person added), the branch is merged: served; the second audit takes the merge's
+    cached approval (the signatures verified again with the keys of both the approval's parent
+    and the merge) and judges nothing."""
+    root = signed_team
+    _forked(root, runner)
+    add_person(root, "dave", "dave@example.com", "member")  # main moves on meanwhile
+    git(root, "checkout", "-q", "side")
+    approve = invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1", "--reason", "Ok.")
+    assert approve.exit_code == 0, approve.stderr
+    git(root, "checkout", "-q", "main")
+    how = "-S" if signed_merge else "--no-gpg-sign"
+    git(root, "-c", "commit.gpgsign=false", "merge", "-q", how, "--no-ff", "-m", "merge side",
+        "side")  # fmt: skip
+    merge = git(root, "rev-parse", "HEAD").strip()
+    assert _history(runner) == []
+    audit = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert audit.exit_code == 0, audit.stderr
+    assert SIGNED_RULE in audit.stdout and "check --history" not in audit.stderr
+    assert _state(root)["judged"][merge] is True  # type: ignore[index]
+    from agentmem.check.history import walk
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("judged again")
+
+    monkeypatch.setattr(walk, "check_history", refuse)
+    audit = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert audit.exit_code == 0, audit.stderr
+    assert SIGNED_RULE in audit.stdout
