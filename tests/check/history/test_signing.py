@@ -191,3 +191,68 @@ def test_an_erase_under_required_signing_is_signed(
     found = _history(runner)
     assert [f["code"] for f in found] == ["history-decision-unsigned"]
     assert "(a decision: add) is not signed" in found[0]["message"]
+
+
+def test_an_approved_relaxation_to_the_same_bytes_does_not_approve_an_earlier_one(
+    signed_team: tuple[Path, Path], runner: CliRunner, tmp_path: Path
+) -> None:
+    """alice drops ``signing.decisions: required`` without a second admin (R1) and accepts
+    unsigned; she puts it back, drops it again (R2: the same bytes as R1) and bob, a second
+    admin, approves R2. What the judge holds a settings text to is keyed by its blob: R2's
+    approval must not reach back to the commits made while R1's unapproved relaxation held."""
+    root, alice_key = signed_team
+    bob_key, bob_public = ssh_key(tmp_path, "bob")
+    people = yaml.safe_load((root / "roles.yaml").read_text(encoding="utf-8"))
+    people["bob"] = {"email": "bob@example.com", "role": "admin", "signing_keys": [bob_public]}
+    (root / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
+    git(root, "commit", "-qm", "roles: bob admin", "--", "roles.yaml")
+    config = root / "agentmem.yaml"
+    required = config.read_text(encoding="utf-8")
+    optional = required.replace("signing:\n  decisions: required\n", "")
+    config.write_text(optional, encoding="utf-8")
+    git(root, "commit", "-qm", "settings: no more signatures (R1)", "--", "agentmem.yaml")
+    r1 = git(root, "rev-parse", "HEAD").strip()
+    assert invoke(runner, "remember", "Answer in French.").exit_code == 0
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    unsigned = git(root, "rev-parse", "HEAD").strip()
+    assert not _signed(root, unsigned)
+    config.write_text(required, encoding="utf-8")
+    git(root, "commit", "-qm", "settings: signatures again", "--", "agentmem.yaml")
+    config.write_text(optional, encoding="utf-8")
+    git(root, "commit", "-qm", "settings: no more signatures (R2)", "--", "agentmem.yaml")
+    r2 = git(root, "rev-parse", "HEAD").strip()
+    _use_key(root, bob_key)
+    set_identity(root, "Bob", "bob@example.com")
+    approved = invoke(runner, "settings", "approve", r2)
+    assert approved.exit_code == 0, approved.stderr
+    set_identity(root, "Alice Martin", "alice@example.com")
+    _use_key(root, alice_key)
+    errors = {(f["code"], f["commit"]) for f in _history(runner) if f["severity"] == "error"}
+    assert ("history-settings-relaxed", r1) in errors
+    assert ("history-settings-relaxed", r2) not in errors
+    assert ("history-decision-unsigned", unsigned) in errors
+
+
+def test_a_relaxation_back_to_earlier_bytes_does_not_reach_back_to_the_commits_made_on_them(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    """alice turns ``doctrine.require_signed`` on, then off again by restoring the very bytes
+    of before, without a second admin: the judge holds it on after the relaxation, and only
+    after — the commits made on those bytes before it asked for no signature."""
+    key, public = ssh_key(tmp_path, "alice")
+    people = {
+        "alice": {"email": "alice@example.com", "role": "admin", "signing_keys": [public]},
+        "bob": {"email": "bob@example.com", "role": "member"},
+    }
+    (memrepo / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
+    git(memrepo, "commit", "-qm", "roles: alice signs, bob", "--", "roles.yaml")  # unsigned
+    config = memrepo / "agentmem.yaml"
+    before = config.read_text(encoding="utf-8")
+    config.write_text(before.replace("doctrine:\n", "doctrine:\n  require_signed: true\n", 1))
+    git(memrepo, "commit", "-qm", "settings: activations are signed", "--", "agentmem.yaml")
+    config.write_text(before, encoding="utf-8")  # the same bytes as before
+    _use_key(memrepo, key)
+    git(memrepo, "commit", "-qS", "-m", "settings: no more signatures", "--", "agentmem.yaml")
+    relaxing = git(memrepo, "rev-parse", "HEAD").strip()
+    errors = {(f["code"], f["commit"]) for f in _history(runner) if f["severity"] == "error"}
+    assert errors == {("history-settings-relaxed", relaxing)}

@@ -424,18 +424,43 @@ class Walk:
         self.tainted: set[str] = set()
         self.since = since
         self.after_since: set[str] = set()  # the commits that descend from --since
+        #: commit → the walked commit that made the agentmem.yaml version it holds (itself when
+        #: it changed the file, else its first parent's), and that commit → (the version's blob
+        #: id, the settings it is held to: ``check.history.walk._relaxations``). What a version
+        #: is held to belongs to the commit that made it, not to its bytes: the same text made
+        #: again by an approved relaxation approves nothing made under an earlier, unapproved one.
+        self.source: dict[str, str] = {}
+        self.held: dict[str, tuple[str | None, Settings]] = {}
         for c in commits:  # parents first: a descendant of an unrelated root is unrelated too
             if c.sha in self.lines.orphans or (c.parents and c.parents[0] in self.tainted):
                 self.tainted.add(c.sha)
             if since and any(p == since or p in self.after_since for p in c.parents):
                 self.after_since.add(c.sha)
+            if any(change.path == CONFIG_FILE for change in c.changes):
+                self.source[c.sha] = c.sha
+            elif c.parents and c.parents[0] in self.source:
+                self.source[c.sha] = self.source[c.parents[0]]
         self._standings: dict[tuple[object, ...], Standing] = {}
-        self._plain: dict[tuple[str | None, str | None], Standing] = {}
+        self._plain: dict[tuple[object, ...], Standing] = {}
 
     def at(self, sha: str | None) -> tuple[str | None, str | None]:
         if sha is None:
             return None, None
         return self.ids.get(f"{sha}:{ROLES_FILE}"), self.ids.get(f"{sha}:{CONFIG_FILE}")
+
+    def settings_at(self, sha: str | None) -> Settings:
+        """The settings the version of ``agentmem.yaml`` at ``sha`` is held to: as the walked
+        commit that made it left them (:attr:`held`), else as its blob reads
+        (:meth:`Blobs.settings_of`)."""
+        config_id = self.at(sha)[1]
+        made = self.source.get(sha) if sha else None
+        held = self.held.get(made) if made else None
+        if held is not None and held[0] == config_id:
+            return held[1]
+        return self.blobs.settings_of(config_id)
+
+    def _key(self, sha: str | None) -> tuple[object, ...]:
+        return (self.at(sha), self.source.get(sha) if sha else None)
 
     def standing(self, commit: CommitRecord) -> Standing:
         """The :class:`Standing` of ``commit`` (shared by the commits it is the same for)."""
@@ -443,15 +468,15 @@ class Walk:
         merge = self.lines.entry.get(commit.sha)
         if merge is None and not self.since and commit.sha not in self.tainted:
             # the usual commit (main line, no --since): what holds at its parent decides alone
-            at = self.at(parent)
+            at = self._key(parent)
             found = self._plain.get(at)
             if found is None:
                 found = self._plain[at] = self._standing(commit)
             return found
         key = (
-            self.at(parent),
-            self.at(self.by_sha[merge].parents[0]) if merge else None,
-            self.at(merge),
+            self._key(parent),
+            self._key(self.by_sha[merge].parents[0]) if merge else None,
+            self._key(merge),
             merge,
             commit.sha in self.tainted,
             bool(self.since) and commit.sha not in self.after_since,
@@ -465,30 +490,30 @@ class Walk:
         if not self.since or commit.sha in self.after_since or found.unrelated:
             return found
         # made beside --since (the accepted tip), not on it: what --since had revoked stays so
-        roles_id, config_id = self.at(self.since)
+        roles_id, _config_id = self.at(self.since)
         return Standing(
             restrict(found.roles, self.blobs.roles_of(roles_id)),
             found.own,
-            found.settings.join(self.blobs.settings_of(config_id)),
+            found.settings.join(self.settings_at(self.since)),
             f"{found.where} and at the --since commit {self.since[:10]}",
             first_settings=False,
         )
 
     def _by_parents(self, commit: CommitRecord) -> Standing:
-        roles_id, config_id = self.at(commit.parents[0] if commit.parents else None)
+        parent = commit.parents[0] if commit.parents else None
+        roles_id, _config_id = self.at(parent)
         own = self.blobs.roles_of(roles_id)
-        settings = self.blobs.settings_of(config_id).join(self.forced)
+        settings = self.settings_at(parent).join(self.forced)
         if commit.sha in self.tainted:
             return Standing(UNRELATED, own, settings, unrelated=True)
         merge = self.lines.entry.get(commit.sha)
         if merge is None:
             return Standing(own, own, settings, first_settings=not own.exists)
-        entry_roles, entry_config = self.at(merge)
-        _, before_config = self.at(self.by_sha[merge].parents[0])
+        entry_roles, _entry_config = self.at(merge)
         roles = restrict(own, self.blobs.roles_of(entry_roles))
         where = (
             f"roles.yaml at both the parent commit and the merge {merge[:10]} that brought it in"
         )
-        settings = settings.join(self.blobs.settings_of(entry_config))
-        settings = settings.join(self.blobs.settings_of(before_config))
+        settings = settings.join(self.settings_at(merge))
+        settings = settings.join(self.settings_at(self.by_sha[merge].parents[0]))
         return Standing(roles, own, settings, where, first_settings=not roles.exists)

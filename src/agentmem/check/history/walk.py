@@ -58,6 +58,7 @@ from agentmem.check.history.lineage import (
     Standing,
     Walk,
     parse_roles_text,
+    parse_settings_text,
 )
 from agentmem.config import CONFIG_FILE
 from agentmem.doctrine.model import Rule, missing_for_activation
@@ -257,15 +258,25 @@ def _relaxations(commits: list[CommitRecord], walk: Walk, blobs: Blobs) -> dict[
         return values[oid]
 
     effective: dict[str | None, dict[str, object]] = {}
+    # config-changing commit → (its version's blob id, the values it is held to, the notes):
+    # what the version a commit is made on is held to comes from the commit that made it
+    # (``Walk.source``), its bytes only when that commit is not walked
+    by_commit: dict[str, tuple[str, dict[str, object], dict[str, tuple[bool, str]]]] = {}
     found: dict[str, Relaxed] = {}
     for commit in commits:
         for change in commit.changes:
             if change.path != CONFIG_FILE or change.new is None:
                 continue
-            roles_id, _ = walk.at(commit.parents[0] if commit.parents else None)
+            parent = commit.parents[0] if commit.parents else None
+            roles_id, _ = walk.at(parent)
             roles = blobs.roles_of(roles_id)
             if not roles.exists and change.old is None:
-                continue  # the repository's first settings: the trust root
+                # the repository's first settings: the trust root, held to what they say
+                walk.held[commit.sha] = (
+                    change.new,
+                    parse_settings_text(blobs.texts.get(change.new)),
+                )
+                continue
             new = parsed(change.new)
             olds = list(change.olds or (change.old,))
             names = [n for n in gov.relaxations(parsed(olds[0]), new)
@@ -276,10 +287,18 @@ def _relaxations(commits: list[CommitRecord], walk: Walk, blobs: Blobs) -> dict[
                 if gov.may_approve_settings(person, author.id if author else None):
                     approved = (person.id, sha)
                     break
-            base = effective.get(change.old, parsed(change.old))
+            made = walk.source.get(parent) if parent else None
+            prior = by_commit.get(made) if made else None
+            if prior is not None and prior[0] == change.old:
+                base, before = prior[1], prior[2]
+            else:  # made before the walk (or a merge's side): as its bytes are held
+                base, before = (
+                    effective.get(change.old, parsed(change.old)),
+                    notes.get(change.old, {}),
+                )
             kept = dict(new)
             kept_notes: dict[str, tuple[bool, str]] = {}
-            for name, (held, why) in notes.get(change.old, {}).items():
+            for name, (held, why) in before.items():
                 if new[name] == parsed(change.old)[name]:  # unchanged here: the note stays
                     kept_notes[name] = (held, why)
                     if held:
@@ -297,12 +316,17 @@ def _relaxations(commits: list[CommitRecord], walk: Walk, blobs: Blobs) -> dict[
                 found[commit.sha] = Relaxed(tuple(names), approved)
             effective[change.new] = kept
             notes[change.new] = kept_notes
-            blobs.settings[change.new] = Settings(
+            by_commit[commit.sha] = (change.new, kept, kept_notes)
+            settings = Settings(
                 bool(kept["doctrine.require_signed"]),
                 bool(kept["doctrine.distinct_approver"]),
                 tuple((name, why) for name, (_held, why) in kept_notes.items()),
                 kept["signing.decisions"] == "required",
             )
+            walk.held[commit.sha] = (change.new, settings)
+            # by its bytes (a version whose maker is not known): the strictest it was held to
+            other = blobs.settings.get(change.new)
+            blobs.settings[change.new] = settings if other is None else other.join(settings)
     return found
 
 
