@@ -1342,3 +1342,40 @@ def test_a_signed_approval_merged_through_a_second_parent_is_served_from_the_sta
     audit = invoke(runner, "context", "audit", "--scope", "contracts")
     assert audit.exit_code == 0, audit.stderr
     assert SIGNED_RULE in audit.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+def test_a_relaxation_on_a_branch_git_log_simplifies_away_still_keeps_its_decisions_signed(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    """On branch ``side`` alice requires signed decisions, then restores the settings' bytes
+    of before without a second admin, and approves unsigned; merged, ``agentmem.yaml`` is the
+    same on both sides, so a plain ``git log -- agentmem.yaml`` of the merge follows main
+    alone and never sees ``required``. The judge refuses the approval; a planted approval of
+    the merge is verified as under ``required`` all the same (the history read is the
+    approval's parent's, which holds the relaxation: passed before, a guard)."""
+    root = memrepo
+    _key, public = ssh_key(tmp_path, "alice")
+    people = {
+        "alice": {"email": "alice@example.com", "role": "admin", "signing_keys": [public]},
+        "bob": {"email": "bob@example.com", "role": "member"},
+    }
+    (root / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
+    git(root, "commit", "-qm", "roles: alice signs", "--", "roles.yaml")
+    _forked(root, runner)
+    add_person(root, "dave", "dave@example.com", "member")  # main moves on meanwhile
+    git(root, "checkout", "-q", "side")
+    config = root / "agentmem.yaml"
+    before = config.read_text(encoding="utf-8")
+    config.write_text(before + "signing:\n  decisions: required\n", encoding="utf-8")
+    git(root, "commit", "-qm", "settings: decisions are signed", "--", "agentmem.yaml")
+    config.write_text(before, encoding="utf-8")
+    git(root, "commit", "-qm", "settings: no more signatures", "--", "agentmem.yaml")
+    git(root, "checkout", "-q", "main")
+    approval, merge = _approved_on_side_and_merged(root, runner)  # unsigned: git does not sign
+    simplified = git(root, "log", "--format=%H", merge, "--", "agentmem.yaml").split()
+    assert git(root, "rev-parse", "side~1").strip() not in simplified  # git's simplification
+    codes = {(f["code"], f["commit"]) for f in _history(runner)}
+    assert ("history-decision-unsigned", approval) in codes
+    _withheld_fresh_and_planted(root, runner, merge)
