@@ -19,6 +19,8 @@ from tests.helpers.memory import seed_memory
 from tests.helpers.team import commit_as, served_repository, set_people, ssh_key
 from typer.testing import CliRunner
 
+from agentmem.check.history.start import walk_start
+
 ZERO = "0" * 40
 
 
@@ -444,3 +446,30 @@ def test_a_require_signed_relaxation_no_second_admin_approved_before_old_still_h
     history = json.loads(invoke(runner, "check", "--history", "--format", "json").stdout)
     errors = {(f["code"], f["commit"]) for f in history if f["severity"] == "error"}
     assert errors == {("history-settings-relaxed", relaxing), ("history-signature", new)}
+
+
+@pytest.mark.slow
+def test_a_memory_push_after_a_distinct_approver_relaxation_is_judged_from_old(
+    served: tuple[Path, Path], runner: CliRunner
+) -> None:
+    """The distinct-approver rule judges rule files only: a push that touches none (an accept)
+    is judged from ``<old>`` even with an unapproved relaxation of it behind (no walk of the
+    whole history), and let in; one that touches ``doctrine/`` starts at the root."""
+    server, clone = served
+    shutil.rmtree(server / "hooks")
+    config = clone / "agentmem.yaml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("distinct_approver: true", "distinct_approver: false"))
+    commit_as(clone, "alice", "settings: one admin is enough", "agentmem.yaml")
+    assert _push(clone, "main").returncode == 0
+    old = git(server, "rev-parse", "main").strip()
+    accept = _unsigned_accept(runner, clone)
+    assert walk_start(clone, old, accept) == old
+    assert walk_start(clone, old) is None  # no tip: any commit may follow
+    assert _push(clone, "main").returncode == 0
+    code, out, _ = _pre_receive(runner, server, f"{old} {accept} refs/heads/main\n")
+    assert code == 0 and json.loads(out)[0]["findings"] == []
+    os.chdir(clone)
+    _propose(runner, clone, "bob")
+    proposal = git(clone, "rev-parse", "HEAD").strip()
+    assert walk_start(clone, accept, proposal) is None

@@ -27,11 +27,12 @@ if TYPE_CHECKING:
     from agentmem.check.history.walk import HistoryResult
 
 __all__ = [
+    "CONCERNS",
     "JUDGED_SETTINGS",
     "judge_range",
     "once_required",
-    "once_stricter",
     "requires_signatures",
+    "stricter",
     "walk_start",
 ]
 
@@ -48,14 +49,28 @@ JUDGED_SETTINGS = {
 }
 
 
-def walk_start(root: Path, since: str | None) -> str | None:
+#: What each setting of :data:`JUDGED_SETTINGS` can change the verdict on, by the paths a
+#: commit touches (None: any commit — a decision anywhere is signed under ``required``): the
+#: distinct-approver rule judges rule files only; ``require_signed`` rule files, ``roles.yaml``,
+#: ``agentmem.yaml`` and ``.gitattributes`` (``check.history.walk._Judge.need_sign``).
+CONCERNS: dict[str, tuple[str, ...] | None] = {
+    "signing.decisions": None,
+    "doctrine.require_signed": ("doctrine/", "roles.yaml", CONFIG_FILE, ".gitattributes"),
+    "doctrine.distinct_approver": ("doctrine/",),
+}
+
+
+def walk_start(root: Path, since: str | None, tip: str | None = None) -> str | None:
     """Where the judge's walk that judges the commits after ``since`` starts: ``since``, or
     the root (None) when a setting the judge applies (:data:`JUDGED_SETTINGS`) is lenient at
-    ``since`` and some version of ``agentmem.yaml`` before was stricter (:func:`once_stricter`):
+    ``since`` and some version of ``agentmem.yaml`` before was stricter (:func:`stricter`):
     the walk holds a relaxation no second admin approved only when it walks the relaxing
-    commit. Costs one ``git cat-file`` and, when a setting is lenient there (``signing.decisions``
-    and ``doctrine.require_signed`` are by default), one ``git log`` of ``agentmem.yaml`` and
-    one ``git cat-file --batch`` of its versions."""
+    commit. ``tip``: the walk's tip; a setting that can change nothing the commits of
+    ``since..tip`` touch (:data:`CONCERNS`: a memory accept under ``distinct_approver:
+    false``) starts no walk at the root. Costs one ``git cat-file`` and, when a setting is
+    lenient there (``signing.decisions`` and ``doctrine.require_signed`` are by default), one
+    ``git log`` of ``agentmem.yaml`` and one ``git cat-file --batch`` of its versions; one
+    ``git log`` of the range's paths only when a walk from the root is in question."""
     if since is None:
         return None
     try:
@@ -63,9 +78,28 @@ def walk_start(root: Path, since: str | None) -> str | None:
     except GitError:
         return None
     lenient = [name for name in JUDGED_SETTINGS if not _strict(text, name)]
-    if lenient and once_stricter(root, since, lenient):
+    found = stricter(root, since, lenient) if lenient else []
+    if found and tip is not None and all(CONCERNS[name] for name in found):
+        touched = _touched(root, since, tip)
+        found = [name for name in found if touched is None or _concerns(name, touched)]
+    return None if found else since
+
+
+def _concerns(name: str, paths: set[str]) -> bool:
+    prefixes = CONCERNS[name]
+    if prefixes is None:
+        return True
+    return any(p.startswith(prefixes) or p.endswith("/.gitattributes") for p in paths)
+
+
+def _touched(root: Path, since: str, tip: str) -> set[str] | None:
+    """Every path a commit of ``since..tip`` changes (a merge: against each parent), or None
+    when git cannot say. One ``git log``."""
+    args = ["-c", "core.quotePath=false", "log", "-m", "--name-only", "--no-renames", "-z"]
+    proc = gitrun.run(root, [*args, "--format=", f"{since}..{tip}"], None, None, text=True)
+    if proc.returncode != 0:
         return None
-    return since
+    return {p.strip("\n") for p in proc.stdout.split("\0") if p.strip("\n")}
 
 
 def _strict(text: bytes | None, name: str) -> bool:
@@ -92,18 +126,18 @@ def _strict(text: bytes | None, name: str) -> bool:
     return settings.distinct_approver
 
 
-def once_stricter(root: Path, rev: str, names: list[str]) -> bool:
-    """True when some version of ``agentmem.yaml`` in the history of ``rev`` (every commit
-    that changed it, merges and side branches included) gave one of the settings ``names``
-    (:data:`JUDGED_SETTINGS`) its strict value — the defaults count as a version where the
-    file was absent after a first commit —, or git cannot say. Strict here only costs work (a
-    walk from the root), never lets a relaxation count. One ``git log --raw`` of
-    ``agentmem.yaml`` and one ``git cat-file --batch`` of its versions."""
+def stricter(root: Path, rev: str, names: list[str]) -> list[str]:
+    """Those of the settings ``names`` (:data:`JUDGED_SETTINGS`) that some version of
+    ``agentmem.yaml`` in the history of ``rev`` (every commit that changed it, merges and side
+    branches included) gave their strict value — the defaults count as a version where the
+    file was absent after a first commit —; all of them when git cannot say. Strict here only
+    costs work (a walk from the root), never lets a relaxation count. One ``git log --raw``
+    of ``agentmem.yaml`` and one ``git cat-file --batch`` of its versions."""
     args = ["log", "--full-history", "-m", "--raw", "--no-abbrev", "--no-renames", "--no-color"]
     args += ["--format=%x1e%P", rev, "--", CONFIG_FILE]
     proc = gitrun.run(root, args, None, None, text=True)
     if proc.returncode != 0:
-        return True
+        return list(names)
     versions: set[str] = set()
     absent = False  # the file absent (the defaults) at a commit with a parent
     for record in proc.stdout.split("\x1e")[1:]:
@@ -117,15 +151,14 @@ def once_stricter(root: Path, rev: str, names: list[str]) -> bool:
                     versions.add(oid)
             gone = not fields[2].strip("0") or not fields[3].strip("0")
             absent = absent or (gone and bool(parents.strip()))
-    if absent and any(_strict(None, name) for name in names):
-        return True
     try:
         texts = gitrun.read_objects(root, [(oid, oid) for oid in sorted(versions)])
     except GitError:
-        return True
+        return list(names)
     if len(texts) != len(versions):
-        return True  # a version git cannot read: as strict as it can be
-    return any(_strict(text, name) for text in texts.values() for name in names)
+        return list(names)  # a version git cannot read: as strict as it can be
+    seen: list[bytes | None] = [*texts.values(), *([None] if absent else [])]
+    return [name for name in names if any(_strict(text, name) for text in seen)]
 
 
 def judge_range(root: Path, since: str | None, tip: str = "HEAD", **options: Any) -> HistoryResult:
@@ -137,7 +170,7 @@ def judge_range(root: Path, since: str | None, tip: str = "HEAD", **options: Any
     # lazy: the judge loads only for a walk (the served view's hot path imports this module)
     from agentmem.check.history.walk import HistoryResult, check_history
 
-    start = walk_start(root, since)
+    start = walk_start(root, since, tip)
     result = check_history(root, since=start, tip=tip, **options)
     if start == since or since is None:
         return result
