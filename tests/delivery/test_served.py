@@ -1381,17 +1381,9 @@ def test_a_relaxation_on_a_branch_git_log_simplifies_away_still_keeps_its_decisi
     _withheld_fresh_and_planted(root, runner, merge)
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
-@pytest.mark.xfail(
-    strict=True,
-    reason="the doctrine state's approvals are verified again under signing.decisions: "
-    "required only, not under doctrine.require_signed (found 2026-12-03, left open)",
-)
-def test_a_planted_approval_of_an_unsigned_activation_under_require_signed_is_withheld(
-    memrepo: Path, runner: CliRunner, tmp_path: Path
-) -> None:
-    root = memrepo
+def _activations_signed(root: Path, tmp_path: Path) -> None:
+    """alice admin with a listed key her git signs with, bob member; ``doctrine.require_signed:
+    true`` (``signing.decisions`` left optional)."""
     key, public = ssh_key(tmp_path, "alice")
     people = {
         "alice": {"email": "alice@example.com", "role": "admin", "signing_keys": [public]},
@@ -1412,6 +1404,18 @@ def test_a_planted_approval_of_an_unsigned_activation_under_require_signed_is_wi
     )
     git(root, "config", "gpg.format", "ssh")
     git(root, "config", "user.signingkey", str(key))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+def test_a_planted_approval_of_an_unsigned_activation_under_require_signed_is_withheld(
+    memrepo: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    """Under ``doctrine.require_signed`` alone the judge asks a signature of an activation; a
+    cache cannot say a commit is signed, so an approval of one planted in the state is
+    verified again (:data:`served.ACTIVATIONS`), as under ``signing.decisions: required``."""
+    root = memrepo
+    _activations_signed(root, tmp_path)
     _warranty_rule_proposed(runner, root)
     approve = invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1", "--reason", "Ok.")
     assert approve.exit_code == 0, approve.stderr
@@ -1423,3 +1427,29 @@ def test_a_planted_approval_of_an_unsigned_activation_under_require_signed_is_wi
     _plant_all_approved(root)
     audit = invoke(runner, "context", "audit", "--scope", "contracts")
     assert SIGNED_RULE not in audit.stdout and note in audit.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+def test_a_signed_activation_under_require_signed_is_taken_from_the_state(
+    memrepo: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The signed approval and bob's unsigned proposal (a draft needs no signature) are
+    served, and the second audit takes both cached approvals: nothing is judged again."""
+    root = memrepo
+    _activations_signed(root, tmp_path)
+    _warranty_rule_proposed(runner, root)
+    approve = invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1", "--reason", "Ok.")
+    assert approve.exit_code == 0, approve.stderr
+    assert _history(runner) == []
+    audit = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert SIGNED_RULE in audit.stdout and "check --history" not in audit.stderr
+    from agentmem.check.history import walk
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("judged again")
+
+    monkeypatch.setattr(walk, "check_history", refuse)
+    audit = invoke(runner, "context", "audit", "--scope", "contracts")
+    assert audit.exit_code == 0, audit.stderr
+    assert SIGNED_RULE in audit.stdout

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentmem import trailers
-from agentmem.check.history.start import once_required, requires_signatures
+from agentmem.check.history.start import strict, stricter
 from agentmem.errors import AgentmemError, GitError
 from agentmem.store import gitrun, regular
 from agentmem.store.root import CONFIG_FILE
@@ -190,16 +190,25 @@ def cached(cache: HotCache | None, commit: str) -> bool:
     return found and value is True
 
 
+#: The decisions ``doctrine.require_signed`` signs (the judge: an activation, a resumption, a
+#: change of an approved rule's review — ``check.history.walk._Judge.need_sign``).
+ACTIVATIONS = frozenset({"approve", "resume", "reconfirm"})
+_DECISIONS = "signing.decisions"
+_ACTIVATIONS = "doctrine.require_signed"
+
+
 def unsigned_as_required(
     root: Path,
     commits: list[tuple[str, tuple[str, ...]]],
     history: bool = True,
     merge: tuple[str, str] | None = None,
+    activations: bool = True,
 ) -> set[str]:
     """The commits of ``commits`` (``(commit, parents)`` whose approval a cache holds) that the
     signing policy in force does not let count now: under ``signing.decisions: required`` in
-    ``agentmem.yaml`` at the commit's first parent (the judge's rule), a decision that is not
-    signed by a key ``roles.yaml`` lists for its author, verified again each time
+    ``agentmem.yaml`` at the commit's first parent (the judge's rule), a decision — and, with
+    ``activations``, under ``doctrine.require_signed``, an :data:`ACTIVATIONS` decision — that
+    is not signed by a key ``roles.yaml`` lists for its author, verified again each time
     (:func:`agentmem.check.history.signing.verify_decisions`) — a cache cannot say a commit
     is signed (docs/design/served.md §Served view). ``merge``: ``(merge, its first parent)``
     when ``commits`` are what that merge brought in; the judge holds them to the strictest
@@ -207,38 +216,50 @@ def unsigned_as_required(
     their parent and at the merge (:mod:`agentmem.check.history.lineage`), and so does this.
     One ``git cat-file --batch`` reads the settings; nothing more runs unless one of them may
     require signatures, or (``history``) an earlier version of them may have
-    (:func:`~agentmem.check.history.start.once_required`: one ``git log`` of
-    ``agentmem.yaml`` over the whole history, so left out of a session start, whose first
-    judgement of a commit still starts at the root: docs/design/served.md §Served view)."""
+    (:func:`~agentmem.check.history.start.stricter`: one ``git log`` of ``agentmem.yaml``
+    over the whole history, so left out of a session start, whose first judgement of a
+    commit still starts at the root: docs/design/served.md §Served view)."""
     with_parent = [(c, p[0]) for c, p in commits if p]
     if not with_parent:
         return set()
     parents = sorted({p for _c, p in with_parent})
     around = list(merge or ())  # their settings hold for what the merge brought in too
+    names = [_DECISIONS, _ACTIVATIONS] if activations else [_DECISIONS]
+    required: dict[str, set[str]] = {}
     try:
-        names = [(p, f"{p}:{CONFIG_FILE}") for p in dict.fromkeys([*parents, *around])]
-        texts = gitrun.read_objects(root, names)
-        if any(requires_signatures(texts.get(r)) for r in around):
-            required = set(parents)
-        else:
-            required = {p for p in parents if requires_signatures(texts.get(p))}
+        keys = [(p, f"{p}:{CONFIG_FILE}") for p in dict.fromkeys([*parents, *around])]
+        texts = gitrun.read_objects(root, keys)
+        for name in names:
+            if any(strict(texts.get(r), name) for r in around):
+                required[name] = set(parents)
+            else:
+                required[name] = {p for p in parents if strict(texts.get(p), name)}
     except GitError:
-        required = set(parents)  # unreadable: as strict as it can be
-    lenient = [p for p in parents if p not in required]
-    if history and lenient and once_required(root, [*lenient, *around]):
-        required = set(parents)  # a relaxation the judge may hold: verified, never assumed
-    wanted = [c for c, p in with_parent if p in required]
-    if not wanted:
+        required = dict.fromkeys(names, set(parents))  # unreadable: as strict as it can be
+    lenient = sorted({p for name in names for p in parents if p not in required[name]})
+    if history and lenient:
+        for name in stricter(root, [*lenient, *around], names):
+            required[name] = set(parents)  # a relaxation the judge may hold: verified
+    decisions = [c for c, p in with_parent if p in required[_DECISIONS]]
+    signed = [c for c, p in with_parent if p in required.get(_ACTIVATIONS, set())]
+    signed = [c for c in signed if c not in decisions]
+    if not decisions and not signed:
         return set()
     # lazy: the signature check only for a repository that requires signatures
     from agentmem.check.history.signing import verify_decisions
 
-    try:
-        entry = merge[0] if merge else None
-        findings = verify_decisions(root, ["--no-walk=unsorted", *wanted], entry)
-    except AgentmemError:
-        return set(wanted)
-    return {f.commit for f in findings if f.commit}
+    entry = merge[0] if merge else None
+    found: set[str] = set()
+    for wanted, actions in ((decisions, None), (signed, ACTIVATIONS)):
+        if not wanted:
+            continue
+        try:
+            findings = verify_decisions(root, ["--no-walk=unsorted", *wanted], entry, actions)
+        except AgentmemError:
+            found.update(wanted)
+            continue
+        found.update(f.commit for f in findings if f.commit)
+    return found
 
 
 def _blob_text(root: Path, blob: str, work: bytes | None) -> str | None:
@@ -272,7 +293,7 @@ def _served_version(
     taken = [(c, parents) for c, parents, _b, marks, _w in candidates if marks and cached(cache, c)]
     # a cached approval counts only signed so; the settings' history is left to audits and
     # check (docs/design/served.md §Served view: a session start does not walk it)
-    faulty = unsigned_as_required(root, taken, history=False)
+    faulty = unsigned_as_required(root, taken, history=False, activations=False)
     verdicts = [
         approved(root, c, parents, cache, marks and c not in faulty)
         for c, parents, _b, marks, _w in candidates

@@ -15,7 +15,7 @@ import binascii
 import hashlib
 import re
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -173,7 +173,10 @@ def _roles_at(root: Path, rev: str) -> tuple[dict[str, str], dict[str, tuple[str
 
 
 def verify_decisions(
-    root: Path, revisions: Sequence[str], entry: str | None = None
+    root: Path,
+    revisions: Sequence[str],
+    entry: str | None = None,
+    actions: Collection[str] | None = None,
 ) -> list[Finding]:
     """The decision commits of ``revisions`` (``git log`` arguments: ``["old..new"]`` in a
     pre-receive hook, ``["HEAD"]`` for all) that are not signed by a key ``roles.yaml`` lists
@@ -182,7 +185,8 @@ def verify_decisions(
     commits in through a second parent; a key then counts only when ``roles.yaml`` at that
     merge lists it too, for the same person (the walk's rule for a side commit:
     :func:`agentmem.check.history.lineage.restrict`) — a key main revoked signs nothing an
-    older branch brings in. A decision is what :func:`agentmem.governance.is_decision` says;
+    older branch brings in. ``actions``: only the decisions with such an ``Agentmem-Action``
+    (``doctrine.require_signed`` signs activations only). A decision is what :func:`agentmem.governance.is_decision` says;
     the caller decides that signatures are required (``signing.decisions: required``). Two
     git processes, plus one per parent (and the merge) whose ``roles.yaml`` is read. Raises
     :class:`~agentmem.errors.GitError` when git fails."""
@@ -206,6 +210,8 @@ def verify_decisions(
 
         action = last(tr.ACTION)
         if not gov.is_decision(action, last(tr.DECISION), tr.PROPOSAL in said, last(tr.ROUTE)):
+            continue
+        if actions is not None and action not in actions:
             continue
         rule, actor = last(tr.RULE), tr.actor_id(last(tr.ACTOR) or "")
         path = (

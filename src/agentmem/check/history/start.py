@@ -30,8 +30,7 @@ __all__ = [
     "CONCERNS",
     "JUDGED_SETTINGS",
     "judge_range",
-    "once_required",
-    "requires_signatures",
+    "strict",
     "stricter",
     "walk_start",
 ]
@@ -77,8 +76,8 @@ def walk_start(root: Path, since: str | None, tip: str | None = None) -> str | N
         text = gitrun.read_objects(root, [(since, f"{since}:{CONFIG_FILE}")]).get(since)
     except GitError:
         return None
-    lenient = [name for name in JUDGED_SETTINGS if not _strict(text, name)]
-    found = stricter(root, since, lenient) if lenient else []
+    lenient = [name for name in JUDGED_SETTINGS if not strict(text, name)]
+    found = stricter(root, [since], lenient) if lenient else []
     if found and tip is not None and all(CONCERNS[name] for name in found):
         touched = _touched(root, since, tip)
         found = [name for name in found if touched is None or _concerns(name, touched)]
@@ -102,7 +101,7 @@ def _touched(root: Path, since: str, tip: str) -> set[str] | None:
     return {p.strip("\n") for p in proc.stdout.split("\0") if p.strip("\n")}
 
 
-def _strict(text: bytes | None, name: str) -> bool:
+def strict(text: bytes | None, name: str) -> bool:
     """Whether the ``agentmem.yaml`` text (None: absent, the defaults) gives setting ``name``
     of :data:`JUDGED_SETTINGS` its strict value, read with the judge's own reader
     (:func:`agentmem.check.history.lineage.parse_settings_text`), which loads only for a text
@@ -126,15 +125,15 @@ def _strict(text: bytes | None, name: str) -> bool:
     return settings.distinct_approver
 
 
-def stricter(root: Path, rev: str, names: list[str]) -> list[str]:
+def stricter(root: Path, revs: list[str], names: list[str]) -> list[str]:
     """Those of the settings ``names`` (:data:`JUDGED_SETTINGS`) that some version of
-    ``agentmem.yaml`` in the history of ``rev`` (every commit that changed it, merges and side
+    ``agentmem.yaml`` in the history of ``revs`` (every commit that changed it, merges and side
     branches included) gave their strict value — the defaults count as a version where the
     file was absent after a first commit —; all of them when git cannot say. Strict here only
     costs work (a walk from the root), never lets a relaxation count. One ``git log --raw``
     of ``agentmem.yaml`` and one ``git cat-file --batch`` of its versions."""
     args = ["log", "--full-history", "-m", "--raw", "--no-abbrev", "--no-renames", "--no-color"]
-    args += ["--format=%x1e%P", rev, "--", CONFIG_FILE]
+    args += ["--format=%x1e%P", *revs, "--", CONFIG_FILE]
     proc = gitrun.run(root, args, None, None, text=True)
     if proc.returncode != 0:
         return list(names)
@@ -158,7 +157,7 @@ def stricter(root: Path, rev: str, names: list[str]) -> list[str]:
     if len(texts) != len(versions):
         return list(names)  # a version git cannot read: as strict as it can be
     seen: list[bytes | None] = [*texts.values(), *([None] if absent else [])]
-    return [name for name in names if any(_strict(text, name) for text in seen)]
+    return [name for name in names if any(strict(text, name) for text in seen)]
 
 
 def judge_range(root: Path, since: str | None, tip: str = "HEAD", **options: Any) -> HistoryResult:
@@ -181,37 +180,3 @@ def judge_range(root: Path, since: str | None, tip: str = "HEAD", **options: Any
     inside = set(proc.stdout.split())
     kept = [f for f in result.findings if f.commit is None or f.commit in inside]
     return HistoryResult(kept, len(inside))
-
-
-def once_required(root: Path, revs: list[str]) -> bool:
-    """True when some version of ``agentmem.yaml`` in the history of ``revs`` may have said
-    ``signing.decisions: required`` (a line added with "required" or an escape, the prefilter
-    of :func:`requires_signatures`), or git cannot say. The settings at a commit's parent are
-    not the policy the judge applies when a commit before relaxed them without a second
-    admin's approval (the judge holds them strict: ``check.history.walk._relaxations``):
-    being strict here only costs work, never lets an unsigned decision count. One
-    ``git log -p`` of ``agentmem.yaml``."""
-    args = ["log", "--no-color", "--no-ext-diff", "--no-textconv", "--format=", "-p", *revs]
-    proc = gitrun.run(root, [*args, "--", CONFIG_FILE], None, None, text=False)
-    if proc.returncode != 0:
-        return True
-    return any(
-        line.startswith(b"+") and (b"required" in line or b"\\" in line)
-        for line in proc.stdout.split(b"\n")
-    )
-
-
-def requires_signatures(text: bytes | None) -> bool:
-    """``signing.decisions: required`` in an ``agentmem.yaml`` text (None: absent): read with
-    the judge's own reader (:func:`agentmem.check.history.lineage.parse_settings_text`), which
-    loads only for a text that could say so (YAML cannot spell "required" without the word
-    or an escape)."""
-    if text is None or (b"required" not in text and b"\\" not in text):
-        return False
-    # lazy: the judge's settings reader (PyYAML) only for a text that may require signatures
-    from agentmem.check.history.lineage import parse_settings_text
-
-    try:
-        return parse_settings_text(text.decode("utf-8")).decisions_signed
-    except UnicodeDecodeError:
-        return True
