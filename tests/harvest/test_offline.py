@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -68,6 +69,26 @@ def test_every_language_file_loads_with_its_markers() -> None:
             "Writing style",
             "Priorities & scope",
         }
+
+
+def test_the_shapes_of_a_sentence_take_their_words_from_the_language_files() -> None:
+    from agentmem.errors import ConfigError
+    from agentmem.harvest.providers import offline
+
+    shapes = [v for v in vars(offline).values() if isinstance(v, offline._Shape)]
+    assert len(shapes) >= 30
+    for shape in shapes:
+        assert re.search(r"\{[a-z_]+\}", shape.regex.pattern) is None, shape.shape
+    # the words are every language's: a reason in German cuts as one in English does
+    assert offline._REASON.search("immer mit Quelle, weil ich nachprüfe")
+    assert offline._REASON.search("always cite the page, because I check")
+    assert offline._ABBREVIATIONS.fullmatch("z.b") and not offline._ABBREVIATIONS.fullmatch("zab")
+    with pytest.raises(ConfigError, match="word class 'nope'"):
+        markers.word_class("nope")
+    with pytest.raises(ConfigError, match="grammar: reasons: invalid pattern"):
+        markers.parse_language("language: xx\ngrammar: {reasons: ['(']}\n", "xx.yaml")
+    with pytest.raises(ConfigError, match="grammar: expected a mapping"):
+        markers.parse_language("language: xx\ngrammar: [a]\n", "xx.yaml")
 
 
 @pytest.mark.parametrize(

@@ -33,9 +33,12 @@ respuesta empieza con …", "Das liest sich wie ein Behördenbrief": ``habits``,
 requests next to it standing, in Writing style); one thing preferred to another ("use the read
 replica, not the primary": ``contrast``, standing unless the sentence asks for a piece of
 work); and the wording of outcome-derived entries
-(``outcomes``, ``generic``). Every pattern is a regular expression matched on :func:`fold`'s
-copy of a sentence (lower case, accents removed, straight apostrophes). Adding a language is
-adding a file; no code changes. See docs/design/harvest.md §Harvest.
+(``outcomes``, ``generic``). Under ``grammar``, the word classes the extractor's shapes of a
+sentence are built from (:func:`word_class`: the reasons that open a clause, "and"/"but", "now",
+"here", "if", the pronouns and articles, "no X", "only", "never again", abbreviations …): the
+shape is code ("a reason starts after a comma: ``,\\s*{reasons}``"), its words are data. Every
+pattern is a regular expression matched on :func:`fold`'s copy of a sentence (lower case,
+accents removed, straight apostrophes). Adding a language is adding a file; no code changes. See docs/design/harvest.md §Harvest.
 """
 
 from __future__ import annotations
@@ -153,6 +156,7 @@ class Language:
     numbers: tuple[tuple[str, str], ...]
     alternatives: tuple[tuple[str, str], ...]
     units: frozenset[str]
+    grammar: tuple[tuple[str, tuple[str, ...]], ...]
 
 
 def _strings(value: object, where: str) -> list[str]:
@@ -190,6 +194,17 @@ def _compile(patterns: list[str], where: str) -> tuple[re.Pattern[str], ...]:
             out.append(re.compile(pattern))
         except re.error as exc:
             raise ConfigError(f"{where}: invalid pattern {pattern!r}: {exc}") from None
+    return tuple(out)
+
+
+def _grammar(value: object, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: expected a mapping of word class → patterns")
+    out = []
+    for name, fragments in value.items():
+        patterns = _strings(fragments, f"{where}: {name}")
+        _compile(patterns, f"{where}: {name}")
+        out.append((str(name), tuple(patterns)))
     return tuple(out)
 
 
@@ -232,6 +247,7 @@ def parse_language(text: str, where: str) -> Language:
             _mapping(data.get("alternatives", {}), f"{where}: alternatives").items()
         ),
         units=frozenset(_strings(data.get("units", []), f"{where}: units")),
+        grammar=_grammar(data.get("grammar", {}), f"{where}: grammar"),
         lead_ins=tuple(
             sorted(_strings(data.get("lead_ins", []), f"{where}: lead_ins"), key=len, reverse=True)
         ),
@@ -251,6 +267,21 @@ def languages() -> tuple[Language, ...]:
         parse_language((folder / name).read_text(encoding="utf-8"), f"agentmem/harvest/data/{name}")
         for name in LANGUAGE_FILES
     )
+
+
+@functools.cache
+def word_class(name: str) -> str:
+    """``(?:…)``: the patterns of word class ``name`` (a key of the ``grammar`` mapping) of every
+    language, each once, in :data:`LANGUAGE_FILES` order; the extractor's shapes of a sentence
+    ("a reason starts at ``, {reasons}``") name them. Raises :class:`ConfigError` for a class
+    no language has."""
+    seen: dict[str, None] = {}
+    for lang in languages():
+        for pattern in dict(lang.grammar).get(name, ()):
+            seen.setdefault(pattern, None)
+    if not seen:
+        raise ConfigError(f"no language file has the word class {name!r} (grammar: {name})")
+    return "(?:" + "|".join(seen) + ")"
 
 
 @functools.cache

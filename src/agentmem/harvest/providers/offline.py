@@ -42,7 +42,9 @@ read with what applies and the language is named in a note. Same input, same pro
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from agentmem.doctrine.conflicts import FRENCH_CLOSERS, NEGATIONS
@@ -57,22 +59,48 @@ from agentmem.harvest.providers.request import HarvestRequest, Outcome, RawAnswe
 from agentmem.memory.records import split_entry
 from agentmem.proposals.conflicts import contradicted
 
+
+class _Shape:
+    """A regular expression whose ``{word class}``es are the words of every language file's
+    ``grammar`` (:func:`markers.word_class`), compiled on first use: the shape of a sentence is
+    code, its words are data."""
+
+    def __init__(self, shape: str) -> None:
+        self.shape = shape
+
+    @functools.cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(
+            re.sub(r"\{([a-z_]+)\}", lambda m: markers.word_class(m.group(1)), self.shape)
+        )
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self.regex.match(text, pos)
+
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        return self.regex.fullmatch(text)
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self.regex.search(text, pos)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.regex.finditer(text)
+
+    def sub(self, replacement: str, text: str) -> str:
+        return self.regex.sub(replacement, text)
+
+
 _FALLBACK_SECTION = "Recurring patterns"
 _SCOPE_SECTION = "Priorities & scope"
 # A sentence ends at . ! ? or a line end, except after an abbreviation or an initial.
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
-_ABBREVIATIONS = frozenset(
-    "dr mr mrs ms m mme mlle me sr sra srta dra st e.g i.e etc cf p nr z.b vs no art prof".split()
-)
+_ABBREVIATIONS = _Shape("{abbreviations}")
 #: Abbreviations that end no sentence only before a figure ("no. 5", "art. 3").
-_NUMBERED = frozenset("no nr art p".split())
+_NUMBERED = _Shape("{numbered_abbreviations}")
 _WORDS = re.compile(r"[a-z0-9]+")
 _TOKEN = re.compile(r"[^\W_][\w.'/#-]*")
 # Where a clause ends: punctuation, or a word that starts a reason.
-_CLAUSE_END = re.compile(
-    r"[,;:.!?()—–]|\s-\s|\s(?:because|since|porque|parce\s+que|car|puisque|weil|denn|ya\s+que"
-    r"|and|but|y|pero|et|mais|und|aber)\b"
-)
+_CLAUSE_END = _Shape(r"[,;:.!?()—–]|\s-\s|\s(?:{clause_reasons}|{and_but})\b")
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
 #: Shares of content words (0–1) that make a candidate a repeat of an entry or a rule.
 REPEAT_SHARE = 0.8
@@ -93,10 +121,10 @@ def _sentences(text: str) -> list[str]:
         pending = f"{pending} {piece}".strip() if pending else piece
         last = pending.rsplit(None, 1)[-1].rstrip(".").casefold()
         following = pieces[i + 1] if i + 1 < len(pieces) else ""
-        if last in _NUMBERED and not following[:1].isdigit():
+        if _NUMBERED.fullmatch(last) and not following[:1].isdigit():
             pass
         elif pending.endswith(".") and (
-            last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha())
+            _ABBREVIATIONS.fullmatch(last) or (len(last) == 1 and last.isalpha())
         ):
             continue
         out.append(pending)
@@ -574,7 +602,7 @@ class _Extractor:
             return None
         short = fold(text)[0]
         said = markers.words(short)
-        if len(said) <= 2 and said and said[-1] in _PRONOUNS:
+        if len(said) <= 2 and said and _PRONOUNS.fullmatch(said[-1]):
             return None  # "Add ours.", "Mach es.": what to do now, to this thing
         if any(any_match(lang.known, folded) for lang in langs) and self._on_known_subject(text):
             return None  # "same as always", on what an entry or an active rule settles
@@ -874,24 +902,20 @@ def _negated(folded: str) -> bool:
 
 
 #: "Now" and a task for the person ("Now show me clause 9", "ahora pásame", "jetzt zeig mir").
-_NOW_TASK = re.compile(
-    r"^(?:and\s+|y\s+|et\s+|und\s+)?(?:now|then|ahora|maintenant|jetzt|dann)\s*,?\s+"
-    r"(?:[a-z]+me\b|[a-z]+-moi\b|[a-z]+\s+(?:me|mir|moi)\b)"
+_NOW_TASK = _Shape(
+    r"^(?:{and}\s+)?{now}\s*,?\s+(?:{me_enclitic}|{me_hyphenated}|[a-z]+\s+{me_after})\b"
 )
 #: "Always"/"never" opening a clause: whose habit it is, the clause before may tell.
-_FREQUENCY = re.compile(r"(?:always|never|siempre|nunca|toujours|jamais|immer|nie)\b")
+_FREQUENCY = _Shape(r"{always_never}\b")
 #: A numbered place of the document ("clause 5", "art. 3", "§ 9").
-_PLACE = re.compile(
-    r"\b(?:clauses?|sections?|articles?|art|paragraphs?|paragraphes?|clausulas?|secciones?"
-    r"|articulos?|apartados?|klauseln?|abschnitte?|absatz|ziffer)\.?\s+\d|§\s*\d"
-)
+_PLACE = _Shape(r"\b{places}\.?\s+\d|§\s*\d")
 #: A sentence whose subject is the agent ("Tu passes par le glossaire …", "du nimmst …").
-_YOU = re.compile(r"^(?:you|tu|vous|du)\s+[a-z]")
+_YOU = _Shape(r"^{you}\s+[a-z]")
 #: A sentence whose subject is the team ("we moved to …", "hemos dicho que …", "on passe par").
-_WE = re.compile(r"^(?:we|on|nous|wir|nosotros|[a-z]+(?:amos|emos|imos))\s+[a-z]")
+_WE = _Shape(r"^{we}\s+[a-z]")
 #: A sentence that asks for a thing for the person ("find me …", "trouve-moi", "gib mir").
-_FETCH = re.compile(r"^(?:please\s+)?[a-z]+(?:\s+me|-moi|\s+mir)\b")
-_KIND_OF = re.compile(r"\w+\s+(?:type|kind|sort|genre|tipo|clase|art)\b")
+_FETCH = _Shape(r"^(?:{please}\s+)?(?:[a-z]+\s+{me_after}|{me_hyphenated})\b")
+_KIND_OF = _Shape(r"\w+\s+{kind}\b")
 
 
 def _one_thing(folded: str, langs: list[Language]) -> bool:
@@ -902,11 +926,14 @@ def _one_thing(folded: str, langs: list[Language]) -> bool:
     return m is not None and m.start() == 0 and _KIND_OF.match(folded) is None
 
 
+_OPENING_CONJUNCTION = _Shape(r"^{and_but}\s+")
+
+
 def _alternative(folded: str, langs: list[Language]) -> bool:
     """True when a later clause asks for something in place ("…, use Context7 instead")."""
     first_end = _clause(folded, 0)[1]
     rest = folded[first_end:].lstrip(" ,;:.")
-    rest = re.sub(r"^(?:and|but|y|pero|et|mais|und|sondern)\s+", "", rest)
+    rest = _OPENING_CONJUNCTION.sub("", rest)
     if not rest:
         return False
     positive = any_match(_patterns(langs, "mood"), rest)
@@ -975,53 +1002,38 @@ def _clause_cue(patterns: tuple[re.Pattern[str], ...], folded: str) -> _Cue | No
 
 
 #: Before a demonstrative, a word that makes it a kind ("exclusions like this one", "como esta").
-_LIKE = re.compile(r"(?:\blike|\bsuch\s+as|\bcomme|\bcomo|\bwie)\s+$")
+_LIKE = _Shape(r"\b{like}\s+$")
 #: An indefinite pronoun: the "that" after it starts a relative clause ("anything that …").
-_INDEFINITE = re.compile(
-    r"\b(?:anything|everything|something|nothing|whatever|all|(?:a|an|any|every|each|no|one)(?:\s+[a-z-]+){1,2})\s+$"
-)
+_INDEFINITE = _Shape(r"\b(?:{indefinite_pronouns}|{any_determiners}(?:\s+[a-z-]+){1,2})\s+$")
 
 
 #: A pronoun that may point back to a noun named before it in the same sentence.
-_BACK = frozenset({"it", "them"})
-_NAMED_BEFORE = re.compile(r"\b(?:the|a|an|any|every|each|all)\s+[a-z-]{3,}")
+_BACK = _Shape("{back_pronouns}")
+_NAMED_BEFORE = _Shape(r"\b{named_determiners}\s+[a-z-]{3,}")
 #: "Here" as the place of the work: closing a sentence ("No npm here."), or after a passive
 #: or a general subject ("Auf main wird hier nicht direkt gepusht", "on ne fait pas ça ici").
-_HERE = frozenset({"here", "hier", "ici", "aqui"})
-_PASSIVE_BEFORE = re.compile(r"\b(?:wird|werden|man|wir|we|nosotros|on|nous)\s+$")
+_HERE = _Shape("{here}")
+_PASSIVE_BEFORE = _Shape(r"\b{general_subjects}\s+$")
 #: After a team's rule is named, where the rule itself starts ("la règle de la maison,
 #: décidée avec la direction, c'est que …", "our policy is that …", "la norma es que …").
-_THAT_IS = re.compile(
-    r"\b(?:c'est\s+que|c'est\s+qu'|is\s+that|es\s+que|ist,?\s+dass"
-    r"|(?:festgelegt|beschlossen|entschieden|vereinbart|vorgegeben),?\s+dass"
-    r"|(?:decided|agreed|ruled)\s+that|(?:decide|tranche|convenu|fixe)\s+(?:que|qu')"
-    r"|(?:decidido|acordado|establecido|fijado)\s+que)\s*"
-)
+_THAT_IS = _Shape(r"\b{rule_starts}\s*")
 #: A sentence opening on "otherwise": the reason for the request before it.
-_OTHERWISE = re.compile(
-    r"(?:sonst|andernfalls|otherwise|sinon|autrement|si\s+no|de\s+lo\s+contrario)\b"
-)
+_OTHERWISE = _Shape(r"{otherwise}\b")
 #: Right before a pronoun, a word that makes it any thing of its kind ("si c'est un extrait").
-_SUBORDINATE = re.compile(r"\b(?:si|if|whether|ob|when|whenever|quand|lorsque|cuando|wenn)\s+$")
+_SUBORDINATE = _Shape(r"\b{if_when}\s+$")
 #: A wish whose subject is a thing, not the agent ("estaría bien que la carta se pudiera
 #: imprimir", "it would be nice if the page kept the filters"): a feature request.
-_THING_SUBJECT = re.compile(r"(?:el|la|los|las|le|les|l'|the|der|die|das|un|una|une|a|an)\b")
+_THING_SUBJECT = _Shape(r"{articles}\b")
 
 
 #: After a demonstrative, where the work happens ("in this repo", "en este equipo"): the
 #: place every session of it shares, not one thing of this one.
-_CONTEXT = re.compile(
-    r"\s+(?:repo|repository|codebase|project|projet|proyecto|projekt|team|equipe|equipo|depot"
-    r"|repositorio|app|application|aplicacion|anwendung"
-    r"|firm|company|office|house|department|cabinet|despacho|kanzlei|firma|empresa|abteilung"
-    r"|service|departamento|maison|casa)\b"
-)
+_CONTEXT = _Shape(r"\s+{workplaces}\b")
 #: A plural demonstrative that a relative clause defines names a kind ("diese Kommentare, die
 #: nur nacherzählen", "those comments that only repeat the code", "ces phrases qui …").
-_PLURAL_DEMONSTRATIVE = re.compile(r"(?:these|those|ces|estos|estas|esos|esas|diese)$")
-_RELATIVE = re.compile(
-    r"^\s+(?:[\w'-]+\s+){0,2}?[\w'-]+\s*,?\s+(?:that|which|who|qui|que|dont|die|welche)\b"
-)
+_PLURAL_DEMONSTRATIVE = _Shape("{plural_demonstratives}$")
+_RELATIVE = _Shape(r"^\s+(?:[\w'-]+\s+){0,2}?[\w'-]+\s*,?\s+{relative_pronouns}\b")
+_IS_AFTER_IT = _Shape(r"{is_after_it}\b")
 
 
 def _deictic(folded: str, langs: list[Language], after: str = "") -> bool:
@@ -1036,14 +1048,14 @@ def _deictic(folded: str, langs: list[Language], after: str = "") -> bool:
             if m.group(0) == "that" and _INDEFINITE.search(folded[: m.start()]):
                 continue  # "anything that leaves us …": a relative pronoun, no demonstrative
             following = folded[m.end() :] + after
-            if m.group(0) in _BACK and _NAMED_BEFORE.search(folded[: m.start()]):
+            if _BACK.fullmatch(m.group(0)) and _NAMED_BEFORE.search(folded[: m.start()]):
                 continue  # "edit the test to make it pass": "it" is the test just named
-            if m.group(0) in _HERE and (
+            if _HERE.fullmatch(m.group(0)) and (
                 not following.strip(" .!,;:") or _PASSIVE_BEFORE.search(folded[: m.start()])
             ):
                 continue  # "No npm here.", "Auf main wird hier nicht …": where the work is
             if _SUBORDINATE.search(folded[: m.start()]) and (
-                m.group(0) == "c'est" or re.match(r"(?:'s|\s+is)\b", folded[m.end() :])
+                m.group(0) == "c'est" or _IS_AFTER_IT.match(folded[m.end() :])
             ):
                 continue  # "dis-moi si c'est un extrait", "tell me if it is complete": any one
             if _CONTEXT.match(following):
@@ -1056,10 +1068,7 @@ def _deictic(folded: str, langs: list[Language], after: str = "") -> bool:
 
 #: Where the reason for a request starts ("…, because …", "…, que se me han acabado …",
 #: "…, car …", "…, weil …"): a circumstance of this session, never copied into the entry.
-_REASON = re.compile(
-    r"(?:,\s*|\s+)(?:because|porque|ya\s+que|puesto\s+que|parce\s+que?|puisque?|weil|denn)\b"
-    r"|,\s*(?:que|car|da)\s"
-)
+_REASON = _Shape(r"(?:,\s*|\s+){reasons}\b|,\s*{reasons_after_comma}\s")
 
 
 def _directive(
@@ -1243,13 +1252,10 @@ def _then_what(found: list[_Candidate | None], sentences: list[str]) -> list[_Ca
 
 
 #: A pronoun closing a two-word request: it names no thing a preference could be about.
-_PRONOUNS = frozenset(
-    "it this that them ours mine yours es das dies sie ihn ca cela ceci le la les lo eso esto"
-    " ello".split()
-)
+_PRONOUNS = _Shape("{pronouns}")
 #: A preposition before a quantifier: "all" is part of the task's object ("ein Skript, das
 #: aus allen Verträgen … zieht", "the dates from every contract in the folder").
-_OBJECT_OF = re.compile(r"\b(?:aus|von|vom|in|im|from|of|de|des|dans|del|en)\s+$")
+_OBJECT_OF = _Shape(r"\b{object_prepositions}\s+$")
 
 
 def _standing_beyond_object(folded: str, langs: list[Language]) -> bool:
@@ -1306,23 +1312,16 @@ def _stops(folded: str, langs: list[Language]) -> bool:
 
 
 #: A bare "No X (here)." ("No npm here.", "Pas de jQuery.", "Keine Tabs."): X stops.
-_BARE_NO = re.compile(
-    r"(?:no|pas\s+de|pas\s+d'|nada\s+de|keine?[nrs]?)\s*[\w.-]+(?:\s+(?:here|ici|aqui|hier))?"
-    r"\s*[.!]*$"
-)
+_BARE_NO = _Shape(r"{no_determiners}\s*[\w.-]+(?:\s+{here})?\s*[.!]*$")
 #: A short sentence opening on "no" ("No exceptions for the supplier's home turf."): beside a
 #: team rule, part of it.
-_BARE_NO_OPENING = re.compile(
-    r"(?:no|pas\s+de|pas\s+d'|sin|ohne|kein\w*)\s+(?:[\w'-]+\s+){0,6}[\w'-]+[.!]*$"
-)
+_BARE_NO_OPENING = _Shape(r"{no_openings}\s+(?:[\w'-]+\s+){0,6}[\w'-]+[.!]*$")
 #: "pnpm, only pnpm.": what is used instead, said without a verb.
-_ONLY = re.compile(r"\b(?:only|nur|seulement|uniquement|solo|solamente)\b")
+_ONLY = _Shape(r"\b{only}\b")
 
 
 #: "Never again X" opening a sentence ("Plus jamais d'emojis", "nunca más", "nie wieder").
-_NEVER_AGAIN = re.compile(
-    r"(?:plus\s+jamais|jamais\s+plus|never\s+again|no\s+more|nunca\s+mas|nie\s+wieder|nie\s+mehr)\b"
-)
+_NEVER_AGAIN = _Shape(r"{never_again}\b")
 
 
 def _with_replacement(
