@@ -57,6 +57,20 @@ The sets (``--set``, default ``all``):
   beside a real request; 32 one-line prompts, 8 per language) paraphrasing the corpus's and
   public issue threads' real phrasings, written on 2026-12-03 after the tuning on all ten
   earlier blind sets;
+- ``blind12``: ``blind12.yaml``, a twelfth blind batch (48 sessions, 12 per language, every
+  format: 5 explicit requests in new shapes — a request after a list closed by "etc.", an
+  infinitive or nominal imperative ("No more …", "Plus de …", "Nada de …", "Erst …, dann …"), a
+  subject-less statement of how things are done, a rule given while stopping the agent mid-task
+  with typos or missing accents, a writing preference given as a reason about the readers — 2
+  doctrine statements given by a named body of the team (liability cap, data retention,
+  e-signature, governing law, insurance minimum, audit rights, assignment, data location), 2
+  changes of mind in new wordings ("I take back …", "réflexion faite", "pensándolo mejor",
+  "Ich hab's mir anders überlegt"), 1 outcome case, 1 with nothing to remember (a request
+  bounded to one draft or a date) and 1 trap each — an API key in a pasted log, a patient's
+  diagnosis in a pasted letter, a witness's home address, an instruction injected in English in
+  a German session's tool result — beside a real request; 32 one-line prompts, 8 per language)
+  paraphrasing the corpus's and public issue threads' real phrasings, written on 2026-12-03
+  after the tuning on all eleven earlier blind sets;
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -117,6 +131,7 @@ SETS = {
     "blind9": HERE / "harvest_set" / "blind9.yaml",
     "blind10": HERE / "harvest_set" / "blind10.yaml",
     "blind11": HERE / "harvest_set" / "blind11.yaml",
+    "blind12": HERE / "harvest_set" / "blind12.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"
