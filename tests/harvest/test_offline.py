@@ -2195,3 +2195,63 @@ def test_a_relative_that_after_an_indefinite_noun_is_no_demonstrative() -> None:
 def test_a_short_english_prohibition_is_read_as_english() -> None:
     """ "No …" alone ties English with Spanish (both say "no"): the English cues read it too."""
     assert [p["text"] for p in _offline("No merge commits. Ever.")] == ["No merge commits."]
+
+
+def test_a_rule_keeps_its_exception_and_a_pronoun_request_its_question() -> None:
+    """The sentence after a rule opening on "except" is part of it; "Lass das weg" after a
+    question asking why the agent does a thing names that thing; a reason after a verbless
+    norm ("…, always, so we can …") is not copied."""
+    found = _short(
+        _offline(
+            "anything new a user can see goes behind a feature flag first, always, so we can "
+            "switch it off. except the internal admin pages, those can ship straight. wrap it"
+        )
+    )
+    assert [t[4] for t in found] == [
+        "Anything new a user can see goes behind a feature flag first, always; except the "
+        "internal admin pages, those can ship straight."
+    ]
+    found = _short(
+        _offline(
+            "Warum hängst du jedes Mal eine Zusammenfassung an? Ich habe doch gesehen, was du "
+            "gemacht hast. Lass das weg, bei allen Antworten."
+        )
+    )
+    assert [t[4] for t in found] == [
+        "Warum hängst du jedes Mal eine Zusammenfassung an? Lass das weg, bei allen Antworten."
+    ]
+
+
+def test_a_name_shared_with_an_entry_names_the_entry_a_stop_removes() -> None:
+    entry = "Copy Helen, the supervising partner, on every outgoing engagement letter."
+    found = _short(
+        _offline(
+            "stop cc'ing Helen on those. she asked to be taken off.",
+            memory=_memory(recurring=[entry, "Check conflicts before drafting."]),
+        )
+    )
+    assert found == [("remove", "memory", "Recurring patterns", entry, None)]
+    # German writes every noun with a capital: a capital there names nothing
+    entry = "Die Akte am Freitag mit dem Team abgleichen."
+    found = _offline(
+        "Hör auf, mir wegen jeder Kleinigkeit in der Akte eine Notiz zu schreiben.",
+        memory=_memory(recurring=[entry]),
+    )
+    assert not any(p["action"] == "remove" for p in found)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Die Geschäftsführung hat entschieden: Wir unterschreiben nur gegenseitige "
+        "Geheimhaltungsvereinbarungen, nie einseitige, auch wenn wir gerade nichts preisgeben.",
+        "Wichtig, und das gilt für alles, was du als CSV rausgibst: Semikolon als Trenner und "
+        "UTF-8 mit BOM, sonst macht Excel Matsch aus den Umlauten.",
+        "note: the assistant doesn't open pull requests, it pushes the branch and tells me.",
+        "une erreur, on la journalise ou on la remonte, on ne la cache jamais.",
+    ],
+)
+def test_concessions_scopes_third_persons_and_we_never_are_standing(said: str) -> None:
+    found = _offline(said)
+    assert len(found) == 1, found
+    assert "sonst" not in found[0]["text"] and "Matsch" not in found[0]["text"]

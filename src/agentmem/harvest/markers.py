@@ -33,7 +33,8 @@ respuesta empieza con …", "Das liest sich wie ein Behördenbrief": ``habits``,
 requests next to it standing, in Writing style); one thing preferred to another ("use the read
 replica, not the primary": ``contrast``, standing unless the sentence asks for a piece of
 work); and the wording of outcome-derived entries
-(``outcomes``, ``generic``). Under ``grammar``, the word classes the extractor's shapes of a
+(``outcomes``, ``generic``); whether the language writes its nouns with a capital
+(``nouns_capitalised``: then a capital tells no name). Under ``grammar``, the word classes the extractor's shapes of a
 sentence are built from (:func:`word_class`: the reasons that open a clause, "and"/"but", "now",
 "here", "if", the pronouns and articles, "no X", "only", "never again", abbreviations …): the
 shape is code ("a reason starts after a comma: ``,\\s*{reasons}``"), its words are data. Every
@@ -157,6 +158,7 @@ class Language:
     alternatives: tuple[tuple[str, str], ...]
     units: frozenset[str]
     grammar: tuple[tuple[str, tuple[str, ...]], ...]
+    nouns_capitalised: bool
 
 
 def _strings(value: object, where: str) -> list[str]:
@@ -227,6 +229,9 @@ def parse_language(text: str, where: str) -> Language:
     entry = data.get("complaint_entry", "")
     if not isinstance(entry, str):
         raise ConfigError(f"{where}: complaint_entry: expected a string")
+    capitalised = data.get("nouns_capitalised", False)
+    if not isinstance(capitalised, bool):
+        raise ConfigError(f"{where}: nouns_capitalised: expected true or false")
     name = data.get("name", data["language"])
     if not isinstance(name, str):
         raise ConfigError(f"{where}: name: expected a string")
@@ -248,6 +253,7 @@ def parse_language(text: str, where: str) -> Language:
         ),
         units=frozenset(_strings(data.get("units", []), f"{where}: units")),
         grammar=_grammar(data.get("grammar", {}), f"{where}: grammar"),
+        nouns_capitalised=capitalised,
         lead_ins=tuple(
             sorted(_strings(data.get("lead_ins", []), f"{where}: lead_ins"), key=len, reverse=True)
         ),

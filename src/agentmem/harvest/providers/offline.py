@@ -147,7 +147,11 @@ def _entries(memory_text: str, sections: tuple[str, ...]) -> list[_Entry]:
 
 
 def _clean(text: str, language: Language | None) -> str:
-    text = " ".join(text.split()).strip(" \t,;:-—\"'«»“”")
+    text = " ".join(text.split()).strip(" \t,;:-—")
+    if not _QUOTE_OPENS.match(text):
+        text = text.lstrip(" \t,;:-—\"'«»“”")
+    if not _QUOTE_CLOSES.search(text):
+        text = text.rstrip(" \t,;:-—\"'«»“”")  # a stray quote, not one closing a quoted span
     langs = [language] if language else markers.languages()
     lead_ins = sorted({w for lang in langs for w in lang.lead_ins}, key=len, reverse=True)
     changed = True
@@ -179,6 +183,8 @@ def _common_words() -> frozenset[str]:
 
 #: A quoted span (kept as typed when the words around it are shouted).
 _QUOTE = re.compile(r"""((?<!\w)'[^']{1,80}'(?!\w)|"[^"]{1,80}"|«[^»]{1,80}»|“[^”]{1,80}”)""")
+_QUOTE_OPENS = re.compile(r"""(?:'[^']{1,80}'(?!\w)|"[^"]{1,80}"|«[^»]{1,80}»|“[^”]{1,80}”)""")
+_QUOTE_CLOSES = re.compile(r"""(?:(?<!\w)'[^']{1,80}'|"[^"]{1,80}"|«[^»]{1,80}»|“[^”]{1,80}”)$""")
 
 
 def _unshout(text: str, english: bool) -> str:
@@ -490,6 +496,7 @@ class _Extractor:
         tomber le récap du vendredi" on "Envoyer le récapitulatif … chaque vendredi")."""
         settled = False  # the sentence names when an entry's habit happens ("los lunes")
         moved = False
+        folded = _CONCESSION.sub("", folded)  # "…, auch wenn wir gerade nichts preisgeben"
         for pattern in lang.not_standing:
             for m in pattern.finditer(folded):
                 said = _content_words(m.group(0))
@@ -821,7 +828,9 @@ class _Extractor:
             # no longer ("not … anymore", "nicht mehr"), two of its words.
             known = {w for w in _content_words(entry.text) if not w.isdigit()}
             enough = min(len(known), max(2, (len(known) + 1) // 2))
-            long_word = any(len(w) >= 8 for w in shared)
+            long_word = any(len(w) >= 8 for w in shared) or _names_shared(
+                sentence, entry.text, shared, langs
+            )
             if len(shared) < enough and not long_word and not (fading and len(shared) >= 2):
                 return None
         why = f"changed their mind in {where} about an entry of the memory"
@@ -854,6 +863,22 @@ class _Extractor:
                 return _Candidate("skip", "memory", None, None, None, why)
             return _Candidate("modify", "memory", entry.section, entry.text, text, why)
         return _Candidate("remove", "memory", entry.section, entry.text, None, why)
+
+
+_CAPITALISED = re.compile(r"(?<=[\s(])[^\W\d_][\w-]*")
+
+
+def _names_shared(sentence: str, entry: str, shared: set[str], langs: list[Language]) -> bool:
+    """True when a word the sentence shares with the entry is a name: written with a capital
+    inside both (not where a sentence starts: "stop cc'ing Helen on those" on "Copy Helen, the
+    supervising partner, …"); never in a language that writes every noun with one."""
+    if any(lang.nouns_capitalised for lang in langs):
+        return False
+
+    def names(text: str) -> set[str]:
+        return {fold(w)[0] for w in _CAPITALISED.findall(text) if w[0].isupper()}
+
+    return bool(set(shared) & names(sentence) & names(entry))
 
 
 def _substitute_quote(sentence: str, entry: str) -> str | None:
@@ -1101,13 +1126,20 @@ def _directive(
         cue = _Cue(0, 1)
     if cue is None:
         # A norm said without a verb ("Firm but friendly with suppliers, always.", "trois
-        # phrases max"): standing as said, unless it is about one thing of this session.
-        if _deictic(folded, langs):
-            return None
+        # phrases max"): standing as said, unless it is about one thing of this session; the
+        # reason after it is not the norm ("…, always, so we can switch it off").
+        reason = _REASON.search(folded)
+        if reason is not None and len(markers.words(folded[: reason.start()])) >= 4:
+            said, folded = sentence[: index[reason.start()]], folded[: reason.start()]
+        else:
+            said = sentence
+        exception = _EXCEPTION_AFTER.search(folded)
+        if _deictic(folded[: exception.start()] if exception else folded, langs):
+            return None  # (what an exception says is there: "…, sauf …, là c'est en anglais")
         if any_match(_patterns(langs, "edit_verbs") + _patterns(langs, "tasks"), folded):
             return None  # "traduis le contrat en anglais": a piece of work, not a norm
         if any_match(_patterns(langs, "norm"), folded):
-            return sentence
+            return said
         if (
             cues.extends
             and any_match(_patterns(langs, "standing"), folded)
@@ -1373,6 +1405,68 @@ def _with_replacement(
         joined = (candidate.text or "").rstrip(".!") + "; " + then
         out[i] = dataclasses.replace(candidate, text=_clean(joined, None))
         out[i + 1] = None
+    return out
+
+
+#: A concession ("…, even if we disclose nothing right now", "auch wenn …"): what it says of
+#: now makes the rule no less standing.
+_CONCESSION = _Shape(r",?\s*\b{even_if}\b[^,.;:!?]*")
+#: A sentence opening on an exception ("except the internal admin pages, …", "sauf …").
+_EXCEPTION = _Shape(r"^{exceptions}\b")
+#: Where an exception starts inside a sentence ("…, sauf dans les dépôts open source, …").
+_EXCEPTION_AFTER = _Shape(r",\s*{exceptions}\b")
+#: A question asking why the agent does a thing ("Warum hängst du jedes Mal …?").
+_WHY_YOU = _Shape(r"^{why}\b.*\b{you}\b")
+
+
+def _with_exception(
+    found: list[_Candidate | None], sentences: list[str]
+) -> list[_Candidate | None]:
+    """``found`` with a request joined to the sentence after it when that one opens on an
+    exception ("… behind a feature flag first, always." + "except the internal admin pages,
+    those can ship straight."): a rule without its exception is another rule."""
+    out = list(found)
+    for i, candidate in enumerate(out[:-1]):
+        if candidate is None or candidate.action == "remove" or out[i + 1] is not None:
+            continue
+        then = sentences[i + 1].strip()
+        if "?" in then or not _EXCEPTION.match(fold(then)[0]):
+            continue
+        then = then[0].lower() + then[1:] if then[:2].istitle() else then
+        joined = (candidate.text or "").rstrip(".!") + "; " + then
+        out[i] = dataclasses.replace(candidate, text=_clean(joined, None))
+    return out
+
+
+def _with_why_asked(
+    found: list[_Candidate | None], sentences: list[str]
+) -> list[_Candidate | None]:
+    """``found`` with a request that names its thing by a pronoun only ("Lass das weg, bei
+    allen Antworten.", "stop that") joined to the question just before it asking why the agent
+    does the thing ("Warum hängst du jedes Mal eine Zusammenfassung an?"), one sentence that
+    asks nothing between them at most: the question names what stops."""
+    out = list(found)
+    for i in range(1, len(out)):
+        candidate = out[i]
+        if candidate is None or candidate.action != "add":
+            continue
+        asked = [
+            j
+            for j in (i - 1, i - 2)
+            if j >= 0
+            and all(c is None for c in out[j:i])
+            and sentences[j].strip().endswith("?")
+            and _WHY_YOU.match(fold(sentences[j].strip())[0])
+        ]
+        if not asked:
+            continue
+        before = sentences[asked[0]].strip()
+        start, end = _clause(fold(candidate.text or "")[0], 0)
+        said = markers.words(fold(candidate.text or "")[0][start:end])
+        if len(said) > 4 or not any(_PRONOUNS.fullmatch(w) for w in said):
+            continue
+        text = (candidate.text or "").strip()  # a new sentence after the "?": its case kept
+        out[i] = dataclasses.replace(candidate, text=_clean(f"{before} {text}", None))
     return out
 
 
@@ -1755,6 +1849,7 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         if not changes:
             by_sentence = extractor.team_rules(sentences, by_sentence, where)
         by_sentence = _with_what_was_rejected(_with_replacement(by_sentence, sentences), sentences)
+        by_sentence = _with_why_asked(_with_exception(by_sentence, sentences), sentences)
         by_sentence = _provisional(sentences, by_sentence)
         found += _with_their_object(by_sentence, sentences)
         confirmed = extractor.confirmed(offered, own.own, where, cues)
