@@ -1118,9 +1118,49 @@ def test_a_relaxation_without_a_second_admin_keeps_an_unsigned_accept_out_of_the
     assert chat.exit_code == 0
     assert "Cite the clause number." not in chat.stdout
     assert f"the last change (commit {unsigned[:10]}) is not alice's own decision" in chat.stderr
-    # A planted approval of it would count at a session start: the settings' history is not
-    # walked there (docs/design/served.md §Served view, known limit); check --history and the
-    # server gate still refuse the commit.
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+@pytest.mark.xfail(strict=True, reason="a session start does not read the settings' history")
+def test_a_planted_approval_of_an_unsigned_accept_after_a_relaxation_is_withheld(
+    signed_team: Path,
+    runner: CliRunner,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """alice drops ``signing.decisions: required`` alone (no second admin approves it), then
+    accepts a line unsigned: the judge keeps decisions signed and refuses the accept. An
+    approval planted for it in the hot cache carries every mark of her decision; the settings
+    at its parent read lenient, but an earlier version required signatures, so ``context
+    chat`` and the SessionStart hook verify it as under ``required`` and withhold it."""
+    root = signed_team
+    _accept(runner, "Answer in French.")
+    _relax_signing_by_hand(root)
+    _accept(runner, "Cite the clause number.")
+    unsigned = _unsign_head(root)
+    history = json.loads(invoke(runner, "check", "--history", "--format", "json").stdout)
+    assert ("history-decision-unsigned", unsigned) in {(f["code"], f["commit"]) for f in history}
+    note = f"the last change (commit {unsigned[:10]}) is not alice's own decision"
+    chat = invoke(runner, "context", "chat")
+    assert "Answer in French." in chat.stdout and "Cite the clause number." not in chat.stdout
+    assert note in chat.stderr
+    cache = HotCache(root / ".agentmem")
+    assert cache.get(served.JUDGED, unsigned) == (True, False)
+    cache.put(served.JUDGED, unsigned, True)  # planted: it carries every mark of a decision
+    cache.save()
+    chat = invoke(runner, "context", "chat")
+    assert chat.exit_code == 0
+    assert "Answer in French." in chat.stdout and "Cite the clause number." not in chat.stdout
+    assert note in chat.stderr
+    assert HotCache(root / ".agentmem").get(served.JUDGED, unsigned) == (True, False)
+    cache = HotCache(root / ".agentmem")
+    cache.put(served.JUDGED, unsigned, True)
+    cache.save()
+    start = json.loads(_hook(root, monkeypatch, capsys))
+    given = start["hookSpecificOutput"]["additionalContext"]
+    assert "Answer in French." in given and "Cite the clause number." not in given
+    assert note in start["systemMessage"]
 
 
 @pytest.mark.slow
