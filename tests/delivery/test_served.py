@@ -1122,7 +1122,6 @@ def test_a_relaxation_without_a_second_admin_keeps_an_unsigned_accept_out_of_the
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
-@pytest.mark.xfail(strict=True, reason="a session start does not read the settings' history")
 def test_a_planted_approval_of_an_unsigned_accept_after_a_relaxation_is_withheld(
     signed_team: Path,
     runner: CliRunner,

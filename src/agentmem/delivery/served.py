@@ -200,7 +200,6 @@ _ACTIVATIONS = "doctrine.require_signed"
 def unsigned_as_required(
     root: Path,
     commits: list[tuple[str, tuple[str, ...]]],
-    history: bool = True,
     merge: tuple[str, str] | None = None,
     activations: bool = True,
 ) -> set[str]:
@@ -214,11 +213,12 @@ def unsigned_as_required(
     when ``commits`` are what that merge brought in; the judge holds them to the strictest
     settings of their parent, the merge and its first parent, and to the keys listed both at
     their parent and at the merge (:mod:`agentmem.check.history.lineage`), and so does this.
-    One ``git cat-file --batch`` reads the settings; nothing more runs unless one of them may
-    require signatures, or (``history``) an earlier version of them may have
-    (:func:`~agentmem.check.history.start.stricter`: one ``git log`` of ``agentmem.yaml``
-    over the whole history, so left out of a session start, whose first judgement of a
-    commit still starts at the root: docs/design/served.md §Served view)."""
+    One ``git cat-file --batch`` reads the settings; when one of them is lenient, an earlier
+    version may have required signatures, held so by the judge after a relaxation no second
+    admin approved (:func:`~agentmem.check.history.start.stricter`: one ``git log`` of
+    ``agentmem.yaml`` over the history, and one ``git cat-file --batch`` of the versions not
+    read already; derived from git each time, never cached: a session start pays it too);
+    verified then."""
     with_parent = [(c, p[0]) for c, p in commits if p]
     if not with_parent:
         return set()
@@ -226,6 +226,7 @@ def unsigned_as_required(
     around = list(merge or ())  # their settings hold for what the merge brought in too
     names = [_DECISIONS, _ACTIVATIONS] if activations else [_DECISIONS]
     required: dict[str, set[str]] = {}
+    texts: dict[str, bytes] = {}
     try:
         keys = [(p, f"{p}:{CONFIG_FILE}") for p in dict.fromkeys([*parents, *around])]
         texts = gitrun.read_objects(root, keys)
@@ -237,8 +238,9 @@ def unsigned_as_required(
     except GitError:
         required = dict.fromkeys(names, set(parents))  # unreadable: as strict as it can be
     lenient = sorted({p for name in names for p in parents if p not in required[name]})
-    if history and lenient:
-        for name in stricter(root, [*lenient, *around], names):
+    if lenient:
+        known = [t for r in [*lenient, *around] if (t := texts.get(r)) is not None]
+        for name in stricter(root, [*lenient, *around], names, known):
             required[name] = set(parents)  # a relaxation the judge may hold: verified
     decisions = [c for c, p in with_parent if p in required[_DECISIONS]]
     signed = [c for c, p in with_parent if p in required.get(_ACTIVATIONS, set())]
@@ -291,9 +293,8 @@ def _served_version(
     those of the last version that may be (``git revert`` of bob's commit changes nothing
     served, and what is built on it is served again)."""
     taken = [(c, parents) for c, parents, _b, marks, _w in candidates if marks and cached(cache, c)]
-    # a cached approval counts only signed so; the settings' history is left to audits and
-    # check (docs/design/served.md §Served view: a session start does not walk it)
-    faulty = unsigned_as_required(root, taken, history=False, activations=False)
+    # a cached approval counts only signed as the judge holds it (the settings' history too)
+    faulty = unsigned_as_required(root, taken, activations=False)
     verdicts = [
         approved(root, c, parents, cache, marks and c not in faulty)
         for c, parents, _b, marks, _w in candidates

@@ -24,6 +24,8 @@ from agentmem.store import gitrun
 from agentmem.store.root import CONFIG_FILE
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from agentmem.check.history.walk import HistoryResult
 
 __all__ = [
@@ -125,13 +127,17 @@ def strict(text: bytes | None, name: str) -> bool:
     return settings.distinct_approver
 
 
-def stricter(root: Path, revs: list[str], names: list[str]) -> list[str]:
+def stricter(
+    root: Path, revs: list[str], names: list[str], known: Iterable[bytes] = ()
+) -> list[str]:
     """Those of the settings ``names`` (:data:`JUDGED_SETTINGS`) that some version of
     ``agentmem.yaml`` in the history of ``revs`` (every commit that changed it, merges and side
     branches included) gave their strict value — the defaults count as a version where the
     file was absent after a first commit —; all of them when git cannot say. Strict here only
     costs work (a walk from the root), never lets a relaxation count. One ``git log --raw``
-    of ``agentmem.yaml`` and one ``git cat-file --batch`` of its versions."""
+    of ``agentmem.yaml`` and one ``git cat-file --batch`` of its versions, but for those among
+    ``known`` (texts already read, matched by their blob id: a session start that reads the
+    settings at the decisions' parents reads no version twice)."""
     args = ["log", "--full-history", "-m", "--raw", "--no-abbrev", "--no-renames", "--no-color"]
     args += ["--format=%x1e%P", *revs, "--", CONFIG_FILE]
     proc = gitrun.run(root, args, None, None, text=True)
@@ -150,14 +156,26 @@ def stricter(root: Path, revs: list[str], names: list[str]) -> list[str]:
                     versions.add(oid)
             gone = not fields[2].strip("0") or not fields[3].strip("0")
             absent = absent or (gone and bool(parents.strip()))
+    texts = _blob_ids(known, next(iter(versions), ""))
+    texts = {oid: texts[oid] for oid in versions if oid in texts}
     try:
-        texts = gitrun.read_objects(root, [(oid, oid) for oid in sorted(versions)])
+        wanted = [(oid, oid) for oid in sorted(versions) if oid not in texts]
+        texts.update(gitrun.read_objects(root, wanted))
     except GitError:
         return list(names)
     if len(texts) != len(versions):
         return list(names)  # a version git cannot read: as strict as it can be
     seen: list[bytes | None] = [*texts.values(), *([None] if absent else [])]
     return [name for name in names if any(strict(text, name) for text in seen)]
+
+
+def _blob_ids(texts: Iterable[bytes], like: str) -> dict[str, bytes]:
+    """``blob id → text`` of ``texts``, hashed as ``like`` (a 64-digit id: SHA-256)."""
+    # lazy: hashlib only when a settings version may be known already
+    import hashlib
+
+    algorithm = hashlib.sha256 if len(like) == 64 else hashlib.sha1
+    return {algorithm(b"blob %d\x00" % len(t) + t).hexdigest(): t for t in texts}
 
 
 def judge_range(root: Path, since: str | None, tip: str = "HEAD", **options: Any) -> HistoryResult:
