@@ -63,3 +63,14 @@ def anyio_backend() -> str:
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()
+
+
+@pytest.fixture
+def signed_team(memrepo: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """``memrepo`` where alice (admin) has an SSH signing key roles.yaml lists, bob is a member
+    and ``signing.decisions: required`` holds, committed unsigned; her git does not sign yet
+    (``tests.helpers.team.use_key``). Returns the repository and her private key. Needs
+    ``ssh-keygen``."""
+    from tests.helpers.team import alice_signs
+
+    return memrepo, alice_signs(memrepo, tmp_path)

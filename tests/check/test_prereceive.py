@@ -16,7 +16,14 @@ from pathlib import Path
 import pytest
 from tests.helpers import git, invoke, set_identity
 from tests.helpers.memory import seed_memory
-from tests.helpers.team import commit_as, served_repository, set_people, ssh_key
+from tests.helpers.team import (
+    ACTIVATIONS_SIGNED,
+    DECISIONS_SIGNED,
+    alice_signs,
+    commit_as,
+    served_repository,
+    set_people,
+)
 from typer.testing import CliRunner
 
 from agentmem.check.history.start import walk_start
@@ -258,12 +265,8 @@ def test_the_erase_is_let_in_and_the_old_history_is_refused(
 def _signing_required(clone: Path, tmp_path: Path) -> str:
     """alice lists a signing key and requires signed decisions (her own git does not sign);
     returns the settings text from before."""
-    _key, public = ssh_key(tmp_path, "alice")
-    set_people(clone, {"alice": "admin", "bob": "member"}, {"alice": [public]})
-    config = clone / "agentmem.yaml"
-    optional = config.read_text(encoding="utf-8")
-    config.write_text(optional + "signing:\n  decisions: required\n", encoding="utf-8")
-    git(clone, "commit", "-qm", "settings: decisions are signed", "roles.yaml", "agentmem.yaml")
+    optional = (clone / "agentmem.yaml").read_text(encoding="utf-8")
+    alice_signs(clone, tmp_path, DECISIONS_SIGNED, "settings: decisions are signed")
     return optional
 
 
@@ -421,12 +424,9 @@ def test_a_require_signed_relaxation_no_second_admin_approved_before_old_still_h
 ) -> None:
     server, clone = served
     shutil.rmtree(server / "hooks")
-    key, public = ssh_key(tmp_path, "alice")
-    set_people(clone, {"alice": "admin", "bob": "member"}, {"alice": [public]})
     config = clone / "agentmem.yaml"
     text = config.read_text(encoding="utf-8")
-    config.write_text(text.replace("doctrine:\n", "doctrine:\n  require_signed: true\n", 1))
-    git(clone, "commit", "-qm", "settings: activations are signed", "roles.yaml", "agentmem.yaml")
+    key = alice_signs(clone, tmp_path, ACTIVATIONS_SIGNED, "settings: activations are signed")
     # not the bytes of before: the judge keys what a text is held to by its blob id
     config.write_text(text.replace("doctrine:\n", "doctrine:\n  require_signed: false\n", 1))
     relaxing = commit_as(clone, "alice", "settings: no more signatures", "agentmem.yaml",

@@ -19,7 +19,7 @@ import yaml
 from tests.helpers import git, invoke, set_identity
 from tests.helpers.context import add_person, plant_bobs_proposal, rule_text, write_rules
 from tests.helpers.memory import seed_memory
-from tests.helpers.team import ssh_key
+from tests.helpers.team import ACTIVATIONS_SIGNED, alice_signs, ssh_key, use_key
 from typer.testing import CliRunner
 
 from agentmem.delivery import served
@@ -939,24 +939,12 @@ SIGNED_RULE = "Refuse warranties under 24 months."
 
 
 @pytest.fixture
-def signed_team(memrepo: Path, tmp_path: Path) -> Path:
-    """alice admin signing with a key roles.yaml lists, bob member; ``signing.decisions:
-    required``; alice's git signs with her key."""
-    key, public = ssh_key(tmp_path, "alice")
-    people = {
-        "alice": {"email": "alice@example.com", "role": "admin", "signing_keys": [public]},
-        "bob": {"email": "bob@example.com", "role": "member"},
-    }
-    (memrepo / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
-    config = memrepo / "agentmem.yaml"
-    config.write_text(
-        config.read_text(encoding="utf-8") + "signing:\n  decisions: required\n", encoding="utf-8"
-    )
-    git(memrepo, "add", "roles.yaml", "agentmem.yaml")
-    git(memrepo, "commit", "-qm", "roles and settings: decisions are signed")
-    git(memrepo, "config", "gpg.format", "ssh")
-    git(memrepo, "config", "user.signingkey", str(key))
-    return memrepo
+def signed_team(signed_team: tuple[Path, Path]) -> Path:
+    """The shared signed team (tests/conftest.py: alice admin signing with a key roles.yaml
+    lists, bob member, ``signing.decisions: required``), alice's git signing with her key."""
+    root, key = signed_team
+    use_key(root, key)
+    return root
 
 
 def _unsign_head(root: Path) -> str:
@@ -1252,13 +1240,7 @@ def test_an_unsigned_approval_from_a_branch_made_before_signing_was_required_is_
     required at its parent), is merged: the judge applies the stricter settings of the
     approval's parent and the merge's and refuses it; so must the cache's verification."""
     root = memrepo
-    _key, public = ssh_key(tmp_path, "alice")
-    people = {
-        "alice": {"email": "alice@example.com", "role": "admin", "signing_keys": [public]},
-        "bob": {"email": "bob@example.com", "role": "member"},
-    }
-    (root / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
-    git(root, "commit", "-qm", "roles: alice signs", "--", "roles.yaml")
+    alice_signs(root, tmp_path, None, "roles: alice signs")
     _forked(root, runner)
     config = root / "agentmem.yaml"
     config.write_text(
@@ -1395,13 +1377,7 @@ def test_a_relaxation_on_a_branch_git_log_simplifies_away_still_keeps_its_decisi
     the merge is verified as under ``required`` all the same (the history read is the
     approval's parent's, which holds the relaxation: passed before, a guard)."""
     root = memrepo
-    _key, public = ssh_key(tmp_path, "alice")
-    people = {
-        "alice": {"email": "alice@example.com", "role": "admin", "signing_keys": [public]},
-        "bob": {"email": "bob@example.com", "role": "member"},
-    }
-    (root / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
-    git(root, "commit", "-qm", "roles: alice signs", "--", "roles.yaml")
+    alice_signs(root, tmp_path, None, "roles: alice signs")
     _forked(root, runner)
     add_person(root, "dave", "dave@example.com", "member")  # main moves on meanwhile
     git(root, "checkout", "-q", "side")
@@ -1423,26 +1399,7 @@ def test_a_relaxation_on_a_branch_git_log_simplifies_away_still_keeps_its_decisi
 def _activations_signed(root: Path, tmp_path: Path) -> None:
     """alice admin with a listed key her git signs with, bob member; ``doctrine.require_signed:
     true`` (``signing.decisions`` left optional)."""
-    key, public = ssh_key(tmp_path, "alice")
-    people = {
-        "alice": {"email": "alice@example.com", "role": "admin", "signing_keys": [public]},
-        "bob": {"email": "bob@example.com", "role": "member"},
-    }
-    (root / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
-    config = root / "agentmem.yaml"
-    text = config.read_text(encoding="utf-8")
-    config.write_text(text.replace("doctrine:\n", "doctrine:\n  require_signed: true\n", 1))
-    git(
-        root,
-        "commit",
-        "-qm",
-        "settings: activations are signed",
-        "--",
-        "roles.yaml",
-        "agentmem.yaml",
-    )
-    git(root, "config", "gpg.format", "ssh")
-    git(root, "config", "user.signingkey", str(key))
+    alice_signs(root, tmp_path, ACTIVATIONS_SIGNED, "settings: activations are signed", sign=True)
 
 
 @pytest.mark.slow

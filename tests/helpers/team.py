@@ -123,6 +123,47 @@ def ssh_key(folder: Path, name: str) -> tuple[Path, str]:
     return path, (folder / f"{name}.pub").read_text(encoding="utf-8").strip()
 
 
+#: What :func:`alice_signs` puts in ``agentmem.yaml``: signed decisions, or signed activations.
+DECISIONS_SIGNED = "decisions"
+ACTIVATIONS_SIGNED = "activations"
+
+
+def alice_signs(
+    root: Path,
+    folder: Path,
+    settings: str | None = DECISIONS_SIGNED,
+    message: str = "roles and settings: decisions are signed",
+    sign: bool = False,
+) -> Path:
+    """alice admin with a fresh SSH signing key (in ``folder``) that roles.yaml lists, bob
+    member; ``settings``: ``signing.decisions: required`` (:data:`DECISIONS_SIGNED`),
+    ``doctrine.require_signed: true`` (:data:`ACTIVATIONS_SIGNED`) or None (roles.yaml alone).
+    Committed with plain git, unsigned; with ``sign``, alice's git signs with her key from
+    then on. Returns her private key."""
+    key, public = ssh_key(folder, "alice")
+    set_people(root, {"alice": "admin", "bob": "member"}, {"alice": [public]})
+    config = root / "agentmem.yaml"
+    text = config.read_text(encoding="utf-8")
+    if settings == DECISIONS_SIGNED:
+        config.write_text(text + "signing:\n  decisions: required\n", encoding="utf-8")
+    elif settings == ACTIVATIONS_SIGNED:
+        config.write_text(text.replace("doctrine:\n", "doctrine:\n  require_signed: true\n", 1))
+    paths = ["roles.yaml"] if settings is None else ["roles.yaml", "agentmem.yaml"]
+    git(root, "commit", "-qm", message, "--", *paths)
+    if sign:
+        use_key(root, key)
+    return key
+
+
+def use_key(root: Path, key: Path | None) -> None:
+    """Make ``root``'s git sign with the SSH key ``key`` (None: sign with none)."""
+    if key is None:
+        git(root, "config", "--unset", "user.signingkey")
+        return
+    git(root, "config", "gpg.format", "ssh")
+    git(root, "config", "user.signingkey", str(key))
+
+
 def served_repository(memrepo: Path, tmp_path: Path, runner: CliRunner) -> tuple[Path, Path]:
     """``(server.git, alice's clone)``: bob is a member; alice's memory holds one accepted
     entry; the bare repository has the history and agentmem's hook."""

@@ -13,40 +13,13 @@ from pathlib import Path
 import pytest
 import yaml
 from tests.helpers import git, invoke, set_identity
-from tests.helpers.team import ssh_key
+from tests.helpers.team import alice_signs, ssh_key, use_key
 from typer.testing import CliRunner
 
 from agentmem import governance as gov
 from agentmem.check.history.signing import verify_decisions
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
-
-
-@pytest.fixture
-def signed_team(memrepo: Path, tmp_path: Path) -> tuple[Path, Path]:
-    """alice admin with an SSH signing key listed in roles.yaml, bob member; the settings say
-    ``signing.decisions: required``. Returns the repository and alice's private key."""
-    key, public = ssh_key(tmp_path, "alice")
-    people = {
-        "alice": {"email": "alice@example.com", "role": "admin", "signing_keys": [public]},
-        "bob": {"email": "bob@example.com", "role": "member"},
-    }
-    (memrepo / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
-    config = memrepo / "agentmem.yaml"
-    config.write_text(
-        config.read_text(encoding="utf-8") + "signing:\n  decisions: required\n", encoding="utf-8"
-    )
-    git(memrepo, "add", "roles.yaml", "agentmem.yaml")
-    git(memrepo, "commit", "-qm", "roles and settings: decisions are signed")
-    return memrepo, key
-
-
-def _use_key(root: Path, key: Path | None) -> None:
-    if key is None:
-        git(root, "config", "--unset", "user.signingkey")
-        return
-    git(root, "config", "gpg.format", "ssh")
-    git(root, "config", "user.signingkey", str(key))
 
 
 def _signed(root: Path, rev: str = "HEAD") -> bool:
@@ -96,7 +69,7 @@ def test_with_a_key_every_decision_is_signed_and_check_accepts_them(
     root, key = signed_team
     _bob_proposes(root, runner)
     assert not _signed(root)  # a proposal decides nothing: not signed
-    _use_key(root, key)
+    use_key(root, key)
     assert invoke(runner, "remember", "Quote clause numbers first.").exit_code == 0
     accepted = invoke(runner, "review", "--accept", "all")
     assert accepted.exit_code == 0, accepted.stderr
@@ -117,7 +90,7 @@ def test_an_unsigned_decision_is_reported_by_check_and_the_range_verifier(
 ) -> None:
     root, key = signed_team
     _bob_proposes(root, runner)
-    _use_key(root, key)
+    use_key(root, key)
     assert invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1").exit_code == 0
     before = git(root, "rev-parse", "HEAD~1").strip()
     # the approval made again without its signature, as a hand or another tool would
@@ -144,7 +117,7 @@ def test_a_decision_signed_with_a_key_roles_yaml_does_not_list_is_reported(
     root, _key = signed_team
     other, _public = ssh_key(tmp_path, "stranger")
     _bob_proposes(root, runner)
-    _use_key(root, other)
+    use_key(root, other)
     assert invoke(runner, "doctrine", "approve", "warranty-floor", "-v", "1").exit_code == 0
     findings = _history(runner)
     assert [f["code"] for f in findings] == ["history-decision-unsigned"]
@@ -178,7 +151,7 @@ def test_an_erase_under_required_signing_is_signed(
     signed_team: tuple[Path, Path], runner: CliRunner
 ) -> None:
     root, key = signed_team
-    _use_key(root, key)
+    use_key(root, key)
     assert invoke(runner, "remember", "Call Dana Whitfield before the audit.").exit_code == 0
     assert invoke(runner, "review", "--accept", "all").exit_code == 0
     erased = invoke(runner, "erase", "--text", "Dana Whitfield", "--yes")
@@ -221,12 +194,12 @@ def test_an_approved_relaxation_to_the_same_bytes_does_not_approve_an_earlier_on
     config.write_text(optional, encoding="utf-8")
     git(root, "commit", "-qm", "settings: no more signatures (R2)", "--", "agentmem.yaml")
     r2 = git(root, "rev-parse", "HEAD").strip()
-    _use_key(root, bob_key)
+    use_key(root, bob_key)
     set_identity(root, "Bob", "bob@example.com")
     approved = invoke(runner, "settings", "approve", r2)
     assert approved.exit_code == 0, approved.stderr
     set_identity(root, "Alice Martin", "alice@example.com")
-    _use_key(root, alice_key)
+    use_key(root, alice_key)
     errors = {(f["code"], f["commit"]) for f in _history(runner) if f["severity"] == "error"}
     assert ("history-settings-relaxed", r1) in errors
     assert ("history-settings-relaxed", r2) not in errors
@@ -239,19 +212,13 @@ def test_a_relaxation_back_to_earlier_bytes_does_not_reach_back_to_the_commits_m
     """alice turns ``doctrine.require_signed`` on, then off again by restoring the very bytes
     of before, without a second admin: the judge holds it on after the relaxation, and only
     after — the commits made on those bytes before it asked for no signature."""
-    key, public = ssh_key(tmp_path, "alice")
-    people = {
-        "alice": {"email": "alice@example.com", "role": "admin", "signing_keys": [public]},
-        "bob": {"email": "bob@example.com", "role": "member"},
-    }
-    (memrepo / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
-    git(memrepo, "commit", "-qm", "roles: alice signs, bob", "--", "roles.yaml")  # unsigned
+    key = alice_signs(memrepo, tmp_path, None, "roles: alice signs, bob")  # unsigned
     config = memrepo / "agentmem.yaml"
     before = config.read_text(encoding="utf-8")
     config.write_text(before.replace("doctrine:\n", "doctrine:\n  require_signed: true\n", 1))
     git(memrepo, "commit", "-qm", "settings: activations are signed", "--", "agentmem.yaml")
     config.write_text(before, encoding="utf-8")  # the same bytes as before
-    _use_key(memrepo, key)
+    use_key(memrepo, key)
     git(memrepo, "commit", "-qS", "-m", "settings: no more signatures", "--", "agentmem.yaml")
     relaxing = git(memrepo, "rev-parse", "HEAD").strip()
     errors = {(f["code"], f["commit"]) for f in _history(runner) if f["severity"] == "error"}
