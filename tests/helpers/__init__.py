@@ -16,7 +16,7 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from agentmem.cli.tree import app
+from agentmem.cli.tree import build_app, command_named, subcommand_named
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA = REPO_ROOT / "tests" / "data"
@@ -36,8 +36,16 @@ def set_identity(root: Path, name: str, email: str) -> None:
 
 
 def invoke(runner: CliRunner, *args: str, input: str | None = None) -> Result:  # noqa: A002
-    """Run the CLI in-process; stdout and stderr are separate (typer ≥ 0.26)."""
-    return runner.invoke(app, list(args), input=input)
+    """Run the CLI in-process; stdout and stderr are separate (typer ≥ 0.26).
+
+    The tree is the one the console script builds for the same line
+    (:func:`agentmem.cli.tree.main`): the one command the line names, the whole tree for
+    ``--help``, a typo or completion. Handing typer the whole tree made it turn every
+    parameter of every command into click's for each call, most of a short test's time;
+    ``tests/cli/test_params.py`` checks that one command's tree answers as the whole tree."""
+    argv = list(args)
+    only = None if "_AGENTMEM_COMPLETE" in os.environ else command_named(argv)
+    return runner.invoke(build_app(only, subcommand_named(argv)), argv, input=input)
 
 
 def isolate(monkeypatch: pytest.MonkeyPatch, home: Path, scratch: Path) -> None:
