@@ -27,10 +27,22 @@ def _tree(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"))
 
 
+@functools.cache
+def _nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of :func:`_tree`, walked once per test process: several meta-tests look at
+    every node of every module, and the walk costs more than the looking."""
+    return tuple(ast.walk(_tree(path)))
+
+
+@functools.cache
+def _docstring_ids(path: Path) -> frozenset[int]:
+    """:func:`_docstrings` of ``path``'s tree, once per test process."""
+    return frozenset(_docstrings(_tree(path)))
+
+
 def _imports(path: Path) -> set[str]:
-    tree = _tree(path)
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -64,9 +76,8 @@ def test_trailer_names_are_spelt_only_in_the_trailers_module() -> None:
     for path in sorted(SRC.rglob("*.py")):
         if path == SRC / "trailers.py":
             continue
-        tree = _tree(path)
-        docs = _docstrings(tree)
-        for node in ast.walk(tree):
+        docs = _docstring_ids(path)
+        for node in _nodes(path):
             if (
                 isinstance(node, ast.Constant)
                 and isinstance(node.value, str | bytes)
@@ -95,9 +106,8 @@ def test_docstrings_quote_no_timings() -> None:
     measured again; a docstring says which benchmark has the figures."""
     offenders = []
     for path in sorted(SRC.rglob("*.py")):
-        tree = _tree(path)
-        docstrings = _docstrings(tree)  # once per module: per node it took a minute
-        for node in ast.walk(tree):
+        docstrings = _docstring_ids(path)  # once per module: per node it took a minute
+        for node in _nodes(path):
             if isinstance(node, ast.Constant) and id(node) in docstrings:
                 offenders += [
                     f"{path.relative_to(SRC)}:{node.lineno}: {m.group(0)}"
@@ -139,10 +149,9 @@ def test_role_names_are_spelt_only_in_governance() -> None:
     for path in sorted(SRC.rglob("*.py")):
         if path == SRC / "governance.py":
             continue
-        tree = _tree(path)
         offenders += [
             f"{path.relative_to(SRC)}:{node.lineno}"
-            for node in ast.walk(tree)
+            for node in _nodes(path)
             if isinstance(node, ast.Constant) and node.value in ("admin", "member")
         ]
     assert offenders == []
