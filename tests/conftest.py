@@ -52,6 +52,33 @@ def memrepo(memrepo_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     return root
 
 
+@pytest.fixture(scope="session")
+def history_team_template(memrepo_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """:func:`tests.helpers.history.setup_team` once per test process, on a copy of
+    :func:`memrepo_template`, in the same isolated environment as a test."""
+    from tests.helpers.history import setup_team
+
+    template = tmp_path_factory.mktemp("team-template") / "mem"
+    shutil.copytree(memrepo_template, template, symlinks=True)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        isolate(monkeypatch, template.parent, tmp_path_factory.mktemp("tmp"))
+        setup_team(template)
+    return template
+
+
+@pytest.fixture
+def history_team(
+    history_team_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """``memrepo`` after :func:`tests.helpers.history.setup_team` (alice and carol admins, bob
+    member, dave user; bob's draft 'warranty' committed): a copy of its own of the team built
+    once per test process (its plain-git commits are the same for every test), cwd its root."""
+    root = tmp_path / "mem"
+    shutil.copytree(history_team_template, root, symlinks=True)
+    monkeypatch.chdir(root)
+    return root
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     """Every ``pytest.mark.anyio`` test runs on asyncio, the loop the MCP SDK's stdio server and

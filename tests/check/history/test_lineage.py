@@ -17,7 +17,6 @@ from tests.helpers.history import (
     merge,
     merge_taking,
     only,
-    setup_team,
 )
 from tests.helpers.team import (
     commit_as,
@@ -38,8 +37,9 @@ needs_ssh = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ss
 
 
 @pytest.fixture
-def team(memrepo: Path) -> Path:
-    return setup_team(memrepo)
+def team(history_team: Path) -> Path:
+    """alice and carol admins, bob member, dave user; bob's draft 'warranty' committed."""
+    return history_team
 
 
 def approve_text(root: Path, person: str, instruction: str) -> str:

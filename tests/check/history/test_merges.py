@@ -17,7 +17,6 @@ from tests.helpers.history import (
     merge,
     merge_taking,
     only,
-    setup_team,
 )
 from tests.helpers.team import PEOPLE, commit_as, make_rule, set_people, trailers, write_rule
 
@@ -25,9 +24,9 @@ from agentmem.check.history.merges import _base_in_walk
 
 
 @pytest.fixture
-def team(memrepo: Path) -> Path:
+def team(history_team: Path) -> Path:
     """alice and carol admins, bob member, dave user; bob's draft 'warranty' committed."""
-    return setup_team(memrepo)
+    return history_team
 
 
 TEAM = {"alice": "admin", "bob": "member", "carol": "admin", "dave": "user"}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from tests.helpers import git, invoke, set_identity
-from tests.helpers.history import approve, findings, setup_team
+from tests.helpers.history import approve, findings
 from tests.helpers.history import history_errors as cli_history_errors  # the CLI's JSON findings
 from tests.helpers.team import (
     PEOPLE,
@@ -36,9 +36,9 @@ def history_errors(root: Path, **kwargs) -> list:
 
 
 @pytest.fixture
-def team(memrepo: Path) -> Path:
+def team(history_team: Path) -> Path:
     """alice admin, bob member, carol admin, dave user; bob's draft rule 'warranty' committed."""
-    return setup_team(memrepo)
+    return history_team
 
 
 def approve_as(
