@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,68 @@ def history_team(
     shutil.copytree(history_team_template, root, symlinks=True)
     monkeypatch.chdir(root)
     return root
+
+
+def _built_once(
+    base: Path, name: str, factory: pytest.TempPathFactory, build: Callable[[Path], None]
+) -> Path:
+    """A copy of ``base`` on which ``build(root)`` ran once, cwd its root, in the same isolated
+    environment as a test: the template a per-test fixture copies."""
+    template = factory.mktemp(name) / "mem"
+    shutil.copytree(base, template, symlinks=True)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        isolate(monkeypatch, template.parent, factory.mktemp("tmp"))
+        monkeypatch.chdir(template)
+        build(template)
+    return template
+
+
+def _become(memrepo: Path, template: Path) -> Path:
+    """``memrepo`` (the test's own repository, cwd) replaced by a copy of ``template``."""
+    os.chdir(memrepo.parent)  # the memrepo fixture's monkeypatch restores the cwd after the test
+    shutil.rmtree(memrepo)
+    shutil.copytree(template, memrepo, symlinks=True)
+    os.chdir(memrepo)
+    return memrepo
+
+
+@pytest.fixture(scope="session")
+def remembered_template(memrepo_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """alice's ``MEMORY_ENTRIES`` remembered and accepted through the CLI
+    (:func:`tests.helpers.context.write_memory`), once per test process."""
+    from tests.helpers.context import write_memory
+
+    return _built_once(
+        memrepo_template,
+        "remembered-template",
+        tmp_path_factory,
+        lambda root: write_memory(root, CliRunner()),
+    )
+
+
+@pytest.fixture(scope="session")
+def remembered_and_rules_template(
+    remembered_template: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """:func:`remembered_template` and the doctrine ``RULES`` committed as decisions
+    (:func:`tests.helpers.context.write_rules`), once per test process."""
+    from tests.helpers.context import write_rules
+
+    return _built_once(remembered_template, "both-template", tmp_path_factory, write_rules)
+
+
+@pytest.fixture
+def remembered(memrepo: Path, remembered_template: Path) -> Path:
+    """``memrepo`` once ``write_memory(memrepo, runner)`` ran: a copy of its own of
+    :func:`remembered_template` (the same commands, run once per test process)."""
+    return _become(memrepo, remembered_template)
+
+
+@pytest.fixture
+def remembered_and_rules(memrepo: Path, remembered_and_rules_template: Path) -> Path:
+    """``memrepo`` once ``write_memory`` and ``write_rules`` ran: a copy of its own of
+    :func:`remembered_and_rules_template`."""
+    return _become(memrepo, remembered_and_rules_template)
 
 
 @pytest.fixture

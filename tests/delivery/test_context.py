@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from tests.helpers import invoke, set_identity
-from tests.helpers.context import MEMORY_ENTRIES, RULES, add_person, write_memory, write_rules
+from tests.helpers.context import MEMORY_ENTRIES, RULES, add_person, write_rules
 from tests.helpers.memory import commit_by_owner
 from typer.testing import CliRunner
 
@@ -18,11 +18,10 @@ from agentmem.memory.records import strip_markers
 
 
 @pytest.fixture
-def both(memrepo: Path, runner: CliRunner) -> Path:
-    """A repository holding alice's memory AND the doctrine rules above."""
-    write_memory(memrepo, runner)
-    write_rules(memrepo)
-    return memrepo
+def both(remembered_and_rules: Path) -> Path:
+    """A repository holding alice's memory AND the doctrine rules above (``write_memory`` then
+    ``write_rules``, run once per test process and copied)."""
+    return remembered_and_rules
 
 
 # -- chat --------------------------------------------------------------------------------------

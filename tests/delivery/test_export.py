@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 from tests.helpers import invoke
-from tests.helpers.context import RULES, write_memory, write_rules
+from tests.helpers.context import write_rules
 from tests.helpers.memory import seed_memory
 
 
-def test_memory_export_prints_one_marked_block(memrepo, runner):
-    write_memory(memrepo, runner)
+def test_memory_export_prints_one_marked_block(memrepo, remembered, runner):
     result = invoke(runner, "export", "--to", "claude-md")
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
@@ -24,8 +23,7 @@ def test_memory_export_prints_one_marked_block(memrepo, runner):
 
 
 @pytest.mark.slow
-def test_export_into_a_file_replaces_only_its_block(memrepo, runner, tmp_path):
-    write_memory(memrepo, runner)
+def test_export_into_a_file_replaces_only_its_block(memrepo, remembered, runner, tmp_path):
     target = tmp_path / "project" / "CLAUDE.md"
     target.parent.mkdir()
     target.write_text("# Project\n\nUse uv.\n", encoding="utf-8")
@@ -50,8 +48,9 @@ def test_export_into_a_file_replaces_only_its_block(memrepo, runner, tmp_path):
 
 
 @pytest.mark.slow
-def test_check_warns_when_an_exported_block_is_older_than_the_memory(memrepo, runner, tmp_path):
-    write_memory(memrepo, runner)
+def test_check_warns_when_an_exported_block_is_older_than_the_memory(
+    memrepo, remembered, runner, tmp_path
+):
     target = tmp_path / "AGENTS.md"
     invoke(runner, "export", "--to", "agents-md", "--output", str(target))
     clean = invoke(runner, "check", "--format", "json")
@@ -71,9 +70,9 @@ def test_check_warns_when_an_exported_block_is_older_than_the_memory(memrepo, ru
 
 
 @pytest.mark.slow
-def test_doctrine_export_as_a_cursor_rule_and_never_beside_memory(memrepo, runner):
-    write_memory(memrepo, runner)
-    write_rules(memrepo, RULES)
+def test_doctrine_export_as_a_cursor_rule_and_never_beside_memory(
+    memrepo, remembered_and_rules, runner
+):
     rule = memrepo / ".cursor" / "rules" / "team.mdc"
     result = invoke(
         runner, "export", "--to", "cursor-rule", "--audit", "--scope", "contracts/supply",
@@ -96,8 +95,9 @@ def test_doctrine_export_as_a_cursor_rule_and_never_beside_memory(memrepo, runne
     assert rule.read_text(encoding="utf-8") == text
 
 
-def test_a_half_written_block_is_refused_and_the_file_left_alone(memrepo, runner, tmp_path):
-    write_memory(memrepo, runner)
+def test_a_half_written_block_is_refused_and_the_file_left_alone(
+    memrepo, remembered, runner, tmp_path
+):
     target = tmp_path / "CLAUDE.md"
     broken = "# Mine\n<!-- agentmem:begin memory person=alice sha256=0123456789ab -->\nhalf\n"
     target.write_text(broken, encoding="utf-8")

@@ -116,12 +116,13 @@ async def test_refusals_come_back_as_tool_errors_and_write_nothing(memrepo: Path
     assert list((memrepo / "inbox").glob("*/*.yaml")) == []
 
 
-async def test_show_memory_is_the_chat_block(memrepo: Path, runner: CliRunner) -> None:
+async def test_show_memory_is_the_chat_block(
+    memrepo: Path, remembered: Path, runner: CliRunner
+) -> None:
     from mcp import Client
 
     from agentmem.delivery.mcp_server import build_server
 
-    write_memory(memrepo, runner)
     async with Client(build_server(), raise_exceptions=True) as client:
         result = await client.call_tool("show_memory", {})
     chat = invoke(runner, "context", "chat")
@@ -356,7 +357,7 @@ async def test_list_inbox_names_a_proposal_the_user_did_not_commit(
 
 
 async def test_an_audit_server_offers_doctrine_and_no_personal_memory(
-    memrepo: Path, runner: CliRunner
+    memrepo: Path, remembered_and_rules: Path, runner: CliRunner
 ) -> None:
     """Two memories never meet: the audit server reads the served doctrine (the audit block,
     the rules, a search of them) and has no tool that reads or writes personal memory; the
@@ -366,8 +367,6 @@ async def test_an_audit_server_offers_doctrine_and_no_personal_memory(
     from agentmem.delivery.mcp_server import build_server
     from agentmem.delivery.mcp_start import AUDIT_INSTRUCTIONS
 
-    write_memory(memrepo, runner)
-    write_rules(memrepo)
     async with Client(build_server("contracts/supply", "audit")) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         audit = await client.call_tool("audit_context", {})

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from tests.helpers import git, invoke
-from tests.helpers.context import MEMORY_ENTRIES, add_person, write_memory
+from tests.helpers.context import MEMORY_ENTRIES, add_person
 from tests.helpers.memory import commit_by_owner
 from typer.testing import CliRunner
 
@@ -29,9 +29,8 @@ def _hash(text: str) -> str:
 
 
 def test_context_chat_logs_entry_numbers_and_hashes_never_text(
-    memrepo: Path, runner: CliRunner
+    memrepo: Path, remembered: Path, runner: CliRunner
 ) -> None:
-    write_memory(memrepo, runner)
     result = invoke(runner, "context", "chat")
     assert result.exit_code == 0, result.stderr
     (line,) = _lines(memrepo)
@@ -50,8 +49,9 @@ def test_context_chat_logs_entry_numbers_and_hashes_never_text(
     assert all(text not in raw for _section, text in MEMORY_ENTRIES)
 
 
-def test_left_out_entries_and_the_scope_are_logged(memrepo: Path, runner: CliRunner) -> None:
-    write_memory(memrepo, runner)
+def test_left_out_entries_and_the_scope_are_logged(
+    memrepo: Path, remembered: Path, runner: CliRunner
+) -> None:
     memory = memrepo / "memories" / "alice.md"
     memory.write_text(
         memory.read_text(encoding="utf-8").replace(
@@ -72,9 +72,8 @@ def test_left_out_entries_and_the_scope_are_logged(memrepo: Path, runner: CliRun
 
 @pytest.mark.slow
 def test_the_hook_the_api_and_an_admin_reading_another_memory_are_logged(
-    memrepo: Path, runner: CliRunner
+    memrepo: Path, remembered: Path, runner: CliRunner
 ) -> None:
-    write_memory(memrepo, runner)
     payload = json.loads(
         (Path(__file__).parents[1] / "data/hooks/macos_session_start.json").read_text()
     )
@@ -94,9 +93,8 @@ def test_the_hook_the_api_and_an_admin_reading_another_memory_are_logged(
 
 @pytest.mark.slow
 def test_usage_reads_chat_lines_back_and_audits_ignore_them(
-    memrepo: Path, runner: CliRunner
+    memrepo: Path, remembered: Path, runner: CliRunner
 ) -> None:
-    write_memory(memrepo, runner)
     assert invoke(runner, "context", "chat").exit_code == 0
     audits = invoke(runner, "usage")
     assert audits.exit_code == 0
@@ -115,9 +113,8 @@ def test_usage_reads_chat_lines_back_and_audits_ignore_them(
 
 
 def test_a_log_that_cannot_be_written_does_not_stop_the_chat_block(
-    memrepo: Path, runner: CliRunner
+    memrepo: Path, remembered: Path, runner: CliRunner
 ) -> None:
-    write_memory(memrepo, runner)
     (memrepo / USAGE).mkdir(parents=True)  # a folder where the log should be
     result = invoke(runner, "context", "chat")
     assert result.exit_code == 0
