@@ -2255,3 +2255,26 @@ def test_concessions_scopes_third_persons_and_we_never_are_standing(said: str) -
     found = _offline(said)
     assert len(found) == 1, found
     assert "sonst" not in found[0]["text"] and "Matsch" not in found[0]["text"]
+
+
+def test_the_items_of_a_list_under_a_from_now_on_heading_are_requests() -> None:
+    found = _offline(
+        "non mais attends. pour les migrations, désormais :\n"
+        "- jamais de suppression de colonne sans me demander\n"
+        "- une migration = un seul changement, pas trois en douce\n"
+        "remets ancien_statut."
+    )
+    assert [p["text"] for p in found] == [
+        "Pour les migrations, désormais: jamais de suppression de colonne sans me demander.",
+        "Pour les migrations, désormais: une migration = un seul changement, pas trois en douce.",
+    ]
+
+
+def test_a_word_of_another_language_is_no_typo_and_a_stop_after_and_keeps_its_request() -> None:
+    assert markers.repair("jamais de", list(range(10)), ("jamas",))[0] == "jamais de"
+    found = _offline("Quita axios del package.json y no lo vuelvas a añadir nunca.")
+    assert [p["text"] for p in found] == [
+        "Quita axios del package.json y no lo vuelvas a añadir nunca."
+    ]
+    # a clause after "und" is the subject's, not an imperative
+    assert _offline("Die Senate lesen das ausgedruckt und blättern nicht nach unten.") == []

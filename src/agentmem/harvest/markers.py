@@ -391,6 +391,12 @@ def detect(folded: str) -> list[Language]:
     return [lang for score, lang in scores if score == top]
 
 
+@functools.cache
+def _spelt_right() -> frozenset[str]:
+    """The cue words and common words of every language: never a typo of another's."""
+    return frozenset(w for lang in languages() for w in (*lang.fuzzy, *lang.detect))
+
+
 def repair(folded: str, index: list[int], words: tuple[str, ...]) -> tuple[str, list[int]]:
     """``(folded, index)`` with each word one typo away from one of ``words`` (one letter
     added, dropped, changed, or two swapped; same first letter; five letters or more) spelt as
@@ -404,8 +410,8 @@ def repair(folded: str, index: list[int], words: tuple[str, ...]) -> tuple[str, 
     out, out_index, last = [], [], 0
     for m in _WORD.finditer(folded):
         word = m.group(0)
-        if len(word) < 5 or word in words:
-            continue
+        if len(word) < 5 or word in words or word in _spelt_right():
+            continue  # (a cue word of another language is no typo: "jamais" is not "jamas")
         near = next(
             (w for w in words if w[0] == word[0] and OSA.distance(word, w, score_cutoff=1) <= 1),
             None,

@@ -1007,10 +1007,20 @@ class _Cue:
         return self.finish
 
 
+_AND_BUT = _Shape("{and_but}")
+
+
 def _clause_cue(patterns: tuple[re.Pattern[str], ...], folded: str) -> _Cue | None:
     """The earliest match of ``patterns`` in ``folded``, each clause read as if it opened the
-    sentence ("Whenever you summarise, use bullets": "use" opens its clause)."""
-    starts = [0] + [m.end() for m in _CLAUSE_END.finditer(folded)]
+    sentence ("Whenever you summarise, use bullets": "use" opens its clause) — but for a clause
+    after "and" in a sentence whose subject is a thing or people named ("Die Senate lesen das
+    ausgedruckt und blättern nicht nach unten"): that clause is theirs too."""
+    third = _THING_SUBJECT.match(folded) is not None
+    starts = [0] + [
+        m.end()
+        for m in _CLAUSE_END.finditer(folded)
+        if not (third and _AND_BUT.fullmatch(m.group(0).strip()))
+    ]
     found: list[_Cue] = []
     for s in sorted(set(starts)):
         s += len(folded[s:]) - len(folded[s:].lstrip())
@@ -1094,6 +1104,10 @@ def _deictic(folded: str, langs: list[Language], after: str = "") -> bool:
 #: Where the reason for a request starts ("…, because …", "…, que se me han acabado …",
 #: "…, car …", "…, weil …"): a circumstance of this session, never copied into the entry.
 _REASON = _Shape(r"(?:,\s*|\s+){reasons}\b|,\s*{reasons_after_comma}\s")
+
+
+#: "and" right before a cue: the clause before it is part of the request.
+_AND_BEFORE = _Shape(r"\s{and}\s+$")
 
 
 def _directive(
@@ -1186,7 +1200,10 @@ def _directive(
     reason = _REASON.search(folded, cue.end())
     if reason is not None and len(markers.words(folded[cue.start() : reason.start()])) >= 3:
         sentence = sentence[: index[reason.start()]]  # the request, not why it is asked
-    request = sentence[index[stop.start()] :] if stop is not None else sentence
+    if stop is not None and not _AND_BEFORE.search(folded[: stop.start()]):
+        request = sentence[index[stop.start()] :]  # what comes before the stop is a lead-in
+    else:
+        request = sentence  # "Quita axios … y no lo vuelvas a añadir": the stop adds to it
     for lang in langs:
         for pattern, replacement in lang.rephrase:
             request = pattern.sub(replacement, request, count=1)
@@ -1467,6 +1484,47 @@ def _with_why_asked(
             continue
         text = (candidate.text or "").strip()  # a new sentence after the "?": its case kept
         out[i] = dataclasses.replace(candidate, text=_clean(f"{before} {text}", None))
+    return out
+
+
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+
+
+def _under_heading(
+    found: list[_Candidate | None], sentences: list[str], sections: tuple[str, ...], where: str
+) -> list[_Candidate | None]:
+    """``found`` with the items of a list under a heading that says they hold from now on
+    ("pour les migrations, désormais :" + "- jamais de suppression …" + "- une migration = un
+    seul changement …"): each item is a request, with the heading's words before it; the
+    heading is no entry by itself."""
+    out = list(found)
+    for i, heading in enumerate(sentences[:-1]):
+        said = heading.strip()
+        if not said.endswith(":") or not _BULLET.match(sentences[i + 1]):
+            continue
+        folded = fold(said)[0]
+        langs = markers.detect(folded)
+        if not any_match(_patterns(langs, "standing") + _patterns(langs, "change_cues"), folded):
+            continue
+        lead = _clean(said.rstrip(" :"), None).rstrip(".!")
+        j = i + 1
+        while j < len(sentences) and _BULLET.match(sentences[j]):
+            item = _BULLET.sub("", sentences[j]).strip()
+            words = markers.words(fold(item)[0])
+            candidate = out[j]
+            if candidate is None and len(words) >= 3 and "?" not in item:
+                if not _deictic(fold(item)[0], markers.detect(fold(item)[0])):
+                    text = _clean(f"{lead}: {item[0].lower()}{item[1:]}", None)
+                    section = _section_for(text, sections, langs)
+                    out[j] = _Candidate("add", "memory", section, None, text, f"asked in {where}")
+            elif candidate is not None and candidate.action == "add" and candidate.text:
+                body = candidate.text
+                text = _clean(f"{lead}: {body[0].lower()}{body[1:]}", None)
+                out[j] = dataclasses.replace(candidate, text=text)
+            j += 1
+        before = out[i]
+        if j > i + 1 and before is not None and before.action == "add":
+            out[i] = None
     return out
 
 
@@ -1850,6 +1908,7 @@ def harvest(request: HarvestRequest) -> RawAnswer:
             by_sentence = extractor.team_rules(sentences, by_sentence, where)
         by_sentence = _with_what_was_rejected(_with_replacement(by_sentence, sentences), sentences)
         by_sentence = _with_why_asked(_with_exception(by_sentence, sentences), sentences)
+        by_sentence = _under_heading(by_sentence, sentences, request.sections, where)
         by_sentence = _provisional(sentences, by_sentence)
         found += _with_their_object(by_sentence, sentences)
         confirmed = extractor.confirmed(offered, own.own, where, cues)
