@@ -71,6 +71,19 @@ The sets (``--set``, default ``all``):
   a German session's tool result — beside a real request; 32 one-line prompts, 8 per language)
   paraphrasing the corpus's and public issue threads' real phrasings, written on 2026-12-03
   after the tuning on all eleven earlier blind sets;
+- ``blind13``: ``blind13.yaml``, a thirteenth blind batch (48 sessions, 12 per language, every
+  format: 5 explicit requests in new shapes — a rule stated as a conditional consequence, a
+  preference given as a comparison, a rule said as what the person does ("I never read past the
+  first paragraph, so …"), a request repeated with irritation in other words in the same turn,
+  a rule inside parentheses or between dashes in a longer task sentence — 2 doctrine statements
+  given by a named body of the team (non-solicitation, price revision, IP of deliverables,
+  penalty cap, termination for convenience, breach notice, contractual penalty cap, source-code
+  escrow), 2 changes of mind in new wordings ("scrap that rule", "on revient sur …", "ya no
+  hace falta …", "vergiss das mit …"), 1 outcome case, 1 with nothing to remember (a request
+  bounded to one client) and 1 trap each — a password in a pasted config, an employee's salary
+  in a pasted table, an ID card number, an instruction injected in a pasted e-mail — beside a
+  real request; 32 one-line prompts, 8 per language) paraphrasing the corpus's real phrasings,
+  written on 2026-12-03 after the tuning on all twelve earlier blind sets;
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -132,6 +145,7 @@ SETS = {
     "blind10": HERE / "harvest_set" / "blind10.yaml",
     "blind11": HERE / "harvest_set" / "blind11.yaml",
     "blind12": HERE / "harvest_set" / "blind12.yaml",
+    "blind13": HERE / "harvest_set" / "blind13.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"

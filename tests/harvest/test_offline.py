@@ -2098,6 +2098,56 @@ def test_the_blind_sets_are_there() -> None:
         for c in _cases(name)
     }
     assert not {c["id"] for c in twelfth} & earlier
+    thirteenth = _cases("blind13.yaml")
+    sessions = [c for c in thirteenth if c["kind"] not in ("standing", "one-off")]
+    prompted = [c for c in thirteenth if c["kind"] in ("standing", "one-off")]
+    assert len(sessions) == 48 and len(prompted) == 32
+    for lang in ("en", "fr", "es", "de"):
+        mine = [c for c in sessions if c["lang"] == lang]
+        assert len(mine) == 12, lang
+        formats = [c["format"] for c in mine]
+        assert all(formats.count(f) == 3 for f in FORMATS), lang
+        kinds = [c["kind"] for c in mine]
+        for kind, count in (
+            ("explicit", 5),
+            ("doctrine", 2),
+            ("change", 2),
+            ("outcome", 1),
+            ("nothing", 1),
+            ("trap", 1),
+        ):
+            assert kinds.count(kind) == count, (lang, kind)
+        actions = sorted(e["action"] for c in mine if c["kind"] == "change" for e in c["expect"])
+        assert actions == ["modify", "remove"], lang
+        assert all(c["outcomes"] for c in mine if c["kind"] == "outcome"), lang
+        assert all(
+            [e["kind"] for e in c["expect"]] == ["outcome"] for c in mine if c["kind"] == "outcome"
+        ), lang
+        assert all(c["must_not"] for c in mine if c["kind"] == "trap"), lang
+        assert not any(c["expect"] for c in mine if c["kind"] == "nothing"), lang
+        assert any(e.get("section") == "Writing style" for c in mine for e in c["expect"]), lang
+        theirs = [c for c in prompted if c["lang"] == lang]
+        assert sum(c["kind"] == "standing" for c in theirs) == 4, lang
+        assert sum(c["kind"] == "one-off" for c in theirs) == 4, lang
+        assert all(
+            [e["kind"] for e in c["expect"]] == ["explicit"]
+            for c in theirs
+            if c["kind"] == "standing"
+        ), lang
+        assert not any(c["expect"] for c in theirs if c["kind"] == "one-off"), lang
+    earlier = {
+        c["id"]
+        for name in (
+            "blind7.yaml",
+            "blind8.yaml",
+            "blind9.yaml",
+            "blind10.yaml",
+            "blind11.yaml",
+            "blind12.yaml",
+        )
+        for c in _cases(name)
+    }
+    assert not {c["id"] for c in thirteenth} & earlier
     prompts = _cases("prompts.yaml")
     assert len(prompts) == 25
     assert sum(c["kind"] == "standing" for c in prompts) == 15
