@@ -2328,3 +2328,47 @@ def test_a_word_of_another_language_is_no_typo_and_a_stop_after_and_keeps_its_re
     ]
     # a clause after "und" is the subject's, not an imperative
     assert _offline("Die Senate lesen das ausgedruckt und blättern nicht nach unten.") == []
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        (
+            "dans le modèle de bail, corrige les fautes, les renvois cassés etc., et sur chaque "
+            "modèle que tu touches mets systématiquement la date de mise à jour en pied de page",
+            "Sur chaque modèle que tu touches mets systématiquement la date de mise à jour en "
+            "pied de page.",
+        ),
+        (
+            "Nothing gets merged without a second reviewer, not even a typo fix.",
+            "Nothing gets merged without a second reviewer, not even a typo fix.",
+        ),
+        ("Erst die Ursache finden, dann fixen.", "Erst die Ursache finden, dann fixen."),
+        (
+            "Ningún cambio a mano en la base de producción.",
+            "Ningún cambio a mano en la base de producción.",
+        ),
+    ],
+)
+def test_a_request_after_etc_and_verbless_or_infinitive_norms(said: str, expected: str) -> None:
+    assert [p["text"] for p in _offline(said)] == [expected]
+
+
+def test_a_change_of_mind_whose_new_rule_comes_after_its_reason() -> None:
+    entry = "Send the weekly matter digest as a PDF attachment."
+    found = _short(
+        _offline(
+            "I take back what I said about the PDF digests. Nobody opens attachments on a "
+            "Friday. Paste the digest into the body of the e-mail instead, every week.",
+            memory=_memory(recurring=[entry]),
+        )
+    )
+    assert found == [
+        (
+            "modify",
+            "memory",
+            "Recurring patterns",
+            entry,
+            "Paste the digest into the body of the e-mail instead, every week.",
+        )
+    ]

@@ -1623,6 +1623,26 @@ def _with_their_object(
     return out
 
 
+#: "etc." and "and" closing a list of this session's work: what follows is a request of its own
+#: ("corrige les fautes, les renvois etc., et sur chaque modèle que tu touches mets …").
+_ETC_AND = _Shape(r"\b(?:etc|usw|u\.\s?a)\.?\s*,?\s+{and}\s+(?=\w)")
+
+
+def _after_etc(sentences: list[str]) -> list[str]:
+    """``sentences`` with each one split after "etc., and" (see :data:`_ETC_AND`)."""
+    out: list[str] = []
+    for said in sentences:
+        folded, index = fold(said)
+        m = _ETC_AND.search(folded)
+        if m is None or len(markers.words(folded[m.end() :])) < 4:
+            out.append(said)
+            continue
+        out.append(said[: index[m.start()]] + "etc.")
+        rest = said[index[m.end()] :]
+        out.append(rest[0].upper() + rest[1:])
+    return out
+
+
 #: A sentence opening on one adverb and a comma ("Immer, die CI lehnt sonst ab").
 _ADVERB_COMMA = re.compile(r"[a-z]+\s*,\s*")
 
@@ -1878,7 +1898,7 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         own = split_own(turn.text)
         where = f"line {turn.line} of the session" if turn.line else "the session"
         cues = _turn_cues(own.own)
-        sentences = _alone_adverbs(_sentences(own.own))
+        sentences = _after_etc(_alone_adverbs(_sentences(own.own)))
         changes, said = extractor.turn_changes(sentences, where)
         changed = {c.target for c in changes}
         found: list[_Candidate | None] = list(changes)
