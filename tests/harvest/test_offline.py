@@ -2372,3 +2372,13 @@ def test_a_change_of_mind_whose_new_rule_comes_after_its_reason() -> None:
             "Paste the digest into the body of the e-mail instead, every week.",
         )
     ]
+
+
+def test_a_rule_in_parentheses_inside_a_piece_of_work_is_read_without_the_work() -> None:
+    found = _offline(
+        "Redline the distributor's terms for Ostrava Glassworks (and in any redline, keep the "
+        "other side's clause numbers as they are, never renumber) and list the worst points."
+    )
+    assert [p["text"] for p in found] == [
+        "In any redline, keep the other side's clause numbers as they are, never renumber."
+    ]

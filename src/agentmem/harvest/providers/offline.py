@@ -1628,6 +1628,36 @@ def _with_their_object(
 _ETC_AND = _Shape(r"\b(?:etc|usw|u\.\s?a)\.?\s*,?\s+{and}\s+(?=\w)")
 
 
+_ASIDE = re.compile(r"\(([^()]{12,300})\)")
+_ASIDE_AND = _Shape(r"^\s*{and}\s+")
+
+
+def _asides(sentences: list[str]) -> list[str]:
+    """``sentences`` with a standing request said in parentheses inside a piece of work
+    ("Redline the supplier's terms for … (and in any redline, keep the other side's clause
+    numbers, never renumber) and give me …") read as a sentence of its own, after the work
+    without it: the work names this session's documents, the aside is the rule."""
+    out: list[str] = []
+    for said in sentences:
+        m = _ASIDE.search(said)
+        if m is None:
+            out.append(said)
+            continue
+        aside = m.group(1).strip()
+        folded = fold(aside)[0]
+        langs = markers.detect(folded)
+        if not any_match(_patterns(langs, "standing"), folded):
+            out.append(said)
+            continue
+        work = " ".join((said[: m.start()] + said[m.end() :]).split())
+        folded, index = fold(aside)
+        opening = _ASIDE_AND.match(folded)  # "(and in any redline, …)"
+        if opening is not None:
+            aside = aside[index[opening.end()] :]
+        out += [work, aside[0].upper() + aside[1:]]
+    return out
+
+
 def _after_etc(sentences: list[str]) -> list[str]:
     """``sentences`` with each one split after "etc., and" (see :data:`_ETC_AND`)."""
     out: list[str] = []
@@ -1898,7 +1928,7 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         own = split_own(turn.text)
         where = f"line {turn.line} of the session" if turn.line else "the session"
         cues = _turn_cues(own.own)
-        sentences = _after_etc(_alone_adverbs(_sentences(own.own)))
+        sentences = _asides(_after_etc(_alone_adverbs(_sentences(own.own))))
         changes, said = extractor.turn_changes(sentences, where)
         changed = {c.target for c in changes}
         found: list[_Candidate | None] = list(changes)
