@@ -4,6 +4,8 @@ placeholders and :class:`Finding`."""
 from __future__ import annotations
 
 import re
+from importlib.util import find_spec
+from pathlib import Path
 from typing import Any, cast
 
 from agentmem.frozen import Frozen
@@ -84,3 +86,24 @@ class _LazyPattern:
 def lazy_compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)`` on first use (:class:`_LazyPattern`)."""
     return cast("re.Pattern[str]", _LazyPattern(pattern, flags))
+
+
+def ignores_case(pattern: re.Pattern[str]) -> bool:
+    """Whether ``pattern`` ignores case, read without compiling a :func:`lazy_compile` one: its
+    flags, or a leading ``(?i)`` (where the guard's patterns say it)."""
+    if isinstance(pattern, _LazyPattern):
+        source, flags = pattern._args
+        return bool(flags & re.IGNORECASE) or source.startswith("(?i)")
+    return bool(pattern.flags & re.IGNORECASE)
+
+
+def package_folder(name: str) -> Path:
+    """The folder of the installed top-level package ``name``, found as an import would find it
+    but without importing it (or ``importlib.resources``, whose import costs the hot path more
+    than the guard's look-ups: docs/design/code.md §Hot path). Raises ``ModuleNotFoundError``
+    when it is not installed as a folder."""
+    spec = find_spec(name)
+    folders = spec.submodule_search_locations if spec is not None else None
+    if not folders:
+        raise ModuleNotFoundError(f"no package folder for {name!r}", name=name)
+    return Path(next(iter(folders)))

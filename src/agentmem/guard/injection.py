@@ -408,14 +408,22 @@ _INSTRUCTIONS: list[tuple[tuple[str, ...], str, bool, _Lazy]] = [
 ]
 # fmt: on
 # Per pattern: whole-word needles, and the other needles split by whether tokens can answer.
-_INSTRUCTION_NEEDLES = [
-    (
-        frozenset(n[1:] for n in needles if n[0] == "="),
-        frozenset(n for n in needles if n[0] != "=" and _solid(n)),
-        tuple(n for n in needles if n[0] != "=" and not _solid(n)),
-    )
-    for needles, _, _, _ in _INSTRUCTIONS
-]
+def _split_needles(
+    needles: tuple[str, ...],
+) -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
+    """Whole-word needles (``=`` dropped), solid needles, the others (in their order)."""
+    whole, solid, other = [], [], []
+    for n in needles:
+        if n[0] == "=":
+            whole.append(n[1:])
+        elif _solid(n):
+            solid.append(n)
+        else:
+            other.append(n)
+    return frozenset(whole), frozenset(solid), tuple(other)
+
+
+_INSTRUCTION_NEEDLES = [_split_needles(needles) for needles, _, _, _ in _INSTRUCTIONS]
 _SOLID_NEEDLES = tuple(sorted(frozenset().union(*(solid for _, solid, _ in _INSTRUCTION_NEEDLES))))
 _WORD = lazy_compile(r"[a-z0-9]+")
 _SPACED = lazy_compile(r"(?<![\w'])\w(?:[ .*_-]\w){3,}(?![\w'])")  # one separator between letters

@@ -16,10 +16,10 @@ import json
 import mmap
 import re
 import unicodedata
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
-from agentmem.guard.base import Finding, lazy_compile
+from agentmem.guard.base import Finding, lazy_compile, package_folder
 from agentmem.guard.secrets import _PLACEHOLDER_VALUE
 from agentmem.guard.unicode import _Raw
 
@@ -380,13 +380,20 @@ def _windows(text: str, rx: re.Pattern[str], margin: int = 24) -> list[tuple[int
 # ----------------------------------------------------------------------------------------------
 
 LANGUAGES = ("en", "fr", "es", "de")
+_HERE = Path(__file__).parent
+
+
+def _name_list_file() -> Path:
+    """gender-guesser's ``nam_dict.txt``."""
+    return package_folder("gender_guesser") / "data" / "nam_dict.txt"
 
 
 @functools.cache
 def _vocabulary() -> dict[str, Any]:
     """``guard/data/personal.json``: health conditions and states, medications, person nouns
     (EN/FR/ES/DE), first names that are products, product words. Loaded on first use."""
-    data = resources.files("agentmem.guard").joinpath("data", "personal.json").read_text("utf-8")
+    with open(_HERE / "data" / "personal.json", encoding="utf-8") as file:
+        data = file.read()
     loaded: dict[str, Any] = json.loads(data)
     return loaded
 
@@ -435,8 +442,8 @@ def _word_list(lang: str) -> bytes:
     # lazy: slow to decompress the four lists, needed only when a name is in question
     import gzip
 
-    path = resources.files("spellchecker").joinpath("resources", f"{lang}.json.gz")
-    return gzip.decompress(path.read_bytes())
+    with open(package_folder("spellchecker") / "resources" / f"{lang}.json.gz", "rb") as file:
+        return gzip.decompress(file.read())
 
 
 @functools.lru_cache(maxsize=8192)
@@ -465,8 +472,8 @@ def _name_bytes() -> bytes:
     bytes of its file, read once and searched as they are (decoding them would cost more than
     the searches): a name line is ``G  Name`` padded to column 30, then one frequency digit
     (1-D) per country."""
-    path = resources.files("gender_guesser") / "data" / "nam_dict.txt"
-    return path.read_bytes()
+    with open(_name_list_file(), "rb") as file:
+        return file.read()
 
 
 @functools.cache
@@ -474,9 +481,8 @@ def _name_file() -> bytes | mmap.mmap:
     """The list's file mapped into memory, for :func:`_search_name`: a look-up touches only the
     pages of one initial's lines instead of reading the whole file (its bytes when the file
     cannot be mapped)."""
-    path = resources.files("gender_guesser") / "data" / "nam_dict.txt"
     try:
-        with open(str(path), "rb") as file:
+        with open(_name_list_file(), "rb") as file:
             return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return _name_bytes()
@@ -706,6 +712,14 @@ _CUE_WORDS = frozenset(
     "praktikantin praktikant mann frau sohn tochter bruder schwester name appelle llamo nombre "
     "heiße heisse".split()
 )
+# The word every _NAME_CUE match opens with ("my", "mon", "mi", "mein", "je m'appelle", "me
+# llamo", "ich heiße"), in lower case: the pattern also needs one of these (its compilation costs
+# more than the rest of a session start's scans). Letters the pattern's case-blind match takes
+# for another (ı and İ for i, ſ for s, the Kelvin sign) make it run whatever the words.
+_CUE_OPENERS = frozenset(
+    "my our mon ma notre mi nuestro nuestra mein meine unser unsere je me ich".split()
+)
+_ODD_CASE = "\u0130\u0131\u017f\u212a"
 _SAID_WORDS = frozenset(
     "said says told wrote asked dit écrit demandé dijo escribió escribio pidió pidio "
     "sagte sagt meinte schrieb gesagt".split()
@@ -733,7 +747,9 @@ def _name_findings(text: str, words: frozenset[str], caps: frozenset[str]) -> li
                 continue  # "14 Tage Vorankündigung": a count and its (capitalised) German noun
             if _first_name(m.group(1)) and _surname(m.group(2)):
                 add(m.start(), m.end(), "first name and surname")
-    if not words.isdisjoint(_CUE_WORDS):
+    if not words.isdisjoint(_CUE_WORDS) and (
+        not words.isdisjoint(_CUE_OPENERS) or any(c in text for c in _ODD_CASE)
+    ):
         for m in _NAME_CUE.finditer(text):
             name = m.group(1)
             if name.casefold() in _not_names() or not (_first_name(name) or _surname(name)):
@@ -875,13 +891,10 @@ def _health_words() -> frozenset[str]:
     accents): the health patterns run only when one occurs in the text."""
     v = _vocabulary()
     phrases = [p for listed in v["health"].values() for p in listed] + v["medications"]
-    return frozenset(
-        form
-        for phrase in phrases
-        for w in _WORDS.findall(phrase.lower())
-        if len(w) > 2 and w not in _STOP
-        for form in ((w, _bare(w)) if not w.isascii() else (w,))  # ASCII: its own bare form
-    )
+    # one pass over all the phrases (a line break is no letter: the same words as phrase by phrase)
+    found = set(_WORDS.findall("\n".join(phrases).lower()))
+    kept = {w for w in found if len(w) > 2 and w not in _STOP}
+    return frozenset(kept.union(_bare(w) for w in kept if not w.isascii()))  # ASCII: its own
 
 
 # --- family, legal and financial facts --------------------------------------------------------

@@ -25,13 +25,14 @@ characters removed, NFKC, casefold, accents removed, Latin look-alikes mapped to
 Speed (the figures: ``benchmarks/bench_guard.py``;
 ``agentmem check`` over thousands of files, see ``benchmarks/bench_check.py``): each
 instruction and secret pattern runs only when one of its literal "needles" occurs in the text
-(looked up in the text's distinct tokens), instruction patterns compile on first use, and
+(looked up in the text's distinct tokens), every pattern compiles on first use, and
 number patterns run only in windows around long runs of digits. Regex passes that cannot match
 are skipped on facts that C string methods give (``unicode._Raw``); a Latin-1 text's detection
 copy is one byte translation. Costly modules load lazily: ``phonenumbers`` when a run of at
 least nine digits (eight after "+", separators allowed) appears, ``stdnum`` when a candidate
 number needs its checksum, ``confusable_homoglyphs`` when a letter beyond the Latin blocks
-appears.
+appears; the word and name lists are read from their packages' folders
+without importing the packages or ``importlib.resources``.
 
 Modules: :mod:`.base` (severities, kinds, :class:`Finding`), :mod:`.unicode` (raw-text facts,
 invisible characters, line breaks, the detection copy), :mod:`.structure` (structure and

@@ -19,7 +19,7 @@ import math
 import re
 from collections import Counter
 
-from agentmem.guard.base import Finding, lazy_compile
+from agentmem.guard.base import Finding, ignores_case, lazy_compile
 from agentmem.guard.unicode import _Raw, _solid, _visible_positions
 
 # ----------------------------------------------------------------------------------------------
@@ -32,40 +32,40 @@ from agentmem.guard.unicode import _Raw, _solid, _visible_positions
 # group that matched is the secret's span (masking keeps "password=" readable); () = whole match.
 _SECRETS: list[tuple[tuple[str, ...], str, str, tuple[int, ...], re.Pattern[str]]] = [
     (("sk-ant-",), "anthropic", "Anthropic API key", (),
-     re.compile(r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}")),
+     lazy_compile(r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}")),
     # The look-behind keeps "task-master-ai__…" (an MCP tool name) from reading as "sk-…".
     (("sk-",), "openai", "OpenAI API key", (),
-     re.compile(r"(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}"
+     lazy_compile(r"(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}"
                 r"|(?<![A-Za-z0-9_-])sk-[A-Za-z0-9]{32,}(?![A-Za-z0-9_-])")),
     (("AKIA", "ASIA", "ABIA", "ACCA"), "aws", "AWS access key id", (),
-     re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])")),
+     lazy_compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])")),
     (("aws",), "aws", "AWS secret access key", (1,),
-     re.compile(r"(?i)aws[^\n]{0,24}?(?:secret|private)[^\n]{0,24}?[:=]\s*[\"']?"
+     lazy_compile(r"(?i)aws[^\n]{0,24}?(?:secret|private)[^\n]{0,24}?[:=]\s*[\"']?"
                 r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])")),
     (("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), "github", "GitHub token", (),
-     re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b"
+     lazy_compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b"
                 r"|\bgithub_pat_[A-Za-z0-9_]{22,255}")),
-    (("glpat-",), "gitlab", "GitLab token", (), re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
+    (("glpat-",), "gitlab", "GitLab token", (), lazy_compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
     (("xox", "hooks.slack.com"), "slack", "Slack token", (),
-     re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"
+     lazy_compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"
                 r"|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}")),
-    (("AIza",), "google", "Google API key", (), re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
+    (("AIza",), "google", "Google API key", (), lazy_compile(r"\bAIza[0-9A-Za-z_-]{35}")),
     (("eyJ",), "jwt", "JSON Web Token", (),
-     re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),
+     lazy_compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),
     (("PRIVATE KEY",), "private-key", "private key block", (),
-     re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END"
+     lazy_compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END"
                 r" [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?")),
     (("sk_live_", "sk_test_", "rk_live_", "rk_test_"), "stripe", "Stripe key", (),
-     re.compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}")),
-    (("hf_",), "huggingface", "Hugging Face token", (), re.compile(r"\bhf_[A-Za-z0-9]{30,}\b")),
-    (("npm_",), "npm", "npm token", (), re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+     lazy_compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}")),
+    (("hf_",), "huggingface", "Hugging Face token", (), lazy_compile(r"\bhf_[A-Za-z0-9]{30,}\b")),
+    (("npm_",), "npm", "npm token", (), lazy_compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
     (("AccountKey=", "SharedAccessKey="), "azure", "Azure storage or service bus key", (1,),
-     re.compile(r"(?<![A-Za-z])(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{30,}={0,2})")),
+     lazy_compile(r"(?<![A-Za-z])(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{30,}={0,2})")),
     (("passw", "passe", "passphrase", "mdp"), "password", "password", (1,),
-     re.compile(r"(?i)(?<![a-z])(?:password|passwd|passphrase|mot[ _-]de[ _-]passe|mdp)\s*[:=]"
+     lazy_compile(r"(?i)(?<![a-z])(?:password|passwd|passphrase|mot[ _-]de[ _-]passe|mdp)\s*[:=]"
                 r"\s*(\"[^\"\n]{4,}\"|'[^'\n]{4,}'|[^\s\"',;]{4,})")),
     (("key", "token", "secret", "bearer"), "generic", "credential in a key=value pair", (1, 2),
-     re.compile(r"(?i)(?<![a-z0-9])(?:api[_-]?key|apikey|api[_-]?token|access[_-]?token|auth[_-]?token"
+     lazy_compile(r"(?i)(?<![a-z0-9])(?:api[_-]?key|apikey|api[_-]?token|access[_-]?token|auth[_-]?token"
                 r"|secret[_-]?key|client[_-]?secret|private[_-]?token|secret|token)[\"']?\s*[:=]"
                 r"\s*[\"']?([A-Za-z0-9_\-./+=~]{16,})|\bbearer\s+([A-Za-z0-9._~+/-]{20,}=*)")),
 ]
@@ -469,7 +469,7 @@ def _looks_random(s: str, min_entropy: float) -> bool:
 
 _SECRET_NEEDLES = [
     (
-        bool(rx.flags & re.IGNORECASE),
+        ignores_case(rx),
         tuple(filter(_solid, needles)),
         tuple(n for n in needles if not _solid(n)),
     )

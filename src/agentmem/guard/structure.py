@@ -44,15 +44,15 @@ _NAME_PARTS = lazy_compile(r"[-_.:]")
 _FENCE = lazy_compile(r"```|~~~")
 # fmt: off
 _EXFIL: list[tuple[str, str, re.Pattern[str]]] = [
-    ("![", "Markdown image (fetched when displayed)", re.compile(r"!\[[^\]\n]*\]\s*[(\[]")),
+    ("![", "Markdown image (fetched when displayed)", lazy_compile(r"!\[[^\]\n]*\]\s*[(\[]")),
     ("]:", "reference-style link definition",
-     re.compile(r"\[[^\]\n]+\]:[^\S\n]*<?[a-z][a-z0-9+.-]*:")),
+     lazy_compile(r"\[[^\]\n]+\]:[^\S\n]*<?[a-z][a-z0-9+.-]*:")),
     ("<", "HTML element that loads a resource",
-     re.compile(r"<(?:img|image|iframe|frame|object|embed|video|audio|source|link|meta|base"
+     lazy_compile(r"<(?:img|image|iframe|frame|object|embed|video|audio|source|link|meta|base"
                 r"|form|svg|picture|script|style)\b")),
-    ("data:", "data: URI", re.compile(r"\bdata:(?:[a-z]+/[a-z0-9.+-]+)?(?:;[a-z0-9=.-]+)*[;,]")),
-    ("script:", "script URI", re.compile(r"\b(?:java|vb)script:(?=\S)")),
-    ("file:", "file: URI", re.compile(r"\bfile:/")),
+    ("data:", "data: URI", lazy_compile(r"\bdata:(?:[a-z]+/[a-z0-9.+-]+)?(?:;[a-z0-9=.-]+)*[;,]")),
+    ("script:", "script URI", lazy_compile(r"\b(?:java|vb)script:(?=\S)")),
+    ("file:", "file: URI", lazy_compile(r"\bfile:/")),
 ]
 # fmt: on
 _URL = lazy_compile(r"\b(?:https?|ftp)://[^\s<>\"'`)\]]+")

@@ -100,7 +100,7 @@ _LETTERS = lazy_compile(r"[^\W\d_]+")
 
 def _solid(needle: str) -> bool:
     """A needle that :attr:`_Raw.tokens` can answer for: no white space."""
-    return not any(c.isspace() for c in needle)
+    return not needle or needle.split() == [needle]  # split(): the white space of isspace()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -328,6 +328,9 @@ def _latin1_fold_table() -> tuple[bytes, bytes]:
     unsafe = bytearray()
     for b in range(256):
         ch = chr(b)
+        if b in (9, 10) or 0x20 <= b <= 0x7E:
+            table[b] = ord(ch.lower())  # tab, line feed, printable ASCII: NFKC and NFD keep them
+            continue
         near = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", ch).casefold())
         if any(ord(c) >= 0x250 and c.isalnum() for c in near):
             unsafe.append(b)  # µ: its form needs the look-alike table, which loads lazily
