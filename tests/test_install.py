@@ -38,7 +38,7 @@ def _modules(requirements: list[str]) -> set[str]:
 
 def _imported() -> set[str]:
     """Top-level names src/agentmem imports, plus packages whose data it reads
-    (``resources.files("x")``)."""
+    (``resources.files("x")``, ``package_folder("x")``, ``find_spec("x")``)."""
     found: set[str] = set()
     for path in (ROOT / "src" / "agentmem").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
@@ -47,7 +47,9 @@ def _imported() -> set[str]:
                 found.update(alias.name.split(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 found.add(node.module.split(".")[0])
-        found.update(re.findall(r'resources\.files\("([a-z_]+)"\)', text))
+        found.update(
+            re.findall(r'(?:resources\.files|package_folder|find_spec)\("([a-z_]+)"\)', text)
+        )
     import sys
 
     return {name for name in found if name not in sys.stdlib_module_names and name != "agentmem"}
