@@ -4,6 +4,7 @@ placeholders and :class:`Finding`."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, cast
@@ -68,23 +69,27 @@ class _LazyPattern:
     """A regular expression compiled on its first use: most of the guard's patterns never run
     on a given text (each waits for its words), and the guard runs at every session start
     (docs/design/served.md §Served view), where compiling them all would cost more than the
-    scan."""
+    scan. Its source may be a function, called then (the harvest's shapes of a sentence, whose
+    words come from the language files)."""
 
     __slots__ = ("_args", "_compiled")
 
-    def __init__(self, pattern: str, flags: int) -> None:
+    def __init__(self, pattern: str | Callable[[], str], flags: int) -> None:
         self._args = (pattern, flags)
         self._compiled: re.Pattern[str] | None = None
 
     def __getattr__(self, name: str) -> Any:
         compiled = self._compiled
         if compiled is None:
-            compiled = self._compiled = re.compile(*self._args)
+            pattern, flags = self._args
+            source = pattern if isinstance(pattern, str) else pattern()
+            compiled = self._compiled = re.compile(source, flags)
         return getattr(compiled, name)
 
 
-def lazy_compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    """``re.compile(pattern, flags)`` on first use (:class:`_LazyPattern`)."""
+def lazy_compile(pattern: str | Callable[[], str], flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)`` on first use (:class:`_LazyPattern`); ``pattern`` may be
+    a function giving the source."""
     return cast("re.Pattern[str]", _LazyPattern(pattern, flags))
 
 
@@ -93,7 +98,8 @@ def ignores_case(pattern: re.Pattern[str]) -> bool:
     flags, or a leading ``(?i)`` (where the guard's patterns say it)."""
     if isinstance(pattern, _LazyPattern):
         source, flags = pattern._args
-        return bool(flags & re.IGNORECASE) or source.startswith("(?i)")
+        if isinstance(source, str):
+            return bool(flags & re.IGNORECASE) or source.startswith("(?i)")
     return bool(pattern.flags & re.IGNORECASE)
 
 

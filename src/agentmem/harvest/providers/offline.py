@@ -42,12 +42,11 @@ read with what applies and the language is named in a note. Same input, same pro
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from agentmem.doctrine.conflicts import FRENCH_CLOSERS, NEGATIONS
+from agentmem.guard.base import lazy_compile
 from agentmem.harvest import markers
 from agentmem.harvest.changes import content_words as _content_words
 from agentmem.harvest.changes import figures, turn_changes
@@ -60,47 +59,26 @@ from agentmem.memory.records import split_entry
 from agentmem.proposals.conflicts import contradicted
 
 
-class _Shape:
+def _shape(shape: str) -> re.Pattern[str]:
     """A regular expression whose ``{word class}``es are the words of every language file's
     ``grammar`` (:func:`markers.word_class`), compiled on first use: the shape of a sentence is
     code, its words are data."""
-
-    def __init__(self, shape: str) -> None:
-        self.shape = shape
-
-    @functools.cached_property
-    def regex(self) -> re.Pattern[str]:
-        return re.compile(
-            re.sub(r"\{([a-z_]+)\}", lambda m: markers.word_class(m.group(1)), self.shape)
-        )
-
-    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
-        return self.regex.match(text, pos)
-
-    def fullmatch(self, text: str) -> re.Match[str] | None:
-        return self.regex.fullmatch(text)
-
-    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
-        return self.regex.search(text, pos)
-
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        return self.regex.finditer(text)
-
-    def sub(self, replacement: str, text: str) -> str:
-        return self.regex.sub(replacement, text)
+    return lazy_compile(
+        lambda: re.sub(r"\{([a-z_]+)\}", lambda m: markers.word_class(m.group(1)), shape)
+    )
 
 
 _FALLBACK_SECTION = "Recurring patterns"
 _SCOPE_SECTION = "Priorities & scope"
 # A sentence ends at . ! ? or a line end, except after an abbreviation or an initial.
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
-_ABBREVIATIONS = _Shape("{abbreviations}")
+_ABBREVIATIONS = _shape("{abbreviations}")
 #: Abbreviations that end no sentence only before a figure ("no. 5", "art. 3").
-_NUMBERED = _Shape("{numbered_abbreviations}")
+_NUMBERED = _shape("{numbered_abbreviations}")
 _WORDS = re.compile(r"[a-z0-9]+")
 _TOKEN = re.compile(r"[^\W_][\w.'/#-]*")
 # Where a clause ends: punctuation, or a word that starts a reason.
-_CLAUSE_END = _Shape(r"[,;:.!?()—–]|\s-\s|\s(?:{clause_reasons}|{and_but})\b")
+_CLAUSE_END = _shape(r"[,;:.!?()—–]|\s-\s|\s(?:{clause_reasons}|{and_but})\b")
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
 #: Shares of content words (0–1) that make a candidate a repeat of an entry or a rule.
 REPEAT_SHARE = 0.8
@@ -927,20 +905,20 @@ def _negated(folded: str) -> bool:
 
 
 #: "Now" and a task for the person ("Now show me clause 9", "ahora pásame", "jetzt zeig mir").
-_NOW_TASK = _Shape(
+_NOW_TASK = _shape(
     r"^(?:{and}\s+)?{now}\s*,?\s+(?:{me_enclitic}|{me_hyphenated}|[a-z]+\s+{me_after})\b"
 )
 #: "Always"/"never" opening a clause: whose habit it is, the clause before may tell.
-_FREQUENCY = _Shape(r"{always_never}\b")
+_FREQUENCY = _shape(r"{always_never}\b")
 #: A numbered place of the document ("clause 5", "art. 3", "§ 9").
-_PLACE = _Shape(r"\b{places}\.?\s+\d|§\s*\d")
+_PLACE = _shape(r"\b{places}\.?\s+\d|§\s*\d")
 #: A sentence whose subject is the agent ("Tu passes par le glossaire …", "du nimmst …").
-_YOU = _Shape(r"^{you}\s+[a-z]")
+_YOU = _shape(r"^{you}\s+[a-z]")
 #: A sentence whose subject is the team ("we moved to …", "hemos dicho que …", "on passe par").
-_WE = _Shape(r"^{we}\s+[a-z]")
+_WE = _shape(r"^{we}\s+[a-z]")
 #: A sentence that asks for a thing for the person ("find me …", "trouve-moi", "gib mir").
-_FETCH = _Shape(r"^(?:{please}\s+)?(?:[a-z]+\s+{me_after}|{me_hyphenated})\b")
-_KIND_OF = _Shape(r"\w+\s+{kind}\b")
+_FETCH = _shape(r"^(?:{please}\s+)?(?:[a-z]+\s+{me_after}|{me_hyphenated})\b")
+_KIND_OF = _shape(r"\w+\s+{kind}\b")
 
 
 def _one_thing(folded: str, langs: list[Language]) -> bool:
@@ -951,7 +929,7 @@ def _one_thing(folded: str, langs: list[Language]) -> bool:
     return m is not None and m.start() == 0 and _KIND_OF.match(folded) is None
 
 
-_OPENING_CONJUNCTION = _Shape(r"^{and_but}\s+")
+_OPENING_CONJUNCTION = _shape(r"^{and_but}\s+")
 
 
 def _alternative(folded: str, langs: list[Language]) -> bool:
@@ -1007,7 +985,7 @@ class _Cue:
         return self.finish
 
 
-_AND_BUT = _Shape("{and_but}")
+_AND_BUT = _shape("{and_but}")
 
 
 def _clause_cue(patterns: tuple[re.Pattern[str], ...], folded: str) -> _Cue | None:
@@ -1037,38 +1015,38 @@ def _clause_cue(patterns: tuple[re.Pattern[str], ...], folded: str) -> _Cue | No
 
 
 #: Before a demonstrative, a word that makes it a kind ("exclusions like this one", "como esta").
-_LIKE = _Shape(r"\b{like}\s+$")
+_LIKE = _shape(r"\b{like}\s+$")
 #: An indefinite pronoun: the "that" after it starts a relative clause ("anything that …").
-_INDEFINITE = _Shape(r"\b(?:{indefinite_pronouns}|{any_determiners}(?:\s+[a-z-]+){1,2})\s+$")
+_INDEFINITE = _shape(r"\b(?:{indefinite_pronouns}|{any_determiners}(?:\s+[a-z-]+){1,2})\s+$")
 
 
 #: A pronoun that may point back to a noun named before it in the same sentence.
-_BACK = _Shape("{back_pronouns}")
-_NAMED_BEFORE = _Shape(r"\b{named_determiners}\s+[a-z-]{3,}")
+_BACK = _shape("{back_pronouns}")
+_NAMED_BEFORE = _shape(r"\b{named_determiners}\s+[a-z-]{3,}")
 #: "Here" as the place of the work: closing a sentence ("No npm here."), or after a passive
 #: or a general subject ("Auf main wird hier nicht direkt gepusht", "on ne fait pas ça ici").
-_HERE = _Shape("{here}")
-_PASSIVE_BEFORE = _Shape(r"\b{general_subjects}\s+$")
+_HERE = _shape("{here}")
+_PASSIVE_BEFORE = _shape(r"\b{general_subjects}\s+$")
 #: After a team's rule is named, where the rule itself starts ("la règle de la maison,
 #: décidée avec la direction, c'est que …", "our policy is that …", "la norma es que …").
-_THAT_IS = _Shape(r"\b{rule_starts}\s*")
+_THAT_IS = _shape(r"\b{rule_starts}\s*")
 #: A sentence opening on "otherwise": the reason for the request before it.
-_OTHERWISE = _Shape(r"{otherwise}\b")
+_OTHERWISE = _shape(r"{otherwise}\b")
 #: Right before a pronoun, a word that makes it any thing of its kind ("si c'est un extrait").
-_SUBORDINATE = _Shape(r"\b{if_when}\s+$")
+_SUBORDINATE = _shape(r"\b{if_when}\s+$")
 #: A wish whose subject is a thing, not the agent ("estaría bien que la carta se pudiera
 #: imprimir", "it would be nice if the page kept the filters"): a feature request.
-_THING_SUBJECT = _Shape(r"{articles}\b")
+_THING_SUBJECT = _shape(r"{articles}\b")
 
 
 #: After a demonstrative, where the work happens ("in this repo", "en este equipo"): the
 #: place every session of it shares, not one thing of this one.
-_CONTEXT = _Shape(r"\s+{workplaces}\b")
+_CONTEXT = _shape(r"\s+{workplaces}\b")
 #: A plural demonstrative that a relative clause defines names a kind ("diese Kommentare, die
 #: nur nacherzählen", "those comments that only repeat the code", "ces phrases qui …").
-_PLURAL_DEMONSTRATIVE = _Shape("{plural_demonstratives}$")
-_RELATIVE = _Shape(r"^\s+(?:[\w'-]+\s+){0,2}?[\w'-]+\s*,?\s+{relative_pronouns}\b")
-_IS_AFTER_IT = _Shape(r"{is_after_it}\b")
+_PLURAL_DEMONSTRATIVE = _shape("{plural_demonstratives}$")
+_RELATIVE = _shape(r"^\s+(?:[\w'-]+\s+){0,2}?[\w'-]+\s*,?\s+{relative_pronouns}\b")
+_IS_AFTER_IT = _shape(r"{is_after_it}\b")
 
 
 def _deictic(folded: str, langs: list[Language], after: str = "") -> bool:
@@ -1103,11 +1081,11 @@ def _deictic(folded: str, langs: list[Language], after: str = "") -> bool:
 
 #: Where the reason for a request starts ("…, because …", "…, que se me han acabado …",
 #: "…, car …", "…, weil …"): a circumstance of this session, never copied into the entry.
-_REASON = _Shape(r"(?:,\s*|\s+){reasons}\b|,\s*{reasons_after_comma}\s")
+_REASON = _shape(r"(?:,\s*|\s+){reasons}\b|,\s*{reasons_after_comma}\s")
 
 
 #: "and" right before a cue: the clause before it is part of the request.
-_AND_BEFORE = _Shape(r"\s{and}\s+$")
+_AND_BEFORE = _shape(r"\s{and}\s+$")
 
 
 def _directive(
@@ -1301,10 +1279,10 @@ def _then_what(found: list[_Candidate | None], sentences: list[str]) -> list[_Ca
 
 
 #: A pronoun closing a two-word request: it names no thing a preference could be about.
-_PRONOUNS = _Shape("{pronouns}")
+_PRONOUNS = _shape("{pronouns}")
 #: A preposition before a quantifier: "all" is part of the task's object ("ein Skript, das
 #: aus allen Verträgen … zieht", "the dates from every contract in the folder").
-_OBJECT_OF = _Shape(r"\b{object_prepositions}\s+$")
+_OBJECT_OF = _shape(r"\b{object_prepositions}\s+$")
 
 
 def _standing_beyond_object(folded: str, langs: list[Language]) -> bool:
@@ -1361,16 +1339,16 @@ def _stops(folded: str, langs: list[Language]) -> bool:
 
 
 #: A bare "No X (here)." ("No npm here.", "Pas de jQuery.", "Keine Tabs."): X stops.
-_BARE_NO = _Shape(r"{no_determiners}\s*[\w.-]+(?:\s+{here})?\s*[.!]*$")
+_BARE_NO = _shape(r"{no_determiners}\s*[\w.-]+(?:\s+{here})?\s*[.!]*$")
 #: A short sentence opening on "no" ("No exceptions for the supplier's home turf."): beside a
 #: team rule, part of it.
-_BARE_NO_OPENING = _Shape(r"{no_openings}\s+(?:[\w'-]+\s+){0,6}[\w'-]+[.!]*$")
+_BARE_NO_OPENING = _shape(r"{no_openings}\s+(?:[\w'-]+\s+){0,6}[\w'-]+[.!]*$")
 #: "pnpm, only pnpm.": what is used instead, said without a verb.
-_ONLY = _Shape(r"\b{only}\b")
+_ONLY = _shape(r"\b{only}\b")
 
 
 #: "Never again X" opening a sentence ("Plus jamais d'emojis", "nunca más", "nie wieder").
-_NEVER_AGAIN = _Shape(r"{never_again}\b")
+_NEVER_AGAIN = _shape(r"{never_again}\b")
 
 
 def _with_replacement(
@@ -1427,13 +1405,13 @@ def _with_replacement(
 
 #: A concession ("…, even if we disclose nothing right now", "auch wenn …"): what it says of
 #: now makes the rule no less standing.
-_CONCESSION = _Shape(r",?\s*\b{even_if}\b[^,.;:!?]*")
+_CONCESSION = _shape(r",?\s*\b{even_if}\b[^,.;:!?]*")
 #: A sentence opening on an exception ("except the internal admin pages, …", "sauf …").
-_EXCEPTION = _Shape(r"^{exceptions}\b")
+_EXCEPTION = _shape(r"^{exceptions}\b")
 #: Where an exception starts inside a sentence ("…, sauf dans les dépôts open source, …").
-_EXCEPTION_AFTER = _Shape(r",\s*{exceptions}\b")
+_EXCEPTION_AFTER = _shape(r",\s*{exceptions}\b")
 #: A question asking why the agent does a thing ("Warum hängst du jedes Mal …?").
-_WHY_YOU = _Shape(r"^{why}\b.*\b{you}\b")
+_WHY_YOU = _shape(r"^{why}\b.*\b{you}\b")
 
 
 def _with_exception(
@@ -1625,11 +1603,11 @@ def _with_their_object(
 
 #: "etc." and "and" closing a list of this session's work: what follows is a request of its own
 #: ("corrige les fautes, les renvois etc., et sur chaque modèle que tu touches mets …").
-_ETC_AND = _Shape(r"\b(?:etc|usw|u\.\s?a)\.?\s*,?\s+{and}\s+(?=\w)")
+_ETC_AND = _shape(r"\b(?:etc|usw|u\.\s?a)\.?\s*,?\s+{and}\s+(?=\w)")
 
 
 _ASIDE = re.compile(r"\(([^()]{12,300})\)")
-_ASIDE_AND = _Shape(r"^\s*{and}\s+")
+_ASIDE_AND = _shape(r"^\s*{and}\s+")
 
 
 def _asides(sentences: list[str]) -> list[str]:
