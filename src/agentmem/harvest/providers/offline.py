@@ -126,7 +126,7 @@ def _entries(memory_text: str, sections: tuple[str, ...]) -> list[_Entry]:
 
 def _clean(text: str, language: Language | None) -> str:
     text = " ".join(text.split()).strip(" \t,;:-—")
-    if not _QUOTE_OPENS.match(text):
+    if not _QUOTE.match(text):
         text = text.lstrip(" \t,;:-—\"'«»“”")
     if not _QUOTE_CLOSES.search(text):
         text = text.rstrip(" \t,;:-—\"'«»“”")  # a stray quote, not one closing a quoted span
@@ -151,6 +151,16 @@ def _clean(text: str, language: Language | None) -> str:
     return text
 
 
+def _joined(first: str, sep: str, then: str) -> str:
+    """``first`` continued by ``then`` after ``sep``: its end mark dropped, ``then``'s first
+    word lower-cased when a capital only opened its sentence ("…, always; except the admin
+    pages …"), the whole cleaned."""
+    then = then.strip()
+    if then[:2].istitle():
+        then = then[0].lower() + then[1:]
+    return _clean(first.rstrip(".!") + sep + then, None)
+
+
 def _patterns(langs: list[Language], key: str) -> tuple[re.Pattern[str], ...]:
     return tuple(p for lang in langs for p in getattr(lang, key))
 
@@ -160,9 +170,10 @@ def _common_words() -> frozenset[str]:
 
 
 #: A quoted span (kept as typed when the words around it are shouted).
-_QUOTE = re.compile(r"""((?<!\w)'[^']{1,80}'(?!\w)|"[^"]{1,80}"|«[^»]{1,80}»|“[^”]{1,80}”)""")
-_QUOTE_OPENS = re.compile(r"""(?:'[^']{1,80}'(?!\w)|"[^"]{1,80}"|«[^»]{1,80}»|“[^”]{1,80}”)""")
-_QUOTE_CLOSES = re.compile(r"""(?:(?<!\w)'[^']{1,80}'|"[^"]{1,80}"|«[^»]{1,80}»|“[^”]{1,80}”)$""")
+_QUOTED = r"""(?<!\w)'[^']{1,80}'(?!\w)|"[^"]{1,80}"|«[^»]{1,80}»|“[^”]{1,80}”"""
+_QUOTE = re.compile(f"({_QUOTED})")
+#: A quoted span closing a text (then its closing quote is kept by :func:`_clean`).
+_QUOTE_CLOSES = re.compile(f"(?:{_QUOTED})$")
 
 
 def _unshout(text: str, english: bool) -> str:
@@ -856,7 +867,7 @@ def _names_shared(sentence: str, entry: str, shared: set[str], langs: list[Langu
     def names(text: str) -> set[str]:
         return {fold(w)[0] for w in _CAPITALISED.findall(text) if w[0].isupper()}
 
-    return bool(set(shared) & names(sentence) & names(entry))
+    return bool(shared & names(sentence) & names(entry))
 
 
 def _substitute_quote(sentence: str, entry: str) -> str | None:
@@ -1321,9 +1332,7 @@ def _with_what_was_rejected(
         named = before[index[start] : index[end]].strip(" ,;:.!")
         if len(markers.words(fold(named)[0])) < 3:
             continue  # "not like that": it names nothing
-        text = (candidate.text or "").strip()
-        text = text[0].lower() + text[1:] if text[:2].istitle() else text
-        out[i] = dataclasses.replace(candidate, text=_clean(f"{named}; {text}", None))
+        out[i] = dataclasses.replace(candidate, text=_joined(named, "; ", candidate.text or ""))
     return out
 
 
@@ -1395,10 +1404,7 @@ def _with_replacement(
         then = _prepare(then, langs).text.strip()
         if not then:
             continue
-        if then[:2].istitle():
-            then = then[0].lower() + then[1:]
-        joined = (candidate.text or "").rstrip(".!") + "; " + then
-        out[i] = dataclasses.replace(candidate, text=_clean(joined, None))
+        out[i] = dataclasses.replace(candidate, text=_joined(candidate.text or "", "; ", then))
         out[i + 1] = None
     return out
 
@@ -1427,9 +1433,7 @@ def _with_exception(
         then = sentences[i + 1].strip()
         if "?" in then or not _EXCEPTION.match(fold(then)[0]):
             continue
-        then = then[0].lower() + then[1:] if then[:2].istitle() else then
-        joined = (candidate.text or "").rstrip(".!") + "; " + then
-        out[i] = dataclasses.replace(candidate, text=_clean(joined, None))
+        out[i] = dataclasses.replace(candidate, text=_joined(candidate.text or "", "; ", then))
     return out
 
 
@@ -1484,21 +1488,19 @@ def _under_heading(
         langs = markers.detect(folded)
         if not any_match(_patterns(langs, "standing") + _patterns(langs, "change_cues"), folded):
             continue
-        lead = _clean(said.rstrip(" :"), None).rstrip(".!")
+        lead = _clean(said.rstrip(" :"), None)
         j = i + 1
         while j < len(sentences) and _BULLET.match(sentences[j]):
             item = _BULLET.sub("", sentences[j]).strip()
-            words = markers.words(fold(item)[0])
+            folded = fold(item)[0]
             candidate = out[j]
-            if candidate is None and len(words) >= 3 and "?" not in item:
-                if not _deictic(fold(item)[0], markers.detect(fold(item)[0])):
-                    text = _clean(f"{lead}: {item[0].lower()}{item[1:]}", None)
+            if candidate is None and len(markers.words(folded)) >= 3 and "?" not in item:
+                if not _deictic(folded, markers.detect(folded)):
+                    text = _joined(lead, ": ", item)
                     section = _section_for(text, sections, langs)
                     out[j] = _Candidate("add", "memory", section, None, text, f"asked in {where}")
             elif candidate is not None and candidate.action == "add" and candidate.text:
-                body = candidate.text
-                text = _clean(f"{lead}: {body[0].lower()}{body[1:]}", None)
-                out[j] = dataclasses.replace(candidate, text=text)
+                out[j] = dataclasses.replace(candidate, text=_joined(lead, ": ", candidate.text))
             j += 1
         before = out[i]
         if j > i + 1 and before is not None and before.action == "add":
@@ -1592,22 +1594,17 @@ def _with_their_object(
         nxt = out[i + 1]
         if nxt is not None and nxt.route != "doctrine":
             continue
-        then = sentences[i + 1].strip()
-        if then[:2].istitle():
-            then = then[0].lower() + then[1:]
-        joined = (candidate.text or "").rstrip(".!") + ": " + then
-        candidate.text = _clean(joined, None)
+        candidate.text = _joined(candidate.text or "", ": ", sentences[i + 1])
         out[i + 1] = None
     return out
 
 
 #: "etc." and "and" closing a list of this session's work: what follows is a request of its own
 #: ("corrige les fautes, les renvois etc., et sur chaque modèle que tu touches mets …").
-_ETC_AND = _shape(r"\b(?:etc|usw|u\.\s?a)\.?\s*,?\s+{and}\s+(?=\w)")
+_ETC_AND = _shape(r"\b{etc}\.?\s*,?\s+{and}\s+(?=\w)")
 
 
 _ASIDE = re.compile(r"\(([^()]{12,300})\)")
-_ASIDE_AND = _shape(r"^\s*{and}\s+")
 
 
 def _asides(sentences: list[str]) -> list[str]:
@@ -1629,7 +1626,7 @@ def _asides(sentences: list[str]) -> list[str]:
             continue
         work = " ".join((said[: m.start()] + said[m.end() :]).split())
         folded, index = fold(aside)
-        opening = _ASIDE_AND.match(folded)  # "(and in any redline, …)"
+        opening = _OPENING_CONJUNCTION.match(folded)  # "(and in any redline, …)"
         if opening is not None:
             aside = aside[index[opening.end()] :]
         out += [work, aside[0].upper() + aside[1:]]
