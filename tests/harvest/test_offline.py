@@ -1893,6 +1893,51 @@ def _cases(name: str) -> list[dict[str, Any]]:
 NAMES = sorted(p.name for p in SETS.glob("*.yaml"))
 
 
+def _assert_twelve_sessions_a_language(name: str) -> None:
+    """The shape of blind11 and every set after it: per language 12 sessions, 3 of each format
+    (5 explicit, 2 doctrine, 2 changes — a modify and a remove —, an outcome case, one with
+    nothing to remember, a trap), a Writing style entry, and 8 prompts (4 standing, 4
+    one-off)."""
+    cases = _cases(name)
+    sessions = [c for c in cases if c["kind"] not in ("standing", "one-off")]
+    prompted = [c for c in cases if c["kind"] in ("standing", "one-off")]
+    assert len(sessions) == 48 and len(prompted) == 32, name
+    for lang in ("en", "fr", "es", "de"):
+        where = (name, lang)
+        mine = [c for c in sessions if c["lang"] == lang]
+        assert len(mine) == 12, where
+        formats = [c["format"] for c in mine]
+        assert all(formats.count(f) == 3 for f in FORMATS), where
+        kinds = [c["kind"] for c in mine]
+        for kind, count in (
+            ("explicit", 5),
+            ("doctrine", 2),
+            ("change", 2),
+            ("outcome", 1),
+            ("nothing", 1),
+            ("trap", 1),
+        ):
+            assert kinds.count(kind) == count, (*where, kind)
+        actions = sorted(e["action"] for c in mine if c["kind"] == "change" for e in c["expect"])
+        assert actions == ["modify", "remove"], where
+        assert all(c["outcomes"] for c in mine if c["kind"] == "outcome"), where
+        assert all(
+            [e["kind"] for e in c["expect"]] == ["outcome"] for c in mine if c["kind"] == "outcome"
+        ), where
+        assert all(c["must_not"] for c in mine if c["kind"] == "trap"), where
+        assert not any(c["expect"] for c in mine if c["kind"] == "nothing"), where
+        assert any(e.get("section") == "Writing style" for c in mine for e in c["expect"]), where
+        theirs = [c for c in prompted if c["lang"] == lang]
+        assert sum(c["kind"] == "standing" for c in theirs) == 4, where
+        assert sum(c["kind"] == "one-off" for c in theirs) == 4, where
+        assert all(
+            [e["kind"] for e in c["expect"]] == ["explicit"]
+            for c in theirs
+            if c["kind"] == "standing"
+        ), where
+        assert not any(c["expect"] for c in theirs if c["kind"] == "one-off"), where
+
+
 @pytest.mark.slow
 def test_the_blind_sets_are_there() -> None:
     assert {"cases.yaml", "blind.yaml", "blind2.yaml", "blind3.yaml", "prompts.yaml"} <= set(NAMES)
@@ -2007,148 +2052,10 @@ def test_the_blind_sets_are_there() -> None:
         c["id"] for name in ("blind7.yaml", "blind8.yaml", "blind9.yaml") for c in _cases(name)
     }
     assert not {c["id"] for c in tenth} & earlier
-    eleventh = _cases("blind11.yaml")
-    sessions = [c for c in eleventh if c["kind"] not in ("standing", "one-off")]
-    prompted = [c for c in eleventh if c["kind"] in ("standing", "one-off")]
-    assert len(sessions) == 48 and len(prompted) == 32
-    for lang in ("en", "fr", "es", "de"):
-        mine = [c for c in sessions if c["lang"] == lang]
-        assert len(mine) == 12, lang
-        formats = [c["format"] for c in mine]
-        assert all(formats.count(f) == 3 for f in FORMATS), lang
-        kinds = [c["kind"] for c in mine]
-        for kind, count in (
-            ("explicit", 5),
-            ("doctrine", 2),
-            ("change", 2),
-            ("outcome", 1),
-            ("nothing", 1),
-            ("trap", 1),
-        ):
-            assert kinds.count(kind) == count, (lang, kind)
-        actions = sorted(e["action"] for c in mine if c["kind"] == "change" for e in c["expect"])
-        assert actions == ["modify", "remove"], lang
-        assert all(c["outcomes"] for c in mine if c["kind"] == "outcome"), lang
-        assert all(
-            [e["kind"] for e in c["expect"]] == ["outcome"] for c in mine if c["kind"] == "outcome"
-        ), lang
-        assert all(c["must_not"] for c in mine if c["kind"] == "trap"), lang
-        assert not any(c["expect"] for c in mine if c["kind"] == "nothing"), lang
-        assert any(e.get("section") == "Writing style" for c in mine for e in c["expect"]), lang
-        theirs = [c for c in prompted if c["lang"] == lang]
-        assert sum(c["kind"] == "standing" for c in theirs) == 4, lang
-        assert sum(c["kind"] == "one-off" for c in theirs) == 4, lang
-        assert all(
-            [e["kind"] for e in c["expect"]] == ["explicit"]
-            for c in theirs
-            if c["kind"] == "standing"
-        ), lang
-        assert not any(c["expect"] for c in theirs if c["kind"] == "one-off"), lang
-    earlier = {
-        c["id"]
-        for name in ("blind7.yaml", "blind8.yaml", "blind9.yaml", "blind10.yaml")
-        for c in _cases(name)
-    }
-    assert not {c["id"] for c in eleventh} & earlier
-    twelfth = _cases("blind12.yaml")
-    sessions = [c for c in twelfth if c["kind"] not in ("standing", "one-off")]
-    prompted = [c for c in twelfth if c["kind"] in ("standing", "one-off")]
-    assert len(sessions) == 48 and len(prompted) == 32
-    for lang in ("en", "fr", "es", "de"):
-        mine = [c for c in sessions if c["lang"] == lang]
-        assert len(mine) == 12, lang
-        formats = [c["format"] for c in mine]
-        assert all(formats.count(f) == 3 for f in FORMATS), lang
-        kinds = [c["kind"] for c in mine]
-        for kind, count in (
-            ("explicit", 5),
-            ("doctrine", 2),
-            ("change", 2),
-            ("outcome", 1),
-            ("nothing", 1),
-            ("trap", 1),
-        ):
-            assert kinds.count(kind) == count, (lang, kind)
-        actions = sorted(e["action"] for c in mine if c["kind"] == "change" for e in c["expect"])
-        assert actions == ["modify", "remove"], lang
-        assert all(c["outcomes"] for c in mine if c["kind"] == "outcome"), lang
-        assert all(
-            [e["kind"] for e in c["expect"]] == ["outcome"] for c in mine if c["kind"] == "outcome"
-        ), lang
-        assert all(c["must_not"] for c in mine if c["kind"] == "trap"), lang
-        assert not any(c["expect"] for c in mine if c["kind"] == "nothing"), lang
-        assert any(e.get("section") == "Writing style" for c in mine for e in c["expect"]), lang
-        theirs = [c for c in prompted if c["lang"] == lang]
-        assert sum(c["kind"] == "standing" for c in theirs) == 4, lang
-        assert sum(c["kind"] == "one-off" for c in theirs) == 4, lang
-        assert all(
-            [e["kind"] for e in c["expect"]] == ["explicit"]
-            for c in theirs
-            if c["kind"] == "standing"
-        ), lang
-        assert not any(c["expect"] for c in theirs if c["kind"] == "one-off"), lang
-    earlier = {
-        c["id"]
-        for name in (
-            "blind7.yaml",
-            "blind8.yaml",
-            "blind9.yaml",
-            "blind10.yaml",
-            "blind11.yaml",
-        )
-        for c in _cases(name)
-    }
-    assert not {c["id"] for c in twelfth} & earlier
-    thirteenth = _cases("blind13.yaml")
-    sessions = [c for c in thirteenth if c["kind"] not in ("standing", "one-off")]
-    prompted = [c for c in thirteenth if c["kind"] in ("standing", "one-off")]
-    assert len(sessions) == 48 and len(prompted) == 32
-    for lang in ("en", "fr", "es", "de"):
-        mine = [c for c in sessions if c["lang"] == lang]
-        assert len(mine) == 12, lang
-        formats = [c["format"] for c in mine]
-        assert all(formats.count(f) == 3 for f in FORMATS), lang
-        kinds = [c["kind"] for c in mine]
-        for kind, count in (
-            ("explicit", 5),
-            ("doctrine", 2),
-            ("change", 2),
-            ("outcome", 1),
-            ("nothing", 1),
-            ("trap", 1),
-        ):
-            assert kinds.count(kind) == count, (lang, kind)
-        actions = sorted(e["action"] for c in mine if c["kind"] == "change" for e in c["expect"])
-        assert actions == ["modify", "remove"], lang
-        assert all(c["outcomes"] for c in mine if c["kind"] == "outcome"), lang
-        assert all(
-            [e["kind"] for e in c["expect"]] == ["outcome"] for c in mine if c["kind"] == "outcome"
-        ), lang
-        assert all(c["must_not"] for c in mine if c["kind"] == "trap"), lang
-        assert not any(c["expect"] for c in mine if c["kind"] == "nothing"), lang
-        assert any(e.get("section") == "Writing style" for c in mine for e in c["expect"]), lang
-        theirs = [c for c in prompted if c["lang"] == lang]
-        assert sum(c["kind"] == "standing" for c in theirs) == 4, lang
-        assert sum(c["kind"] == "one-off" for c in theirs) == 4, lang
-        assert all(
-            [e["kind"] for e in c["expect"]] == ["explicit"]
-            for c in theirs
-            if c["kind"] == "standing"
-        ), lang
-        assert not any(c["expect"] for c in theirs if c["kind"] == "one-off"), lang
-    earlier = {
-        c["id"]
-        for name in (
-            "blind7.yaml",
-            "blind8.yaml",
-            "blind9.yaml",
-            "blind10.yaml",
-            "blind11.yaml",
-            "blind12.yaml",
-        )
-        for c in _cases(name)
-    }
-    assert not {c["id"] for c in thirteenth} & earlier
+    for name in ("blind11.yaml", "blind12.yaml", "blind13.yaml"):
+        _assert_twelve_sessions_a_language(name)
+    ids = [c["id"] for n in range(7, 14) for c in _cases(f"blind{n}.yaml")]
+    assert len(ids) == len(set(ids))  # no case id of one blind set in another
     prompts = _cases("prompts.yaml")
     assert len(prompts) == 25
     assert sum(c["kind"] == "standing" for c in prompts) == 15
