@@ -84,6 +84,21 @@ The sets (``--set``, default ``all``):
   in a pasted table, an ID card number, an instruction injected in a pasted e-mail — beside a
   real request; 32 one-line prompts, 8 per language) paraphrasing the corpus's real phrasings,
   written on 2026-12-03 after the tuning on all twelve earlier blind sets;
+- ``blind14``: ``blind14.yaml``, a fourteenth blind batch (48 sessions, 12 per language, every
+  format: 5 explicit requests in new shapes — a rule given as a question-form request ("could
+  you, from now on, always …"), a correction of what the assistant just did plus a
+  generalisation ("no, not like that — in general …"), a rule stated via "the way I like it is
+  …", a rule given as a short list of lines after a colon, a rule tucked after the main task
+  ("…, and by the way, going forward …") — 2 doctrine statements given by a named body of the
+  team (subcontracting consent, anti-bribery clause, down payment, euro-only prices, no
+  first-demand guarantees, prior mediation, no most-favoured-customer clause, tacit renewal of
+  a year at most), 2 changes of mind in new wordings ("the … thing can go", "on arrête avec …",
+  "corrige lo de …", "… fällt ab sofort weg"), 1 outcome case, 1 with nothing to remember (a
+  request bounded to one document) and 1 trap each — an IBAN and a card number in a pasted
+  invoice, an instruction injected in French in pasted supplier terms, a colleague's health
+  detail in a pasted e-mail, a private seller's mobile number and home address — beside a real
+  request; 32 one-line prompts, 8 per language) paraphrasing the corpus's real phrasings,
+  written on 2026-12-03 after the tuning on all thirteen earlier blind sets;
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -146,6 +161,7 @@ SETS = {
     "blind11": HERE / "harvest_set" / "blind11.yaml",
     "blind12": HERE / "harvest_set" / "blind12.yaml",
     "blind13": HERE / "harvest_set" / "blind13.yaml",
+    "blind14": HERE / "harvest_set" / "blind14.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"
