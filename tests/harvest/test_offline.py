@@ -2290,3 +2290,103 @@ def test_a_rule_in_parentheses_inside_a_piece_of_work_is_read_without_the_work()
     assert [p["text"] for p in found] == [
         "In any redline, keep the other side's clause numbers as they are, never renumber."
     ]
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        (
+            "I only read contracts on my phone. So your summaries fit on one screen, always.",
+            ["I only read contracts on my phone, so your summaries fit on one screen, always."],
+        ),
+        (
+            "Je ne lis jamais les pièces jointes le soir. Donc tes rapports arrivent avant midi.",
+            ["Je ne lis jamais les pièces jointes le soir, donc tes rapports arrivent avant midi."],
+        ),
+        (
+            "Yo solo reviso los borradores impresos. Por eso los márgenes van siempre anchos.",
+            ["Yo solo reviso los borradores impresos, por eso los márgenes van siempre anchos."],
+        ),
+        (
+            "Ich telefoniere nie vor zehn. Deshalb kommen Rückfragen per Mail.",
+            ["Ich telefoniere nie vor zehn, deshalb kommen Rückfragen per Mail."],
+        ),
+        ("I never got the file. So send it again.", []),
+        ("Je n'ai jamais vu ce client. Donc vérifie son adresse.", []),
+    ],
+)
+def test_a_request_drawn_from_the_persons_own_habit_keeps_the_habit(
+    said: str, expected: list[str]
+) -> None:
+    assert [p["text"] for p in _offline(said)] == expected
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        (
+            "Whenever a migration drops a column, you write the rollback first.",
+            ["Whenever a migration drops a column, you write the rollback first."],
+        ),
+        (
+            "Dès que ça touche aux factures, tu me montres le calcul avant de l'envoyer.",
+            ["Dès que ça touche aux factures, tu me montres le calcul avant de l'envoyer."],
+        ),
+        (
+            "Si un cliente pide descuento, me lo consultas antes de contestar.",
+            ["Si un cliente pide descuento, me lo consultas antes de contestar."],
+        ),
+        (
+            "Sobald ein Vertrag eine Haftungsklausel hat, prüfst du sie gegen unser Muster.",
+            ["Sobald ein Vertrag eine Haftungsklausel hat, prüfst du sie gegen unser Muster."],
+        ),
+        ("If it fails, tell me.", []),
+        (
+            "For release notes, two plain sentences are better than a perfect paragraph.",
+            ["For release notes, two plain sentences are better than a perfect paragraph."],
+        ),
+        (
+            "Bei Gutachten ist kurz besser als gründlich.",
+            ["Bei Gutachten ist kurz besser als gründlich."],
+        ),
+        (
+            "I mean it, nothing you make for a demo ever goes into the customer folder.",
+            ["Nothing you make for a demo ever goes into the customer folder."],
+        ),
+        (
+            "les dates, toujours au format long. Je te l'ai déjà dit, bon sang : pas une seule "
+            "date sans le jour de la semaine.",
+            [
+                "Les dates, toujours au format long.",
+                "Pas une seule date sans le jour de la semaine.",
+            ],
+        ),
+    ],
+)
+def test_recurring_conditions_comparisons_and_insistence_are_rules(
+    said: str, expected: list[str]
+) -> None:
+    assert [p["text"] for p in _offline(said)] == expected
+
+
+def test_a_day_before_its_month_ends_no_sentence_and_an_aside_between_dashes_is_the_rule() -> None:
+    found = _offline(
+        "schreib die Mahnung an die Firma Keller – und merk dir, Termine schreibst du immer mit "
+        "dem Wochentag, also „Montag, 4. Januar 2027“ – und leg sie mir vor"
+    )
+    assert [p["text"] for p in found] == [
+        "Termine schreibst du immer mit dem Wochentag, also „Montag, 4. Januar 2027“."
+    ]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Jusqu'au 20, ne touche pas aux modèles de lettres.",
+        "Until the 15th, leave the pricing page alone.",
+        "En 2026, toujours pas de scanner. Incroyable.",
+        "Schreib ihnen das zurück.",
+    ],
+)
+def test_a_date_bound_a_year_and_a_reply_to_them_are_not_standing(said: str) -> None:
+    assert _offline(said) == []

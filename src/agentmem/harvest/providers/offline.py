@@ -75,6 +75,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 _ABBREVIATIONS = _shape("{abbreviations}")
 #: Abbreviations that end no sentence only before a figure ("no. 5", "art. 3").
 _NUMBERED = _shape("{numbered_abbreviations}")
+#: A day's dot before its month ends no sentence ("Freitag, 18. Dezember 2026").
+_MONTH = _shape(r"{months}\b")
 _WORDS = re.compile(r"[a-z0-9]+")
 _TOKEN = re.compile(r"[^\W_][\w.'/#-]*")
 # Where a clause ends: punctuation, or a word that starts a reason.
@@ -102,9 +104,11 @@ def _sentences(text: str) -> list[str]:
         if _NUMBERED.fullmatch(last) and not following[:1].isdigit():
             pass
         elif pending.endswith(".") and (
-            _ABBREVIATIONS.fullmatch(last) or (len(last) == 1 and last.isalpha())
+            _ABBREVIATIONS.fullmatch(last)
+            or (len(last) == 1 and last.isalpha())
+            or (last.isdigit() and len(last) <= 2 and _MONTH.match(fold(following)[0]))
         ):
-            continue
+            continue  # "Dr. Weiss", "a. b.", "Freitag, 18. Dezember"
         out.append(pending)
         pending = ""
     if pending:
@@ -170,7 +174,7 @@ def _common_words() -> frozenset[str]:
 
 
 #: A quoted span (kept as typed when the words around it are shouted).
-_QUOTED = r"""(?<!\w)'[^']{1,80}'(?!\w)|"[^"]{1,80}"|«[^»]{1,80}»|“[^”]{1,80}”"""
+_QUOTED = r"""(?<!\w)'[^']{1,80}'(?!\w)|"[^"]{1,80}"|«[^»]{1,80}»|“[^”]{1,80}”|„[^“”]{1,80}[“”]"""
 _QUOTE = re.compile(f"({_QUOTED})")
 #: A quoted span closing a text (then its closing quote is kept by :func:`_clean`).
 _QUOTE_CLOSES = re.compile(f"(?:{_QUOTED})$")
@@ -334,12 +338,21 @@ def _section_for(text: str, sections: tuple[str, ...], langs: list[Language]) ->
     return sections[0]
 
 
+#: A dash (and "and") opening an aside in a longer sentence, and the dash closing it.
+_DASH_OPENS = _shape(r"\s[–—]\s+(?:{and}\s+)?$")
+_DASH = re.compile(r"\s[–—]\s")
+
+
 def _around(sentence: str, trigger: re.Match[str]) -> str:
     """The request a trigger introduces: what follows it, or what precedes it when it closes
     the sentence ("Switch to British English from now on.")."""
     folded, index = fold(sentence)
     after = sentence[index[trigger.end()] :]
     before = sentence[: index[trigger.start()]]
+    if _DASH_OPENS.search(folded[: trigger.start()]):
+        # "setz die Abmahnung auf – und merk dir, Fristen … – und schick sie mir": the request
+        # between the dashes, not the task around it
+        return _DASH.split(after, maxsplit=1)[0]
     if (
         "," in folded[trigger.start() : trigger.end()]
         and len(markers.words(folded[: trigger.start()])) >= 3
@@ -486,6 +499,7 @@ class _Extractor:
         settled = False  # the sentence names when an entry's habit happens ("los lunes")
         moved = False
         folded = _CONCESSION.sub("", folded)  # "…, auch wenn wir gerade nichts preisgeben"
+        folded = _QUOTE.sub(" ", folded)  # an example: „Freitag, 18. Dezember 2026“
         for pattern in lang.not_standing:
             for m in pattern.finditer(folded):
                 said = _content_words(m.group(0))
@@ -1099,6 +1113,14 @@ _REASON = _shape(r"(?:,\s*|\s+){reasons}\b|,\s*{reasons_after_comma}\s")
 _AND_BEFORE = _shape(r"\s{and}\s+$")
 
 
+#: A condition that recurs ("whenever …,", "dès que …,", "sobald …,") or is said of any one
+#: thing ("if a change touches …,", "wenn eine Änderung … betrifft,"): what follows holds each
+#: time, a rule ("if it fails, …" is this session's one thing).
+_GENERAL_CONDITION = _shape(
+    r"^(?:{every_time_conditions}|{if_when}\s+(?:{indefinite_subjects}))\b[^,;:.!?]{3,}?,\s*"
+)
+
+
 def _directive(
     sentence: str,
     folded: str,
@@ -1137,12 +1159,20 @@ def _directive(
         else:
             said = sentence
         exception = _EXCEPTION_AFTER.search(folded)
-        if _deictic(folded[: exception.start()] if exception else folded, langs):
-            return None  # (what an exception says is there: "…, sauf …, là c'est en anglais")
+        condition = _GENERAL_CONDITION.match(folded)
+        checked = folded[: exception.start()] if exception else folded
+        if _deictic(checked, langs) and (
+            condition is None or _deictic(checked[condition.end() :], langs)
+        ):
+            # (what an exception says is there: "…, sauf …, là c'est en anglais"; a recurring
+            # condition's "ça" is any one thing: "dès que ça touche à …")
+            return None
         if any_match(_patterns(langs, "edit_verbs") + _patterns(langs, "tasks"), folded):
             return None  # "traduis le contrat en anglais": a piece of work, not a norm
         if any_match(_patterns(langs, "norm"), folded):
             return said
+        if condition is not None and len(markers.words(folded[condition.end() :])) >= 4:
+            return said  # "dès que ça touche à la base clients, tu me montres la requête …"
         if (
             cues.extends
             and any_match(_patterns(langs, "standing"), folded)
@@ -1170,8 +1200,10 @@ def _directive(
             and not any_match(_patterns(langs, "tasks") + _patterns(langs, "edit_verbs"), folded)
         )
         or cues.extends
+        or _GENERAL_CONDITION.match(folded)
     ):
-        pass  # a word or a norm ("… hat in Testdaten nichts verloren, nimm …") makes it hold
+        pass  # a word, a norm ("… hat in Testdaten nichts verloren, nimm …") or a recurring
+        # condition ("dès que ça touche à la base clients, tu me montres …") makes it hold
     elif any_match(_patterns(langs, "contrast"), folded) and not any_match(
         _patterns(langs, "tasks") + _patterns(langs, "edit_verbs"), folded[start:].lstrip()
     ):
@@ -1466,6 +1498,69 @@ def _with_why_asked(
             continue
         text = (candidate.text or "").strip()  # a new sentence after the "?": its case kept
         out[i] = dataclasses.replace(candidate, text=_clean(f"{before} {text}", None))
+    return out
+
+
+#: The person saying what they themselves always or never do ("I never read past the first
+#: paragraph", "Je relis toujours sur papier", "Yo no abro enlaces", "Ich lese … nur ausgedruckt").
+_OWN_HABIT = _shape(r"^{first_person}\s+(?:\S+\s+){0,3}?{habit_words}\b")
+#: A sentence drawing the consequence of the one before ("So …", "Donc …", "Así que …", "Also …").
+_CONSEQUENCE = _shape(r"^{consequences}\b\s*,?\s*")
+
+
+def _alone(candidate: _Candidate, sentence: str) -> bool:
+    """True when ``candidate`` adds to the memory what ``sentence`` says after its opening
+    word ("So your summaries fit on one screen, always." read as "Your summaries …")."""
+    said = fold(sentence)[0].rstrip(" .!")
+    text = fold(candidate.text or "")[0].rstrip(" .!")
+    return (candidate.action, candidate.route) == ("add", "memory") and said.endswith(text)
+
+
+def _after_own_habit(
+    found: list[_Candidate | None],
+    sentences: list[str],
+    extractor: _Extractor,
+    where: str,
+) -> list[_Candidate | None]:
+    """``found`` with a request the person draws from a habit of their own ("I never read past
+    the first paragraph of a review." + "So the deal-breakers go in that first paragraph,
+    always."): the habit holds beyond this session, so does what follows from it; the entry
+    is both sentences, the habit saying why (its "that first paragraph" is the habit's)."""
+    out = list(found)
+    for i in range(1, len(out)):
+        read = out[i]
+        if out[i - 1] is not None or (read is not None and not _alone(read, sentences[i])):
+            continue  # (a request the sentence already gave alone is given its habit)
+        before, then = sentences[i - 1].strip(), sentences[i].strip()
+        if "?" in before or "?" in then or "¿" in then:
+            continue
+        said, _ = fold(then)
+        opening = _CONSEQUENCE.match(said)
+        if opening is None or not _OWN_HABIT.match(fold(before)[0]):
+            continue
+        rest = said[opening.end() :]
+        langs = markers.detect(said)
+        if len(markers.words(rest)) < 4 or any(
+            extractor._one_off(lang, rest) or any_match(lang.document_facts, rest) for lang in langs
+        ):
+            continue
+        if any_match(_patterns(langs, "tasks") + _patterns(langs, "edit_verbs"), rest):
+            continue  # "So send it again.": a piece of work
+        habit = set(markers.words(fold(before)[0]))
+        if any(
+            not set(markers.words(rest[m.end() :])[:1]) <= habit
+            for pattern in _patterns(langs, "deictic")
+            for m in pattern.finditer(rest)
+        ):
+            continue  # a demonstrative that does not point back at the habit's words
+        text = _joined(before, ", ", then)
+        if extractor._repeats(text):
+            continue
+        if read is not None:
+            out[i] = dataclasses.replace(read, text=text)
+            continue
+        section = _section_for(text, extractor.sections, langs)
+        out[i] = _Candidate("add", "memory", section, None, text, f"asked in {where}")
     return out
 
 
@@ -1934,6 +2029,7 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         by_sentence = _with_what_was_rejected(_with_replacement(by_sentence, sentences), sentences)
         by_sentence = _with_why_asked(_with_exception(by_sentence, sentences), sentences)
         by_sentence = _under_heading(by_sentence, sentences, request.sections, where)
+        by_sentence = _after_own_habit(by_sentence, sentences, extractor, where)
         by_sentence = _provisional(sentences, by_sentence)
         found += _with_their_object(by_sentence, sentences)
         confirmed = extractor.confirmed(offered, own.own, where, cues)
