@@ -159,6 +159,35 @@ def test_one_check_refuses_entries_refuses_proposals_and_masks_the_model_request
 @pytest.mark.parametrize(
     "text",
     [
+        "My colleague is off sick with depression.",
+        "Ma collègue est en arrêt maladie pour un burn-out.",
+        "Mon collègue est arrêté pour une dépression.",
+        "Mi compañera está de baja por ansiedad.",
+        "Der Kollege ist wegen einer Depression krankgeschrieben.",
+        "Die Kollegin ist seit März wegen Burnout krankgeschrieben.",
+    ],
+)
+def test_sick_leave_for_a_condition_is_a_health_fact_in_every_language(text: str) -> None:
+    found = [f for f in guard.scan(text) if f.code == "pii:health"]
+    assert found, guard.describe(guard.scan(text))
+    assert guard.placeholder("pii:health") in guard.mask(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Always mark sick leave requests for HR.",
+        "Los empleados de baja por maternidad conservan el acceso.",
+        "Krankmeldungen gehen an die Personalabteilung.",
+    ],
+)
+def test_sick_leave_as_a_process_is_no_health_fact(text: str) -> None:
+    assert [f for f in guard.scan(text) if f.code == "pii:health"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "Spotter helps to review Claude Code sessions",
         "Phoenix Channels and stream lifecycle events",
         "Claude, Cursor and Letta each keep their own memory",

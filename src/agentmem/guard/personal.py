@@ -871,6 +871,14 @@ def _health_patterns() -> tuple[re.Pattern[str], ...]:
         rf"{de_subj}{gap}\b(?:bin|ist|sind|war|wurde)(?:[^\S\n]+(?:seit[^\S\n]+\w+|jetzt|gerade|leider|schon|sehr|auch))*[^\S\n]+({states('de')})\b",
         rf"\bbei[^\S\n]+(?:mir|ihm|ihr){gap}({cond('de')}){gap}diagnostiziert",
         rf"\b(?:mein|meine|meinen|meiner|seine?|seinen|ihre?|ihren)[^\S\n]+({cond('de')})\b",
+        # Sick leave for a condition, whoever is off (leave is always a person's): "off sick
+        # with depression", "en arrêt maladie pour un burn-out", "de baja por ansiedad",
+        # "wegen einer Depression krankgeschrieben"
+        rf"\b(?:off[^\S\n]+(?:sick|work)|on[^\S\n]+(?:sick|medical)[^\S\n]+leave|signed[^\S\n]+off)[^\S\n]+(?:with|for|because[^\S\n]+of|due[^\S\n]+to)[^\S\n]+{en_art}({cond('en')})\b",
+        rf"\b(?:en[^\S\n]+arr[êe]t(?:[^\S\n]+(?:maladie|de[^\S\n]+travail))?|arr[êe]t[ée]e?s?|en[^\S\n]+cong[ée][^\S\n]+maladie)[^\S\n]+(?:pour|[àa][^\S\n]+cause[^\S\n]+(?:de|d['’]|du|des))[^\S\n]*{fr_art}({cond('fr')})\b",
+        rf"\bde[^\S\n]+baja(?:[^\S\n]+(?:m[ée]dica|laboral))?[^\S\n]+(?:por|a[^\S\n]+causa[^\S\n]+de|debido[^\S\n]+a)[^\S\n]+{es_art}({cond('es')})\b",
+        rf"\bwegen[^\S\n]+(?:(?:einer|einem|eines|seiner|ihrer|des|der)[^\S\n]+)?({cond('de')}){gap}\bkrank(?:geschrieben|gemeldet)\b",
+        rf"\bkrank(?:geschrieben|gemeldet)[^\S\n]+(?:wegen|mit)[^\S\n]+(?:(?:einer|einem|eines|seiner|ihrer)[^\S\n]+)?({cond('de')})\b",
         # A medication taken: "and take sertraline", "sous antidépresseurs", "nimmt Ritalin"
         rf"\b(?:take|takes|taking|took|prescribed|on|prends|prend|prenait|sous|tomo|toma|tomando|nehme|nimmt|nehmen)(?:[^\S\n]+\w+)?[^\S\n]+({meds})\b",
     ]
