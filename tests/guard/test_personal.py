@@ -176,6 +176,29 @@ def test_sick_leave_for_a_condition_is_a_health_fact_in_every_language(text: str
 @pytest.mark.parametrize(
     "text",
     [
+        "Meine Handynummer ist 0151 23456789.",
+        "Tel. 030 1234567, ab 9 Uhr.",
+        "Llámame al 612 345 678 por la tarde.",
+        "Call me on 020 7946 0958.",
+        "Mon portable : 06 12 34 56 78.",
+    ],
+)
+def test_a_phone_number_written_the_national_way_is_found_in_each_language(text: str) -> None:
+    found = [f for f in guard.scan(text) if f.code == "pii:phone"]
+    assert found, guard.describe(guard.scan(text))
+    assert guard.placeholder("pii:phone") in guard.mask(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["Rechnung Nr. 2024 2025 2026", "Order 0045 123456 shipped", "Totals: 1 234 567 890 €"]
+)
+def test_grouped_figures_are_no_phone_numbers(text: str) -> None:
+    assert [f for f in guard.scan(text) if f.code == "pii:phone"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "Always mark sick leave requests for HR.",
         "Los empleados de baja por maternidad conservan el acceso.",
         "Krankmeldungen gehen an die Personalabteilung.",

@@ -221,13 +221,22 @@ def _iban_findings(text: str, windows: list[tuple[int, int]]) -> list[Finding]:
 
 
 def _phone_regions(hint: str) -> tuple[str, ...]:
-    """Regions worth asking phonenumbers about (each call is costly): one when the digits
-    already say it (international, French 0X…, North American 10 or 1+10 digits), both otherwise."""
+    """Regions worth asking phonenumbers about, in order (each call is costly; the first that
+    finds a number ends the asking): one when the digits already say it (international, North
+    American 10 or 1+10 digits), else those whose national numbers have that shape — a trunk 0
+    and 10 digits: France, Germany, the UK; 11: the UK, Germany; 12: Germany (whose numbers
+    run from 6 to 13 digits); 9 digits: France, Spain."""
     d = _NOT_DIGIT.sub("", hint)
     if hint.startswith("+") or d.startswith("00"):
         return ("FR",)  # an international number parses the same from any region
-    if (len(d) == 10 and d[0] == "0") or len(d) == 9:
-        return ("FR",)
+    if d[:1] == "0" and len(d) == 10:
+        return ("FR", "DE", "GB")
+    if d[:1] == "0" and len(d) == 11:
+        return ("GB", "DE")
+    if d[:1] == "0" and len(d) == 12:
+        return ("DE",)
+    if len(d) == 9:
+        return ("FR", "ES")
     if (len(d) == 10 and d[0] in "23456789") or (len(d) == 11 and d[0] == "1"):
         return ("US",)
     return ("FR", "US")
@@ -237,7 +246,8 @@ def _phone_candidates(text: str, h: re.Match[str]) -> tuple[list[tuple[int, int]
     """Spans to try for one hint, and whether to stop at the first that matches. A hint may hold
     more than one number's digits ("06 12 34 56 78 24h/24"): an international one (+…, 00…) is
     tried on its digit groups from the longest prefix down (E.164: at most 15 digits), a national
-    one on every run of groups that adds up to 10 digits (11 after a leading 1)."""
+    one on every run of groups that adds up to 10 digits (11 after a leading 1 or 0, 12 after a
+    leading 0)."""
     hint = h.group()
     digits = _NOT_DIGIT.sub("", hint)
     groups = [m.span() for m in _DIGIT_GROUP.finditer(text, *h.span())]
@@ -248,21 +258,22 @@ def _phone_candidates(text: str, h: re.Match[str]) -> tuple[list[tuple[int, int]
             return [], True  # no country code starts with 0: "0002469134" is an invoice number
         ends = [groups[j][1] for j in range(len(groups)) if 8 <= sum(sizes[: j + 1]) <= 15]
         return [(h.start(), end) for end in reversed(ends)], True
-    if len(digits) in (9, 10) or (len(digits) == 11 and digits[0] == "1"):
+    if len(digits) in (9, 10) or (len(digits) == 11 and digits[0] in "01"):
         return [h.span()], True
     spans = []
     for i in range(len(groups)):
+        first = text[groups[i][0]]
         for j in range(i, len(groups)):
             count = sum(sizes[i : j + 1])
-            if count == 10 or (count == 11 and text[groups[i][0]] == "1"):
-                spans.append((groups[i][0], groups[j][1]))
-            if count >= 11:
+            if count == 10 or (count == 11 and first in "01") or (count == 12 and first == "0"):
+                spans.append((groups[i][0], groups[j][1]))  # (12: a German mobile number)
+            if count >= 12:
                 break
     return spans, False
 
 
 def _phone_findings(text: str, windows: list[tuple[int, int]]) -> list[Finding]:
-    """Phone numbers valid in France or the US, or international (+…), grouped as they are
+    """Phone numbers valid in France, Germany, Spain, the UK or the US, or international (+…), grouped as they are
     written in that country (phonenumbers' STRICT_GROUPING: "2 345 678 901 €" is not a number).
     A number glued to letters or digits (inside a hash, an id) does not count."""
     hints = [
@@ -285,13 +296,16 @@ def _phone_findings(text: str, windows: list[tuple[int, int]]) -> list[Finding]:
             # The window keeps the neighbouring digit groups out, so they cannot spoil the match.
             lo = max(line_start, cs - 4) if cs == h.start() else cs - 1
             hi = min(line_end, ce + 4) if ce == h.end() else ce + 1
-            found = [
-                (lo + pm.start, lo + pm.end)
-                for region in _phone_regions(text[cs:ce])
-                for pm in phonenumbers.PhoneNumberMatcher(
-                    text[lo:hi], region, leniency=phonenumbers.Leniency.STRICT_GROUPING
-                )
-            ]
+            found: list[tuple[int, int]] = []
+            for region in _phone_regions(text[cs:ce]):
+                found = [
+                    (lo + pm.start, lo + pm.end)
+                    for pm in phonenumbers.PhoneNumberMatcher(
+                        text[lo:hi], region, leniency=phonenumbers.Leniency.STRICT_GROUPING
+                    )
+                ]
+                if found:
+                    break
             for s, e in found:
                 glued = text[s - 1 : s].isalnum() or text[e : e + 1].isalnum()
                 if not glued and not any(f.start < e and s < f.end for f in out):
