@@ -95,9 +95,9 @@ _ES_DOCS = _EN_DOCS + (r"(?! (?:(?:que (?:se )?[a-z]+|contenidas?|incluidas?|esc
             r"|pdfs?|plantillas?|borradores?|proveedores?|webs?)\b)")
 _WHO_ES = r"(?:al |el |los |a los )?(?:usuari[oa]s?|humano|persona)\b"
 # German (detection copy: umlauts without their dots, "ß" as "ss")
-_DE_VERB = (r"(?:ignorier(?:e|t|en)?|vergiss|vergesst|vergessen sie|missacht(?:e|et|en)?"
+_DE_VERB = (r"(?:ignorier(?:e|t|en|st)?|vergiss|vergisst|vergesst|vergessen sie|missacht(?:e|et|en|est)?"
             r"|ubergeh(?:e|t|en)?|umgeh(?:e|t|en)?|verwirf|verwerft|verwerfen sie)")
-_DE_FILL = (r"(?:(?:alle|allen|alles|die|der|den|das|deine|deinen|deiner|ihre|ihren|eure|euren"
+_DE_FILL = (r"(?:(?:du|alle|allen|alles|die|der|den|das|deine|deinen|deiner|ihre|ihren|eure|euren"
             r"|diese|diesen|jegliche|jede|jeglichen|sie|samtliche|samtlichen|bisherigen|vorherigen"
             r"|vorigen|obigen|fruheren|ursprunglichen|vorangegangenen|vorangehenden|gegebenen"
             r"|erhaltenen|alten|anderen|und|oder|von|zuvor) )")
@@ -203,8 +203,8 @@ _INSTRUCTIONS: list[tuple[tuple[str, ...], str, bool, _Lazy]] = [
         r"\b(?:secretly|silently|covertly) (?:add|send|include|insert|run|execute|copy|forward"
         r"|append|exfiltrate|email|upload|post)\b")),
     (("instruction",), _SPOOF, False, _w(
-        r"\b(?:new|updated|real|actual|true|hidden|secret|additional|important) (?:system )?"
-        r"instructions? ?:")),
+        r"\b(?:new|updated|real|actual|true|hidden|secret|additional|important) (?:(?:system"
+        r"|priority|urgent|overriding) )?instructions? ?:")),
     (("system",), _SPOOF, False, _w(
         r"\bsystem (?:prompt|message|instructions?|override|note|directives?|orders?|commands?"
         r"|update|alert|notice) ?:")),
@@ -277,8 +277,8 @@ _INSTRUCTIONS: list[tuple[tuple[str, ...], str, bool, _Lazy]] = [
         r"\b(?:secretamente|silenciosamente|a escondidas|discretamente),? (?:anade|envia|incluye"
         r"|inserta|copia|ejecuta|manda|sube)")),
     (("instruccion", "indicacion", "directriz", "directrices", "sistema"), _SPOOF, False, _w(
-        r"\b(?:nuevas|verdaderas|autenticas) (?:instrucciones|indicaciones|directrices)"
-        r"(?: del sistema)? ?:|\b(?:instrucciones|mensaje|prompt|aviso) del sistema ?:")),
+        r"\b(?:nuevas?|verdaderas?|autenticas?) (?:instrucciones|instruccion|indicaciones|indicacion"
+        r"|directrices|directriz)(?: (?:del sistema|prioritarias?|importantes?|urgentes?))? ?:|\b(?:instrucciones|mensaje|prompt|aviso) del sistema ?:")),
     (("=ia", "asistente", "agente", "modelo", "llm", "=bot", "chatbot", "claude", "gpt"),
      _SPOOF, False, _w(
         r"\b(?:nota|mensaje|instrucciones?) (?:para|a) (?:la |el )?(?:ia|asistente|agente"
@@ -334,8 +334,8 @@ _INSTRUCTIONS: list[tuple[tuple[str, ...], str, bool, _Lazy]] = [
         r"\b(?:heimlich|unbemerkt|stillschweigend) (?:hinzufugen|fuge|fug|sende|schicke|kopiere"
         r"|fuhre|lade|leite)\b")),
     (("anweisung", "system", "befehl", "vorgabe"), _SPOOF, False, _w(
-        r"\b(?:neue|echte|wahre|eigentliche|geheime) (?:anweisungen|anweisung|befehle|vorgaben)"
-        r" ?:|\bsystem-?(?:anweisungs?|nachricht|prompt|befehl|hinweis)(?:en)? ?:")),
+        r"\b(?:neue|echte|wahre|eigentliche|geheime|vorrangige|dringende) (?:anweisungen|anweisung"
+        r"|befehle|vorgaben)(?: mit vorrang)? ?:|\bsystem-?(?:anweisungs?|nachricht|prompt|befehl|hinweis)(?:en)? ?:")),
     (("=ki", "assistent", "agent", "modell", "llm", "=bot", "chatbot", "claude", "gpt"),
      _SPOOF, False, _w(
         r"\b(?:hinweis|nachricht|notiz|anweisungen?) (?:an|fur) (?:die |den |das )?(?:ki"
@@ -392,8 +392,8 @@ _INSTRUCTIONS: list[tuple[tuple[str, ...], str, bool, _Lazy]] = [
         r"\b(?:secretement|discretement|en cachette) (?:ajoute|envoie|inclus|insere|copie"
         r"|transmets|execute)")),
     (("instruction", "consigne", "directive", "prompt", "message"), _SPOOF, False, _w(
-        r"\b(?:nouvelles?|vraies?|veritables?) (?:instructions|consignes|directives)"
-        r"(?: systeme)? ?:|\b(?:instructions?|consignes?|prompt|message) systeme ?:")),
+        r"\b(?:nouvelles?|vraies?|veritables?) (?:instructions?|consignes?|directives?)"
+        r"(?: (?:systeme|prioritaires?|importantes?|urgentes?))? ?:|\b(?:instructions?|consignes?|prompt|message) systeme ?:")),
     (("=ia", "assistant", "agent", "modele", "llm", "=bot", "chatbot", "claude", "gpt",
       "intelligence"),
      _SPOOF, False, _w(

@@ -795,7 +795,8 @@ _BIRTH = lazy_compile(
     r"(?i)\b(?:born(?: on)?|b\.|date of birth|birth ?date|birthday(?: is)?|d\.?o\.?b\.?"
     r"|n[ée]e?(?:\(e\))? le|date de naissance|nacid[oa] el|nac[íi] el|naci[óo] el"
     r"|fecha de nacimiento|geboren am|geb\.(?: am)?|geburtsdatum|geburtstag)"
-    rf"(?:[^\S\n]*[:=-])?[^\S\n]*({_DATE})\b"
+    rf"(?:[^\S\n]*[:=-]|[^\S\n]+(?:is|was|est|es|era|ist|war)(?:[^\S\n]+(?:the|le|el|der))?)?"
+    rf"[^\S\n]*({_DATE})\b"
 )
 _BIRTH_WORDS = frozenset(
     "born birth birthdate birthday dob né née naissance nacido nacida nací naci nació nacio "
@@ -991,9 +992,22 @@ _FINANCIAL_WORDS = frozenset(
 # "the password is X", "Mot de passe du serveur : X", "la contraseña es X", "Passwort lautet X".
 _PASSWORD_PROSE = lazy_compile(
     r"(?i)\b(?:password|passwd|passphrase|pass\s*code|passcode|pwd|mot\s+de\s+passe|mdp"
-    r"|contrase[ñn]a|clave|passwort|kennwort)\b[^.\n:=\"'{}()\[\]]{0,40}?"
+    r"|contrase[ñn]a|clave|passwort|kennwort)\b"
+    r"(?:[^.\n:=\"'{}()\[\]]|(?<=\w)'(?=\w)){0,40}?"  # "… de l'ordinateur est X"
     r"(?:\b(?:is|was|est|[ée]tait|c['’]est|es|era|ist|war|lautet|=)|[:=]|->|→)[^\S\n]*"
     r"(\"[^\"\n]{4,}\"|'[^'\n]{4,}'|«[^»\n]{4,}»|[^\s\"',;]{4,})"
+)
+# "The alarm code is 4821", "le code d'accès de l'alarme est 4821", "el PIN de la tarjeta es
+# 4821", "der Türcode ist 4821": a code of 4 to 8 digits said in words ("PIN" in capitals only:
+# "pin the version: 1.2.3" is no code).
+_CODE_PROSE = lazy_compile(
+    r"(?i)\b(?:(?-i:PIN)(?:[^\S\n]*-?code)?|code[^\S\n]+pin|pin[^\S\n]*-?code"
+    r"|code[^\S\n]+d['’]acc[èe]s|digicode|(?:access|door|alarm|gate|entry)[^\S\n]+code"
+    r"|c[óo]digo[^\S\n]+(?:de[^\S\n]+acceso|pin|de[^\S\n]+(?:la[^\S\n]+)?alarma)"
+    r"|zugangscode|t[üu]rcode|alarmcode|geheimzahl)\b"
+    r"(?:[^.\n:=\"'{}()\[\]\d]|(?<=\w)['’](?=\w)){0,40}?"
+    r"(?:\b(?:is|was|est|[ée]tait|c['’]est|es|era|ist|war|lautet)|[:=])[^\S\n]*(?:der[^\S\n]+)?"
+    r"(\d{4,8})\b"
 )
 # "mot de passe Brume!Quai2026", "password hunter2!": the value right after the word, no verb.
 _PASSWORD_BARE = lazy_compile(
@@ -1012,7 +1026,8 @@ _PASSWORD_FLAG = lazy_compile(
 _PASSWORD_WORDS = frozenset(
     "password passwords passwd passphrase passcode pass pwd passe mdp contraseña contrasena clave "
     "passwort kennwort mysql mysqldump mysqladmin mariadb sshpass psql pg dump restore dumpall "
-    "createdb redis cli curl".split()
+    "createdb redis cli curl pin code digicode código codigo zugangscode türcode turcode "
+    "alarmcode geheimzahl".split()
 )
 
 
@@ -1071,6 +1086,7 @@ def person_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
             (_PASSWORD_PROSE, "password"),
             (_PASSWORD_BARE, "password"),
             (_PASSWORD_FLAG, "password on a command line"),
+            (_CODE_PROSE, "access code"),
         ):
             for m in rx.finditer(text):
                 if _password_value(m.group(1)):
