@@ -660,7 +660,7 @@ _CAPITALISED = rf"{_CAP}(?:-{_CAP})?"
 # Lefebvre", "el Sr. García" (not "Sr. Engineer", "M. Then", "la Sra. Presidenta").
 _TITLED = lazy_compile(
     rf"(?<![\w.])((?:Dr|Mr|Mrs|Ms|Mx|Prof|Mme|Mlle|Sr|Sra|Srta|Dra)\.?|(?:M|Me|Hr|Fr)\."
-    rf"|Ma[iî]tre|Madame|Monsieur|Miss|Sir|Herr|Frau|Se[ñn]ora?|Do[nñ]a?)[^\S\n]+({_CAPITALISED})"
+    rf"|Ma[iî]tre|Madame|Monsieur|Miss|Sir|Herrn?|Frau|Se[ñn]ora?|Do[nñ]a?)[^\S\n]+({_CAPITALISED})"
     rf"(?![\w-])"
 )
 _PARTICLE = r"(?:(?:de|da|di|del|van|von|der|den|du|le|dos|das|ten|ter|zu) )"
@@ -713,7 +713,7 @@ def _whole_name(text: str, end: int) -> int:
 
 _TITLE_WORDS = frozenset(
     "Dr Dra Mr Mrs Ms Mx Prof Mme Mlle Sr Sra Srta M Me Hr Fr Maître Maitre Madame Monsieur Miss "
-    "Sir Herr Frau Señor Señora Senor Senora Don Doña Dona".split()
+    "Sir Herr Herrn Frau Señor Señora Senor Senora Don Doña Dona".split()
 )
 _CUE_WORDS = frozenset(
     "colleague coworker co manager boss lawyer attorney doctor accountant assistant client friend "
@@ -754,13 +754,17 @@ def _name_findings(text: str, words: frozenset[str], caps: frozenset[str]) -> li
             if name.casefold() in _product_words() or _common(name, _COMMON_COUNT):
                 continue  # "Sr. Engineer", "M. Then", "la Sra. Presidenta": not a name
             add(m.start(), m.end(), "title and name")
-    pairs = list(_NAME_PAIR.finditer(text))  # first: most texts have none (no name looked up)
-    if pairs and any(_first_name(w) for w in caps if w[:1].isupper() and w[1:].islower()):
-        for m in pairs:
-            if _QUANTITY_BEFORE.search(text, 0, m.start()) and _common_german(m.group(1)):
-                continue  # "14 Tage Vorankündigung": a count and its (capitalised) German noun
-            if _first_name(m.group(1)) and _surname(m.group(2)):
-                add(m.start(), m.end(), "first name and surname")
+    pair = _NAME_PAIR.search(text)  # first: most texts have none (no name looked up)
+    if pair and any(_first_name(w) for w in caps if w[:1].isupper() and w[1:].islower()):
+        while pair is not None:
+            if _QUANTITY_BEFORE.search(text, 0, pair.start()) and _common_german(pair.group(1)):
+                pass  # "14 Tage Vorankündigung": a count and its (capitalised) German noun
+            elif _first_name(pair.group(1)) and _surname(pair.group(2)):
+                add(pair.start(), pair.end(), "first name and surname")
+                pair = _NAME_PAIR.search(text, pair.end())
+                continue
+            # not a name: its second word may open one ("Ask Sophie Martin first")
+            pair = _NAME_PAIR.search(text, pair.start(2))
     if not words.isdisjoint(_CUE_WORDS) and (
         not words.isdisjoint(_CUE_OPENERS) or any(c in text for c in _ODD_CASE)
     ):
