@@ -275,3 +275,39 @@ def test_the_names_of_each_ascii_initial_are_together_in_the_list() -> None:
     start, end = personal._initial_lines(ord("S"))
     assert data[start + 3] == ord("S") and data[end + 3] == ord("T")
     assert personal._search_name("Sarah") == personal._name_index()["Sarah"] >= 2
+
+
+def test_the_name_cue_runs_for_every_word_its_pattern_opens_with() -> None:
+    """``_CUE_OPENERS`` gates ``_NAME_CUE`` (its compilation is costly): every word an
+    alternative of the pattern opens with ("my", "notre", "nuestra", "ich" …) must be in it, or
+    "nuestra abogada Carmen" would pass unseen."""
+    import re
+
+    from agentmem.guard import personal
+
+    source = personal._NAME_CUE._args[0]
+    source = source if isinstance(source, str) else source()
+    # "nuestr[oa]" → "nuestro|nuestra"
+    source = re.sub(r"([a-z]+)\[([a-z]+)\]", lambda m: "|".join(m[1] + c for c in m[2]), source)
+    openers = {
+        word
+        for m in re.finditer(r"\\b(?:\(\?:([a-z|]+)\)|([a-z]+))", source)
+        for word in (m[1] or m[2]).split("|")
+    }
+    assert {"my", "notre", "nuestra", "nuestro", "mein", "ich", "je", "me"} <= openers
+    assert openers <= personal._CUE_OPENERS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ask my colleague Sarah first.",
+        "Notre avocate Claire relit.",
+        "Nuestra abogada Carmen revisa.",
+        "Unser Anwalt Jonas prüft das.",
+        "Bonjour, je m'appelle Léa.",
+        "Hallo, ich heiße Klaus.",
+    ],
+)
+def test_a_name_after_a_relation_or_an_introduction_is_found(text: str) -> None:
+    assert [f.code for f in guard.scan(text)] == ["pii:name"]
