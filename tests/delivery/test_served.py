@@ -13,6 +13,7 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -1166,6 +1167,86 @@ def test_a_signed_accept_after_a_relaxation_without_a_second_admin_is_served(
     assert {f["code"] for f in history if f["severity"] == "error"} == {"history-settings-relaxed"}
     chat = invoke(runner, "context", "chat")
     assert chat.exit_code == 0 and "Cite the clause number." in chat.stdout, chat.stderr
+
+
+# the price of strictness (docs/decisions/0115, 0116): after a relaxation a second admin
+# approved, the unsigned decisions made since fail the cached approval's verification and are
+# judged again at each start; one walk judges them all
+
+
+def _second_admin_approves_a_relaxation(root: Path, runner: CliRunner) -> str:
+    """bob made admin; alice drops ``signing.decisions: required`` with plain git; bob approves
+    it with ``agentmem settings approve``. Returns the relaxing commit."""
+    roles = root / "roles.yaml"
+    data = yaml.safe_load(roles.read_text(encoding="utf-8"))
+    data["bob"]["role"] = "admin"
+    roles.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    git(root, "-c", "commit.gpgsign=false", "commit", "-qm", "bob is admin", "--", "roles.yaml")
+    _relax_signing_by_hand(root)
+    relax = git(root, "rev-parse", "HEAD").strip()
+    set_identity(root, "Bob", "bob@example.com")
+    approved = invoke(runner, "settings", "approve", relax)
+    assert approved.exit_code == 0, approved.stderr
+    set_identity(root, "Alice", "alice@example.com")
+    return relax
+
+
+def _count_walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The tips of every walk of the history judge from now on (``check_history`` calls)."""
+    from agentmem.check.history import walk
+
+    tips: list[str] = []
+    original = walk.check_history
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        tips.append(str(kwargs.get("tip", "HEAD")))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(walk, "check_history", counted)
+    return tips
+
+
+LINES = (
+    "Answer in French.",
+    "Cite the clause number.",
+    "Quote the page of each source.",
+    "Name the counterparty in full.",
+    "Date every summary.",
+)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+@pytest.mark.xfail(strict=True, reason="issue 25: each unsigned accept walks alone (15 walks)")
+def test_unsigned_accepts_after_an_approved_relaxation_are_judged_in_one_walk_per_start(
+    signed_team: Path,
+    runner: CliRunner,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """bob approves alice's relaxation of ``signing.decisions``, then she accepts five lines
+    unsigned: ``check --history`` accepts them, and every start serves them. Each fails the
+    cached approval's verification (an earlier version required signatures, and only the
+    judge knows the relaxation was approved), so each start judges them again — five walks
+    from the root each (decision 0115's price); one walk judges them all."""
+    root = signed_team
+    _second_admin_approves_a_relaxation(root, runner)
+    use_key(root, None)  # alice's git signs no more
+    for line in LINES:
+        _accept(runner, line)
+    history = json.loads(invoke(runner, "check", "--history", "--format", "json").stdout)
+    assert [f["code"] for f in history if f["severity"] == "error"] == []
+    first = invoke(runner, "context", "chat")
+    assert first.exit_code == 0 and all(line in first.stdout for line in LINES), first.stderr
+    tips = _count_walks(monkeypatch)
+    for _start in range(2):
+        chat = invoke(runner, "context", "chat")
+        assert chat.exit_code == 0 and chat.stdout == first.stdout, chat.stderr
+    capsys.readouterr()
+    given = _hook(root, monkeypatch, capsys)  # no note: the block itself
+    assert given.startswith('<agentmem-memory person="alice">')
+    assert all(line in given for line in LINES)
+    assert len(tips) == 3  # one walk per start, not one per unsigned accept (five)
 
 
 # decisions brought in through a merge's second parent are judged with roles.yaml and
