@@ -625,7 +625,7 @@ FUNCTION_IMPORTS = {
     "apply/planner.py": 1,
     "apply/writer.py": 4,
     "check/history/signing.py": 3,
-    "check/history/start.py": 3,
+    "check/history/start.py": 4,
     "check/run.py": 7,
     "cli/gatetable.py": 1,
     "cli/output.py": 9,

@@ -1217,7 +1217,6 @@ LINES = (
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
-@pytest.mark.xfail(strict=True, reason="issue 25: each unsigned accept walks alone (15 walks)")
 def test_unsigned_accepts_after_an_approved_relaxation_are_judged_in_one_walk_per_start(
     signed_team: Path,
     runner: CliRunner,
@@ -1247,6 +1246,50 @@ def test_unsigned_accepts_after_an_approved_relaxation_are_judged_in_one_walk_pe
     assert given.startswith('<agentmem-memory person="alice">')
     assert all(line in given for line in LINES)
     assert len(tips) == 3  # one walk per start, not one per unsigned accept (five)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+def test_planted_approvals_of_unsigned_accepts_judged_in_one_walk_are_withheld(
+    signed_team: Path,
+    runner: CliRunner,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The mirror of the one walk: alice relaxes ``signing.decisions`` alone (no second admin),
+    then accepts three lines unsigned, and approvals of all three are planted in the hot
+    cache, each carrying every mark of her decision. The one walk from the root to the newest
+    refuses each as its own walk does: none is served, and the cache holds refusals again."""
+    root = signed_team
+    _accept(runner, "Answer in French.")
+    _relax_signing_by_hand(root)
+    use_key(root, None)  # alice's git signs no more
+    for line in LINES[1:4]:
+        _accept(runner, line)
+    log = git(root, "log", "-3", "--format=%H", "--", "memories/alice.md").split()
+    history = json.loads(invoke(runner, "check", "--history", "--format", "json").stdout)
+    unsigned = {f["commit"] for f in history if f["code"] == "history-decision-unsigned"}
+    assert unsigned == set(log)
+    assert "Answer in French." in invoke(runner, "context", "chat").stdout
+    tips = _count_walks(monkeypatch)
+    for _start in range(2):
+        cache = HotCache(root / ".agentmem")
+        for commit in log:
+            assert cache.get(served.JUDGED, commit) == (True, False)
+            cache.put(served.JUDGED, commit, True)  # planted: every mark of a decision
+        cache.save()
+        chat = invoke(runner, "context", "chat")
+        assert chat.exit_code == 0 and "Answer in French." in chat.stdout
+        assert not any(line in chat.stdout for line in LINES[1:4])
+        assert f"the last change (commit {log[0][:10]}) is not alice's own decision" in chat.stderr
+    assert tips == [log[0], log[0]]  # one walk per start, to the newest
+    cache = HotCache(root / ".agentmem")
+    for commit in log:
+        cache.put(served.JUDGED, commit, True)
+    cache.save()
+    start = json.loads(_hook(root, monkeypatch, capsys))
+    given = start["hookSpecificOutput"]["additionalContext"]
+    assert "Answer in French." in given and not any(line in given for line in LINES[1:4])
 
 
 # decisions brought in through a merge's second parent are judged with roles.yaml and

@@ -147,43 +147,58 @@ def _values(text: str) -> list[str]:
     return [v.strip() for v in text.split("\x1d") if v.strip()]
 
 
-def _judge(root: Path, commit: str, parents: tuple[str, ...]) -> bool:
-    """True when ``check --history`` has no error against ``commit`` (and, for a merge, the
-    commits it brought in): the history judge walks exactly ``first parent..commit`` (its
-    ``tip``), never the commits after it."""
+def _judge(root: Path, commits: list[tuple[str, tuple[str, ...]]]) -> dict[str, bool]:
+    """For each ``(commit, parents)`` (newest first), True when ``check --history`` has no
+    error against it (and, for a merge, the commits it brought in): what the history judge's
+    walk to it (its ``tip``) finds, never the commits after it — several in one walk where that
+    walk finds of each what its own would (:func:`~agentmem.check.history.start.judge_each`)."""
     # lazy: the judge loads only for a commit the cache has no verdict on
     from agentmem.check.findings import ERROR
-    from agentmem.check.history.start import judge_range
+    from agentmem.check.history.start import judge_each
 
-    result = judge_range(root, parents[0] if parents else None, commit)
-    return not any(f.severity == ERROR and f.commit for f in result.findings)
+    found = judge_each(root, commits)
+    return {c: not any(f.severity == ERROR for f in found[c]) for c, _p in commits}
 
 
-def approved(
-    root: Path,
-    commit: str,
-    parents: tuple[str, ...],
-    cache: HotCache | None,
-    marks: bool = False,
-) -> bool:
-    """The judge's verdict on ``commit`` (:func:`_judge`). From ``cache``, a refusal always
-    counts, an approval only when ``marks`` (the commit carries the owner's decision marks:
-    :func:`marked`, and is signed as the signing policy in force requires:
-    :func:`unsigned_as_required`); anything else is judged again."""
-    key = commit
-    if cache is not None:
-        found, value = cache.get(JUDGED, key)
-        if found and (value is False or (value is True and marks)):
-            return bool(value)
-    verdict = _judge(root, commit, parents)
-    if cache is not None:
-        cache.put(JUDGED, key, verdict)
-    return verdict
+def _from_cache(cache: HotCache | None, commit: str, marks: bool) -> bool | None:
+    """The verdict on ``commit`` the cache may give: a refusal always, an approval only when
+    ``marks``; None: the judge decides."""
+    if cache is None:
+        return None
+    found, value = cache.get(JUDGED, commit)
+    if found and (value is False or (value is True and marks)):
+        return bool(value)
+    return None
+
+
+def verdicts_of(
+    root: Path, commits: list[tuple[str, tuple[str, ...], bool]], cache: HotCache | None
+) -> dict[str, bool]:
+    """The judge's verdict on each ``(commit, parents, marks)`` (newest first). From ``cache``,
+    a refusal always counts, an approval only when ``marks`` (the commit carries the owner's
+    decision marks: :func:`marked`, and is signed as the signing policy in force requires:
+    :func:`unsigned_as_required`); the others are judged together (:func:`_judge`) and their
+    verdicts cached."""
+    found: dict[str, bool] = {}
+    todo: list[tuple[str, tuple[str, ...]]] = []
+    for commit, parents, marks in commits:
+        known = _from_cache(cache, commit, marks)
+        if known is None:
+            todo.append((commit, parents))
+        else:
+            found[commit] = known
+    if todo:
+        judged = _judge(root, todo)
+        found.update(judged)
+        if cache is not None:
+            for commit, verdict in judged.items():
+                cache.put(JUDGED, commit, verdict)
+    return found
 
 
 def cached(cache: HotCache | None, commit: str) -> bool:
     """True when ``cache`` holds an approval of ``commit`` (which counts only as
-    :func:`approved` says)."""
+    :func:`verdicts_of` says)."""
     if cache is None:
         return False
     found, value = cache.get(JUDGED, commit)
@@ -295,10 +310,9 @@ def _served_version(
     taken = [(c, parents) for c, parents, _b, marks, _w in candidates if marks and cached(cache, c)]
     # a cached approval counts only signed as the judge holds it (the settings' history too)
     faulty = unsigned_as_required(root, taken, activations=False)
-    verdicts = [
-        approved(root, c, parents, cache, marks and c not in faulty)
-        for c, parents, _b, marks, _w in candidates
-    ]
+    asked = [(c, parents, marks and c not in faulty) for c, parents, _b, marks, _w in candidates]
+    given = verdicts_of(root, asked, cache)  # the commits judged again: one walk, not one each
+    verdicts = [given[c[0]] for c in candidates]
     served: tuple[str, str | None] | None = None
     made_on_served = True
     for (commit, _p, blob, _m, whole), ok in zip(

@@ -10,8 +10,8 @@ what it found about the commits of ``since..tip`` alone: the server gate
 (``check --pre-receive``) and the served view's judge give what the whole ``check --history``
 gives of those commits.
 
-Standard library and the git runner only: the served view imports it on the hot path, and the
-judge loads only in :func:`judge_range`.
+Standard library, the git runner and the vocabulary modules only: the served view imports it on
+the hot path, and the judge loads only in :func:`judge_range` and :func:`judge_each`.
 """
 
 from __future__ import annotations
@@ -19,19 +19,26 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentmem import governance, trailers
 from agentmem.errors import GitError
 from agentmem.store import gitrun
 from agentmem.store.root import CONFIG_FILE
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
 
+    from agentmem.check.findings import Finding
+    from agentmem.check.history.gitread import CommitRecord
     from agentmem.check.history.walk import HistoryResult
 
 __all__ = [
     "CONCERNS",
+    "INERT",
     "JUDGED_SETTINGS",
+    "judge_each",
     "judge_range",
+    "nearest_start",
+    "start_of",
     "strict",
     "stricter",
     "walk_start",
@@ -180,14 +187,14 @@ def _blob_ids(texts: Iterable[bytes], like: str) -> dict[str, bytes]:
 
 def judge_range(root: Path, since: str | None, tip: str = "HEAD", **options: Any) -> HistoryResult:
     """:func:`~agentmem.check.history.walk.check_history` of the commits of ``since..tip``
-    (all of ``tip``'s when ``since`` is None), walked from :func:`walk_start`: when that is
+    (all of ``tip``'s when ``since`` is None), walked from :func:`start_of`: when that is
     not ``since``, only the findings about the commits of ``since..tip`` are kept, and
     ``commits`` counts those (one ``git rev-list`` more). ``options``: passed on to
     ``check_history``. Raises :class:`~agentmem.errors.GitError` when git fails."""
     # lazy: the judge loads only for a walk (the served view's hot path imports this module)
     from agentmem.check.history.walk import HistoryResult, check_history
 
-    start = walk_start(root, since, tip)
+    start = start_of(root, since, tip)
     result = check_history(root, since=start, tip=tip, **options)
     if start == since or since is None:
         return result
@@ -198,3 +205,133 @@ def judge_range(root: Path, since: str | None, tip: str = "HEAD", **options: Any
     inside = set(proc.stdout.split())
     kept = [f for f in result.findings if f.commit is None or f.commit in inside]
     return HistoryResult(kept, len(inside))
+
+
+#: The paths a commit may change after the one a walk judges without changing what the walk
+#: finds about it (:func:`judge_each`), when it has one parent and approves no relaxation.
+#: Of the commits after it, what the judge finds about a commit depends on (``check.history.
+#: walk``): a second admin's ``approve-settings`` (it approves an earlier relaxation, so what
+#: was made under it is judged with the relaxed value), a version of ``erasures.yaml`` (a value
+#: it records is looked for in every commit it did not rewrite; its recorder's ancestors are
+#: taken as rewritten), a merge (what it brings in is walked too, some of it before the commit).
+#: Changes to ``agentmem.yaml``, ``roles.yaml``, rule files and ``.gitattributes`` are left out
+#: as well (what a settings text is held to, the signing keys read, who created a rule), so
+#: that a judge rule that reads them later cannot make one walk say what two would not.
+INERT = ("memories/", "inbox/")
+
+
+def judge_each(
+    root: Path, commits: Sequence[tuple[str, tuple[str, ...]]]
+) -> dict[str, list[Finding]]:
+    """For each ``(commit, parents)`` of ``commits`` (newest first), the findings naming a
+    commit that :func:`judge_range` from its first parent to it gives — in fewer walks, and
+    shorter ones. The newest not judged yet is the tip of a walk: from its parent when
+    :func:`walk_start` says so (a short walk), else from the nearest commit below where a walk
+    may start (:func:`nearest_start`: before the relaxation the judge may hold, not the root).
+    That walk judges too each other commit given that it walked, when what it finds about that
+    commit is what a walk to it finds: every commit after it up to the tip is on the tip's
+    first-parent line and :data:`INERT` (memory and inbox files only, one parent, no approval
+    of a relaxation). A commit that is not so (a merge above it, a rule approved between two
+    accepts) is the tip of a walk of its own. So the unsigned accepts made after a relaxation a
+    second admin approved, which a session start must judge again (only the judge knows the
+    relaxation was approved), cost one walk, from the relaxation, not one each from the root
+    (docs/design/served.md §Served view). Raises :class:`~agentmem.errors.GitError`."""
+    # lazy: the judge loads only for a walk (the served view's hot path imports this module)
+    from agentmem.check.history.walk import check_history
+
+    todo = dict(commits)
+    found: dict[str, list[Finding]] = {}
+    while todo:
+        tip, parents = next(iter(todo.items()))
+        del todo[tip]
+        since = parents[0] if parents else None
+        start = walk_start(root, since, tip)
+        if start is not None:  # from its parent: a walk of its own
+            result = check_history(root, since=start, tip=tip)
+            found[tip] = [f for f in result.findings if f.commit]
+            continue
+        start = nearest_start(root, since, tip) if since is not None else None
+        walked: list[CommitRecord] = []
+        result = check_history(root, since=start, tip=tip, walked=walked)
+        by_sha = {c.sha: c for c in walked}
+        named: dict[str, list[Finding]] = {}
+        for finding in result.findings:
+            if finding.commit:
+                named.setdefault(finding.commit, []).append(finding)
+        found[tip] = [f for sha in _brought(by_sha, tip) for f in named.get(sha, [])]
+        record = by_sha.get(tip)
+        while record is not None and record.parents and _inert(record):
+            record = by_sha.get(record.parents[0])  # every commit above it is inert
+            if record is None or len(record.parents) > 1:
+                break
+            if record.sha in todo:
+                del todo[record.sha]
+                found[record.sha] = named.get(record.sha, [])
+    return found
+
+
+def start_of(root: Path, since: str | None, tip: str) -> str | None:
+    """Where the walk that judges ``since..tip`` starts: :func:`walk_start`, or when that is
+    the root, :func:`nearest_start` (None: the root)."""
+    start = walk_start(root, since, tip)
+    if start is None and since is not None:
+        return nearest_start(root, since, tip)
+    return start
+
+
+#: How many versions of ``agentmem.yaml`` :func:`nearest_start` steps back over.
+NEAREST_STEPS = 8
+
+
+def nearest_start(root: Path, since: str, tip: str) -> str | None:
+    """Where a walk that judges ``since..tip`` may start when :func:`walk_start` says not at
+    ``since``: the newest commit of ``since``'s first-parent line where it says a walk may
+    start, looked for from ``since`` back through the commits that made the versions of
+    ``agentmem.yaml`` — the first parent of the commit that made the version held at
+    ``since`` (the relaxation the judge may hold is then walked), then of the one that made
+    the version there, at most :data:`NEAREST_STEPS` times; None (the root) past that. At
+    such a commit every setting the judge applies is as strict as written or never was
+    stricter before, so a walk from it holds what a walk from the root holds (what
+    :func:`walk_start` starts any walk on). One ``git log -1`` and what :func:`walk_start`
+    costs per step."""
+    rev = since
+    for _step in range(NEAREST_STEPS):
+        args = ["log", "--first-parent", "-m", "-1", "--format=%P", rev, "--", CONFIG_FILE]
+        proc = gitrun.run(root, args, None, None, text=True)
+        parents: list[str] = str(proc.stdout).split() if proc.returncode == 0 else []
+        if not parents:
+            return None  # made by the root commit, or git cannot say: the root
+        rev = parents[0]
+        if walk_start(root, rev, tip) == rev:
+            return rev
+    return None
+
+
+def _inert(record: CommitRecord) -> bool:
+    """Whether ``record`` is :data:`INERT` for the commits before it (:func:`judge_each`)."""
+    if len(record.parents) != 1:
+        return False
+    if record.trailer(trailers.ACTION) == governance.APPROVE_SETTINGS:
+        return False
+    return all(change.path.startswith(INERT) for change in record.changes)
+
+
+def _brought(by_sha: dict[str, CommitRecord], sha: str) -> set[str]:
+    """``sha`` and, for a merge, the walked commits it brings in (not reached from its first
+    parent): the commits ``judge_range`` from its first parent keeps the findings of."""
+    parents = by_sha[sha].parents if sha in by_sha else []
+    if len(parents) <= 1:
+        return {sha}
+    base = _ancestry(by_sha, parents[:1])
+    return {sha} | (_ancestry(by_sha, parents[1:]) - base)
+
+
+def _ancestry(by_sha: dict[str, CommitRecord], tips: Sequence[str]) -> set[str]:
+    seen: set[str] = set()
+    stack = [t for t in tips if t in by_sha]
+    while stack:
+        sha = stack.pop()
+        if sha not in seen:
+            seen.add(sha)
+            stack.extend(p for p in by_sha[sha].parents if p in by_sha)
+    return seen

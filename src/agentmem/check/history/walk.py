@@ -32,6 +32,11 @@ A commit fails when it
   parent), makes an activation, a change to an approved rule, or a settings change without a
   good signature from a key listed for its author (:mod:`agentmem.check.history.signing`).
 
+What the walk finds about a commit may depend on commits after it in the same walk (a settings
+approval, a version of ``erasures.yaml``, a merge): :data:`agentmem.check.history.start.INERT`
+names the commits that cannot change it (one walk then judges several commits); a rule that
+reads another kind of later commit narrows it.
+
 A rule's status is read from the blob with :func:`agentmem.doctrine.fastread.fast_status` (no YAML) when that is provably
 the status the strict parser would read, otherwise with ``doctrine.parse_rule_text``.
 """
@@ -118,6 +123,7 @@ def check_history(
     read: dict[str, bytes] | None = None,
     parse: set[str] | None = None,
     parsed: dict[str, Rule] | None = None,
+    walked: list[CommitRecord] | None = None,
 ) -> HistoryResult:
     """Walk the history (all of it, or ``since..HEAD``) and return its findings (see the module
     docstring). ``require_signed``/``distinct_approver`` True force the setting on for every
@@ -128,14 +134,19 @@ def check_history(
     ``parse``: blob ids of rule files the caller parses anyway (the served view: ``HEAD``'s),
     which the walk parses whole rather than read one key of; ``parsed``: filled with the rules
     it parsed from bytes that were valid UTF-8 (``{blob id: Rule}``: the caller need not parse
-    them again). Raises :class:`~agentmem.errors.GitError` when git fails."""
+    them again). ``walked``: filled with the commits walked, parents first (the served view
+    tells from them which commits one walk judges as a walk of their own would:
+    :func:`agentmem.check.history.start.judge_each`). Raises
+    :class:`~agentmem.errors.GitError` when git fails."""
     # The walk builds tens of thousands of small objects that live until it ends, and makes
     # almost no reference cycles: the cyclic collector would only re-scan them (about a tenth
     # of the walk's own time). Reference counting still frees what the walk drops.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _walk(root, since, require_signed, distinct_approver, tip, read, parse, parsed)
+        return _walk(
+            root, since, require_signed, distinct_approver, tip, read, parse, parsed, walked
+        )
     finally:
         if collecting:
             gc.enable()
@@ -150,6 +161,7 @@ def _walk(
     read: dict[str, bytes] | None = None,
     parse: set[str] | None = None,
     parsed: dict[str, Rule] | None = None,
+    walked: list[CommitRecord] | None = None,
 ) -> HistoryResult:
     since = gitread.resolve(root, since) if since is not None else None
     # the reader reads the blobs while the log is still read
@@ -199,6 +211,8 @@ def _walk(
     findings += erasures.check_erasures(root, commits, blobs.texts, since, tip)
     if parsed is not None:
         parsed.update(_decoded(blobs))
+    if walked is not None:
+        walked.extend(commits)
     return HistoryResult(findings, len(commits))
 
 
