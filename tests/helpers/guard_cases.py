@@ -56,6 +56,7 @@ SECRETS: dict[str, str] = {
     "stripe": "sk" + "_live_" + _rand(24, seed=20),
     "password": "Tr0ub4dor" + "&" + _rand(4, seed=21),
     "azerty": "Azerty" + "123" + "!",
+    "code": "48" + "21",  # an access code said in words
     "generic": _rand(32, seed=22),
     "entropy": _rand(24, seed=23),
 }
