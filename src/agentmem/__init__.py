@@ -9,10 +9,10 @@ The package is layered (see AGENTS.md): ``agentmem.cli`` parses and renders; the
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from agentmem.errors import AgentmemError
 
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
     from agentmem.api import Agentmem
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from agentmem.errors import ConfigError, InvalidMemoryError
 from agentmem.frozen import Frozen
@@ -19,7 +18,10 @@ from agentmem.store.paths import check_scope
 from agentmem.store.root import CONFIG_FILE as CONFIG_FILE
 from agentmem.store.yamlio import load_yaml_file
 
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
+    from typing import Any
+
     from agentmem.store.hotcache import HotCache
 
 DEFAULT_SECTIONS = (

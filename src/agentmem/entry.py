@@ -18,10 +18,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from agentmem.errors import failure
 
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
     from agentmem.delivery.fastpath import Printed
 

@@ -13,7 +13,9 @@ all), ``hash`` of those values, ``Class(field=value, …)`` as repr over the sho
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self, cast
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, Self
 
 
 def _frozen_error(message: str) -> AttributeError:
@@ -64,4 +66,5 @@ class Frozen:
         values = {name: getattr(self, name) for name in self._fields}
         values.update(changes)
         make: Any = type(self)
-        return cast(Self, make(**values))
+        made: Self = make(**values)
+        return made

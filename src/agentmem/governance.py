@@ -13,9 +13,10 @@ Roles are ordered ``user < member < admin`` (:data:`RANK`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Literal, Protocol
 
 from agentmem.errors import GovernanceError
+
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 
 USER = "user"
 MEMBER = "member"
@@ -100,14 +101,19 @@ STATUS_ACTIONS = {
 """The action that sets a rule to each status (other transitions: :data:`CHANGE_APPROVED`)."""
 
 
-class Actor(Protocol):
-    """What the rules need of a person (:class:`agentmem.store.repo.Person` is one)."""
+if TYPE_CHECKING:  # a type only: a protocol class would import typing at run time
+    from typing import Literal, Protocol
 
-    @property
-    def id(self) -> str: ...
+    class Actor(Protocol):
+        """What the rules need of a person (:class:`agentmem.store.repo.Person` is one)."""
 
-    @property
-    def role(self) -> str: ...
+        @property
+        def id(self) -> str: ...
+
+        @property
+        def role(self) -> str: ...
+
+    SelfApproval = Literal["proposed", "created", "wrote"]
 
 
 def allowed(action: str) -> tuple[str, ...]:
@@ -284,9 +290,6 @@ def is_decision(
     if decision in ("accepted", "edited"):
         return True
     return action == PROPOSE and proposal and route == "doctrine"
-
-
-SelfApproval = Literal["proposed", "created", "wrote"]
 
 
 def self_approval(

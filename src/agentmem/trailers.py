@@ -18,7 +18,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Protocol
+
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
+if TYPE_CHECKING:  # a type only: a protocol class would import typing at run time
+    from typing import Protocol
+
+    class _Actor(Protocol):
+        @property
+        def role(self) -> str: ...
+
+        def signature(self) -> str: ...
+
 
 PREFIX = "Agentmem-"
 """Every agentmem trailer name starts with this; other trailers are ignored when reading."""
@@ -93,13 +103,6 @@ REQUIRED = (ACTION, ACTOR, ROLE)
 
 Trailers = Sequence[tuple[str, str]]
 """``(name, value)`` pairs in the order they are written."""
-
-
-class _Actor(Protocol):
-    @property
-    def role(self) -> str: ...
-
-    def signature(self) -> str: ...
 
 
 def audit(actor: _Actor) -> list[tuple[str, str]]:

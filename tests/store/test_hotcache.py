@@ -24,12 +24,13 @@ _RUN = (
     "import sys\n"
     "from agentmem.entry import run\n"
     "code = run(['hook', 'session-start'])\n"
-    "print('LOADED', sorted(m for m in ('yaml', 'agentmem.guard') if m in sys.modules), code)\n"
+    "print('LOADED', sorted(m for m in ('yaml', 'agentmem.guard', 'typing') if m in sys.modules), code)\n"
 )
 
 
 def _session_start(root: Path) -> tuple[str, str]:
-    """The hook's stdout, and which of PyYAML and the guard it loaded (with its exit code)."""
+    """The hook's stdout, and which of PyYAML, the guard and ``typing`` it loaded (with its exit
+    code): a warm start imports no ``typing`` (docs/design/code.md §Hot path)."""
     payload = json.dumps(
         {"session_id": "3f1c2a9e-0b7d-4e8a-9c51-2d6f7a8b9c0d", "transcript_path": "/t.jsonl",
          "cwd": str(root), "hook_event_name": "SessionStart"}
@@ -49,7 +50,7 @@ def test_a_second_session_start_reads_no_yaml_and_loads_no_guard(
     assert invoke(runner, "review", "--accept", "all").exit_code == 0
     first, cold = _session_start(memrepo)
     assert "1. Answer in French." in first
-    assert cold == "LOADED ['agentmem.guard', 'yaml'] 0"
+    assert cold == "LOADED ['agentmem.guard', 'typing', 'yaml'] 0"
     second, warm = _session_start(memrepo)
     # the guard runs on every served entry at every start (decision 0108): no YAML, the guard
     assert (second, warm) == (first, "LOADED ['agentmem.guard'] 0")
@@ -65,11 +66,11 @@ def test_a_second_session_start_reads_no_yaml_and_loads_no_guard(
     )
     commit_by_owner(memrepo, "memories/alice.md")
     third, judged = _session_start(memrepo)
-    assert judged == "LOADED ['agentmem.guard', 'yaml'] 0"
+    assert judged == "LOADED ['agentmem.guard', 'typing', 'yaml'] 0"
     assert "2. [withheld: the entry contains an agentmem delimiter" in third
     # A broken cache is no cache: the same block, everything computed again.
     (memrepo / ".agentmem" / "hotcache.json").write_text("{not json", encoding="utf-8")
-    assert _session_start(memrepo) == (third, "LOADED ['agentmem.guard', 'yaml'] 0")
+    assert _session_start(memrepo) == (third, "LOADED ['agentmem.guard', 'typing', 'yaml'] 0")
 
 
 def test_a_changed_settings_file_is_parsed_again(memrepo: Path) -> None:

@@ -23,7 +23,6 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from agentmem import governance
 from agentmem.delivery.folders import scope_for_folder as scope_for_folder
@@ -33,7 +32,10 @@ from agentmem.frozen import Frozen
 from agentmem.memory.file import BudgetStatus, Entry, budget_status, new_memory_text, parse_memory
 from agentmem.memory.records import scope_contains, today_iso
 
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
+    from typing import Any
+
     from agentmem.config import Config
     from agentmem.delivery.usage import RuleUsage
     from agentmem.doctrine.model import Rule

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agentmem.errors import AgentmemError
 from agentmem.store.root import locate
 
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
     from typing import Any
 

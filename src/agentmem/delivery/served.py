@@ -22,7 +22,6 @@ judge is loaded only for a commit it has not judged before.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from agentmem import trailers
 from agentmem.check.history.start import strict, stricter
@@ -30,7 +29,10 @@ from agentmem.errors import AgentmemError, GitError
 from agentmem.store import gitrun, regular
 from agentmem.store.root import CONFIG_FILE
 
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
+    from typing import Any
+
     from agentmem.doctrine.model import Rule
     from agentmem.store.hotcache import HotCache
 

@@ -11,9 +11,11 @@ import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
+    from typing import Any
+
     from agentmem.delivery.context import ChatContext
 
 USAGE_FILE = ".agentmem/usage.jsonl"

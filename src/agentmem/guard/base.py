@@ -7,9 +7,12 @@ import re
 from collections.abc import Callable
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any, cast
 
 from agentmem.frozen import Frozen
+
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
+if TYPE_CHECKING:
+    from typing import Any
 
 ERROR = "error"
 WARNING = "warning"
@@ -90,7 +93,8 @@ class _LazyPattern:
 def lazy_compile(pattern: str | Callable[[], str], flags: int = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)`` on first use (:class:`_LazyPattern`); ``pattern`` may be
     a function giving the source."""
-    return cast("re.Pattern[str]", _LazyPattern(pattern, flags))
+    lazy: re.Pattern[str] = _LazyPattern(pattern, flags)  # type: ignore[assignment]
+    return lazy
 
 
 def ignores_case(pattern: re.Pattern[str]) -> bool:

@@ -17,11 +17,14 @@ import mmap
 import re
 import unicodedata
 from pathlib import Path
-from typing import Any
 
 from agentmem.guard.base import Finding, lazy_compile, package_folder
 from agentmem.guard.secrets import _PLACEHOLDER_VALUE
 from agentmem.guard.unicode import _Raw
+
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
+if TYPE_CHECKING:
+    from typing import Any
 
 # ----------------------------------------------------------------------------------------------
 # Personal data (raw text)

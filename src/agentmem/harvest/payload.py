@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from agentmem.errors import AgentmemError
 from agentmem.nesting import MAX_DEPTH, too_deep
+
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
+if TYPE_CHECKING:
+    from typing import Any
 
 #: What a parse that met the recursion limit gives (``null`` is a value).
 _TOO_DEEP = object()

@@ -26,7 +26,6 @@ import os
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from agentmem import trailers as tr
 from agentmem.errors import AgentmemError, UsageError
@@ -36,8 +35,9 @@ from agentmem.harvest.payload import HookPayload as HookPayload
 from agentmem.harvest.payload import HookPayloadError as HookPayloadError
 from agentmem.harvest.payload import parse_payload as parse_payload
 
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
-    pass
+    from typing import Any
 
 LOCAL_DIR = ".agentmem"
 QUEUE_FILE = "queue.jsonl"

@@ -11,9 +11,12 @@ import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from agentmem.errors import GitError
+
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def run(

@@ -25,10 +25,13 @@ import json
 import os
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any
 
 from agentmem.errors import AgentmemError
 from agentmem.store import regular
+
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
+if TYPE_CHECKING:
+    from typing import Any
 
 CACHE_FILE = "hotcache.json"
 #: The hot path's output memo an older agentmem wrote (it held memory text): ``erase`` deletes

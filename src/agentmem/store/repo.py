@@ -14,7 +14,6 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agentmem.config import CONFIG_FILE, Config, load_config
 from agentmem.errors import (
@@ -37,6 +36,7 @@ from agentmem.store.root import ROLES_FILE as ROLES_FILE
 from agentmem.store.root import locate
 from agentmem.store.yamlio import load_yaml_file
 
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
     from agentmem.store.hotcache import HotCache
 

@@ -9,11 +9,13 @@ import re
 import stat
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from agentmem.errors import ConfigError
 
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
+    from typing import Any
+
     from agentmem.store.hotcache import HotCache
 
 MAX_YAML_BYTES = 1_000_000  # a hand-written settings or proposal file is never this large

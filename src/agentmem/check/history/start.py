@@ -17,15 +17,16 @@ the hot path, and the judge loads only in :func:`judge_range` and :func:`judge_e
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from agentmem import governance, trailers
 from agentmem.errors import GitError
 from agentmem.store import gitrun
 from agentmem.store.root import CONFIG_FILE
 
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
+    from typing import Any
 
     from agentmem.check.findings import Finding
     from agentmem.check.history.gitread import CommitRecord
