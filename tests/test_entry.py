@@ -63,3 +63,29 @@ def test_usage_errors_of_hot_commands_still_come_from_typer(memrepo: Path) -> No
         text=True,
     )
     assert helped.returncode == 0 and "SessionEnd: queue the session" in helped.stdout
+
+
+def test_a_hot_line_ends_with_the_collector_off_and_any_other_line_gets_it_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The collector's pass at exit is skipped for a hot command; typer's commands run with it
+    on, as they found it (docs/design/code.md §Hot path)."""
+    import gc
+
+    import agentmem.cli
+    from agentmem import entry
+
+    seen: list[bool] = []
+    monkeypatch.setattr(agentmem.cli, "main", lambda: seen.append(gc.isenabled()))
+    monkeypatch.setattr(sys, "argv", ["agentmem", "memory", "show"])
+    monkeypatch.setattr(entry, "run", lambda argv: seen.append(gc.isenabled()))
+    assert gc.isenabled()
+    entry.main()
+    assert seen == [False, True] and gc.isenabled()
+    monkeypatch.setattr(entry, "run", lambda argv: 0)
+    try:
+        with pytest.raises(SystemExit) as stopped:
+            entry.main()
+        assert stopped.value.code == 0 and not gc.isenabled()
+    finally:
+        gc.enable()
