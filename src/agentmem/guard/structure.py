@@ -4,8 +4,6 @@ the detection copy (docs/design/guard.md §Guard)."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Iterator
 from urllib.parse import parse_qsl, urlsplit
@@ -253,6 +251,9 @@ def _text_like(data: bytes) -> bool:
 
 def _decodes_to_text(part: str, *, base32: bool) -> bool:
     """Whether a path segment or host label is text written in hex, base64 or base32."""
+    # lazy: for a link's long path segment or host label only, never on the hot path's entries
+    import base64
+
     candidates: list[bytes] = []
     try:
         if _HEX.fullmatch(part):
@@ -264,7 +265,7 @@ def _decodes_to_text(part: str, *, base32: bool) -> bool:
         if base32 and _B32.fullmatch(part):
             bare = part.rstrip("=").upper()
             candidates.append(base64.b32decode(bare + "=" * (-len(bare) % 8)))
-    except (ValueError, binascii.Error):
+    except ValueError:  # binascii.Error is a ValueError
         pass
     return any(_text_like(c) for c in candidates)
 
