@@ -300,3 +300,50 @@ def test_an_invisible_character_inside_the_finding_hides_nothing(case: dict[str,
     hidden = text[:middle] + "\u200d" + text[middle:]
     codes = [f.code for f in _scan(case, hidden) if f.severity == guard.ERROR]
     assert case["code"] in codes and "invisible-char" in codes, describe(_scan(case, hidden))
+
+
+def _random_texts(count: int, seed: int) -> list[str]:
+    """Texts over letters of many scripts, digits of several kinds, marks, "_", punctuation and
+    every kind of white space."""
+    import random
+
+    rng = random.Random(seed)
+    alphabet = (
+        "aZéß_ 1²½٣Ⅷ\u0301\u0903\t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u1680\u2007\u2028\u3000"
+        "İıſK.,'’-—!?()«»ǅΣσςдЖ中文ひア"
+    )
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(count)]
+
+
+def test_letter_runs_are_the_runs_the_pattern_finds() -> None:
+    """``unicode.letter_runs`` (the pattern only on tokens that are not all letters) gives the
+    set ``_LETTERS.findall`` gives, on every text of the guard's cases and on random text."""
+    from agentmem.guard.unicode import _LETTERS, letter_runs
+
+    texts = [materialise(case)[0] for case in CASES] + _random_texts(3000, seed=11)
+    for text in texts:
+        assert letter_runs(text) == set(_LETTERS.findall(text)), text
+
+
+def test_the_instruction_patterns_run_are_those_whose_needles_occur() -> None:
+    """``injection._patterns_to_run`` (each needle looked up once) picks, in order, the
+    patterns that asking every pattern for its needles picks: on the detection copy of every
+    case, of random text and of a text around each needle."""
+    from agentmem.guard import injection
+    from agentmem.guard.unicode import _detection_copy
+
+    needles = [n.lstrip("=") for group, _, _, _ in injection._INSTRUCTIONS for n in group]
+    texts = [materialise(case)[0] for case in CASES] + _random_texts(1000, seed=12)
+    texts += [f"say {n} now" for n in needles] + [f"{n}x" for n in needles]
+    for text in texts:
+        det = _detection_copy(text)[0]
+        tokens = "\n".join(set(det.split()))
+        words = set(injection._WORD.findall(tokens))
+        asked = [
+            i
+            for i, (whole, solid, other) in enumerate(injection._INSTRUCTION_NEEDLES)
+            if not words.isdisjoint(whole)
+            or any(n in tokens for n in solid)
+            or any(n in det for n in other)
+        ]
+        assert injection._patterns_to_run(det, tokens) == asked, text

@@ -110,3 +110,27 @@ def test_an_invisible_character_inside_a_key_does_not_hide_it() -> None:
     codes = {f.code for f in guard.scan(text)}
     assert {"secret:anthropic", "invisible-char"} <= codes
     assert key[15:] not in guard.mask(text)
+
+
+def test_the_secret_patterns_run_are_those_whose_needles_occur() -> None:
+    """``secrets._secret_patterns_to_run`` (each needle looked up once) picks, in order, the
+    patterns that asking every pattern for its needles picks: on every case of the guard's
+    corpus, every sample here and a text around each needle, as written and in upper and
+    lower case."""
+    from tests.helpers.guard_cases import CASES, materialise
+
+    from agentmem.guard.unicode import _Raw
+
+    needles = [n for _, solid, other in secrets._SECRET_NEEDLES for n in (*solid, *other)]
+    texts = [materialise(case)[0] for case in CASES] + list(SAMPLES.values())
+    texts += [f"key {n} here" for n in needles] + [f"x{n}" for n in needles]
+    texts += [t.upper() for t in texts] + [t.lower() for t in texts]
+    for text in texts:
+        raw = _Raw(text)
+        asked = [
+            i
+            for i, (icase, solid, other) in enumerate(secrets._SECRET_NEEDLES)
+            if any(n in (raw.tokens_lower if icase else raw.tokens) for n in solid)
+            or any(n in (text.lower() if icase else text) for n in other)
+        ]
+        assert secrets._secret_patterns_to_run(text, raw) == asked, text

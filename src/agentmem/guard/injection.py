@@ -425,6 +425,20 @@ def _split_needles(
 
 _INSTRUCTION_NEEDLES = [_split_needles(needles) for needles, _, _, _ in _INSTRUCTIONS]
 _SOLID_NEEDLES = tuple(sorted(frozenset().union(*(solid for _, solid, _ in _INSTRUCTION_NEEDLES))))
+
+
+def _by_needle(part: int) -> dict[str, tuple[int, ...]]:
+    """Each needle of one kind (0 whole words, 1 solid, 2 the others) -> the indexes of the
+    patterns of :data:`_INSTRUCTIONS` that it lets run."""
+    found: dict[str, list[int]] = {}
+    for i, needles in enumerate(_INSTRUCTION_NEEDLES):
+        for n in needles[part]:
+            found.setdefault(n, []).append(i)
+    return {n: tuple(indexes) for n, indexes in found.items()}
+
+
+_BY_WHOLE, _BY_SOLID, _BY_OTHER = _by_needle(0), _by_needle(1), _by_needle(2)
+_WHOLE_NEEDLES = frozenset(_BY_WHOLE)
 _WORD = lazy_compile(r"[a-z0-9]+")
 _SPACED = lazy_compile(r"(?<![\w'])\w(?:[ .*_-]\w){3,}(?![\w'])")  # one separator between letters
 # In every _SPACED match: its last three letters, each after a separator (a fast search: it
@@ -456,20 +470,27 @@ def _instruction_hits(det: str, tokens: str | None = None) -> Iterator[tuple[int
             yield (*_raw_span(index, s, e), label)
 
 
+def _patterns_to_run(det: str, tokens: str) -> list[int]:
+    """The indexes of the patterns of :data:`_INSTRUCTIONS` one of whose needles occurs in
+    ``det`` (``tokens``: its distinct tokens), in order: each needle is looked up once, not
+    once per pattern (tests/guard/test_scanner.py compares it with asking every pattern)."""
+    runs: set[int] = set()
+    for word in _WHOLE_NEEDLES.intersection(_WORD.findall(tokens)):
+        runs.update(_BY_WHOLE[word])
+    for n in _SOLID_NEEDLES:
+        if n in tokens:
+            runs.update(_BY_SOLID[n])
+    for n, indexes in _BY_OTHER.items():
+        if n in det:
+            runs.update(indexes)
+    return sorted(runs)
+
+
 def _instruction_hits_in(det: str, tokens: str | None = None) -> Iterator[tuple[int, int, str]]:
     if tokens is None:
         tokens = "\n".join(set(det.split()))  # det's words are its tokens' words (see _Raw)
-    words = set(_WORD.findall(tokens))
-    present = {n for n in _SOLID_NEEDLES if n in tokens}  # each needle looked up once
-    for (whole, solid, spaced), (_, label, negatable, rx) in zip(
-        _INSTRUCTION_NEEDLES, _INSTRUCTIONS, strict=True
-    ):
-        if (
-            words.isdisjoint(whole)
-            and present.isdisjoint(solid)
-            and not any(n in det for n in spaced)
-        ):
-            continue
+    for i in _patterns_to_run(det, tokens):
+        _, label, negatable, rx = _INSTRUCTIONS[i]
         for m in rx.finditer(det):
             if negatable and _NEGATED.search(det, max(0, m.start() - 40), m.start()):
                 continue

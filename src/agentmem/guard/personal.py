@@ -20,7 +20,7 @@ from pathlib import Path
 
 from agentmem.guard.base import Finding, lazy_compile, package_folder
 from agentmem.guard.secrets import _PLACEHOLDER_VALUE
-from agentmem.guard.unicode import _Raw
+from agentmem.guard.unicode import _Raw, letter_runs
 
 TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
@@ -90,7 +90,6 @@ _SSN_NAMED = lazy_compile(
 _NAMED_ID_WORDS = frozenset(
     "sécurité securite sécu secu nir insee security ssn seguridad sozialversicherungsnummer".split()
 )
-_WORDS = lazy_compile(r"[^\W\d_]+")
 
 
 def _nino_ok(value: str) -> bool:
@@ -922,7 +921,7 @@ def _health_words() -> frozenset[str]:
     v = _vocabulary()
     phrases = [p for listed in v["health"].values() for p in listed] + v["medications"]
     # one pass over all the phrases (a line break is no letter: the same words as phrase by phrase)
-    found = set(_WORDS.findall("\n".join(phrases).lower()))
+    found = letter_runs("\n".join(phrases).lower())
     kept = {w for w in found if len(w) > 2 and w not in _STOP}
     return frozenset(kept.union(_bare(w) for w in kept if not w.isascii()))  # ASCII: its own
 

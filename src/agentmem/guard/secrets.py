@@ -477,6 +477,36 @@ _SECRET_NEEDLES = [
 ]
 
 
+def _secret_needle_index() -> tuple[dict[tuple[bool, str], tuple[int, ...]], ...]:
+    """``(ignores case, needle)`` -> the indexes of the patterns of :data:`_SECRETS` it lets
+    run: for the solid needles (looked up in the tokens), and for the others (in the text)."""
+    solid: dict[tuple[bool, str], list[int]] = {}
+    spaced: dict[tuple[bool, str], list[int]] = {}
+    for i, (icase, solids, others) in enumerate(_SECRET_NEEDLES):
+        for n in solids:
+            solid.setdefault((icase, n), []).append(i)
+        for n in others:
+            spaced.setdefault((icase, n), []).append(i)
+    return tuple({key: tuple(v) for key, v in d.items()} for d in (solid, spaced))
+
+
+_BY_SOLID, _BY_SPACED = _secret_needle_index()
+
+
+def _secret_patterns_to_run(text: str, raw: _Raw) -> list[int]:
+    """The indexes of the patterns of :data:`_SECRETS` one of whose needles occurs, in order:
+    each needle looked up once, not once per pattern (tests/guard/test_secrets.py compares it
+    with asking every pattern)."""
+    runs: set[int] = set()
+    for (icase, n), indexes in _BY_SOLID.items():
+        if n in (raw.tokens_lower if icase else raw.tokens):
+            runs.update(indexes)
+    for (icase, n), indexes in _BY_SPACED.items():
+        if n in (text.lower() if icase else text):
+            runs.update(indexes)
+    return sorted(runs)
+
+
 def _secret_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
     """Secret findings on the raw text, and on its copy without invisible characters (a
     zero-width joiner inside ``sk-ant-…`` must not hide the key); spans point into ``text``."""
@@ -495,14 +525,8 @@ def _secret_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
 
 def _plain_secret_findings(text: str, raw: _Raw) -> list[Finding]:
     out: list[Finding] = []
-    for (icase, solid, spaced), (_, name, label, groups, rx) in zip(
-        _SECRET_NEEDLES, _SECRETS, strict=True
-    ):
-        tokens = raw.tokens_lower if icase else raw.tokens
-        if not any(n in tokens for n in solid) and not any(
-            n in (text.lower() if icase else text) for n in spaced
-        ):
-            continue
+    for i in _secret_patterns_to_run(text, raw):
+        _, name, label, groups, rx = _SECRETS[i]
         for m in rx.finditer(text):
             g = next((i for i in groups if m.group(i) is not None), 0)
             value = m.group(g)
