@@ -16,6 +16,7 @@ check can all use it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -141,12 +142,16 @@ def log_format(name: str) -> str:
     return f"%(trailers:key={name},valueonly)"
 
 
-_EMAIL = re.compile(r"<([^<>]+)>\s*$")
+@functools.cache
+def _email() -> re.Pattern[str]:
+    """The ``<email>`` ending an actor value
+    (compiled on first use: the hot path never needs it)."""
+    return re.compile(r"<([^<>]+)>\s*$")
 
 
 def actor_email(value: str) -> str | None:
     """The email of an ``Agentmem-Actor`` value ``id <email>``, or None when it has none."""
-    match = _EMAIL.search(value)
+    match = _email().search(value)
     return match.group(1) if match else None
 
 

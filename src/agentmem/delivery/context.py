@@ -19,6 +19,7 @@ it imports neither the guard nor the doctrine package at module level.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from datetime import date
@@ -49,11 +50,17 @@ HOOK_MAX_CHARS = 10_000
 #: The formats of ``context chat`` (:func:`check_format`).
 FORMATS = ("text", "markdown", "json")
 _DELIMITER = re.compile(r"<\s*/?\s*agentmem-(?:memory|doctrine)", re.IGNORECASE)
+
+
 #: The only reasons :func:`withhold_reason` gives: a cached reason of another shape is not
 #: printed (it would put a local file's text into the prompt) but judged again.
-_REASON = re.compile(
-    r"contains an agentmem delimiter|fails the guard \([a-z0-9:_-]+(?:, [a-z0-9:_-]+)*\)"
-)
+@functools.cache
+def _reason() -> re.Pattern[str]:
+    """The reasons' shape
+    (compiled on first use: only a cached refusal is read with it)."""
+    return re.compile(
+        r"contains an agentmem delimiter|fails the guard \([a-z0-9:_-]+(?:, [a-z0-9:_-]+)*\)"
+    )
 
 
 def holds_delimiter(text: str) -> bool:
@@ -73,7 +80,7 @@ def withhold_reason_cached(text: str, cache: HotCache | None) -> str | None:
 
     key = digest(f"{guard_fingerprint()}\n{text}")
     found, value = cache.get("withhold", key)
-    if found and isinstance(value, str) and _REASON.fullmatch(value):
+    if found and isinstance(value, str) and _reason().fullmatch(value):
         return value
     reason = withhold_reason(text)
     if reason is not None:

@@ -43,8 +43,16 @@ BASES = ("declared", "inferred")
 KEYS = ("basis", "scope", "since", "review", "expires")
 MARKER_OPEN = "<!-- am:"
 MARKER_CLOSE = "-->"
-_MARKER = re.compile(r"^(?P<text>.*?)[ \t]+<!-- am:(?P<body>[^\n]*?)-->[ \t]*$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+@lru_cache(maxsize=1)
+def _marker() -> re.Pattern[str]:
+    """An entry line's record marker in its rare shapes
+    (compiled on first use: the hot path never needs it)."""
+    return re.compile(r"^(?P<text>.*?)[ \t]+<!-- am:(?P<body>[^\n]*?)-->[ \t]*$")
+
+
 #: Shown for an entry without a marker (never written into a file).
 UNRECORDED = "unrecorded"
 
@@ -169,7 +177,7 @@ def split_entry(line: str) -> tuple[str, str | None]:
         inner = end[at + len(MARKER_OPEN) : len(end) - len(MARKER_CLOSE)]
         if len(end) - len(MARKER_CLOSE) >= at + len(MARKER_OPEN):
             return body[:at].rstrip(" \t"), inner
-    match = _MARKER.match(body)  # the rare shapes: the regular expression decides
+    match = _marker().match(body)  # the rare shapes: the regular expression decides
     if match is None:
         return body, None
     return match.group("text"), match.group("body")

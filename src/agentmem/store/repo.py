@@ -8,6 +8,7 @@ command — never a name read from a transcript or a model's answer.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -45,7 +46,15 @@ LOCK_TIMEOUT_SECONDS = 15.0
 #: that one that waited in vain can say who is writing (:class:`BusyError`). Never a value the
 #: person typed: the command's first word only, when it is a plain word.
 HOLDER_FILE = "lock.holder"
-_HOLDER = re.compile(r"agentmem(?: [a-z][a-z-]{0,30}){0,2} \(pid [0-9]{1,10}\)")
+
+
+@functools.cache
+def _holder() -> re.Pattern[str]:
+    """What a holder file may say
+    (compiled on first use: the hot path never needs it)."""
+    return re.compile(r"agentmem(?: [a-z][a-z-]{0,30}){0,2} \(pid [0-9]{1,10}\)")
+
+
 _holder_name: list[str] = []
 
 
@@ -74,7 +83,7 @@ def lock_holder(root: Path) -> str | None:
         text = (root / LOCAL_DIR / HOLDER_FILE).read_text(encoding="ascii")[:200].strip()
     except (OSError, UnicodeDecodeError):
         return None
-    return text if _HOLDER.fullmatch(text) else None
+    return text if _holder().fullmatch(text) else None
 
 
 class Person(Frozen):
