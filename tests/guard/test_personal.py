@@ -311,3 +311,39 @@ def test_the_name_cue_runs_for_every_word_its_pattern_opens_with() -> None:
 )
 def test_a_name_after_a_relation_or_an_introduction_is_found(text: str) -> None:
     assert [f.code for f in guard.scan(text)] == ["pii:name"]
+
+
+def test_the_name_patterns_find_what_they_found_with_the_curly_apostrophe_in_the_class() -> None:
+    """``_NOT_AFTER`` / ``_NOT_BEFORE`` (’ in an assertion of its own, a cheaper compilation)
+    match where the single classes ``[\\w.'’-]`` and ``[\\w'’-]`` did: on every case of the
+    corpus and on random text made of names, apostrophes, hyphens and dots."""
+    import random
+    import re
+
+    from tests.helpers.guard_cases import CASES, materialise
+
+    from agentmem.guard import personal
+
+    cap, particle = personal._CAPITALISED, personal._PARTICLE
+    before = {
+        "pair": rf"(?<![\w.'’-])({cap})[^\S\n]+{particle}?({cap})(?![\w'’-])",
+        "next": rf"[^\S\n]+{particle}?({cap})(?![\w'’-])",
+        "said": rf"(?<![\w.'’-])({cap})[^\S\n]+(?:said|says|a dit|dijo|sagte)\b",
+    }
+    now = {
+        "pair": personal._NAME_PAIR,
+        "next": personal._NEXT_NAME,
+        "said": re.compile(
+            rf"{personal._NOT_AFTER}({cap})[^\S\n]+(?:said|says|a dit|dijo|sagte)\b"
+        ),
+    }
+    rng = random.Random(13)
+    pieces = ["Jean", "Dupont", "Léa", "Ömer", " ", "  ", "\n", "’", "'", "-", ".", "x", "2", "_",
+              "de ", "said", "Anna-Lena", "von "]  # fmt: skip
+    texts = [materialise(case)[0] for case in CASES]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(4000)]
+    for name, source in before.items():
+        old = re.compile(source)
+        for text in texts:
+            found = [m.span(1) for m in now[name].finditer(text)]
+            assert found == [m.span(1) for m in old.finditer(text)], (name, text)
