@@ -347,3 +347,21 @@ def test_the_instruction_patterns_run_are_those_whose_needles_occur() -> None:
             or any(n in det for n in other)
         ]
         assert injection._patterns_to_run(det, tokens) == asked, text
+
+
+def test_a_text_that_cannot_start_with_markdown_is_not_asked() -> None:
+    """``structure._may_lead`` is false only for texts that neither _LEADING nor _REF_DEF
+    matches (on the detection copy of every case, on random text, and on each start they
+    know, then one character of every kind)."""
+    from agentmem.guard import structure
+    from agentmem.guard.unicode import _detection_copy
+
+    starts = [*structure._LEADING_STARTS, "1", "٣", "²", "1)", "12.", "***", "- - -", "[a]: b"]
+    texts = [_detection_copy(materialise(case)[0])[0] for case in CASES]
+    texts += _random_texts(2000, seed=14)
+    texts += [s + tail for s in starts for tail in ("", " ", ":", "x", "\n", " :", ".")]
+    for text in texts:
+        stripped = text.lstrip()
+        if not structure._may_lead(stripped):
+            assert structure._LEADING.match(stripped) is None, text
+            assert structure._REF_DEF.match(stripped) is None, text

@@ -68,6 +68,26 @@ _TEMPLATE = lazy_compile(r"[{}$<>]|%7b|%24|%3c")
 _ENTRY_HINT = lazy_compile(r"\n- [^\S\n]*(?:[#>*+_\[\d-]|system|assistant|user|human|ai|model)")
 
 
+#: What a match of _LEADING or _REF_DEF starts with (the set of _ENTRY_HINT; a digit aside:
+#: ``\d``, ``str.isdecimal``): a text that starts otherwise matches neither, and neither is
+#: compiled for it (most entries).
+_LEADING_STARTS = (
+    "#",
+    ">",
+    "*",
+    "+",
+    "_",
+    "[",
+    "-",
+    *"system assistant user human ai model".split(),
+)
+
+
+def _may_lead(content: str) -> bool:
+    """Whether ``content`` (white space stripped) can match _LEADING or _REF_DEF."""
+    return content.startswith(_LEADING_STARTS) or content[:1].isdecimal()
+
+
 def _lines(det: str, kind: str) -> Iterator[tuple[int, str]]:
     """(offset, content) of each text whose leading Markdown matters: the whole entry or field,
     or in a file the content of every ``- `` entry line (headings are the file's own) that may
@@ -118,6 +138,8 @@ def _structure_hits(det: str, kind: str) -> Iterator[tuple[int, int, str]]:
             yield esc.start(), esc.end(), "matches one of agentmem's prompt delimiters (escaped)"
     for off, content in _lines(det, kind):
         stripped = content.lstrip()
+        if not _may_lead(stripped):
+            continue
         s = off + len(content) - len(stripped)
         m = _LEADING.match(stripped)
         if m:
