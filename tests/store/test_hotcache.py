@@ -4,6 +4,7 @@ changed guard is a miss, and the output never differs."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from datetime import date
@@ -141,15 +142,16 @@ def test_the_fingerprint_follows_the_delimiter_rule_and_the_word_lists(monkeypat
     import agentmem.delivery.context as context_module
 
     seen: list[str] = []
-    real_stat = P.stat
+    real_stat = os.stat
 
-    def stat(self: P, *args, **kwargs):  # type: ignore[no-untyped-def]
-        seen.append(str(self))
-        return real_stat(self, *args, **kwargs)
+    def stat(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(str(path))
+        return real_stat(path, *args, **kwargs)
 
     monkeypatch.setattr(hotcache, "_FINGERPRINT", [])
-    monkeypatch.setattr(P, "stat", stat)
+    monkeypatch.setattr(os, "stat", stat)
     hotcache.guard_fingerprint()
+    monkeypatch.undo()
     assert str(P(context_module.__file__).resolve()) in seen
     assert any(s.endswith("gender_guesser/data/nam_dict.txt") for s in seen)
     assert any(s.endswith("guard/data/personal.json") for s in seen)

@@ -148,7 +148,7 @@ def guard_fingerprint() -> str:
         parts = []
         for path in fingerprint_files():
             try:
-                info = path.stat()
+                info = os.stat(path)
             except OSError:
                 parts.append(f"{path}:missing")
                 continue
@@ -157,28 +157,29 @@ def guard_fingerprint() -> str:
     return _FINGERPRINT[0]
 
 
-def fingerprint_files() -> list[Path]:
+def fingerprint_files() -> list[str]:
     """What decides whether an entry is withheld, sorted: the guard's source files
     (``agentmem/guard/*.py``) and vocabulary (``guard/data/personal.json``),
     ``agentmem/delivery/context.py`` (the delimiter rule), and the word lists the personal-data
     check reads (gender-guesser's first names ``nam_dict.txt``, pyspellchecker's frequency lists
-    of the four languages)."""
-    package = Path(__file__).resolve().parent.parent
-    files = [package / "delivery" / "context.py"]
+    of the four languages). Paths as strings (``os.path``): every session start computes it."""
+    join = os.path.join
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    files = [join(package, "delivery", "context.py")]
     try:
-        with os.scandir(package / "guard") as found:
-            files += [Path(e.path) for e in found if e.name.endswith(".py")]
+        with os.scandir(join(package, "guard")) as found:
+            files += [e.path for e in found if e.name.endswith(".py")]
     except OSError:
         pass
 
-    files.append(package / "guard" / "data" / "personal.json")
+    files.append(join(package, "guard", "data", "personal.json"))
     names = find_spec("gender_guesser")
     if names is not None and names.origin:
-        files.append(Path(names.origin).parent / "data" / "nam_dict.txt")
+        files.append(join(os.path.dirname(names.origin), "data", "nam_dict.txt"))
     words = find_spec("spellchecker")
     if words is not None and words.origin:
-        lists = Path(words.origin).parent / "resources"
-        files += [lists / f"{lang}.json.gz" for lang in ("en", "fr", "es", "de")]
+        lists = join(os.path.dirname(words.origin), "resources")
+        files += [join(lists, f"{lang}.json.gz") for lang in ("en", "fr", "es", "de")]
     return sorted(files)
 
 
