@@ -365,3 +365,29 @@ def test_a_text_that_cannot_start_with_markdown_is_not_asked() -> None:
         if not structure._may_lead(stripped):
             assert structure._LEADING.match(stripped) is None, text
             assert structure._REF_DEF.match(stripped) is None, text
+
+
+def test_the_latin1_fold_table_is_each_byte_folded_alone() -> None:
+    """The detection copy's byte table (built at import with each byte's decomposition read
+    once) gives every Latin-1 character the form ``_fold`` gives it, or marks it unsafe, as
+    the table built by asking ``_fold`` of each byte did."""
+    import unicodedata
+
+    from agentmem.guard import unicode
+
+    table, unsafe = bytearray(range(256)), bytearray()
+    for b in range(256):
+        ch = chr(b)
+        if b in (9, 10) or 0x20 <= b <= 0x7E:
+            table[b] = ord(ch.lower())
+            continue
+        near = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", ch).casefold())
+        if any(ord(c) >= 0x250 and c.isalnum() for c in near):
+            unsafe.append(b)
+            continue
+        folded = ch.lower() if unicode._SPECIAL.match(ch) is None else unicode._fold(ch)
+        if len(folded) == 1 and ord(folded) < 256:
+            table[b] = ord(folded)
+        else:
+            unsafe.append(b)
+    assert (bytes(table), bytes(unsafe)) == (unicode._LATIN1_FOLD, unicode._LATIN1_UNSAFE)

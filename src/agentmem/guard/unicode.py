@@ -325,12 +325,22 @@ def _homoglyph_table() -> dict[str, str]:
 @lru_cache(maxsize=16384)
 def _fold(ch: str) -> str:
     """Detection form of one non-ASCII (or control) code point; '' for an invisible one."""
+    return _detection_form(ch)
+
+
+def _decomposed(ch: str) -> str:
+    """``ch`` in NFKC, case-folded, in NFD: the characters its detection form is made of."""
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFKC", ch).casefold())
+
+
+def _detection_form(ch: str, decomposed: str | None = None) -> str:
+    """:func:`_fold` uncached; ``decomposed``: ``_decomposed(ch)`` when the caller has it."""
     if ch in _LINE_BREAKS:
         return "\n"
     if _is_invisible_cp(ch):
         return ""
     out = []
-    for c in unicodedata.normalize("NFD", unicodedata.normalize("NFKC", ch).casefold()):
+    for c in _decomposed(ch) if decomposed is None else decomposed:
         if unicodedata.category(c) in ("Mn", "Me"):
             continue
         c = _APOSTROPHES.get(c, c)
@@ -350,11 +360,11 @@ def _latin1_fold_table() -> tuple[bytes, bytes]:
         if b in (9, 10) or 0x20 <= b <= 0x7E:
             table[b] = ord(ch.lower())  # tab, line feed, printable ASCII: NFKC and NFD keep them
             continue
-        near = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", ch).casefold())
+        near = _decomposed(ch)
         if any(ord(c) >= 0x250 and c.isalnum() for c in near):
             unsafe.append(b)  # µ: its form needs the look-alike table, which loads lazily
             continue
-        folded = ch.lower() if _SPECIAL.match(ch) is None else _fold(ch)
+        folded = _detection_form(ch, near)  # every byte left is one _SPECIAL matches
         if len(folded) == 1 and ord(folded) < 256:
             table[b] = ord(folded)
         else:
