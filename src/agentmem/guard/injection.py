@@ -17,13 +17,20 @@ from agentmem.guard.unicode import _raw_span, _solid
 
 class _Lazy:
     """A pattern compiled on first use: most instruction patterns never run (their needles are
-    absent), and compiling them all would be paid at each start of the command."""
+    absent), and compiling them all would be paid at each start of the command. Its spaces
+    are read as :func:`_w` says then too."""
 
-    __slots__ = ("_compiled", "source")
+    __slots__ = ("_compiled", "written")
 
-    def __init__(self, source: str) -> None:
-        self.source = source
+    def __init__(self, written: str) -> None:
+        self.written = written
         self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def source(self) -> str:
+        """The pattern as compiled: every " ?" "maybe some horizontal white space", every
+        other literal space "some"."""
+        return self.written.replace(" ?", r"[^\S\n]*").replace(" ", r"[^\S\n]+")
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         if self._compiled is None:
@@ -35,7 +42,7 @@ def _w(pattern: str) -> _Lazy:
     """Compile (on first use) with every literal space meaning "horizontal whitespace" (never a
     new line) and every " ?" meaning "maybe some". ``$`` ends a line (MULTILINE), so
     ``kind="file"`` scans see the end of every entry, not only of the last one."""
-    return _Lazy(pattern.replace(" ?", r"[^\S\n]*").replace(" ", r"[^\S\n]+"))
+    return _Lazy(pattern)
 
 
 # fmt: off

@@ -498,12 +498,15 @@ def _secret_patterns_to_run(text: str, raw: _Raw) -> list[int]:
     each needle looked up once, not once per pattern (tests/guard/test_secrets.py compares it
     with asking every pattern)."""
     runs: set[int] = set()
+    tokens = (raw.tokens, raw.tokens_lower)
     for (icase, n), indexes in _BY_SOLID.items():
-        if n in (raw.tokens_lower if icase else raw.tokens):
+        if n in tokens[icase]:
             runs.update(indexes)
-    for (icase, n), indexes in _BY_SPACED.items():
-        if n in (text.lower() if icase else text):
-            runs.update(indexes)
+    if _BY_SPACED:
+        spaced = (text, text.lower())
+        for (icase, n), indexes in _BY_SPACED.items():
+            if n in spaced[icase]:
+                runs.update(indexes)
     return sorted(runs)
 
 
@@ -553,10 +556,11 @@ def _plain_secret_findings(text: str, raw: _Raw) -> list[Finding]:
 def _detect_secrets_findings(text: str, raw: _Raw) -> list[Finding]:
     out: list[Finding] = []
     longest = raw.longest_token()
+    both = (raw.tokens, raw.tokens_lower)
     for index, (_, name, label, needles, icase, shortest, group, _) in enumerate(_DETECT_SECRETS):
         if longest < shortest:
             continue
-        tokens = raw.tokens_lower if icase else raw.tokens
+        tokens = both[icase]
         if needles and not any((n.lower() if icase else n) in tokens for n in needles):
             continue
         for m in _ds_pattern(index).finditer(text):
