@@ -347,3 +347,23 @@ def test_the_name_patterns_find_what_they_found_with_the_curly_apostrophe_in_the
         for text in texts:
             found = [m.span(1) for m in now[name].finditer(text)]
             assert found == [m.span(1) for m in old.finditer(text)], (name, text)
+
+
+def test_a_text_the_codice_fiscale_hint_cannot_match_is_not_searched() -> None:
+    """``_may_hold_cf`` is false only when ``_CF_HINT`` finds nothing: on every case and on
+    random text of digits, capitals and other characters (Latin-1 and beyond)."""
+    import random
+
+    from tests.helpers.guard_cases import CASES, materialise
+
+    from agentmem.guard import personal
+    from agentmem.guard.unicode import _Raw
+
+    rng = random.Random(15)
+    alphabet = "0123456789ABEHLMPRSTZ abz٣²-é"
+    texts = [materialise(case)[0] for case in CASES] + ["RSSMRA85T10A562S", "85T10A"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16))) for _ in range(5000)]
+    for text in texts:
+        raw = _Raw(text)
+        if not personal._may_hold_cf(raw):
+            assert personal._CF_HINT.search(raw.tokens) is None, text

@@ -332,6 +332,12 @@ def _digit_runs(raw: _Raw) -> tuple[bool, bool]:
     return seven, b"000000000" in raw.latin1.translate(_NINE_TABLE, _NINE_SEPARATORS)
 
 
+def _may_hold_cf(raw: _Raw) -> bool:
+    """False when ``_CF_HINT`` certainly does not match: in a Latin-1 text, its digits are 0-9
+    only, so a match is "00x00x" once digits are "0" and the rest "x" (``_DIGITS_TABLE``)."""
+    return raw.latin1 is None or b"00x00x" in raw.latin1.translate(_DIGITS_TABLE)
+
+
 def _pii_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
     raw = raw or _Raw(text)
     out: list[Finding] = []
@@ -342,7 +348,7 @@ def _pii_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
     everywhere = [(0, len(text))]
     if "ssn" in raw.tokens_lower:
         out += _national_ids(text, _SSN_KEYWORD, "ssn", "US social security number", everywhere)
-    if _CF_HINT.search(raw.tokens):
+    if _may_hold_cf(raw) and _CF_HINT.search(raw.tokens):
         out += _national_ids(text, _CODICE_FISCALE, "cf", "Italian codice fiscale", everywhere)
     if _NINO_HINT.search(raw.tokens):
         out += _national_ids(text, _NINO, "nino", "UK National Insurance number", everywhere)
