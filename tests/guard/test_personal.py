@@ -367,3 +367,23 @@ def test_a_text_the_codice_fiscale_hint_cannot_match_is_not_searched() -> None:
         raw = _Raw(text)
         if not personal._may_hold_cf(raw):
             assert personal._CF_HINT.search(raw.tokens) is None, text
+
+
+def test_tokens_the_national_insurance_hint_cannot_match_are_not_searched() -> None:
+    """``_may_hold_nino`` is false only when ``_NINO_HINT`` finds nothing in the tokens: on
+    every case and on random tokens of capitals, digits and other characters."""
+    import random
+
+    from tests.helpers.guard_cases import CASES, materialise
+
+    from agentmem.guard import personal
+    from agentmem.guard.unicode import _Raw
+
+    rng = random.Random(16)
+    alphabet = "ABCDGHQZab0123456789٣²É-. "
+    texts = [materialise(case)[0] for case in CASES] + ["AB 12 34 56 C", "QQ123456C", "AB"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(5000)]
+    for text in texts:
+        tokens = _Raw(text).tokens
+        if not personal._may_hold_nino(tokens):
+            assert personal._NINO_HINT.search(tokens) is None, text

@@ -338,6 +338,15 @@ def _may_hold_cf(raw: _Raw) -> bool:
     return raw.latin1 is None or b"00x00x" in raw.latin1.translate(_DIGITS_TABLE)
 
 
+def _may_hold_nino(tokens: str) -> bool:
+    """False when ``_NINO_HINT`` certainly does not match ``tokens`` (one a line): its match
+    starts a line with two ASCII capitals, then ends it or goes on with two digits."""
+    return any(
+        t[:2].isupper() and t[:2].isascii() and (len(t) == 2 or t[2:4].isdecimal())
+        for t in tokens.split("\n")
+    )
+
+
 def _pii_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
     raw = raw or _Raw(text)
     out: list[Finding] = []
@@ -350,7 +359,7 @@ def _pii_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
         out += _national_ids(text, _SSN_KEYWORD, "ssn", "US social security number", everywhere)
     if _may_hold_cf(raw) and _CF_HINT.search(raw.tokens):
         out += _national_ids(text, _CODICE_FISCALE, "cf", "Italian codice fiscale", everywhere)
-    if _NINO_HINT.search(raw.tokens):
+    if _may_hold_nino(raw.tokens) and _NINO_HINT.search(raw.tokens):
         out += _national_ids(text, _NINO, "nino", "UK National Insurance number", everywhere)
     lower = raw.words()[1]
     if not lower.isdisjoint(("steuernummer", "steuer", "st", "stnr", "nr")):
