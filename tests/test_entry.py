@@ -80,7 +80,10 @@ def test_a_hot_line_ends_with_the_collector_off_and_any_other_line_gets_it_back(
     monkeypatch.setattr(sys, "argv", ["agentmem", "memory", "show"])
     monkeypatch.setattr(entry, "run", lambda argv: seen.append(gc.isenabled()))
     assert gc.isenabled()
+    monkeypatch.setenv("GIT_TERMINAL_PROMPT", "")  # restored after the test, whatever main sets
+    monkeypatch.delenv("GIT_TERMINAL_PROMPT")
     entry.main()
+    assert os.environ["GIT_TERMINAL_PROMPT"] == "0"  # git inherits it (store/gitrun.py)
     assert seen == [False, True] and gc.isenabled()
     monkeypatch.setattr(entry, "run", lambda argv: 0)
     try:

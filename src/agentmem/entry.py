@@ -164,9 +164,13 @@ def main() -> None:
     full pass at exit over every object the imports made was ~4 % of a session start's
     instructions, and a process of a tenth of a second needs nothing back from it (the hot path
     closes its files itself: ``os.open`` / ``os.close``, ``with``). Any other line gets it back
-    before typer loads (docs/design/code.md §Hot path)."""
+    before typer loads (docs/design/code.md §Hot path). ``GIT_TERMINAL_PROMPT=0`` is set in
+    this process's environment (unless the person set it), which its git processes inherit."""
     collecting = gc.isenabled()
     gc.disable()
+    # git never prompts in this process (store/gitrun.py puts it in every git call's
+    # environment otherwise: here git inherits it, no copy of the environment per call)
+    os.environ.setdefault("GIT_TERMINAL_PROMPT", "0")
     code = run(sys.argv[1:])
     if code is not None:
         sys.exit(code)

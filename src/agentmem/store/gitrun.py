@@ -26,9 +26,15 @@ def run(
     env: dict[str, str] | None,
     text: bool,
 ) -> subprocess.CompletedProcess[Any]:
-    """``git -C root args…`` with prompts off. Raises :class:`GitError` when git is missing."""
-    full_env = {**os.environ, **(env or {})}
-    full_env.setdefault("GIT_TERMINAL_PROMPT", "0")
+    """``git -C root args…`` with prompts off. Raises :class:`GitError` when git is missing.
+
+    With no ``env`` and ``GIT_TERMINAL_PROMPT`` already in the environment (the console script
+    sets it: ``agentmem.entry.main``), git inherits the environment as it is, which is the
+    copy that would be passed: copying it cost each hot-path git call more than starting it."""
+    full_env: dict[str, str] | None = None
+    if env or "GIT_TERMINAL_PROMPT" not in os.environ:
+        full_env = {**os.environ, **(env or {})}
+        full_env.setdefault("GIT_TERMINAL_PROMPT", "0")
     try:
         return subprocess.run(
             ["git", "-C", str(root), *args],
