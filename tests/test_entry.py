@@ -75,20 +75,26 @@ def test_a_hot_line_ends_with_the_collector_off_and_any_other_line_gets_it_back(
     import agentmem.cli
     from agentmem import entry
 
-    seen: list[bool] = []
-    monkeypatch.setattr(agentmem.cli, "main", lambda: seen.append(gc.isenabled()))
+    seen: list[tuple[bool, str | None]] = []
+
+    def note() -> None:
+        seen.append((gc.isenabled(), os.environ.get("GIT_TERMINAL_PROMPT")))
+
+    monkeypatch.setattr(agentmem.cli, "main", note)
     monkeypatch.setattr(sys, "argv", ["agentmem", "memory", "show"])
-    monkeypatch.setattr(entry, "run", lambda argv: seen.append(gc.isenabled()))
+    monkeypatch.setattr(entry, "run", lambda argv: note())
     assert gc.isenabled()
     monkeypatch.setenv("GIT_TERMINAL_PROMPT", "")  # restored after the test, whatever main sets
     monkeypatch.delenv("GIT_TERMINAL_PROMPT")
     entry.main()
-    assert os.environ["GIT_TERMINAL_PROMPT"] == "0"  # git inherits it (store/gitrun.py)
-    assert seen == [False, True] and gc.isenabled()
+    # the hot path's git inherits GIT_TERMINAL_PROMPT=0 (store/gitrun.py); typer's line runs
+    # in the environment it was given
+    assert seen == [(False, "0"), (True, None)] and gc.isenabled()
     monkeypatch.setattr(entry, "run", lambda argv: 0)
     try:
         with pytest.raises(SystemExit) as stopped:
             entry.main()
         assert stopped.value.code == 0 and not gc.isenabled()
+        assert os.environ["GIT_TERMINAL_PROMPT"] == "0"
     finally:
         gc.enable()

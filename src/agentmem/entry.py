@@ -164,16 +164,21 @@ def main() -> None:
     full pass at exit over every object the imports made was ~4 % of a session start's
     instructions, and a process of a tenth of a second needs nothing back from it (the hot path
     closes its files itself: ``os.open`` / ``os.close``, ``with``). Any other line gets it back
-    before typer loads (docs/design/code.md §Hot path). ``GIT_TERMINAL_PROMPT=0`` is set in
-    this process's environment (unless the person set it), which its git processes inherit."""
+    before typer loads (docs/design/code.md §Hot path). So with ``GIT_TERMINAL_PROMPT=0`` in
+    the environment (unless the person set it), which a hot command's git processes inherit;
+    any other line runs in the environment it was given."""
     collecting = gc.isenabled()
     gc.disable()
-    # git never prompts in this process (store/gitrun.py puts it in every git call's
-    # environment otherwise: here git inherits it, no copy of the environment per call)
-    os.environ.setdefault("GIT_TERMINAL_PROMPT", "0")
+    # git never prompts (store/gitrun.py puts it in every git call's environment otherwise:
+    # here git inherits it, no copy of the environment per call)
+    added = "GIT_TERMINAL_PROMPT" not in os.environ
+    if added:
+        os.environ["GIT_TERMINAL_PROMPT"] = "0"
     code = run(sys.argv[1:])
     if code is not None:
         sys.exit(code)
+    if added:
+        del os.environ["GIT_TERMINAL_PROMPT"]
     if collecting:
         gc.enable()
     # lazy: hot path: the console script never imports the CLI for a hook
