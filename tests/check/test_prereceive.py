@@ -19,8 +19,10 @@ from tests.helpers.memory import seed_memory
 from tests.helpers.team import (
     ACTIVATIONS_SIGNED,
     DECISIONS_SIGNED,
+    MERGES,
     alice_signs,
     commit_as,
+    relaxed_on_a_branch,
     served_repository,
     set_people,
 )
@@ -333,6 +335,42 @@ def test_a_relaxation_no_second_admin_approved_inside_the_push_keeps_decisions_s
     assert code == 1
     assert found == {("history-settings-relaxed", relaxing), ("history-decision-unsigned", new)}
     assert verdict["commits"] == 3
+
+
+_XFAIL = pytest.mark.xfail(
+    strict=True, reason="a merge that changes agentmem.yaml drops the branch's hold"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+@pytest.mark.parametrize(
+    "how", [MERGES[0], pytest.param(MERGES[1], marks=_XFAIL), pytest.param(MERGES[2], marks=_XFAIL)]
+)
+def test_a_relaxation_no_second_admin_approved_on_a_merged_branch_keeps_decisions_signed(
+    served: tuple[Path, Path], runner: CliRunner, tmp_path: Path, how: str
+) -> None:
+    """alice drops ``signing.decisions: required`` on a branch alone and merges it into main
+    (docs/decisions/0117); the server takes the merge (before the gate, or judged then); an
+    unsigned accept pushed after it is refused, and only it is named."""
+    server, clone = served
+    shutil.rmtree(server / "hooks")
+    _signing_required(clone, tmp_path)
+    relaxing, merge = relaxed_on_a_branch(clone, ("signing:\n  decisions: required\n", ""), how)
+    assert _push(clone, "main").returncode == 0
+    old = git(server, "rev-parse", "main").strip()
+    assert old == merge
+    new = _unsigned_accept(runner, clone)
+    assert _push(clone, "main").returncode == 0
+    code, out, _ = _pre_receive(runner, server, f"{old} {new} refs/heads/main\n")
+    [verdict] = json.loads(out)
+    found = {(f["code"], f["commit"]) for f in verdict["findings"] if f["severity"] == "error"}
+    assert code == 1 and found == {("history-decision-unsigned", new)}
+    assert verdict["commits"] == 2
+    os.chdir(clone)
+    history = json.loads(invoke(runner, "check", "--history", "--format", "json").stdout)
+    errors = {(f["code"], f["commit"]) for f in history if f["severity"] == "error"}
+    assert errors == {("history-settings-relaxed", relaxing), ("history-decision-unsigned", new)}
 
 
 @pytest.mark.slow

@@ -20,7 +20,14 @@ import yaml
 from tests.helpers import git, invoke, set_identity
 from tests.helpers.context import add_person, plant_bobs_proposal, rule_text, write_rules
 from tests.helpers.memory import seed_memory
-from tests.helpers.team import ACTIVATIONS_SIGNED, alice_signs, ssh_key, use_key
+from tests.helpers.team import (
+    ACTIVATIONS_SIGNED,
+    MERGES,
+    alice_signs,
+    relaxed_on_a_branch,
+    ssh_key,
+    use_key,
+)
 from typer.testing import CliRunner
 
 from agentmem.delivery import served
@@ -1145,6 +1152,45 @@ def test_a_planted_approval_of_an_unsigned_accept_after_a_relaxation_is_withheld
     cache = HotCache(root / ".agentmem")
     cache.put(served.JUDGED, unsigned, True)
     cache.save()
+    start = json.loads(_hook(root, monkeypatch, capsys))
+    given = start["hookSpecificOutput"]["additionalContext"]
+    assert "Answer in French." in given and "Cite the clause number." not in given
+    assert note in start["systemMessage"]
+
+
+_XFAIL = pytest.mark.xfail(
+    strict=True, reason="a merge that changes agentmem.yaml drops the branch's hold"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+@pytest.mark.parametrize(
+    "how", [MERGES[0], pytest.param(MERGES[1], marks=_XFAIL), pytest.param(MERGES[2], marks=_XFAIL)]
+)
+def test_an_unsigned_accept_after_a_merged_relaxation_without_a_second_admin_is_withheld(
+    signed_team: Path,
+    runner: CliRunner,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    how: str,
+) -> None:
+    """alice drops ``signing.decisions: required`` on a branch alone and merges it into main
+    (docs/decisions/0117), then accepts a line unsigned: ``context chat`` and the
+    SessionStart hook withhold it, as ``check --history`` refuses it."""
+    root = signed_team
+    _accept(runner, "Answer in French.")
+    relaxed_on_a_branch(root, ("signing:\n  decisions: required\n", ""), how)
+    _accept(runner, "Cite the clause number.")
+    unsigned = _unsign_head(root)
+    history = json.loads(invoke(runner, "check", "--history", "--format", "json").stdout)
+    assert ("history-decision-unsigned", unsigned) in {(f["code"], f["commit"]) for f in history}
+    note = f"the last change (commit {unsigned[:10]}) is not alice's own decision"
+    chat = invoke(runner, "context", "chat")
+    assert chat.exit_code == 0
+    assert "Answer in French." in chat.stdout and "Cite the clause number." not in chat.stdout
+    assert note in chat.stderr
+    (root / ".agentmem" / "hotcache.json").unlink()  # the hook judges it again
     start = json.loads(_hook(root, monkeypatch, capsys))
     given = start["hookSpecificOutput"]["additionalContext"]
     assert "Answer in French." in given and "Cite the clause number." not in given

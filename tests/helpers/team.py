@@ -4,6 +4,7 @@ server with agentmem's pre-receive hook."""
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -181,3 +182,45 @@ def served_repository(memrepo: Path, tmp_path: Path, runner: CliRunner) -> tuple
     result = invoke(runner, "install-server-hook", str(server))
     assert result.exit_code == 0, result.stderr
     return server, memrepo
+
+
+#: How :func:`relaxed_on_a_branch` merges the branch: ``clean`` (main left ``agentmem.yaml``
+#: alone: the merge takes the branch's version and changes nothing itself), ``combined`` (main
+#: added a comment to it meanwhile: git merges both changes, a version neither parent has),
+#: ``theirs`` (the same, but the merge keeps the branch's version whole: main's comment dropped).
+MERGES = ("clean", "combined", "theirs")
+
+
+def relaxed_on_a_branch(
+    root: Path, relax: tuple[str, str], how: str, then: Callable[[str], None] | None = None
+) -> tuple[str, str]:
+    """On a branch ``side``, alice replaces ``relax[0]`` by ``relax[1]`` in ``agentmem.yaml``
+    with plain git (no second admin approves it); main is merged with it with a real ``git
+    merge --no-ff`` as :data:`MERGES` says (``how``); ``then(relaxing commit)`` runs on the
+    branch before the merge (a second admin's approval). Returns (the relaxing commit, the merge);
+    main checked out."""
+    config = root / "agentmem.yaml"
+    strict = config.read_text(encoding="utf-8")
+    assert relax[0] in strict
+    git(root, "checkout", "-qb", "side")
+    config.write_text(strict.replace(relax[0], relax[1], 1), encoding="utf-8")
+    relaxing = commit_as(root, "alice", "settings: relaxed on a branch", "agentmem.yaml")
+    if then is not None:
+        then(relaxing)
+    git(root, "checkout", "-q", "main")
+    if how == "clean":
+        (root / "notes.txt").write_text("main moved on\n", encoding="utf-8")
+        commit_as(root, "alice", "notes", "notes.txt")
+    else:
+        config.write_text("# the team's settings\n" + strict, encoding="utf-8")
+        commit_as(root, "alice", "settings: a comment", "agentmem.yaml")
+    git(root, "-c", "user.name=Alice", "-c", f"user.email={PEOPLE['alice']}",
+        "-c", "commit.gpgsign=false", "merge", "-q", "--no-ff", "--no-edit", "side")  # fmt: skip
+    if how == "theirs":
+        git(root, "checkout", "side", "--", "agentmem.yaml")
+        git(root, "-c", "commit.gpgsign=false", "commit", "-q", "--amend", "--no-edit")
+    merged = config.read_text(encoding="utf-8")
+    assert relax[1] in merged and (merged.startswith("# the team's") == (how == "combined"))
+    merge = git(root, "rev-parse", "HEAD").strip()
+    assert len(git(root, "rev-parse", "HEAD^@").split()) == 2
+    return relaxing, merge
