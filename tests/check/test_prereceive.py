@@ -337,21 +337,14 @@ def test_a_relaxation_no_second_admin_approved_inside_the_push_keeps_decisions_s
     assert verdict["commits"] == 3
 
 
-_XFAIL = pytest.mark.xfail(
-    strict=True, reason="a merge that changes agentmem.yaml drops the branch's hold"
-)
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
-@pytest.mark.parametrize(
-    "how", [MERGES[0], pytest.param(MERGES[1], marks=_XFAIL), pytest.param(MERGES[2], marks=_XFAIL)]
-)
+@pytest.mark.parametrize("how", MERGES)
 def test_a_relaxation_no_second_admin_approved_on_a_merged_branch_keeps_decisions_signed(
     served: tuple[Path, Path], runner: CliRunner, tmp_path: Path, how: str
 ) -> None:
     """alice drops ``signing.decisions: required`` on a branch alone and merges it into main
-    (docs/decisions/0117); the server takes the merge (before the gate, or judged then); an
+    (docs/decisions/0118); the server takes the merge (before the gate, or judged then); an
     unsigned accept pushed after it is refused, and only it is named."""
     server, clone = served
     shutil.rmtree(server / "hooks")

@@ -1158,16 +1158,9 @@ def test_a_planted_approval_of_an_unsigned_accept_after_a_relaxation_is_withheld
     assert note in start["systemMessage"]
 
 
-_XFAIL = pytest.mark.xfail(
-    strict=True, reason="a merge that changes agentmem.yaml drops the branch's hold"
-)
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
-@pytest.mark.parametrize(
-    "how", [MERGES[0], pytest.param(MERGES[1], marks=_XFAIL), pytest.param(MERGES[2], marks=_XFAIL)]
-)
+@pytest.mark.parametrize("how", MERGES)
 def test_an_unsigned_accept_after_a_merged_relaxation_without_a_second_admin_is_withheld(
     signed_team: Path,
     runner: CliRunner,
@@ -1176,7 +1169,7 @@ def test_an_unsigned_accept_after_a_merged_relaxation_without_a_second_admin_is_
     how: str,
 ) -> None:
     """alice drops ``signing.decisions: required`` on a branch alone and merges it into main
-    (docs/decisions/0117), then accepts a line unsigned: ``context chat`` and the
+    (docs/decisions/0118), then accepts a line unsigned: ``context chat`` and the
     SessionStart hook withhold it, as ``check --history`` refuses it."""
     root = signed_team
     _accept(runner, "Answer in French.")

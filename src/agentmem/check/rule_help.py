@@ -108,7 +108,7 @@ ROWS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
     (
         ("history-settings-relaxed", "history-relaxed-approval"),
-        "`history-settings-relaxed`, `history-relaxed-approval` (warning): a governance setting relaxed without a second admin's approval (§Lifecycle; history then judges with the stricter value); an approval that only an approved relaxation allowed",
+        "`history-settings-relaxed`, `history-relaxed-approval` (warning): a governance setting relaxed without a second admin's approval (§Lifecycle; history then judges with the stricter value, after a merge of it too); an approval that only an approved relaxation allowed",
     ),
     (
         ("history-self-approval", "history-proposer-mismatch"),

@@ -225,17 +225,11 @@ def test_a_relaxation_back_to_earlier_bytes_does_not_reach_back_to_the_commits_m
     assert errors == {("history-settings-relaxed", relaxing)}
 
 
-# a relaxation made on a branch and merged (docs/decisions/0117): the merge's version of
+# a relaxation made on a branch and merged (docs/decisions/0118): the merge's version of
 # agentmem.yaml is held as strictly as the branch's version it takes the setting from
 
-_XFAIL = pytest.mark.xfail(
-    strict=True, reason="a merge that changes agentmem.yaml drops the branch's hold"
-)
 
-
-@pytest.mark.parametrize(
-    "how", [MERGES[0], pytest.param(MERGES[1], marks=_XFAIL), pytest.param(MERGES[2], marks=_XFAIL)]
-)
+@pytest.mark.parametrize("how", MERGES)
 def test_a_relaxation_no_second_admin_approved_on_a_merged_branch_keeps_decisions_signed(
     signed_team: tuple[Path, Path], runner: CliRunner, how: str
 ) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from tests.helpers import git, invoke, set_identity
-from tests.helpers.history import approve, findings
+from tests.helpers.history import approve, findings, merge, only
 from tests.helpers.history import history_errors as cli_history_errors  # the CLI's JSON findings
 from tests.helpers.team import (
     MERGES,
@@ -516,20 +516,13 @@ def test_an_admin_who_relaxes_distinct_approver_and_approves_her_own_rule_is_fou
     ]
 
 
-_XFAIL = pytest.mark.xfail(
-    strict=True, reason="a merge that changes agentmem.yaml drops the branch's hold"
-)
-
-
-@pytest.mark.parametrize(
-    "how", [MERGES[0], pytest.param(MERGES[1], marks=_XFAIL), pytest.param(MERGES[2], marks=_XFAIL)]
-)
+@pytest.mark.parametrize("how", MERGES)
 def test_a_distinct_approver_relaxation_on_a_merged_branch_still_holds(
     team: Path, runner, how: str
 ) -> None:
     """alice turns ``doctrine.distinct_approver`` off on a branch alone, main merges it (clean,
     combined with main's own change of the file, or keeping the branch's file whole): her
-    approval of her own rule after the merge is a self-approval (docs/decisions/0117)."""
+    approval of her own rule after the merge is a self-approval (docs/decisions/0118)."""
     flip = ("distinct_approver: true", "distinct_approver: false")
     relaxing, _merge = relaxed_on_a_branch(team, flip, how)
     own = _own_rule_approved(team, "alice")
@@ -537,6 +530,36 @@ def test_a_distinct_approver_relaxation_on_a_merged_branch_still_holds(
         (relaxing, "history-settings-relaxed"),
         (own, "history-self-approval"),
     ]
+
+
+def test_a_merge_keeps_a_relaxation_main_had_approved_where_a_branch_made_it_alone(
+    team: Path, runner
+) -> None:
+    """A branch turns ``distinct_approver`` off alone; main turns it off too, carol approves,
+    and main comments the file; the merge (main's version) takes the value from both parents:
+    main had it as approved, so it counts (held only where every parent with it holds it)."""
+    config = team / "agentmem.yaml"
+    strict = config.read_text(encoding="utf-8")
+    loose = strict.replace("distinct_approver: true", "distinct_approver: false")
+    git(team, "checkout", "-qb", "side")
+    alone = _settings(team, "alice", loose, "settings: alone on a branch")
+    git(team, "checkout", "-q", "main")
+    relax = _settings(team, "alice", loose, "settings: one admin is enough")
+    approval = _approve_settings(team, "carol", "admin", relax)
+    _settings(team, "alice", "# the team's settings\n" + loose, "settings: a comment")
+    merged = merge(team, "alice", "side")
+    assert "Merge" in git(team, "show", "-s", "--format=%s", merged)
+    own = _own_rule_approved(team, "alice")
+    code, found = findings(runner)
+    assert [(f["commit"], f["code"]) for f in found if f["severity"] == "error"] == [
+        (alone, "history-settings-relaxed")
+    ]
+    named = [(f["commit"], f["code"]) for f in found if f["severity"] == "warning"]
+    assert (own, "history-relaxed-approval") in named
+    assert (
+        f"approved by carol in {approval[:10]}"
+        in only(found, "history-relaxed-approval")["message"]
+    )
 
 
 def test_a_second_admins_approval_accepts_the_relaxation_and_names_what_it_allowed(

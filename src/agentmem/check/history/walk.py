@@ -277,6 +277,18 @@ def _relaxations(commits: list[CommitRecord], walk: Walk, blobs: Blobs) -> dict[
     # (``Walk.source``), its bytes only when that commit is not walked
     by_commit: dict[str, tuple[str, dict[str, object], dict[str, tuple[bool, str]]]] = {}
     found: dict[str, Relaxed] = {}
+
+    def held_at(
+        parent: str | None, oid: str | None
+    ) -> tuple[dict[str, object], dict[str, tuple[bool, str]]]:
+        """The values and notes the version ``oid`` at ``parent`` is held to: as the walked
+        commit that made it left them, else as its bytes are held (made before the walk)."""
+        made = walk.source.get(parent) if parent else None
+        prior = by_commit.get(made) if made else None
+        if prior is not None and prior[0] == oid:
+            return prior[1], prior[2]
+        return effective.get(oid, parsed(oid)), notes.get(oid, {})
+
     for commit in commits:
         for change in commit.changes:
             if change.path != CONFIG_FILE or change.new is None:
@@ -301,22 +313,12 @@ def _relaxations(commits: list[CommitRecord], walk: Walk, blobs: Blobs) -> dict[
                 if gov.may_approve_settings(person, author.id if author else None):
                     approved = (person.id, sha)
                     break
-            made = walk.source.get(parent) if parent else None
-            prior = by_commit.get(made) if made else None
-            if prior is not None and prior[0] == change.old:
-                base, before = prior[1], prior[2]
-            else:  # made before the walk (or a merge's side): as its bytes are held
-                base, before = (
-                    effective.get(change.old, parsed(change.old)),
-                    notes.get(change.old, {}),
-                )
-            kept = dict(new)
-            kept_notes: dict[str, tuple[bool, str]] = {}
-            for name, (held, why) in before.items():
-                if new[name] == parsed(change.old)[name]:  # unchanged here: the note stays
-                    kept_notes[name] = (held, why)
-                    if held:
-                        kept[name] = base[name]
+            # each parent's version as written, the values it is held to, its notes (a merge
+            # has several: a branch's unapproved relaxation stays held in what it takes)
+            at = [commit.parents[i] if i < len(commit.parents) else None for i in range(len(olds))]
+            parents = [(parsed(oid), *held_at(p, oid)) for p, oid in zip(at, olds, strict=True)]
+            base = parents[0][1]
+            kept, kept_notes = _carried(new, parents)
             for name in names:
                 if approved:
                     why = (f"relaxed by commit {commit.sha[:10]}, approved by {approved[0]} in "
@@ -342,6 +344,38 @@ def _relaxations(commits: list[CommitRecord], walk: Walk, blobs: Blobs) -> dict[
             other = blobs.settings.get(change.new)
             blobs.settings[change.new] = settings if other is None else other.join(settings)
     return found
+
+
+def _carried(
+    new: dict[str, object],
+    parents: list[tuple[dict[str, object], dict[str, object], dict[str, tuple[bool, str]]]],
+) -> tuple[dict[str, object], dict[str, tuple[bool, str]]]:
+    """The values a new version of ``agentmem.yaml`` (``new``) is held to, and their notes,
+    before its own relaxations count: per parent ``(its values as written, the values it is
+    held to, its notes)``. A setting keeps a parent's note where it has that parent's value
+    (its *sources*); it stays held when every source holds it (one that does not — a parent
+    that had the value as approved or as never stricter — lets it count), so a merge that
+    takes a branch's unapproved relaxation, whole or with main's own change, keeps it held
+    (docs/decisions/0118). A setting changed from every parent keeps no note."""
+    kept = dict(new)
+    kept_notes: dict[str, tuple[bool, str]] = {}
+    for name in dict.fromkeys(n for _raw, _base, before in parents for n in before):
+        sources = [
+            (base, before.get(name)) for raw, base, before in parents if raw[name] == new[name]
+        ]
+        if not sources:
+            continue
+        free = [note for _base, note in sources if note is None or not note[0]]
+        if free:
+            note = next((n for n in free if n is not None), None)
+            if note is not None:
+                kept_notes[name] = note
+            continue
+        base, held = sources[0]
+        if held is not None:
+            kept_notes[name] = held
+            kept[name] = base[name]
+    return kept, kept_notes
 
 
 def decision_of(commit: CommitRecord) -> tuple[str, str] | None:
