@@ -152,9 +152,9 @@ def test_an_erase_under_required_signing_is_signed(
 ) -> None:
     root, key = signed_team
     use_key(root, key)
-    assert invoke(runner, "remember", "Call Dana Whitfield before the audit.").exit_code == 0
+    assert invoke(runner, "remember", "Call the Bluefin desk before the audit.").exit_code == 0
     assert invoke(runner, "review", "--accept", "all").exit_code == 0
-    erased = invoke(runner, "erase", "--text", "Dana Whitfield", "--yes")
+    erased = invoke(runner, "erase", "--text", "Bluefin desk", "--yes")
     assert erased.exit_code == 0, erased.stderr
     assert git(root, "log", "-1", "--format=%(trailers:key=Agentmem-Action,valueonly)").strip() == (
         "erase"
