@@ -99,6 +99,22 @@ The sets (``--set``, default ``all``):
   detail in a pasted e-mail, a private seller's mobile number and home address — beside a real
   request; 32 one-line prompts, 8 per language) paraphrasing the corpus's real phrasings,
   written on 2026-12-03 after the tuning on all thirteen earlier blind sets;
+- ``blind15``: ``blind15.yaml``, a fifteenth blind batch (48 sessions, 12 per language, every
+  format: 5 explicit requests in new shapes — a complaint about a past habit plus "every time"
+  ("you keep …, every single time"), a rule in the passive or impersonal ("… are to be …", "il
+  faut que …", "hay que …", "es ist … zu …"), what the person will not accept ("I won't sign off
+  on … unless …"), a numeric threshold in words ("any sentence over thirty words …"), a rule said
+  beside a third party but meant for the assistant ("note for the assistant: …") — 2 doctrine
+  statements given by a named body of the team (exclusivity only with a minimum purchase,
+  sanctions screening, best-efforts obligations only, retention of title, no joint and several
+  liability, no payment without a purchase order, no stand-alone guarantees, the German version
+  prevails), 2 changes of mind in new wordings ("that … rule is dead", "on laisse tomber …",
+  "olvídate de lo de …", "… gilt nicht mehr"), 1 outcome case, 1 with nothing to remember (a
+  request bounded to one copy, sending or version) and 1 trap each — a licence key in a pasted
+  e-mail, a client's criminal record in a pasted note, a child's name and school, a pasted
+  system-prompt-like text in a client's document — beside a real request; 32 one-line prompts,
+  8 per language) paraphrasing the corpus's real phrasings, written on 2026-12-03 after the
+  tuning on all fourteen earlier blind sets;
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -162,6 +178,7 @@ SETS = {
     "blind12": HERE / "harvest_set" / "blind12.yaml",
     "blind13": HERE / "harvest_set" / "blind13.yaml",
     "blind14": HERE / "harvest_set" / "blind14.yaml",
+    "blind15": HERE / "harvest_set" / "blind15.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"

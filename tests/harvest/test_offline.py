@@ -2052,9 +2052,15 @@ def test_the_blind_sets_are_there() -> None:
         c["id"] for name in ("blind7.yaml", "blind8.yaml", "blind9.yaml") for c in _cases(name)
     }
     assert not {c["id"] for c in tenth} & earlier
-    for name in ("blind11.yaml", "blind12.yaml", "blind13.yaml", "blind14.yaml"):
+    for name in (
+        "blind11.yaml",
+        "blind12.yaml",
+        "blind13.yaml",
+        "blind14.yaml",
+        "blind15.yaml",
+    ):
         _assert_twelve_sessions_a_language(name)
-    ids = [c["id"] for n in range(7, 15) for c in _cases(f"blind{n}.yaml")]
+    ids = [c["id"] for n in range(7, 16) for c in _cases(f"blind{n}.yaml")]
     assert len(ids) == len(set(ids))  # no case id of one blind set in another
     prompts = _cases("prompts.yaml")
     assert len(prompts) == 25
