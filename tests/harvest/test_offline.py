@@ -1894,7 +1894,7 @@ NAMES = sorted(p.name for p in SETS.glob("*.yaml"))
 
 
 def _assert_twelve_sessions_a_language(name: str) -> None:
-    """The shape of blind11 and every set after it: per language 12 sessions, 3 of each format
+    """The shape of blind9 and every set after it: per language 12 sessions, 3 of each format
     (5 explicit, 2 doctrine, 2 changes — a modify and a remove —, an outcome case, one with
     nothing to remember, a trap), a Writing style entry, and 8 prompts (4 standing, 4
     one-off)."""
@@ -1992,74 +1992,8 @@ def test_the_blind_sets_are_there() -> None:
         theirs = [c["kind"] for c in prompted if c["lang"] == lang]
         assert theirs.count("standing") == 3 and theirs.count("one-off") == 3, lang
     assert not {c["id"] for c in eighth} & {c["id"] for c in seventh}
-    ninth = _cases("blind9.yaml")
-    sessions = [c for c in ninth if c["kind"] not in ("standing", "one-off")]
-    prompted = [c for c in ninth if c["kind"] in ("standing", "one-off")]
-    assert len(sessions) == 48 and len(prompted) == 32
-    for lang in ("en", "fr", "es", "de"):
-        mine = [c for c in sessions if c["lang"] == lang]
-        assert len(mine) == 12 and {c["format"] for c in mine} == FORMATS, lang
-        kinds = [c["kind"] for c in mine]
-        for kind, count in (
-            ("explicit", 5),
-            ("doctrine", 2),
-            ("change", 2),
-            ("outcome", 1),
-            ("nothing", 1),
-            ("trap", 1),
-        ):
-            assert kinds.count(kind) == count, (lang, kind)
-        actions = sorted(e["action"] for c in mine if c["kind"] == "change" for e in c["expect"])
-        assert actions == ["modify", "remove"], lang
-        assert all(c["outcomes"] for c in mine if c["kind"] == "outcome"), lang
-        theirs = [c["kind"] for c in prompted if c["lang"] == lang]
-        assert theirs.count("standing") == 4 and theirs.count("one-off") == 4, lang
-    assert not {c["id"] for c in ninth} & ({c["id"] for c in eighth} | {c["id"] for c in seventh})
-    tenth = _cases("blind10.yaml")
-    sessions = [c for c in tenth if c["kind"] not in ("standing", "one-off")]
-    prompted = [c for c in tenth if c["kind"] in ("standing", "one-off")]
-    assert len(sessions) == 48 and len(prompted) == 32
-    for lang in ("en", "fr", "es", "de"):
-        mine = [c for c in sessions if c["lang"] == lang]
-        assert len(mine) == 12, lang
-        formats = [c["format"] for c in mine]
-        assert all(formats.count(f) == 3 for f in FORMATS), lang
-        kinds = [c["kind"] for c in mine]
-        for kind, count in (
-            ("explicit", 5),
-            ("doctrine", 2),
-            ("change", 2),
-            ("outcome", 1),
-            ("nothing", 1),
-            ("trap", 1),
-        ):
-            assert kinds.count(kind) == count, (lang, kind)
-        actions = sorted(e["action"] for c in mine if c["kind"] == "change" for e in c["expect"])
-        assert actions == ["modify", "remove"], lang
-        assert all(c["outcomes"] for c in mine if c["kind"] == "outcome"), lang
-        assert all(c["must_not"] for c in mine if c["kind"] == "trap"), lang
-        assert any(e.get("section") == "Writing style" for c in mine for e in c["expect"]), lang
-        theirs = [c for c in prompted if c["lang"] == lang]
-        assert sum(c["kind"] == "standing" for c in theirs) == 4, lang
-        assert sum(c["kind"] == "one-off" for c in theirs) == 4, lang
-        assert all(
-            [e["kind"] for e in c["expect"]] == ["explicit"]
-            for c in theirs
-            if c["kind"] == "standing"
-        ), lang
-        assert not any(c["expect"] for c in theirs if c["kind"] == "one-off"), lang
-    earlier = {
-        c["id"] for name in ("blind7.yaml", "blind8.yaml", "blind9.yaml") for c in _cases(name)
-    }
-    assert not {c["id"] for c in tenth} & earlier
-    for name in (
-        "blind11.yaml",
-        "blind12.yaml",
-        "blind13.yaml",
-        "blind14.yaml",
-        "blind15.yaml",
-    ):
-        _assert_twelve_sessions_a_language(name)
+    for n in range(9, 16):
+        _assert_twelve_sessions_a_language(f"blind{n}.yaml")
     ids = [c["id"] for n in range(7, 16) for c in _cases(f"blind{n}.yaml")]
     assert len(ids) == len(set(ids))  # no case id of one blind set in another
     prompts = _cases("prompts.yaml")
