@@ -137,7 +137,24 @@ ISSUE_25 = [
 ]
 
 
-@pytest.mark.parametrize(("text", "code"), ISSUE_25)
+#: Found since, in every language: sick leave for a condition, phone numbers written the
+#: national way (Germany, Spain, the UK besides France).
+FOUND_SINCE = [
+    ("My colleague is off sick with depression.", "pii:health"),
+    ("Ma collègue est en arrêt maladie pour un burn-out.", "pii:health"),
+    ("Mon collègue est arrêté pour une dépression.", "pii:health"),
+    ("Mi compañera está de baja por ansiedad.", "pii:health"),
+    ("Der Kollege ist wegen einer Depression krankgeschrieben.", "pii:health"),
+    ("Die Kollegin ist seit März wegen Burnout krankgeschrieben.", "pii:health"),
+    ("Meine Handynummer ist 0151 23456789.", "pii:phone"),
+    ("Tel. 030 1234567, ab 9 Uhr.", "pii:phone"),
+    ("Llámame al 612 345 678 por la tarde.", "pii:phone"),
+    ("Call me on 020 7946 0958.", "pii:phone"),
+    ("Mon portable : 06 12 34 56 78.", "pii:phone"),
+]
+
+
+@pytest.mark.parametrize(("text", "code"), ISSUE_25 + FOUND_SINCE)
 def test_one_check_refuses_entries_refuses_proposals_and_masks_the_model_request(
     text: str, code: str
 ) -> None:
@@ -157,55 +174,20 @@ def test_one_check_refuses_entries_refuses_proposals_and_masks_the_model_request
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "code"),
     [
-        "My colleague is off sick with depression.",
-        "Ma collègue est en arrêt maladie pour un burn-out.",
-        "Mon collègue est arrêté pour une dépression.",
-        "Mi compañera está de baja por ansiedad.",
-        "Der Kollege ist wegen einer Depression krankgeschrieben.",
-        "Die Kollegin ist seit März wegen Burnout krankgeschrieben.",
+        ("Rechnung Nr. 2024 2025 2026", "pii:phone"),
+        ("Order 0045 123456 shipped", "pii:phone"),
+        ("Totals: 1 234 567 890 €", "pii:phone"),
+        ("Always mark sick leave requests for HR.", "pii:health"),
+        ("Los empleados de baja por maternidad conservan el acceso.", "pii:health"),
+        ("Krankmeldungen gehen an die Personalabteilung.", "pii:health"),
     ],
 )
-def test_sick_leave_for_a_condition_is_a_health_fact_in_every_language(text: str) -> None:
-    found = [f for f in guard.scan(text) if f.code == "pii:health"]
-    assert found, guard.describe(guard.scan(text))
-    assert guard.placeholder("pii:health") in guard.mask(text)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Meine Handynummer ist 0151 23456789.",
-        "Tel. 030 1234567, ab 9 Uhr.",
-        "Llámame al 612 345 678 por la tarde.",
-        "Call me on 020 7946 0958.",
-        "Mon portable : 06 12 34 56 78.",
-    ],
-)
-def test_a_phone_number_written_the_national_way_is_found_in_each_language(text: str) -> None:
-    found = [f for f in guard.scan(text) if f.code == "pii:phone"]
-    assert found, guard.describe(guard.scan(text))
-    assert guard.placeholder("pii:phone") in guard.mask(text)
-
-
-@pytest.mark.parametrize(
-    "text", ["Rechnung Nr. 2024 2025 2026", "Order 0045 123456 shipped", "Totals: 1 234 567 890 €"]
-)
-def test_grouped_figures_are_no_phone_numbers(text: str) -> None:
-    assert [f for f in guard.scan(text) if f.code == "pii:phone"] == []
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Always mark sick leave requests for HR.",
-        "Los empleados de baja por maternidad conservan el acceso.",
-        "Krankmeldungen gehen an die Personalabteilung.",
-    ],
-)
-def test_sick_leave_as_a_process_is_no_health_fact(text: str) -> None:
-    assert [f for f in guard.scan(text) if f.code == "pii:health"] == []
+def test_grouped_figures_and_sick_leave_as_a_process_are_no_personal_fact(
+    text: str, code: str
+) -> None:
+    assert [f for f in guard.scan(text) if f.code == code] == []
 
 
 @pytest.mark.parametrize(
