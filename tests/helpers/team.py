@@ -124,6 +124,17 @@ def ssh_key(folder: Path, name: str) -> tuple[Path, str]:
     return path, (folder / f"{name}.pub").read_text(encoding="utf-8").strip()
 
 
+def bob_as_second_admin(root: Path, folder: Path) -> Path:
+    """bob added to ``roles.yaml`` as an admin with a fresh signing key (one commit, plain
+    git); his private key's path."""
+    key, public = ssh_key(folder, "bob")
+    people = yaml.safe_load((root / "roles.yaml").read_text(encoding="utf-8"))
+    people["bob"] = {"email": "bob@example.com", "role": "admin", "signing_keys": [public]}
+    (root / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
+    git(root, "commit", "-qm", "roles: bob admin", "--", "roles.yaml")
+    return key
+
+
 #: What :func:`alice_signs` puts in ``agentmem.yaml``: signed decisions, or signed activations.
 DECISIONS_SIGNED = "decisions"
 ACTIVATIONS_SIGNED = "activations"

@@ -11,9 +11,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 from tests.helpers import git, invoke, set_identity
-from tests.helpers.team import MERGES, alice_signs, relaxed_on_a_branch, ssh_key, use_key
+from tests.helpers.team import (
+    MERGES,
+    alice_signs,
+    bob_as_second_admin,
+    relaxed_on_a_branch,
+    ssh_key,
+    use_key,
+)
 from typer.testing import CliRunner
 
 from agentmem import governance as gov
@@ -174,11 +180,7 @@ def test_an_approved_relaxation_to_the_same_bytes_does_not_approve_an_earlier_on
     admin, approves R2. What the judge holds a settings text to is keyed by its blob: R2's
     approval must not reach back to the commits made while R1's unapproved relaxation held."""
     root, alice_key = signed_team
-    bob_key, bob_public = ssh_key(tmp_path, "bob")
-    people = yaml.safe_load((root / "roles.yaml").read_text(encoding="utf-8"))
-    people["bob"] = {"email": "bob@example.com", "role": "admin", "signing_keys": [bob_public]}
-    (root / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
-    git(root, "commit", "-qm", "roles: bob admin", "--", "roles.yaml")
+    bob_key = bob_as_second_admin(root, tmp_path)
     config = root / "agentmem.yaml"
     required = config.read_text(encoding="utf-8")
     optional = required.replace("signing:\n  decisions: required\n", "")
@@ -259,11 +261,7 @@ def test_a_relaxation_a_second_admin_approved_on_a_merged_branch_counts_after_th
     merge (signed: decisions are still required there): it counts on main after the merge,
     and the unsigned accept is let in."""
     root, _key = signed_team
-    bob_key, bob_public = ssh_key(tmp_path, "bob")
-    people = yaml.safe_load((root / "roles.yaml").read_text(encoding="utf-8"))
-    people["bob"] = {"email": "bob@example.com", "role": "admin", "signing_keys": [bob_public]}
-    (root / "roles.yaml").write_text(yaml.safe_dump(people), encoding="utf-8")
-    git(root, "commit", "-qm", "roles: bob admin", "--", "roles.yaml")
+    bob_key = bob_as_second_admin(root, tmp_path)
 
     def bob_approves(relaxing: str) -> None:
         set_identity(root, "Bob", "bob@example.com")
