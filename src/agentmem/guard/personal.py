@@ -1053,8 +1053,13 @@ _PASSWORD_FLAG = lazy_compile(
 _PASSWORD_WORDS = frozenset(
     "password passwords passwd passphrase passcode pass pwd passe mdp contraseña contrasena clave "
     "passwort kennwort mysql mysqldump mysqladmin mariadb sshpass psql pg dump restore dumpall "
-    "createdb redis cli curl pin code digicode código codigo zugangscode türcode turcode "
-    "alarmcode geheimzahl".split()
+    "createdb redis cli curl".split()
+)
+#: The words :data:`_CODE_PROSE` cannot match without ("code" alone is too common a word to
+#: wake it: every match holds one of these beside it).
+_CODE_WORDS = frozenset(
+    "pin digicode access door alarm gate entry accès acces acceso alarma zugangscode türcode "
+    "turcode alarmcode geheimzahl".split()
 )
 
 
@@ -1108,13 +1113,14 @@ def person_findings(text: str, raw: _Raw | None = None) -> list[Finding]:
     ):
         if not words.isdisjoint(needles):
             out += [Finding(code, what, m.start(), m.end()) for m in rx.finditer(text)]
-    if not words.isdisjoint(_PASSWORD_WORDS):
-        for rx, what in (
-            (_PASSWORD_PROSE, "password"),
-            (_PASSWORD_BARE, "password"),
-            (_PASSWORD_FLAG, "password on a command line"),
-            (_CODE_PROSE, "access code"),
-        ):
+    password = not words.isdisjoint(_PASSWORD_WORDS)
+    for rx, what, wake in (
+        (_PASSWORD_PROSE, "password", password),
+        (_PASSWORD_BARE, "password", password),
+        (_PASSWORD_FLAG, "password on a command line", password),
+        (_CODE_PROSE, "access code", not words.isdisjoint(_CODE_WORDS)),
+    ):
+        if wake:
             for m in rx.finditer(text):
                 if _password_value(m.group(1)):
                     start, end = m.span(1)
