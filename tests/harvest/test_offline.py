@@ -2330,3 +2330,90 @@ def test_a_day_before_its_month_ends_no_sentence_and_an_aside_between_dashes_is_
 )
 def test_a_date_bound_a_year_and_a_reply_to_them_are_not_standing(said: str) -> None:
     assert _offline(said) == []
+
+
+@pytest.mark.parametrize(
+    ("entry", "said", "action", "text"),
+    [
+        (
+            "Send the weekly matter list to the partners every Thursday at 5 pm.",
+            "one change to the partners' weekly list: they meet on Thursday mornings now. "
+            "From now on it goes out on Wednesday at noon.",
+            "modify",
+            "Partners' weekly list: from now on it goes out on Wednesday at noon.",
+        ),
+        (
+            "Envoyer la liste hebdomadaire des dossiers aux associés chaque jeudi à 17 h.",
+            "la liste hebdomadaire des associés : dorénavant elle part le mercredi à midi.",
+            "modify",
+            "Liste hebdomadaire des associés : elle part le mercredi à midi.",
+        ),
+        (
+            "Jeden Freitag die offenen Rechnungen an die Buchhaltung melden.",
+            "zu den offenen Rechnungen für die Buchhaltung: wöchentlich ist zu oft. "
+            "Ab sofort am ersten Werktag des Monats.",
+            "modify",
+            "Offenen Rechnungen für die Buchhaltung: am ersten Werktag des Monats.",
+        ),
+        (
+            "Add a cover sheet with the matter number to every document sent to a court.",
+            "the cover sheet for court documents is pointless with e-filing. stop adding it.",
+            "remove",
+            None,
+        ),
+        (
+            "La hoja de portada con el número de asunto en cada documento para el juzgado.",
+            "la hoja de portada para el juzgado ya es inútil con el sello electrónico. Quítala.",
+            "remove",
+            None,
+        ),
+        (
+            "Jede ausgehende E-Mail zusätzlich als PDF in der Akte ablegen.",
+            "Das Ablegen der Mails als PDF fällt weg, das Archiv macht das jetzt selbst.",
+            "remove",
+            None,
+        ),
+        (
+            "Imprimer une copie papier de chaque contrat signé pour le dossier physique.",
+            "on arrête avec les copies papier des contrats, tout est numérique depuis janvier.",
+            "remove",
+            None,
+        ),
+        (
+            "Add a cover sheet with the matter number to every document sent to a court.",
+            "the cover sheet for court documents can go.",
+            "remove",
+            None,
+        ),
+    ],
+)
+def test_an_entry_named_then_changed_or_dropped_in_the_next_words(
+    entry: str, said: str, action: str, text: str | None
+) -> None:
+    """The entry named by its words (before a colon, or in the sentence before a short "stop
+    adding it"), what holds now on the cue after it: one modify (the naming words, a colon,
+    the new request) or one remove, never an add beside it."""
+    found = _short(_offline(said, memory=_memory(recurring=[entry])))
+    assert found == [(action, "memory", "Recurring patterns", entry, text)]
+
+
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        (
+            "Send the weekly matter list to the partners every Thursday at 5 pm.",
+            "the partners' weekly list: great job on it this week.",
+        ),
+        (
+            "Add a cover sheet with the matter number to every document sent to a court.",
+            "I looked at the cover sheet you added to the court bundle. Great, keep doing it.",
+        ),
+        (
+            "Add a cover sheet with the matter number to every document sent to a court.",
+            "the cover sheet on the Ferris court documents looks off. fix the margins.",
+        ),
+    ],
+)
+def test_an_entry_named_without_a_change_is_left_as_it_is(entry: str, said: str) -> None:
+    found = _offline(said, memory=_memory(recurring=[entry]))
+    assert [p for p in found if p["action"] != "add"] == []

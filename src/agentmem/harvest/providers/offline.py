@@ -654,6 +654,8 @@ class _Extractor:
             cue = any_match(_patterns(langs, "team_scope"), folded)
             if cue is None or "?" in said or "¿" in said:
                 continue
+            if out[j] is not None and out[j].action in ("modify", "remove"):  # type: ignore[union-attr]
+                continue  # "on arrête avec les copies papier : …": a change of mind, not a rule
             start, end = _clause(folded, cue.start())
             head = said[: index[start]].strip(" ,;:-—")
             colon = folded.find(":", cue.end())  # "une règle d'équipe, pas … à moi : on …"
@@ -690,6 +692,91 @@ class _Extractor:
             if at != j and out[j] is not None and out[j].action == "add":  # type: ignore[union-attr]
                 out[j] = None
         return out
+
+    def named_then_new(
+        self, sentences: list[str], found: list[_Candidate | None], where: str
+    ) -> list[_Candidate | None]:
+        """``found`` with an entry named before a colon ("small adjustment to the partners'
+        weekly list: they meet on Thursday mornings now, …", "petite correction sur le tableau
+        des encaissements : …", "corrige lo de la revisión de poderes: …") and what holds now
+        said after the colon or in one of the next two sentences, on a cue that says so ("from
+        now on it goes out on Wednesday at noon", "Dorénavant tu l'envoies …", "A partir de
+        ahora, una vez por trimestre …"), as one ``modify`` of that entry: the words that named
+        it, a colon, the new request ("Partners' weekly list: it goes out on Wednesday at
+        noon."). Nothing is changed in a turn that already changes an entry."""
+        if not self.entries or any(c is not None and c.action != "add" for c in found):
+            return found
+        why = f"changed their mind in {where} about an entry of the memory"
+        turn = markers.detect(fold(" ".join(sentences))[0])
+        for i, said in enumerate(sentences):
+            folded, index = fold(said)
+            colon = folded.find(":")
+            if colon < 0 or "?" in said or "¿" in said:
+                continue
+            colon_at = index[colon]
+            entry, shared = self._best_entry(_content_words(said[:colon_at]))
+            named = _named_span(said[:colon_at], shared) if len(shared) >= 2 else None
+            if entry is None or named is None:
+                continue
+            sep = " : " if colon_at > 0 and said[colon_at - 1] == " " else ": "  # « … : … »
+            after = said[colon_at + 1 :].strip()
+            mine = found[i]
+            if mine is not None and fold(mine.text or "")[0].rstrip(".!") not in fold(after)[0]:
+                mine = None  # what the sentence asks is not (only) what follows its colon
+            later = range(i + 1, min(i + 3, len(sentences)))
+            for j, then, candidate in [(i, after, mine)] + [
+                (j, sentences[j], found[j]) for j in later
+            ]:
+                text = _what_holds_now(then, candidate, turn)
+                if text is None:
+                    continue
+                other, theirs = self._best_entry(_content_words(text))
+                if other is not None and other is not entry and len(theirs) >= 2:
+                    break  # the new request is about another entry
+                new = f"{named[0].upper()}{named[1:]}{sep}{text[:1].lower()}{text[1:]}"
+                out = list(found)
+                out[j] = None
+                out[i] = _Candidate("modify", "memory", entry.section, entry.text, new, why)
+                return out
+        return found
+
+    def named_then_dropped(
+        self, sentences: list[str], found: list[_Candidate | None], where: str
+    ) -> list[_Candidate | None]:
+        """``found`` with an entry named in one sentence ("the cover-sheet thing …", "lo de las
+        copias en papel …") and dropped by a short sentence right after that names nothing
+        else ("stop adding it.", "Quítalo.", "Lass das weg.", "Tu ne le fais plus.") as a
+        ``remove`` of that entry. Nothing is changed in a turn that already changes an
+        entry, nor where the naming sentence asks for something itself."""
+        if not self.entries or any(c is not None and c.action != "add" for c in found):
+            return found
+        for i, said in enumerate(sentences[:-1]):
+            if "?" in said or "¿" in said or found[i] is not None:
+                continue
+            entry, shared = self._best_entry(_content_words(said))
+            if entry is None or len(shared) < 2:
+                continue
+            known = _content_words(entry.text)
+            for j in range(i + 1, min(i + 3, len(sentences))):
+                then = sentences[j]
+                folded = fold(then)[0]
+                langs = markers.detect(folded)
+                rest = {w for w in _content_words(then) if not _shared({w}, known)}
+                stops = _stops(folded, langs) or any(
+                    any_match(lang.remove, folded) for lang in langs
+                )
+                if "?" in then or "¿" in then or len(rest) > 2:
+                    continue
+                if not stops or any(any_match(lang.replace, folded) for lang in langs):
+                    continue
+                if _alternative(folded, langs):
+                    break  # "stop adding it, use the stamp instead": a modify, not said here
+                out = list(found)
+                out[j] = None
+                why = f"changed their mind in {where} about an entry of the memory"
+                out[i] = _Candidate("remove", "memory", entry.section, entry.text, None, why)
+                return out
+        return found
 
     def _rule_text(self, rule: str) -> str | None:
         """A team rule as the text of a doctrine draft; None when it is a question, a one-off,
@@ -1231,6 +1318,53 @@ def _directive(
     return request
 
 
+def _what_holds_now(
+    said: str, candidate: _Candidate | None, turn: list[Language] | None = None
+) -> str | None:
+    """What ``said`` asks from now on, on a cue that something changed ("from now on it goes
+    out on Wednesday at noon", "Dorénavant tu l'envoies …", "Ab sofort am ersten Werktag …"):
+    the memory ``add`` found in it, or, when none was (a pronoun for the thing: "it goes out
+    …"), the sentence itself opening on that cue; None otherwise. "From now on" makes "on
+    Wednesday" the new day of a habit, not this week's. ``turn``: the languages of the whole
+    turn, read too (a short sentence is easily taken for another language)."""
+    folded = fold(said)[0]
+    langs = list(dict.fromkeys(markers.detect(folded) + (turn or [])))
+    if "?" in said or "¿" in said or not any_match(_patterns(langs, "change_cues"), folded):
+        return None
+    if candidate is not None:
+        if candidate.action != "add" or candidate.route != "memory":
+            return None
+        return (candidate.text or "").rstrip() or None
+    if not _opens_on(_patterns(langs, "change_cues"), folded) or _negated(folded):
+        return None
+    if not any_match(_patterns(langs, "standing"), folded) and any(
+        any_match(lang.not_standing, folded) for lang in langs
+    ):
+        return None
+    text = _clean(_prepare(said, langs).text, langs[0] if len(langs) == 1 else None)
+    return text if len(markers.words(fold(text)[0])) >= 3 else None
+
+
+def _named_span(text: str, shared: set[str]) -> str | None:
+    """The words of ``text`` from the first to the last that ``shared`` holds ("partners'
+    weekly list" in "small adjustment to the partners' weekly list"), at most six words; None
+    when they are further apart."""
+    folded, index = fold(text)
+    spans = [
+        m.span() for m in _WORDS.finditer(folded) if any(_same_word(m.group(0), w) for w in shared)
+    ]
+    if not spans:
+        return None
+    start, end = spans[0][0], spans[-1][1]
+    if len(_WORDS.findall(folded[start:end])) > 6:
+        return None
+    end_at = index[end] if end < len(index) else len(text)
+    named = text[index[start] : end_at]
+    if end_at < len(text) and text[end_at] == "'":
+        named += "'"  # "the partners' list"
+    return named.strip()
+
+
 def _dropped_again(sentences: list[str], found: list[_Candidate | None]) -> list[_Candidate | None]:
     """``found`` without an ``add`` from a sentence that drops something ("Lass die künftig
     einfach weg.", "Tu ne le fais plus.") in a turn that removes an entry: it says that
@@ -1309,8 +1443,23 @@ def _then_what(found: list[_Candidate | None], sentences: list[str]) -> list[_Ca
     out = list(found)
     for i, candidate in enumerate(out[:-1]):
         nxt = out[i + 1]
-        if candidate is None or candidate.action != "modify" or nxt is None:
+        if candidate is None or candidate.action != "modify":
             continue
+        if nxt is None:
+            # "… that needs changing. From now on it goes out Wednesday at noon.": a pronoun
+            # for the thing, what holds now said on the cue it opens with
+            turn = markers.detect(fold(" ".join(sentences))[0])
+            then = sentences[i + 1] if i + 1 < len(sentences) else ""
+            text = _what_holds_now(then, None, turn) if then else None
+            if text is None:
+                continue
+            head = sentences[i].split(":", 1)[0]  # "one change to the weekly list: they …"
+            words = {w for w in _content_words(head) if not w.isdigit()}
+            shared = _shared(words, _content_words(candidate.target or ""))
+            named = _named_span(head, shared) if len(shared) >= 2 else None
+            if named is not None:  # "Weekly matter list for the partners: from now on it …"
+                text = f"{named[0].upper()}{named[1:]}: {text[:1].lower()}{text[1:]}"
+            nxt = _Candidate("add", "memory", None, None, text, "")
         if nxt.action != "add" or nxt.route != "memory" or len(_content_words(nxt.text or "")) < 2:
             continue
         folded = fold(sentences[i])[0]
@@ -2024,6 +2173,9 @@ def harvest(request: HarvestRequest) -> RawAnswer:
             by_sentence.append(candidate)
         by_sentence = _replaced(_dropped_again(sentences, by_sentence), sentences)
         by_sentence = _then_what(by_sentence, sentences)
+        if not changes:
+            by_sentence = extractor.named_then_new(sentences, by_sentence, where)
+            by_sentence = extractor.named_then_dropped(sentences, by_sentence, where)
         if not changes:
             by_sentence = extractor.team_rules(sentences, by_sentence, where)
         by_sentence = _with_what_was_rejected(_with_replacement(by_sentence, sentences), sentences)
