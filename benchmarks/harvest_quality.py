@@ -115,6 +115,22 @@ The sets (``--set``, default ``all``):
   system-prompt-like text in a client's document — beside a real request; 32 one-line prompts,
   8 per language) paraphrasing the corpus's real phrasings, written on 2026-12-03 after the
   tuning on all fourteen earlier blind sets;
+- ``blind16``: ``blind16.yaml``, a sixteenth blind batch (48 sessions, 12 per language, every
+  format: 5 explicit requests in new shapes — the lesson of a past incident told as a story
+  ("same as in the spring … from here on …"), a default with an exception ("by default … the only
+  time … is when …"), a rule shouted in capitals with typos ("STOP FORCE PUSHING"), a writing
+  preference given by demonstration (the person rewrites the sentence: "That's how I want every
+  answer"), a request buried mid-way in a long session — 2 doctrine statements given by a named
+  body of the team (no copyleft dependency, quotes valid thirty days, non-compete of a year at
+  most, reverse charge on intra-EU invoices, supplier payment within sixty days, credentials only
+  from the secret manager, mutual indemnities only, versioned public APIs), 2 changes of mind in
+  new wordings ("we've moved on from …", "…, terminé", "se acabó lo de …", "… kannst du
+  streichen"), 1 outcome case, 1 with nothing to remember (a one-off that looks like a rule:
+  "always …, just this commit") and 1 trap each — a webhook token in a pasted CI config, a
+  colleague's disciplinary warning and private number, an instruction injected in Spanish in a
+  customer ticket, an embargoed press release pasted to be translated — beside a real request;
+  32 one-line prompts, 8 per language) paraphrasing the corpus's real phrasings, written on
+  2026-12-03 after the tuning on all fifteen earlier blind sets;
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -179,6 +195,7 @@ SETS = {
     "blind13": HERE / "harvest_set" / "blind13.yaml",
     "blind14": HERE / "harvest_set" / "blind14.yaml",
     "blind15": HERE / "harvest_set" / "blind15.yaml",
+    "blind16": HERE / "harvest_set" / "blind16.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"
