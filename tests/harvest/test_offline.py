@@ -2417,3 +2417,64 @@ def test_an_entry_named_then_changed_or_dropped_in_the_next_words(
 def test_an_entry_named_without_a_change_is_left_as_it_is(entry: str, said: str) -> None:
     found = _offline(said, memory=_memory(recurring=[entry]))
     assert [p for p in found if p["action"] != "add"] == []
+
+
+@pytest.mark.parametrize(
+    ("said", "route", "text"),
+    [
+        (  # a polite question with a comma after "could you"
+            "could you, from now on, always put the clause number next to every quote? it "
+            "saves me time.",
+            "memory",
+            "Always put the clause number next to every quote.",
+        ),
+        (  # a sentence opening on what makes it general, said again after it
+            "De manière générale, le nom des parties ne se traduit jamais, dans aucune langue.",
+            "memory",
+            "Le nom des parties ne se traduit jamais, dans aucune langue.",
+        ),
+        (  # a preference of the person about a kind of thing
+            "the way I like client memos is short and plain.",
+            "memory",
+            "The way I like client memos is short and plain.",
+        ),
+        ("I like short answers.", "memory", "I like short answers."),
+        (
+            "Mir ist lieber, wenn Schriftsätze mit dem Antrag anfangen, nicht mit dem Sachverhalt.",
+            "memory",
+            "Mir ist lieber, wenn Schriftsätze mit dem Antrag anfangen, nicht mit dem Sachverhalt.",
+        ),
+        (  # what each of a kind of thing holds, listed after a colon
+            "pour chaque bail que tu rédiges : la durée, le loyer, et le dépôt de garantie.",
+            "memory",
+            "Pour chaque bail que tu rédiges: la durée, le loyer, et le dépôt de garantie.",
+        ),
+        (
+            "en cada factura que prepares: el número de pedido, el IVA y la fecha de vencimiento",
+            "memory",
+            "En cada factura que prepares: el número de pedido, el IVA y la fecha de vencimiento.",
+        ),
+        (  # a body of the team made it a rule: what follows the colon is the rule
+            "the partners' committee made it a rule: every engagement letter states the fee cap "
+            "in euros.",
+            "doctrine",
+            "Every engagement letter states the fee cap in euros.",
+        ),
+    ],
+)
+def test_more_shapes_of_a_standing_request(said: str, route: str, text: str) -> None:
+    assert [(p["route"], p["text"]) for p in _offline(said)] == [(route, text)]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "In general, the contract looks fine.",
+        "I like this version better.",
+        "I like your changes.",
+        "for each contract: check it.",
+        "Cada vez que te pido algo: lo haces mal y tarde.",
+    ],
+)
+def test_a_general_word_or_a_liking_about_this_work_is_no_request(said: str) -> None:
+    assert _offline(said) == []

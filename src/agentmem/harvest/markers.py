@@ -32,7 +32,9 @@ doing in what it writes ("You hedge every sentence", "Tu mets des anglicismes pa
 respuesta empieza con …", "Das liest sich wie ein Behördenbrief": ``habits``, which make the
 requests next to it standing, in Writing style); one thing preferred to another ("use the read
 replica, not the primary": ``contrast``, standing unless the sentence asks for a piece of
-work); and the wording of outcome-derived entries
+work); a preference said in the first person about a kind of thing ("the way I like letters to
+the other side is …", "ce que je préfère, c'est …", "lo que me gusta es que …", "mir ist
+lieber, wenn …": ``preferences``, standing unless about one thing); and the wording of outcome-derived entries
 (``outcomes``, ``generic``); whether the language writes its nouns with a capital
 (``nouns_capitalised``: then a capital tells no name). Under ``grammar``, the word classes the extractor's shapes of a
 sentence are built from (:func:`word_class`: the reasons that open a clause, "and"/"but", "now",
@@ -95,6 +97,7 @@ _PATTERN_KEYS = (
     "known",
     "habits",
     "contrast",
+    "preferences",
 )
 _OUTCOME_KEYS = ("ignored", "reworked", "accepted", "question", "shorter")
 
@@ -146,6 +149,7 @@ class Language:
     known: tuple[re.Pattern[str], ...]
     habits: tuple[re.Pattern[str], ...]
     contrast: tuple[re.Pattern[str], ...]
+    preferences: tuple[re.Pattern[str], ...]
     lead_ins: tuple[str, ...]
     sections: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
     complaint_entry: str

@@ -1258,6 +1258,21 @@ def _directive(
             return None  # "traduis le contrat en anglais": a piece of work, not a norm
         if any_match(_patterns(langs, "norm"), folded):
             return said
+        if any_match(_patterns(langs, "preferences"), folded) and len(markers.words(folded)) >= 5:
+            return said  # "Mir ist lieber, wenn E-Mails an Mandanten mit … anfangen, …"
+        opener = _general_opener(folded, langs)
+        if opener is not None:
+            return said[index[opener] :] if opener < len(index) else None
+        colon = folded.find(":")
+        if (
+            colon > 0
+            and any_match(_patterns(langs, "standing"), folded[:colon])
+            and len(markers.words(folded[colon + 1 :])) >= 3
+            and "," in folded[colon + 1 :]
+        ):
+            # what each of a kind of thing holds, listed after a colon ("für jede Kostennote,
+            # die du erstellst: Zeitraum, Stunden, Stundensatz"), never one clause after it
+            return said
         if condition is not None and len(markers.words(folded[condition.end() :])) >= 4:
             return said  # "dès que ça touche à la base clients, tu me montres la requête …"
         if (
@@ -1288,9 +1303,11 @@ def _directive(
         )
         or cues.extends
         or _GENERAL_CONDITION.match(folded)
+        or any_match(_patterns(langs, "preferences"), folded)
     ):
-        pass  # a word, a norm ("… hat in Testdaten nichts verloren, nimm …") or a recurring
-        # condition ("dès que ça touche à la base clients, tu me montres …") makes it hold
+        pass  # a word, a norm ("… hat in Testdaten nichts verloren, nimm …"), a preference of
+        # the person ("the way I like letters …") or a recurring condition ("dès que ça touche
+        # à la base clients, tu me montres …") makes it hold
     elif any_match(_patterns(langs, "contrast"), folded) and not any_match(
         _patterns(langs, "tasks") + _patterns(langs, "edit_verbs"), folded[start:].lstrip()
     ):
@@ -1316,6 +1333,26 @@ def _directive(
         for pattern, replacement in lang.rephrase:
             request = pattern.sub(replacement, request, count=1)
     return request
+
+
+def _general_opener(folded: str, langs: list[Language]) -> int | None:
+    """Where the rule starts in a sentence that opens on a word making it general ("in
+    general: nothing in a damages calculation gets rounded, ever, …", "De manière générale,
+    le nom des parties ne se traduit jamais …") and says so again after it (a time or
+    frequency cue, or a negation: "nothing", "jamais", "every line"), in six words or more; None
+    otherwise ("In general, the contract looks fine.")."""
+    for pattern in _patterns(langs, "standing"):
+        m = pattern.match(folded)
+        if m is None:
+            continue
+        rest = folded[m.end() :]
+        start = m.end() + len(rest) - len(rest.lstrip(" ,:;-"))
+        rest = folded[start:]
+        if len(markers.words(rest)) < 6:
+            return None
+        again = any_match(_patterns(langs, "standing"), rest)
+        return start if again is not None or _negated(rest) else None
+    return None
 
 
 def _what_holds_now(
