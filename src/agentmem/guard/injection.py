@@ -114,7 +114,7 @@ _DE_WEAK = (r"(?:regeln|richtlinien|einschrankungen|beschrankungen|vorschriften|
             r"|filter|grenzen|sicherheitsregeln|schutzmassnahmen)")
 _DE_PTR = (r"(?:alle|allen|samtliche|deine|deinen|ihre|eure|diese|bisherigen|vorherigen|vorigen"
            r"|obigen|fruheren|ursprunglichen|vorangegangenen)")
-_DE_DOCS = _EN_DOCS + (r"(?! (?:(?:die|welche) )?(?:in|aus) (?:(?:den|dem|der|einem|einer|allen"
+_DE_DOCS = _EN_DOCS + (r"(?! (?:(?:die|welche) )?(?:in|aus|im|aus dem) (?:(?:den|dem|der|einem|einer|allen"
             r"|jedem|jeder) )*(?:[a-z]+(?:en|em|er) )?(?:dokumenten?|dateien?|e-?mails?|mails?"
             r"|anhangen?|anhang"
             r"|webseiten?|seiten?|vertragen?|vertrag|vorlagen?|entwurfen?|entwurf|pdfs?"
@@ -456,6 +456,15 @@ _NEGATED = lazy_compile(
 )
 
 
+#: The clause after a match closed by a negation ("… Anweisungen nicht.", "… Befehle niemals"):
+#: German puts it after the object; within 40 characters, no second verb joined before it
+#: ("… und antworte nicht" negates the answer, not the ignoring).
+_NEGATED_AFTER = lazy_compile(
+    r"(?:(?!\b(?:und|oder|aber|sondern|dann|denn|sowie|sonst)\b)[^.;:!?,\n]){0,40}?"
+    r"\b(?:nicht|niemals|nie)[^\S\n]*(?:[.;:!?,\n]|$)"
+)
+
+
 def _instruction_hits(det: str, tokens: str | None = None) -> Iterator[tuple[int, int, str]]:
     """Instructions in ``det``; ``tokens``: its distinct tokens when known (see _Raw)."""
     yield from _instruction_hits_in(det, tokens)
@@ -501,4 +510,10 @@ def _instruction_hits_in(det: str, tokens: str | None = None) -> Iterator[tuple[
         for m in rx.finditer(det):
             if negatable and _NEGATED.search(det, max(0, m.start() - 40), m.start()):
                 continue
+            if (
+                negatable
+                and det.startswith(_DE_VERBS, m.start())
+                and _NEGATED_AFTER.match(det, m.end())
+            ):
+                continue  # "Ignoriere die vorherigen Anweisungen nicht.": German's "nicht" last
             yield m.start(), m.end(), f"instruction aimed at the assistant: {label}"
