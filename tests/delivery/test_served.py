@@ -994,6 +994,39 @@ def test_a_cached_approval_of_an_unsigned_accept_is_withheld(
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
+def test_a_lenient_work_tree_does_not_let_a_planted_approval_of_an_unsigned_accept_count(
+    signed_team: Path,
+    runner: CliRunner,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A start first asks the settings' history whether any version required signatures (one
+    ``git log``, the work tree's ``agentmem.yaml`` as a text known by its blob id); only none
+    lets it skip reading the settings at each decision's parent. ``required`` dropped in the
+    work tree only (uncommitted), git's ``log.showRoot`` off: the committed ``required``
+    still holds, the planted approval of the unsigned accept is not taken."""
+    root = signed_team
+    _accept(runner, "Answer in French.")
+    _accept(runner, "Cite the clause number.")
+    unsigned = _unsign_head(root)
+    cache = HotCache(root / ".agentmem")
+    cache.put(served.JUDGED, unsigned, True)  # planted: it carries every mark of a decision
+    cache.save()
+    git(root, "config", "log.showRoot", "false")
+    config = root / "agentmem.yaml"
+    text = config.read_text(encoding="utf-8")
+    assert "required" in text
+    config.write_text(text.replace("required", "optional"), encoding="utf-8")
+    note = f"the last change (commit {unsigned[:10]}) is not alice's own decision"
+    start = json.loads(_hook(root, monkeypatch, capsys))
+    given = start["hookSpecificOutput"]["additionalContext"]
+    assert "Answer in French." in given and "Cite the clause number." not in given
+    assert note in start["systemMessage"]
+    assert HotCache(root / ".agentmem").get(served.JUDGED, unsigned) == (True, False)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="no ssh-keygen")
 def test_a_cached_approval_of_an_unsigned_rule_approval_is_withheld(
     signed_team: Path, runner: CliRunner
 ) -> None:

@@ -24,10 +24,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentmem import trailers
-from agentmem.check.history.start import strict, stricter
+from agentmem.check.history.start import JUDGED_SETTINGS, strict, stricter
 from agentmem.errors import AgentmemError, GitError
 from agentmem.store import gitrun, regular
 from agentmem.store.root import CONFIG_FILE
+from agentmem.store.yamlio import MAX_YAML_BYTES
 
 TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
@@ -230,7 +231,9 @@ def unsigned_as_required(
     when ``commits`` are what that merge brought in; the judge holds them to the strictest
     settings of their parent, the merge and its first parent, and to the keys listed both at
     their parent and at the merge (:mod:`agentmem.check.history.lineage`), and so does this.
-    One ``git cat-file --batch`` reads the settings; when one of them is lenient, an earlier
+    The settings' history is asked first (:func:`_never_strict`: one ``git log``): when no
+    version there is strict, nothing is verified and no settings are read. Else one ``git
+    cat-file --batch`` reads the settings; when one of them is lenient, an earlier
     version may have required signatures, held so by the judge after a relaxation no second
     admin approved (:func:`~agentmem.check.history.start.stricter`: one ``git log`` of
     ``agentmem.yaml`` over the history, and one ``git cat-file --batch`` of the versions not
@@ -242,6 +245,8 @@ def unsigned_as_required(
     parents = sorted({p for _c, p in with_parent})
     around = list(merge or ())  # their settings hold for what the merge brought in too
     names = [_DECISIONS, _ACTIVATIONS] if activations else [_DECISIONS]
+    if _never_strict(root, [*parents, *around], names):
+        return set()  # no parent (nor the merge) can require a signature: nothing to verify
     required: dict[str, set[str]] = {}
     texts: dict[str, bytes] = {}
     try:
@@ -279,6 +284,28 @@ def unsigned_as_required(
             continue
         found.update(f.commit for f in findings if f.commit)
     return found
+
+
+def _never_strict(root: Path, revs: list[str], names: list[str]) -> bool:
+    """True when no version of ``agentmem.yaml`` in the history of ``revs`` gives any of the
+    settings ``names`` its strict value, nor do the defaults where the file was absent
+    (:func:`~agentmem.check.history.start.stricter` finds none): then it is lenient at every
+    one of ``revs``, whose own version is among those its log lists (the root commit's
+    included). Asked first, so that the common case — ``agentmem.yaml`` lenient all along —
+    costs one ``git log`` and no read of the settings at each rev: the work tree's
+    ``agentmem.yaml`` is passed as a text known already (taken only for the version whose blob
+    id its bytes have: in the common case, the file written once, git reads no version). False
+    without asking git when the work tree's file may give one of ``names`` its strict value
+    (its bytes hold the word): the settings at the revs are read then, as they would be after
+    this anyway. This decides nothing: False only means that the settings are read as before."""
+    try:
+        read = regular.read_listed(root / CONFIG_FILE, CONFIG_FILE, MAX_YAML_BYTES)
+    except (AgentmemError, OSError):
+        return False
+    work = read.data if read is not None else b""
+    if b"\\" in work or any(JUDGED_SETTINGS[name] in work for name in names):
+        return False
+    return not stricter(root, revs, names, [work] if read is not None else [])
 
 
 def _blob_text(root: Path, blob: str, work: bytes | None) -> str | None:

@@ -78,6 +78,24 @@ def test_a_known_text_that_is_no_version_changes_nothing(memrepo: Path) -> None:
     assert start.stricter(memrepo, ["HEAD~3"], ["signing.decisions"], [lenient]) == []
 
 
+def test_the_root_commits_version_counts_whatever_log_show_root_says(tmp_path: Path) -> None:
+    """A version of ``agentmem.yaml`` that only the root commit made (never changed since) is
+    in the history too: ``git log`` shows no change for a root commit under ``log.showRoot =
+    false`` unless asked (``--root``), and the served view takes "no strict version" to mean
+    no signature is required (``served._never_strict``)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "log.showRoot", "false")
+    (root / "agentmem.yaml").write_text(REQUIRED, encoding="utf-8")
+    git(root, "add", "agentmem.yaml")
+    git(root, "commit", "-qm", "settings: decisions are signed")
+    git(root, "commit", "-q", "--allow-empty", "-m", "nothing")
+    names = ["signing.decisions", "doctrine.require_signed"]
+    assert start.stricter(root, ["HEAD"], names) == ["signing.decisions"]
+    assert start.stricter(root, ["HEAD"], names, [REQUIRED.encode()]) == ["signing.decisions"]
+
+
 def _findings(found: list[Finding]) -> set[tuple[str, str | None]]:
     return {(f.code, f.commit) for f in found if f.severity == ERROR}
 

@@ -140,14 +140,15 @@ def stricter(
 ) -> list[str]:
     """Those of the settings ``names`` (:data:`JUDGED_SETTINGS`) that some version of
     ``agentmem.yaml`` in the history of ``revs`` (every commit that changed it, merges and side
-    branches included) gave their strict value — the defaults count as a version where the
-    file was absent after a first commit —; all of them when git cannot say. Strict here only
+    branches included, and the root commit's whatever ``log.showRoot`` says) gave their strict
+    value — the defaults count as a version where the file was absent after a first commit —;
+    all of them when git cannot say. Strict here only
     costs work (a walk from the root), never lets a relaxation count. One ``git log --raw``
     of ``agentmem.yaml`` and one ``git cat-file --batch`` of its versions, but for those among
     ``known`` (texts already read, matched by their blob id: a session start that reads the
     settings at the decisions' parents reads no version twice)."""
-    args = ["log", "--full-history", "-m", "--raw", "--no-abbrev", "--no-renames", "--no-color"]
-    args += ["--format=%x1e%P", *revs, "--", CONFIG_FILE]
+    args = ["log", "--full-history", "-m", "--root", "--raw", "--no-abbrev", "--no-renames"]
+    args += ["--no-color", "--format=%x1e%P", *revs, "--", CONFIG_FILE]
     proc = gitrun.run(root, args, None, None, text=True)
     if proc.returncode != 0:
         return list(names)
