@@ -368,9 +368,10 @@ def test_a_text_that_cannot_start_with_markdown_is_not_asked() -> None:
 
 
 def test_the_latin1_fold_table_is_each_byte_folded_alone() -> None:
-    """The detection copy's byte table (built at import with each byte's decomposition read
+    """The detection copy's byte table (built on first use with each byte's decomposition read
     once) gives every Latin-1 character the form ``_fold`` gives it, or marks it unsafe, as
-    the table built by asking ``_fold`` of each byte did."""
+    the table built by asking ``_fold`` of each byte did; it gives each byte of a plain text
+    (tab, line feed, printable ASCII: ``_Raw.plain``, which never builds it) its ``lower()``."""
     import unicodedata
 
     from agentmem.guard import unicode
@@ -390,4 +391,33 @@ def test_the_latin1_fold_table_is_each_byte_folded_alone() -> None:
             table[b] = ord(folded)
         else:
             unsafe.append(b)
-    assert (bytes(table), bytes(unsafe)) == (unicode._LATIN1_FOLD, unicode._LATIN1_UNSAFE)
+    assert (bytes(table), bytes(unsafe)) == unicode._latin1_tables()
+    plain = unicode._PLAIN.decode("latin-1")
+    assert plain.translate(dict(enumerate(table.decode("latin-1")))) == plain.lower()
+    assert not set(plain.encode("latin-1")) & set(unsafe)
+
+
+def test_a_plain_text_is_folded_as_the_table_folds_it_without_building_it() -> None:
+    """Tab, line feed and printable ASCII only: the detection copy and the folded tokens are
+    what the byte table gives, and a scan of such a text builds no table (a session start's
+    entries usually are such texts)."""
+    from agentmem import guard
+    from agentmem.guard import unicode
+
+    texts = ["Answer in French.", "Cite\tthe CLAUSE number\nwhen quoting; a-b_c {x}~", ""]
+    fold = unicode._latin1_tables()[0]
+    for text in texts:
+        raw = unicode._Raw(text)
+        assert raw.plain and raw.foldable
+        translated = text.encode("latin-1").translate(fold).decode("latin-1")
+        assert unicode._detection_copy(text, raw) == (translated, None)
+        tokens = raw.tokens.encode("latin-1").translate(fold).decode("latin-1")
+        assert raw.folded_tokens() == tokens
+    for text in ("Réponds en français.", "a\rb", "\x85", "\x00"):
+        assert not unicode._Raw(text).plain
+    unicode._latin1_tables.cache_clear()
+    for text in texts:
+        guard.scan(text, kind="rule")
+    assert unicode._latin1_tables.cache_info().currsize == 0
+    guard.scan("Réponds en français.", kind="rule")
+    assert unicode._latin1_tables.cache_info().currsize == 1

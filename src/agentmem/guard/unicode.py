@@ -35,6 +35,7 @@ class _Raw:
         "foldable",
         "latin1",
         "longest",
+        "plain",
         "text",
         "visible",
         "visible_known",
@@ -46,9 +47,12 @@ class _Raw:
             self.latin1: bytes | None = text.encode("latin-1")
         except UnicodeEncodeError:
             self.latin1 = None
-        self.foldable = self.latin1 is not None and len(
-            self.latin1.translate(None, _LATIN1_UNSAFE)
-        ) == len(self.latin1)
+        #: only tab, line feed and printable ASCII: the detection form is ``lower()`` (what the
+        #: byte table gives those bytes), and the table is not needed
+        self.plain = self.latin1 is not None and not self.latin1.translate(None, _PLAIN)
+        self.foldable = self.latin1 is not None and (
+            self.plain or len(self.latin1.translate(None, _latin1_tables()[1])) == len(self.latin1)
+        )
         self._tokens: tuple[str, str] | None = None
         self._words: tuple[frozenset[str], frozenset[str]] | None = None
         self.longest = -1
@@ -92,7 +96,9 @@ class _Raw:
         keeps every needle and every word that contains no white space)."""
         if not self.foldable:
             return None
-        return self.tokens.encode("latin-1").translate(_LATIN1_FOLD).decode("latin-1")
+        if self.plain:
+            return self.tokens_lower
+        return self.tokens.encode("latin-1").translate(_latin1_tables()[0]).decode("latin-1")
 
 
 _LETTERS = lazy_compile(r"[^\W\d_]+")
@@ -350,9 +356,13 @@ def _detection_form(ch: str, decomposed: str | None = None) -> str:
     return "".join(out)
 
 
-def _latin1_fold_table() -> tuple[bytes, bytes]:
+@lru_cache(maxsize=1)
+def _latin1_tables() -> tuple[bytes, bytes]:
     """A byte table giving each Latin-1 character its detection form when that form is one
-    Latin-1 character, and the bytes whose form is not (controls, soft hyphen, µ, ½, ß…)."""
+    Latin-1 character, and the bytes whose form is not (controls, soft hyphen, µ, ½, ß…).
+    Built on first use (each byte's decomposition read once): a text of tab, line
+    feed and printable ASCII only (:attr:`_Raw.plain`) needs none of it, its form being
+    ``lower()``, which is what the table gives those bytes."""
     table = bytearray(range(256))
     unsafe = bytearray()
     for b in range(256):
@@ -372,15 +382,18 @@ def _latin1_fold_table() -> tuple[bytes, bytes]:
     return bytes(table), bytes(unsafe)
 
 
-_LATIN1_FOLD, _LATIN1_UNSAFE = _latin1_fold_table()
+#: Tab, line feed and printable ASCII: the bytes the table gives their ``lower()``.
+_PLAIN = bytes((9, 10, *range(0x20, 0x7F)))
 
 
 def _detection_copy(text: str, raw: _Raw | None = None) -> tuple[str, list[int] | None]:
     """The detection copy and the raw index of each of its characters (None: identity)."""
     raw = raw or _Raw(text)
+    if raw.plain:
+        return text.lower(), None  # what the byte table gives each of its bytes
     if raw.foldable and raw.latin1 is not None:
         # One character for one: the same text as the loop below, in one C pass.
-        return raw.latin1.translate(_LATIN1_FOLD).decode("latin-1"), None
+        return raw.latin1.translate(_latin1_tables()[0]).decode("latin-1"), None
     if _SPECIAL.search(text) is None:
         return text.lower(), None
     chars: list[str] = []
