@@ -2478,3 +2478,78 @@ def test_more_shapes_of_a_standing_request(said: str, route: str, text: str) -> 
 )
 def test_a_general_word_or_a_liking_about_this_work_is_no_request(said: str) -> None:
     assert _offline(said) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (  # an impersonal obligation, made general by the next sentence
+            "notes of a client call are to be written up and filed the same day. that goes for "
+            "every call.",
+            "Notes of a client call are to be written up and filed the same day.",
+        ),
+        (
+            "Es ist vor jeder Klageerhebung die Originalvollmacht anzufordern, in jedem Verfahren.",
+            "Es ist vor jeder Klageerhebung die Originalvollmacht anzufordern, in jedem Verfahren.",
+        ),
+        (  # what the person refuses for any one of a kind, unless a condition holds
+            "I won't sign off on any invoice unless the time sheet is attached.",
+            "I won't sign off on any invoice unless the time sheet is attached.",
+        ),
+        (
+            "Je ne valide aucune facture sans le relevé de temps joint.",
+            "Je ne valide aucune facture sans le relevé de temps joint.",
+        ),
+        (
+            "No acepto ningún informe si no lleva un índice.",
+            "No acepto ningún informe si no lleva un índice.",
+        ),
+        (
+            "Ich gebe keinen Vertrag frei, ohne dass der Registerauszug geprüft ist.",
+            "Ich gebe keinen Vertrag frei, ohne dass der Registerauszug geprüft ist.",
+        ),
+        (  # a rule whose subject is any one of a kind of thing
+            "Alles über zehn Seiten bekommt ein Inhaltsverzeichnis.",
+            "Alles über zehn Seiten bekommt ein Inhaltsverzeichnis.",
+        ),
+        (
+            "any sentence over thirty words in a letter gets split in two.",
+            "Any sentence over thirty words in a letter gets split in two.",
+        ),
+        (  # after a colon, without the lead-in before it
+            "bon, je le lui dis moi-même : chaque fichier que tu crées commence par le numéro "
+            "de dossier.",
+            "Chaque fichier que tu crées commence par le numéro de dossier.",
+        ),
+        (  # a note addressed to the assistant: the address is no part of the entry
+            "Nota para el asistente: cuando me pongas una cita, deja siempre media hora libre "
+            "antes.",
+            "Cuando me pongas una cita, deja siempre media hora libre antes.",
+        ),
+        (
+            "ok — note for the assistant: before you send any document outside the firm, you "
+            "strip the metadata first, all of it.",
+            "Before you send any document outside the firm, you strip the metadata first.",
+        ),
+        (  # after what the agent keeps doing, a rule of its own is never joined to it
+            "you keep sending me drafts with no page numbers, every single time. every draft "
+            "you export gets page numbers. always.",
+            "Every draft you export gets page numbers, always.",
+        ),
+    ],
+)
+def test_a_rule_said_of_any_one_of_a_kind_or_as_an_obligation(said: str, text: str) -> None:
+    assert [p["text"] for p in _offline(said)] == [text]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I won't sign this unless they fix clause 4.",
+        "Every test passes now.",
+        "Tout est dans la GED maintenant.",
+        "Todo me lo das en viñetas.",
+    ],
+)
+def test_this_one_thing_or_a_state_of_things_is_no_rule(said: str) -> None:
+    assert _offline(said) == []

@@ -141,8 +141,8 @@ def _clean(text: str, language: Language | None) -> str:
         changed = False
         folded, index = fold(text)
         for lead in lead_ins:
-            if re.match(rf"{re.escape(lead)}\b[\s,.:;!]*", folded):
-                cut = re.match(rf"{re.escape(lead)}\b[\s,.:;!]*", folded)
+            if re.match(rf"{re.escape(lead)}\b[\s,.:;!—–-]*", folded):
+                cut = re.match(rf"{re.escape(lead)}\b[\s,.:;!—–-]*", folded)  # "ok — …"
                 assert cut is not None
                 text = text[index[cut.end()] :].strip()
                 changed = bool(text)
@@ -1245,6 +1245,9 @@ def _directive(
             said, folded = sentence[: index[reason.start()]], folded[: reason.start()]
         else:
             said = sentence
+        ruled = _universal_rule(said, folded, index, langs)
+        if ruled is not None:
+            return ruled
         exception = _EXCEPTION_AFTER.search(folded)
         condition = _GENERAL_CONDITION.match(folded)
         checked = folded[: exception.start()] if exception else folded
@@ -1333,6 +1336,44 @@ def _directive(
         for pattern, replacement in lang.rephrase:
             request = pattern.sub(replacement, request, count=1)
     return request
+
+
+#: A rule whose subject is any one of a kind of thing, at the start of the sentence or after its
+#: colon or dash ("any sentence over thirty words … gets split", "… : chaque fichier que tu crées
+#: commence par …", "Alles über zehn Seiten bekommt ein Inhaltsverzeichnis").
+_UNIVERSAL_SUBJECT = _shape(
+    r"(?:^|:\s*|\s[–—-]\s+)(?:{and_but}\s+)?({universal_subjects})\s+(?!(?:{time_words})\b)[a-z-]+"
+)
+#: What the person refuses for any one of a kind of thing unless a condition holds ("I won't sign
+#: off on any settlement figure unless …", "Je ne valide aucune facture sans …", "No acepto
+#: ningún informe si no …", "Ich gebe keinen Vertrag frei, ohne dass …").
+_REFUSED_UNLESS = _shape(
+    r"\b(?:{universal_subjects})\s+[a-z-]+(?:[\s,]+[a-z-]+){0,3}?[\s,]+(?P<unless>{unless})\b"
+)
+
+
+def _universal_rule(
+    sentence: str, folded: str, index: list[int], langs: list[Language]
+) -> str | None:
+    """A rule said of any one of a kind of thing, without a verb of request: its subject is
+    "any"/"every"/"chaque"/"cualquier"/"jede" … (from there on, six words or more), or the
+    person refuses any one of them unless a condition holds (the negation before it). A
+    pronoun after the condition is the thing itself ("… unless it comes with the workings");
+    one before it, or a demonstrative, is this session's. None otherwise."""
+    subject = _UNIVERSAL_SUBJECT.search(folded)
+    if subject is not None:
+        start = subject.start(1)
+        rest = folded[start:]
+        if len(markers.words(rest)) >= 6 and not _deictic(rest, langs):
+            return sentence[index[start] :]
+    refused = _REFUSED_UNLESS.search(folded)
+    if (
+        refused is not None
+        and _negated(folded[: refused.start("unless")])
+        and not _deictic(folded[: refused.end()], langs)
+    ):
+        return sentence
+    return None
 
 
 def _general_opener(folded: str, langs: list[Language]) -> int | None:
@@ -1873,8 +1914,8 @@ def _with_their_object(
         if not mine or not mine & theirs or "?" in sentences[i + 1]:
             continue
         nxt = out[i + 1]
-        if nxt is not None and nxt.route != "doctrine":
-            continue
+        if nxt is not None and nxt.action != "add":
+            continue  # (an add of its own, doctrine or memory, is the statement's object)
         candidate.text = _joined(candidate.text or "", ": ", sentences[i + 1])
         out[i + 1] = None
     return out
@@ -1933,6 +1974,23 @@ def _after_etc(sentences: list[str]) -> list[str]:
 _ADVERB_COMMA = re.compile(r"[a-z]+\s*,\s*")
 
 
+def _own_rule(folded: str) -> bool:
+    """True when a sentence opening on "every"/"chaque"/"jede" … is a rule of its own, with its
+    subject and a verb ("every draft you export gets page numbers."), not how often the one
+    before it holds ("Every time, not just when I ask.": a comma right after the two words);
+    after what the agent keeps doing it is never joined to it."""
+    subject = _UNIVERSAL_SUBJECT.match(folded)
+    if subject is None or re.match(r"^\S+\s+\S+\s*,", folded):
+        return False
+    return len(markers.words(folded)) >= 5
+
+
+def _habits_of_agent(folded: str) -> bool:
+    """True when ``folded`` says what the agent keeps doing ("you keep sending me drafts with no
+    page numbers, …"): a rule of its own after it is the request, not how often that holds."""
+    return any_match(_patterns(markers.detect(folded), "habits"), folded) is not None
+
+
 def _alone_adverbs(sentences: list[str]) -> list[str]:
     """``sentences`` with one that is only "always" ("toujours.", "siempre.", "immer!") joined
     to the one before it, as the norm it closes ("…, toujours."); and so is a short one that
@@ -1970,6 +2028,7 @@ def _alone_adverbs(sentences: list[str]) -> list[str]:
             before = fold(out[-1])[0]
             if (
                 _opens_on(_patterns(langs, "standing"), folded)
+                and not (_own_rule(folded) and _habits_of_agent(before))
                 and not any(
                     any_match(_patterns(langs, key), folded)
                     for key in ("mood", "general", "deictic")
