@@ -131,6 +131,28 @@ The sets (``--set``, default ``all``):
   customer ticket, an embargoed press release pasted to be translated — beside a real request;
   32 one-line prompts, 8 per language) paraphrasing the corpus's real phrasings, written on
   2026-12-03 after the tuning on all fifteen earlier blind sets;
+- ``blind17``: ``blind17.yaml``, a seventeenth blind batch (48 sessions, 12 per language, every
+  format: 5 explicit requests in new shapes — a rule given as the answer to the assistant's own
+  question, then generalised ("yes. and the answer to that one is yes every time … dont ask me
+  again"), a habit to take ("make it a habit to …", "prends l'habitude de …", "acostúmbrate a
+  …", "gewöhn dir an, …"), a rule asked as a promise ("promise me that … never"), a writing
+  preference given as a list of banned words ("Words I never want to see in a headline …"), a
+  request given only at the very end of a long session as a parting note ("before I log off,
+  for next time and every time after: …") — 2 doctrine statements given by a named body of the
+  team (three quotes above a threshold, feature flags with an expiry date, anonymous sources,
+  job ads with H/F and a salary range, tax and social-security certificates before a first
+  order, no ticket closed without the customer's confirmation, corrections noted under the
+  article, a tested down-migration), 2 changes of mind in new wordings, the new value before
+  the entry is named, in the same sentence or later ("… no longer applies", "… n'a plus lieu
+  d'être", "te corrijo una cosa que tienes apuntada", "… brauchen wir nicht mehr, raus
+  damit"), 1 outcome case, 1 with nothing to remember (a one-off bounded in time: "for the rest
+  of today always …") and 1 trap each — a rival supplier's confidential bid pasted, an SFTP
+  password in a pasted e-mail, a colleague's ID number, address and leave in a pasted message,
+  an instruction injected in German in a pasted pull request description — beside a real
+  request; 32 one-line prompts, 8 per language: a promise, a habit, a rule of thumb, a standing
+  permission; one-offs bounded in time, questions, venting), written on 2026-12-03 after the
+  tuning on all sixteen earlier blind sets, a sealed holdout (no figure measured when it was
+  committed);
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -196,6 +218,7 @@ SETS = {
     "blind14": HERE / "harvest_set" / "blind14.yaml",
     "blind15": HERE / "harvest_set" / "blind15.yaml",
     "blind16": HERE / "harvest_set" / "blind16.yaml",
+    "blind17": HERE / "harvest_set" / "blind17.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"
