@@ -2553,3 +2553,35 @@ def test_a_rule_said_of_any_one_of_a_kind_or_as_an_obligation(said: str, text: s
 )
 def test_this_one_thing_or_a_state_of_things_is_no_rule(said: str) -> None:
     assert _offline(said) == []
+
+
+@pytest.mark.parametrize(
+    ("entry", "said", "text"),
+    [
+        (  # the new wording after a reason in between
+            "Send each client a fee estimate on the first of every month.",
+            "the monthly estimates bit needs updating. clients are tired of the same number. "
+            "from now on you only send an estimate when it has moved by more than 10 %.",
+            "You only send an estimate when it has moved by more than 10 %.",
+        ),
+        (  # the change announced with its cue, how it is done now on the entry's subject next
+            "Abgeschlossene Akten zehn Jahre im Kellerarchiv aufbewahren.",
+            "die Archivierung abgeschlossener Akten machen wir ab jetzt anders: der Keller ist "
+            "voll. Abgeschlossene Akten werden eingescannt und im DMS aufbewahrt.",
+            "Abgeschlossene Akten werden eingescannt und im DMS aufbewahrt.",
+        ),
+        (  # "Dorénavant, …" opens what holds now; a negation in its condition is no refusal
+            "Relancer par courriel les clients qui n'ont pas payé au bout de 30 jours.",
+            "je modifie un point sur les relances d'impayés : les courriels, personne ne les "
+            "lit. Dorénavant, c'est d'abord un appel, et le courriel seulement si on n'arrive "
+            "pas à joindre le client.",
+            "C'est d'abord un appel, et le courriel seulement si on n'arrive pas à joindre le "
+            "client.",
+        ),
+    ],
+)
+def test_a_change_announced_then_its_new_wording_after_a_reason(
+    entry: str, said: str, text: str
+) -> None:
+    found = _short(_offline(said, memory=_memory(recurring=[entry])))
+    assert found == [("modify", "memory", "Recurring patterns", entry, text)]

@@ -1413,8 +1413,10 @@ def _what_holds_now(
         if candidate.action != "add" or candidate.route != "memory":
             return None
         return (candidate.text or "").rstrip() or None
-    if not _opens_on(_patterns(langs, "change_cues"), folded) or _negated(folded):
+    if not _opens_on(_patterns(langs, "change_cues"), folded):
         return None
+    if _negated(" ".join(markers.words(folded)[:8])):
+        return None  # "from now on it doesn't …"; a negation later is a condition of its own
     if not any_match(_patterns(langs, "standing"), folded) and any(
         any_match(lang.not_standing, folded) for lang in langs
     ):
@@ -1516,36 +1518,64 @@ def _replaced(found: list[_Candidate | None], sentences: list[str]) -> list[_Can
 def _then_what(found: list[_Candidate | None], sentences: list[str]) -> list[_Candidate | None]:
     """``found`` with a ``modify`` that only says an entry must change ("Die Vorfrist ist zu
     kurz, …", "the tracked-changes thing has to change.") given the new wording of the request
-    right after it ("Mach zwei Wochen draus, bei allen Fristen.", "send a comparison PDF from
-    now on"): one modify, never a modify and an add."""
+    after it, the next sentence or the one after a reason ("Mach zwei Wochen draus, bei allen
+    Fristen.", "… needs updating. clients are tired of … from now on you only send …"), or,
+    when the change is announced with its cue ("… machen wir ab jetzt anders: der Keller ist
+    voll."), the next sentence on the entry's subject ("Abgeschlossene Akten werden eingescannt
+    …"): one modify, never a modify and an add."""
     out = list(found)
+    turn = markers.detect(fold(" ".join(sentences))[0])
     for i, candidate in enumerate(out[:-1]):
-        nxt = out[i + 1]
         if candidate is None or candidate.action != "modify":
-            continue
-        if nxt is None:
-            # "… that needs changing. From now on it goes out Wednesday at noon.": a pronoun
-            # for the thing, what holds now said on the cue it opens with
-            turn = markers.detect(fold(" ".join(sentences))[0])
-            then = sentences[i + 1] if i + 1 < len(sentences) else ""
-            text = _what_holds_now(then, None, turn) if then else None
-            if text is None:
-                continue
-            head = sentences[i].split(":", 1)[0]  # "one change to the weekly list: they …"
-            words = {w for w in _content_words(head) if not w.isdigit()}
-            shared = _shared(words, _content_words(candidate.target or ""))
-            named = _named_span(head, shared) if len(shared) >= 2 else None
-            if named is not None:  # "Weekly matter list for the partners: from now on it …"
-                text = f"{named[0].upper()}{named[1:]}: {text[:1].lower()}{text[1:]}"
-            nxt = _Candidate("add", "memory", None, None, text, "")
-        if nxt.action != "add" or nxt.route != "memory" or len(_content_words(nxt.text or "")) < 2:
             continue
         folded = fold(sentences[i])[0]
         if fold(candidate.text or "")[0].rstrip(".!") not in folded:
             continue  # the modify carries its own new wording (a figure, a quote, a colon's)
-        out[i] = dataclasses.replace(candidate, text=nxt.text)
-        out[i + 1] = None
+        for k in range(i + 1, min(i + 3, len(sentences))):
+            nxt = out[k]
+            if nxt is None:
+                text = _what_holds_now(sentences[k], None, turn)
+                if text is None and k == i + 1:
+                    text = _same_subject(sentences[k], candidate.target or "", folded, turn)
+                if text is None:
+                    continue  # a reason in between ("clients are tired of …")
+                # "… that needs changing. From now on it goes out Wednesday at noon.": a pronoun
+                # for the thing, what holds now said on the cue it opens with
+                head = sentences[i].split(":", 1)[0]  # "one change to the weekly list: they …"
+                words = {w for w in _content_words(head) if not w.isdigit()}
+                shared = _shared(words, _content_words(candidate.target or ""))
+                named = _named_span(head, shared) if len(shared) >= 2 else None
+                if named is not None and _PRONOUN_OPENS.match(fold(text)[0]):
+                    text = f"{named[0].upper()}{named[1:]}: {text[:1].lower()}{text[1:]}"
+                nxt = _Candidate("add", "memory", None, None, text, "")
+            if (
+                nxt.action == "add"
+                and nxt.route == "memory"
+                and len(_content_words(nxt.text or "")) >= 2
+            ):
+                out[i] = dataclasses.replace(candidate, text=nxt.text)
+                out[k] = None
+            break
     return out
+
+
+#: A new request opening on a pronoun for the thing ("it goes out …", "from now on it …").
+_PRONOUN_OPENS = _shape(r"^(?:[a-z]+\s+){0,3}?{back_pronouns}\b")
+
+
+def _same_subject(said: str, target: str, announced: str, turn: list[Language]) -> str | None:
+    """``said`` as the new wording of ``target`` when the sentence before announced the change
+    with a cue of its own ("… machen wir ab jetzt anders") and ``said`` states how it is done
+    now on the entry's subject (two of its content words), plainly: no question, no negation,
+    four words or more. None otherwise."""
+    if "?" in said or "¿" in said or not any_match(_patterns(turn, "change_cues"), announced):
+        return None
+    folded = fold(said)[0]
+    words = {w for w in _content_words(said) if not w.isdigit()}
+    if len(_shared(words, _content_words(target))) < 2 or _negated(folded):
+        return None
+    text = _clean(said, turn[0] if len(turn) == 1 else None)
+    return text if len(markers.words(fold(text)[0])) >= 4 else None
 
 
 #: A pronoun closing a two-word request: it names no thing a preference could be about.
@@ -2009,7 +2039,9 @@ def _alone_adverbs(sentences: list[str]) -> list[str]:
         if out and "?" not in out[-1] and opening is not None and len(markers.words(folded)) > 2:
             langs = markers.detect(folded)
             adverb = folded[: opening.end()].rstrip(" ,")
-            if _opens_on(_patterns(langs, "standing"), adverb):
+            if _opens_on(_patterns(langs, "standing"), adverb) and not any_match(
+                _patterns(langs, "change_cues"), adverb
+            ):  # ("Dorénavant, …" opens what holds now: it closes nothing before it)
                 # "…, bevor du committest. Immer, die CI lehnt sonst ab": "always" closes it
                 _, index = fold(sentence)
                 head = sentence[: index[len(adverb)]].lower()
