@@ -315,6 +315,8 @@ def test_timeout_s_bounds_the_whole_call_retries_included(stub) -> None:
     tries and its back-off (about 3 × 0.5 s + 1 s); harvest gives up at ``timeout_s``."""
     server, url = stub
     server.replies += [(200, completion('{"proposals": []}'), 3.0)] * 3
+    import openai  # noqa: F401  (loaded before the clock: a cold import under load is no retry)
+
     start = time.perf_counter()
     with pytest.raises(ModelError) as caught:
         harvest(request(), settings(url, timeout_s=0.5, max_retries=2))
