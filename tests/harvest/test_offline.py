@@ -2585,3 +2585,23 @@ def test_a_change_announced_then_its_new_wording_after_a_reason(
 ) -> None:
     found = _short(_offline(said, memory=_memory(recurring=[entry])))
     assert found == [("modify", "memory", "Recurring patterns", entry, text)]
+
+
+def test_a_new_wording_opening_on_it_keeps_the_words_that_named_the_entry() -> None:
+    entry = "Send the weekly status list to the partners every Thursday at 5 pm."
+    found = _short(
+        _offline(
+            "also the weekly status list for the partners: from now on it goes out on "
+            "Wednesday at noon, not Thursday.",
+            memory=_memory(recurring=[entry]),
+        )
+    )
+    assert found == [
+        (
+            "modify",
+            "memory",
+            "Recurring patterns",
+            entry,
+            "Weekly status list for the partners: it goes out on Wednesday at noon, not Thursday.",
+        )
+    ]

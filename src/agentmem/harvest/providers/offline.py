@@ -951,7 +951,14 @@ class _Extractor:
             )
             if text == entry.text:
                 return _Candidate("skip", "memory", None, None, None, why)
-            return _Candidate("modify", "memory", entry.section, entry.text, text, why)
+            return _Candidate(
+                "modify",
+                "memory",
+                entry.section,
+                entry.text,
+                _named_first(sentence, entry, text),
+                why,
+            )
         return _Candidate("remove", "memory", entry.section, entry.text, None, why)
 
 
@@ -1423,6 +1430,23 @@ def _what_holds_now(
         return None
     text = _clean(_prepare(said, langs).text, langs[0] if len(langs) == 1 else None)
     return text if len(markers.words(fold(text)[0])) >= 3 else None
+
+
+def _named_first(sentence: str, entry: _Entry, text: str) -> str:
+    """``text``, a new wording that opens on a pronoun for the thing ("It goes out on Wednesday
+    …"), with the words before the sentence's colon that named the entry first ("Weekly status
+    list for the partners: it goes out …"); ``text`` as it is otherwise."""
+    folded, index = fold(sentence)
+    colon = folded.find(":")
+    if colon <= 0 or not _PRONOUN_OPENS.match(fold(text)[0]):
+        return text
+    head = sentence[: index[colon]]
+    words = {w for w in _content_words(head) if not w.isdigit()}
+    shared = _shared(words, _content_words(entry.text))
+    named = _named_span(head, shared) if len(shared) >= 2 else None
+    if named is None:
+        return text
+    return f"{named[0].upper()}{named[1:]}: {text[:1].lower()}{text[1:]}"
 
 
 def _named_span(text: str, shared: set[str]) -> str | None:
