@@ -2605,3 +2605,38 @@ def test_a_new_wording_opening_on_it_keeps_the_words_that_named_the_entry() -> N
             "Weekly status list for the partners: it goes out on Wednesday at noon, not Thursday.",
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (  # what holds unless said otherwise: its pronouns are the kind's
+            "by default you squash-merge, the only exception is release branches, those get a "
+            "real merge commit",
+            "By default you squash-merge, the only exception is release branches, those get a "
+            "real merge commit.",
+        ),
+        (
+            "nein, standardmäßig übersetzt du für alle Kunden mit Sie.",
+            "Standardmäßig übersetzt du für alle Kunden mit Sie.",
+        ),
+        (
+            "par défaut tu prépares les factures au forfait, sauf pour le contentieux où c'est au "
+            "temps passé",
+            "Par défaut tu prépares les factures au forfait, sauf pour le contentieux où c'est au "
+            "temps passé.",
+        ),
+        (  # "from here on" says it holds from now on
+            "lesson learned: from here on any test you write works on a temporary copy of the "
+            "fixtures.",
+            "Any test you write works on a temporary copy of the fixtures.",
+        ),
+    ],
+)
+def test_a_default_or_from_here_on_is_a_standing_request(said: str, text: str) -> None:
+    assert [p["text"] for p in _offline(said)] == [text]
+
+
+@pytest.mark.parametrize("said", ["By default this clause looks fine.", "Don't make them."])
+def test_a_default_about_this_thing_or_a_bare_pronoun_is_no_request(said: str) -> None:
+    assert _offline(said) == []

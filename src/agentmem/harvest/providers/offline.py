@@ -612,8 +612,9 @@ class _Extractor:
             return None
         short = fold(text)[0]
         said = markers.words(short)
-        if len(said) <= 2 and said and _PRONOUNS.fullmatch(said[-1]):
-            return None  # "Add ours.", "Mach es.": what to do now, to this thing
+        core = [w for w in said if not _negated(w)]
+        if len(core) <= 2 and core and _PRONOUNS.fullmatch(core[-1]):
+            return None  # "Add ours.", "Mach es.", "Don't make them.": to this thing
         if any(any_match(lang.known, folded) for lang in langs) and self._on_known_subject(text):
             return None  # "same as always", on what an entry or an active rule settles
         text_folded, _ = fold(text)
@@ -1215,6 +1216,13 @@ _GENERAL_CONDITION = _shape(
 )
 
 
+#: A sentence opening on what holds unless said otherwise ("by default", "par défaut", "por
+#: defecto", "standardmäßig").
+_DEFAULT = _shape(r"^(?:[a-z]+\s*,\s*)?(?:{and_but}\s+)?(?:{defaults})\b\s*,?\s*")  # "nein, …"
+_DEFAULT_BARE = _shape(r"^(?:{defaults})\b")
+_DEFAULT_LEAD = re.compile(r"^[a-z]+\s*,\s*(?=\S)")  # the "nein, " before it, not copied
+
+
 def _directive(
     sentence: str,
     folded: str,
@@ -1231,6 +1239,13 @@ def _directive(
     that holds beyond this session unless it is about one thing of it."""
     if wished and _THING_SUBJECT.match(folded):
         return None  # a feature of the product wished for, not how the agent works
+    default = _DEFAULT.match(folded)
+    after = markers.words(folded[default.end() :]) if default is not None else []
+    if default is not None and len(after) >= 4 and not _deictic(" ".join(after[:3]), langs):
+        # "by default you mark up the other side's draft in their own file, …": what holds
+        # unless said otherwise, a rule by its very words (its "it", "those" are the kind's)
+        lead = None if _DEFAULT_BARE.match(folded) else _DEFAULT_LEAD.match(folded)
+        return sentence[index[lead.end()] :] if lead is not None else sentence
     extends = any_match(_patterns(langs, "extends"), folded)
     if extends is not None and extends.start() == 0:
         return None  # "Same for anything you draft for me.": what the request before holds for
