@@ -2640,3 +2640,35 @@ def test_a_default_or_from_here_on_is_a_standing_request(said: str, text: str) -
 @pytest.mark.parametrize("said", ["By default this clause looks fine.", "Don't make them."])
 def test_a_default_about_this_thing_or_a_bare_pronoun_is_no_request(said: str) -> None:
     assert _offline(said) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Pour la clôture de ce trimestre, tu arrondis toujours à l'euro près dans les tableaux.",
+        "Dans ce dossier-là, tu mets toujours le confrère adverse en copie.",
+        "En este contrato en concreto, pon las cláusulas en catalán y castellano a dos columnas.",
+    ],
+)
+def test_a_request_scoped_by_its_opening_phrase_to_this_one_thing_is_one_off(said: str) -> None:
+    assert _offline(said) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (
+            "Pour chaque bail, tu mets toujours la durée en tête.",
+            "Pour chaque bail, tu mets toujours la durée en tête.",
+        ),
+        (
+            "In client letters, always use plain English.",
+            "In client letters, always use plain English.",
+        ),
+        ("In this codebase, always use tabs.", "In this codebase, always use tabs."),
+    ],
+)
+def test_an_opening_phrase_about_a_kind_or_the_workplace_keeps_it_standing(
+    said: str, text: str
+) -> None:
+    assert [p["text"] for p in _offline(said)] == [text]

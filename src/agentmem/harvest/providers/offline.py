@@ -1216,6 +1216,10 @@ _GENERAL_CONDITION = _shape(
 )
 
 
+#: The phrase a sentence opens on before its first comma, when a preposition opens it.
+_SCOPED = _shape(r"^(?:{scope_prepositions})\s+[^,;:.!?]{2,60}?(?=,)")
+#: Without a comma, its first three words ("En esta traducción pon siempre …").
+_SCOPED_SHORT = _shape(r"^(?:{scope_prepositions})\s+[\w'-]+\s+[\w'-]+")
 #: A sentence opening on what holds unless said otherwise ("by default", "par défaut", "por
 #: defecto", "standardmäßig").
 _DEFAULT = _shape(r"^(?:[a-z]+\s*,\s*)?(?:{and_but}\s+)?(?:{defaults})\b\s*,?\s*")  # "nein, …"
@@ -1239,6 +1243,11 @@ def _directive(
     that holds beyond this session unless it is about one thing of it."""
     if wished and _THING_SUBJECT.match(folded):
         return None  # a feature of the product wished for, not how the agent works
+    scoped = _SCOPED.match(folded) or _SCOPED_SHORT.match(folded)
+    if scoped is not None and _deictic(scoped.group(0), langs):
+        # "Pour la clôture de ce trimestre, tu arrondis toujours …", "Dans ce dossier-là, tu
+        # mets toujours …": an opening phrase that scopes the request to this one thing
+        return None
     default = _DEFAULT.match(folded)
     after = markers.words(folded[default.end() :]) if default is not None else []
     if default is not None and len(after) >= 4 and not _deictic(" ".join(after[:3]), langs):
