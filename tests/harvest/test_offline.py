@@ -2672,3 +2672,23 @@ def test_an_opening_phrase_about_a_kind_or_the_workplace_keeps_it_standing(
     said: str, text: str
 ) -> None:
     assert [p["text"] for p in _offline(said)] == [text]
+
+
+def test_a_change_announced_without_a_colon_names_its_entry_before_the_new_wording() -> None:
+    entry = "Send the weekly matter list to the partners every Thursday at 5 pm."
+    found = _short(
+        _offline(
+            "about the weekly matter list for the partners, that needs changing. From now on it "
+            "goes out Wednesday at noon.",
+            memory=_memory(recurring=[entry]),
+        )
+    )
+    assert found == [
+        (
+            "modify",
+            "memory",
+            "Recurring patterns",
+            entry,
+            "Weekly matter list for the partners: from now on it goes out Wednesday at noon.",
+        )
+    ]

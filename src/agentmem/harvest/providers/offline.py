@@ -141,9 +141,8 @@ def _clean(text: str, language: Language | None) -> str:
         changed = False
         folded, index = fold(text)
         for lead in lead_ins:
-            if re.match(rf"{re.escape(lead)}\b[\s,.:;!—–-]*", folded):
-                cut = re.match(rf"{re.escape(lead)}\b[\s,.:;!—–-]*", folded)  # "ok — …"
-                assert cut is not None
+            cut = re.match(rf"{re.escape(lead)}\b[\s,.:;!—–-]*", folded)  # "ok — …"
+            if cut is not None:
                 text = text[index[cut.end()] :].strip()
                 changed = bool(text)
                 break
@@ -715,11 +714,10 @@ class _Extractor:
             if colon < 0 or "?" in said or "¿" in said:
                 continue
             colon_at = index[colon]
-            entry, shared = self._best_entry(_content_words(said[:colon_at]))
-            named = _named_span(said[:colon_at], shared) if len(shared) >= 2 else None
-            if entry is None or named is None:
+            head = said[:colon_at]
+            entry, shared = self._best_entry(_content_words(head))
+            if entry is None or len(shared) < 2 or _named_span(head, shared) is None:
                 continue
-            sep = " : " if colon_at > 0 and said[colon_at - 1] == " " else ": "  # « … : … »
             after = said[colon_at + 1 :].strip()
             mine = found[i]
             if mine is not None and fold(mine.text or "")[0].rstrip(".!") not in fold(after)[0]:
@@ -734,7 +732,7 @@ class _Extractor:
                 other, theirs = self._best_entry(_content_words(text))
                 if other is not None and other is not entry and len(theirs) >= 2:
                     break  # the new request is about another entry
-                new = f"{named[0].upper()}{named[1:]}{sep}{text[:1].lower()}{text[1:]}"
+                new = _with_name(head, entry.text, text) or text
                 out = list(found)
                 out[j] = None
                 out[i] = _Candidate("modify", "memory", entry.section, entry.text, new, why)
@@ -957,7 +955,7 @@ class _Extractor:
                 "memory",
                 entry.section,
                 entry.text,
-                _named_first(sentence, entry, text),
+                _named_first(sentence, entry.text, text) if ":" in sentence else text,
                 why,
             )
         return _Candidate("remove", "memory", entry.section, entry.text, None, why)
@@ -1222,9 +1220,8 @@ _SCOPED = _shape(r"^(?:{scope_prepositions})\s+[^,;:.!?]{2,60}?(?=,)")
 _SCOPED_SHORT = _shape(r"^(?:{scope_prepositions})\s+[\w'-]+\s+[\w'-]+")
 #: A sentence opening on what holds unless said otherwise ("by default", "par défaut", "por
 #: defecto", "standardmäßig").
-_DEFAULT = _shape(r"^(?:[a-z]+\s*,\s*)?(?:{and_but}\s+)?(?:{defaults})\b\s*,?\s*")  # "nein, …"
-_DEFAULT_BARE = _shape(r"^(?:{defaults})\b")
-_DEFAULT_LEAD = re.compile(r"^[a-z]+\s*,\s*(?=\S)")  # the "nein, " before it, not copied
+#: ``lead``: one word and a comma before it ("nein, standardmäßig …"), not copied.
+_DEFAULT = _shape(r"^(?P<lead>[a-z]+\s*,\s*)?(?:{and_but}\s+)?(?:{defaults})\b\s*,?\s*")
 
 
 def _directive(
@@ -1253,8 +1250,7 @@ def _directive(
     if default is not None and len(after) >= 4 and not _deictic(" ".join(after[:3]), langs):
         # "by default you mark up the other side's draft in their own file, …": what holds
         # unless said otherwise, a rule by its very words (its "it", "those" are the kind's)
-        lead = None if _DEFAULT_BARE.match(folded) else _DEFAULT_LEAD.match(folded)
-        return sentence[index[lead.end()] :] if lead is not None else sentence
+        return sentence[index[default.end("lead")] :] if default.group("lead") else sentence
     extends = any_match(_patterns(langs, "extends"), folded)
     if extends is not None and extends.start() == 0:
         return None  # "Same for anything you draft for me.": what the request before holds for
@@ -1456,21 +1452,30 @@ def _what_holds_now(
     return text if len(markers.words(fold(text)[0])) >= 3 else None
 
 
-def _named_first(sentence: str, entry: _Entry, text: str) -> str:
-    """``text``, a new wording that opens on a pronoun for the thing ("It goes out on Wednesday
-    …"), with the words before the sentence's colon that named the entry first ("Weekly status
-    list for the partners: it goes out …"); ``text`` as it is otherwise."""
-    folded, index = fold(sentence)
-    colon = folded.find(":")
-    if colon <= 0 or not _PRONOUN_OPENS.match(fold(text)[0]):
-        return text
-    head = sentence[: index[colon]]
+def _with_name(head: str, target: str, text: str) -> str | None:
+    """``text``, the new wording of the entry ``target``, after the words of ``head`` that named
+    it and a colon ("Partners' weekly list: it goes out on Wednesday at noon."; " : " when the
+    head was written the French way); None when ``head`` names it by fewer than two words."""
     words = {w for w in _content_words(head) if not w.isdigit()}
-    shared = _shared(words, _content_words(entry.text))
+    shared = _shared(words, _content_words(target))
     named = _named_span(head, shared) if len(shared) >= 2 else None
     if named is None:
+        return None
+    sep = " : " if head.endswith((" ", "\u00a0")) else ": "  # « … : … »
+    return f"{named[0].upper()}{named[1:]}{sep}{text[:1].lower()}{text[1:]}"
+
+
+def _named_first(sentence: str, target: str, text: str) -> str:
+    """``text``, a new wording that opens on a pronoun for the thing ("It goes out on Wednesday
+    …"), after the words before the sentence's colon that named the entry ("Weekly status list
+    for the partners: it goes out …"); ``text`` as it is otherwise. Without a colon the whole
+    sentence is the head, so ``sentence`` must not hold ``text`` then."""
+    if not _PRONOUN_OPENS.match(fold(text)[0]):
         return text
-    return f"{named[0].upper()}{named[1:]}: {text[:1].lower()}{text[1:]}"
+    folded, index = fold(sentence)
+    colon = folded.find(":")
+    head = sentence[: index[colon]] if colon > 0 else sentence
+    return _with_name(head, target, text) or text
 
 
 def _named_span(text: str, shared: set[str]) -> str | None:
@@ -1589,12 +1594,7 @@ def _then_what(found: list[_Candidate | None], sentences: list[str]) -> list[_Ca
                     continue  # a reason in between ("clients are tired of …")
                 # "… that needs changing. From now on it goes out Wednesday at noon.": a pronoun
                 # for the thing, what holds now said on the cue it opens with
-                head = sentences[i].split(":", 1)[0]  # "one change to the weekly list: they …"
-                words = {w for w in _content_words(head) if not w.isdigit()}
-                shared = _shared(words, _content_words(candidate.target or ""))
-                named = _named_span(head, shared) if len(shared) >= 2 else None
-                if named is not None and _PRONOUN_OPENS.match(fold(text)[0]):
-                    text = f"{named[0].upper()}{named[1:]}: {text[:1].lower()}{text[1:]}"
+                text = _named_first(sentences[i], candidate.target or "", text)
                 nxt = _Candidate("add", "memory", None, None, text, "")
             if (
                 nxt.action == "add"
@@ -2352,7 +2352,6 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         if not changes:
             by_sentence = extractor.named_then_new(sentences, by_sentence, where)
             by_sentence = extractor.named_then_dropped(sentences, by_sentence, where)
-        if not changes:
             by_sentence = extractor.team_rules(sentences, by_sentence, where)
         by_sentence = _with_what_was_rejected(_with_replacement(by_sentence, sentences), sentences)
         by_sentence = _with_why_asked(_with_exception(by_sentence, sentences), sentences)
