@@ -372,10 +372,10 @@ def test_the_fast_marker_split_agrees_with_the_regular_expression() -> None:
     for the line as the file holds it (``- `` and the line end) and for its body alone."""
     import random
 
-    from agentmem.memory.records import _marker, split_entry
+    from agentmem.memory.records import _MARKER, split_entry
 
     def by_expression(body: str) -> tuple[str, str | None]:
-        match = _marker().match(body) if "<!-- am:" in body else None
+        match = _MARKER.match(body) if "<!-- am:" in body else None
         return (body, None) if match is None else (match.group("text"), match.group("body"))
 
     pieces = ["a", " ", "\t", "<!-- am:", "-->", " basis=declared", "x", "--", "<!--", "\n"]

@@ -19,7 +19,6 @@ it imports neither the guard nor the doctrine package at module level.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Sequence
 from datetime import date
@@ -30,6 +29,7 @@ from agentmem.delivery.folders import scope_for_folder as scope_for_folder
 from agentmem.delivery.served import FIX_MEMORY, ServedFile, serve_file
 from agentmem.errors import UsageError
 from agentmem.frozen import Frozen
+from agentmem.lazyre import lazy_compile
 from agentmem.memory.file import BudgetStatus, Entry, budget_status, new_memory_text, parse_memory
 from agentmem.memory.records import scope_contains, today_iso
 
@@ -53,14 +53,11 @@ _DELIMITER = re.compile(r"<\s*/?\s*agentmem-(?:memory|doctrine)", re.IGNORECASE)
 
 
 #: The only reasons :func:`withhold_reason` gives: a cached reason of another shape is not
-#: printed (it would put a local file's text into the prompt) but judged again.
-@functools.cache
-def _reason() -> re.Pattern[str]:
-    """The reasons' shape
-    (compiled on first use: only a cached refusal is read with it)."""
-    return re.compile(
-        r"contains an agentmem delimiter|fails the guard \([a-z0-9:_-]+(?:, [a-z0-9:_-]+)*\)"
-    )
+#: printed (it would put a local file's text into the prompt) but judged again (compiled on
+#: first use: only a cached refusal is read with it).
+_REASON = lazy_compile(
+    r"contains an agentmem delimiter|fails the guard \([a-z0-9:_-]+(?:, [a-z0-9:_-]+)*\)"
+)
 
 
 def holds_delimiter(text: str) -> bool:
@@ -80,7 +77,7 @@ def withhold_reason_cached(text: str, cache: HotCache | None) -> str | None:
 
     key = digest(f"{guard_fingerprint()}\n{text}")
     found, value = cache.get("withhold", key)
-    if found and isinstance(value, str) and _reason().fullmatch(value):
+    if found and isinstance(value, str) and _REASON.fullmatch(value):
         return value
     reason = withhold_reason(text)
     if reason is not None:

@@ -3,16 +3,10 @@ placeholders and :class:`Finding`."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from importlib.util import find_spec
 from pathlib import Path
 
 from agentmem.frozen import Frozen
-
-TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
-if TYPE_CHECKING:
-    from typing import Any
 
 ERROR = "error"
 WARNING = "warning"
@@ -66,45 +60,6 @@ class Finding(Frozen):
         self, code: str, message: str, start: int, end: int, severity: str = ERROR
     ) -> None:
         self._set(code=code, message=message, start=start, end=end, severity=severity)
-
-
-class _LazyPattern:
-    """A regular expression compiled on its first use: most of the guard's patterns never run
-    on a given text (each waits for its words), and the guard runs at every session start
-    (docs/design/served.md §Served view), where compiling them all would cost more than the
-    scan. Its source may be a function, called then (the harvest's shapes of a sentence, whose
-    words come from the language files)."""
-
-    __slots__ = ("_args", "_compiled")
-
-    def __init__(self, pattern: str | Callable[[], str], flags: int) -> None:
-        self._args = (pattern, flags)
-        self._compiled: re.Pattern[str] | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        compiled = self._compiled
-        if compiled is None:
-            pattern, flags = self._args
-            source = pattern if isinstance(pattern, str) else pattern()
-            compiled = self._compiled = re.compile(source, flags)
-        return getattr(compiled, name)
-
-
-def lazy_compile(pattern: str | Callable[[], str], flags: int = 0) -> re.Pattern[str]:
-    """``re.compile(pattern, flags)`` on first use (:class:`_LazyPattern`); ``pattern`` may be
-    a function giving the source."""
-    lazy: re.Pattern[str] = _LazyPattern(pattern, flags)  # type: ignore[assignment]
-    return lazy
-
-
-def ignores_case(pattern: re.Pattern[str]) -> bool:
-    """Whether ``pattern`` ignores case, read without compiling a :func:`lazy_compile` one: its
-    flags, or a leading ``(?i)`` (where the guard's patterns say it)."""
-    if isinstance(pattern, _LazyPattern):
-        source, flags = pattern._args
-        if isinstance(source, str):
-            return bool(flags & re.IGNORECASE) or source.startswith("(?i)")
-    return bool(pattern.flags & re.IGNORECASE)
 
 
 def package_folder(name: str) -> Path:

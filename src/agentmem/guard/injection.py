@@ -4,45 +4,29 @@ posing as system text. Read on the detection copy (lower case, no accents, ' apo
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
-from agentmem.guard.base import lazy_compile
 from agentmem.guard.unicode import _raw_span, _solid
+from agentmem.lazyre import lazy_compile
 
 # ----------------------------------------------------------------------------------------------
 # Instructions aimed at the assistant (detection copy: lower case, no accents, ' apostrophes)
 # ----------------------------------------------------------------------------------------------
 
 
-class _Lazy:
-    """A pattern compiled on first use: most instruction patterns never run (their needles are
-    absent), and compiling them all would be paid at each start of the command. Its spaces
-    are read as :func:`_w` says then too."""
-
-    __slots__ = ("_compiled", "written")
-
-    def __init__(self, written: str) -> None:
-        self.written = written
-        self._compiled: re.Pattern[str] | None = None
-
-    @property
-    def source(self) -> str:
-        """The pattern as compiled: every " ?" "maybe some horizontal white space", every
-        other literal space "some"."""
-        return self.written.replace(" ?", r"[^\S\n]*").replace(" ", r"[^\S\n]+")
-
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        if self._compiled is None:
-            self._compiled = re.compile(self.source, re.MULTILINE)
-        return self._compiled.finditer(text)
+def _spaced(pattern: str) -> str:
+    """``pattern`` with every " ?" meaning "maybe some horizontal white space", every other
+    literal space "some" (never a new line)."""
+    return pattern.replace(" ?", r"[^\S\n]*").replace(" ", r"[^\S\n]+")
 
 
-def _w(pattern: str) -> _Lazy:
-    """Compile (on first use) with every literal space meaning "horizontal whitespace" (never a
-    new line) and every " ?" meaning "maybe some". ``$`` ends a line (MULTILINE), so
-    ``kind="file"`` scans see the end of every entry, not only of the last one."""
-    return _Lazy(pattern)
+def _w(pattern: str) -> re.Pattern[str]:
+    """Compile on first use (most instruction patterns never run: their needles are absent),
+    spaces read as :func:`_spaced` says. ``$`` ends a line (MULTILINE), so ``kind="file"``
+    scans see the end of every entry, not only of the last one."""
+    return lazy_compile(functools.partial(_spaced, pattern), re.MULTILINE)
 
 
 # fmt: off
@@ -173,7 +157,7 @@ _SEND_NEEDLES = ("conversation", "=chat", "prompt", "secret", "credential", "=ke
 # the detection copy ("=word": as a whole word); every match of the pattern contains a needle.
 # A negatable match right after "never", "do not", "ne", "n'"… is a defensive rule ("Never
 # reveal the system prompt") and passes.
-_INSTRUCTIONS: list[tuple[tuple[str, ...], str, bool, _Lazy]] = [
+_INSTRUCTIONS: list[tuple[tuple[str, ...], str, bool, re.Pattern[str]]] = [
     (_EN_VERBS, _OVERRIDE, True, _w(rf"\b{_EN_VERB} {_EN_FILL}{{0,4}}{_EN_STRONG}\b{_EN_DOCS}")),
     (_EN_VERBS, _OVERRIDE, True, _w(
         rf"\b{_EN_VERB} {_EN_FILL}{{0,3}}{_EN_PTR} {_EN_FILL}{{0,3}}{_EN_WEAK}\b{_EN_DOCS}")),

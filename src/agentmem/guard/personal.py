@@ -18,9 +18,10 @@ import re
 import unicodedata
 from pathlib import Path
 
-from agentmem.guard.base import Finding, lazy_compile, package_folder
+from agentmem.guard.base import Finding, package_folder
 from agentmem.guard.secrets import _PLACEHOLDER_VALUE
 from agentmem.guard.unicode import _Raw, letter_runs
+from agentmem.lazyre import lazy_compile
 
 TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:

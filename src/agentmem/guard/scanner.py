@@ -48,7 +48,7 @@ positive"): England/Scotland/Wales flags (tag characters), "you are now …" wha
 from __future__ import annotations
 
 from agentmem.errors import GuardError
-from agentmem.guard.base import ERROR, KINDS, PLACEHOLDERS, Finding, lazy_compile
+from agentmem.guard.base import ERROR, KINDS, PLACEHOLDERS, Finding
 from agentmem.guard.injection import _instruction_hits
 from agentmem.guard.personal import _PII_RANK, personal_findings
 from agentmem.guard.secrets import _blob_findings, _braille_findings, _secret_findings
@@ -61,6 +61,7 @@ from agentmem.guard.unicode import (
     _raw_span,
     _visible_positions,
 )
+from agentmem.lazyre import lazy_compile
 
 __all__ = [
     "check",

@@ -19,8 +19,9 @@ import math
 import re
 from collections import Counter
 
-from agentmem.guard.base import Finding, ignores_case, lazy_compile
+from agentmem.guard.base import Finding
 from agentmem.guard.unicode import _Raw, _solid, _visible_positions
+from agentmem.lazyre import ignores_case, lazy_compile
 
 # ----------------------------------------------------------------------------------------------
 # Secrets and encoded blobs (raw text)

@@ -8,8 +8,9 @@ import re
 from collections.abc import Iterator
 from urllib.parse import parse_qsl, urlsplit
 
-from agentmem.guard.base import PROMPT_DELIMITERS, lazy_compile
+from agentmem.guard.base import PROMPT_DELIMITERS
 from agentmem.guard.unicode import _is_invisible_cp
+from agentmem.lazyre import lazy_compile
 
 # ----------------------------------------------------------------------------------------------
 # Structure and exfiltration (detection copy)

@@ -11,7 +11,8 @@ import unicodedata
 from collections import Counter
 from functools import lru_cache
 
-from agentmem.guard.base import Finding, lazy_compile
+from agentmem.guard.base import Finding
+from agentmem.lazyre import lazy_compile
 
 
 class _Raw:

@@ -34,6 +34,7 @@ from functools import lru_cache
 
 from agentmem.errors import InvalidMemoryError
 from agentmem.frozen import Frozen
+from agentmem.lazyre import lazy_compile
 from agentmem.store.paths import check_scope as check_scope
 
 Retired = Sequence[tuple[str, str]]
@@ -46,11 +47,8 @@ MARKER_CLOSE = "-->"
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-@lru_cache(maxsize=1)
-def _marker() -> re.Pattern[str]:
-    """An entry line's record marker in its rare shapes
-    (compiled on first use: the hot path never needs it)."""
-    return re.compile(r"^(?P<text>.*?)[ \t]+<!-- am:(?P<body>[^\n]*?)-->[ \t]*$")
+#: An entry line's record marker in its rare shapes (compiled on first use: the hot path rarely needs it).
+_MARKER = lazy_compile(r"^(?P<text>.*?)[ \t]+<!-- am:(?P<body>[^\n]*?)-->[ \t]*$")
 
 
 #: Shown for an entry without a marker (never written into a file).
@@ -177,7 +175,7 @@ def split_entry(line: str) -> tuple[str, str | None]:
         inner = end[at + len(MARKER_OPEN) : len(end) - len(MARKER_CLOSE)]
         if len(end) - len(MARKER_CLOSE) >= at + len(MARKER_OPEN):
             return body[:at].rstrip(" \t"), inner
-    match = _marker().match(body)  # the rare shapes: the regular expression decides
+    match = _MARKER.match(body)  # the rare shapes: the regular expression decides
     if match is None:
         return body, None
     return match.group("text"), match.group("body")

@@ -7,12 +7,12 @@ repository all use it.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from pathlib import Path
 
 from agentmem.errors import AgentmemError, InvalidMemoryError, UsageError
+from agentmem.lazyre import lazy_compile
 
 # \Z, not $: "$" would accept a trailing newline ("alice\n").
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?\Z")
@@ -36,11 +36,8 @@ def check_slug(value: str, what: str) -> str:
     return value
 
 
-@functools.cache
-def _scope_segment() -> re.Pattern[str]:
-    """One segment of a scope
-    (compiled on first use: the hot path never needs it)."""
-    return re.compile(r"^[A-Za-z0-9_.-]+$")
+#: One segment of a scope (compiled on first use: the hot path rarely needs it).
+_SCOPE_SEGMENT = lazy_compile(r"^[A-Za-z0-9_.-]+$")
 
 
 def check_scope(value: str, where: str) -> str:
@@ -48,9 +45,7 @@ def check_scope(value: str, where: str) -> str:
     Raises :class:`InvalidMemoryError`. Here, not in :mod:`agentmem.memory.records` (which
     re-exports it), so that reading the settings does not load the entry records."""
     clean = value.strip().strip("/")
-    if not clean or any(
-        s in (".", "..") or not _scope_segment().match(s) for s in clean.split("/")
-    ):
+    if not clean or any(s in (".", "..") or not _SCOPE_SEGMENT.match(s) for s in clean.split("/")):
         raise InvalidMemoryError(
             f"{where}: invalid scope {value!r} (expected a path such as contracts/supply)"
         )

@@ -8,7 +8,6 @@ command — never a name read from a transcript or a model's answer.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import sys
@@ -27,6 +26,7 @@ from agentmem.errors import (
 )
 from agentmem.frozen import Frozen
 from agentmem.governance import ROLES
+from agentmem.lazyre import lazy_compile
 from agentmem.store import gitrun
 from agentmem.store.paths import JOURNAL_DIR, JOURNAL_NAME, SLUG, check_slug
 from agentmem.store.root import DOCTRINE_DIR as DOCTRINE_DIR
@@ -48,11 +48,8 @@ LOCK_TIMEOUT_SECONDS = 15.0
 HOLDER_FILE = "lock.holder"
 
 
-@functools.cache
-def _holder() -> re.Pattern[str]:
-    """What a holder file may say
-    (compiled on first use: the hot path never needs it)."""
-    return re.compile(r"agentmem(?: [a-z][a-z-]{0,30}){0,2} \(pid [0-9]{1,10}\)")
+#: What a holder file may say (compiled on first use: the hot path rarely needs it).
+_HOLDER = lazy_compile(r"agentmem(?: [a-z][a-z-]{0,30}){0,2} \(pid [0-9]{1,10}\)")
 
 
 _holder_name: list[str] = []
@@ -83,7 +80,7 @@ def lock_holder(root: Path) -> str | None:
         text = (root / LOCAL_DIR / HOLDER_FILE).read_text(encoding="ascii")[:200].strip()
     except (OSError, UnicodeDecodeError):
         return None
-    return text if _holder().fullmatch(text) else None
+    return text if _HOLDER.fullmatch(text) else None
 
 
 class Person(Frozen):

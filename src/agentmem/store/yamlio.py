@@ -5,12 +5,12 @@ Round-trip editing of doctrine files (comments kept) belongs to ruamel.yaml, not
 
 from __future__ import annotations
 
-import re
 import stat
 from functools import cache
 from pathlib import Path
 
 from agentmem.errors import ConfigError
+from agentmem.lazyre import lazy_compile
 
 TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
@@ -51,11 +51,8 @@ def _strict_loader() -> Any:
 # Raw characters YAML reads as a line break and folds into a space inside a scalar: loading would
 # change the text (NEXT LINE, a carriage return not followed by a line feed). agentmem's own
 # files write them as escapes ("\\N", "\\r"). U+2028/U+2029 are kept as they are: not refused.
-@cache
-def _folded_break() -> re.Pattern[str]:
-    """A line break YAML folds
-    (compiled on first use: the hot path never needs it)."""
-    return re.compile(r"\x85|\r(?!\n)")
+#: A line break YAML folds (compiled on first use: the hot path rarely needs it).
+_FOLDED_BREAK = lazy_compile(r"\x85|\r(?!\n)")
 
 
 def load_yaml_text(text: str, where: str, error: type[Exception] = ConfigError) -> Any:
@@ -63,7 +60,7 @@ def load_yaml_text(text: str, where: str, error: type[Exception] = ConfigError) 
     and on a raw U+0085 or lone carriage return, which the loader would fold into a space
     (refused, never rewritten: docs/design/guard.md §Guard)."""
     if "\x85" in text or "\r" in text:
-        folded = _folded_break().search(text)
+        folded = _FOLDED_BREAK.search(text)
         if folded is not None:
             row = text.count("\n", 0, folded.start()) + 1
             what = "U+0085 (NEXT LINE)" if folded.group() == "\x85" else "carriage return"

@@ -46,7 +46,6 @@ import re
 from dataclasses import dataclass
 
 from agentmem.doctrine.conflicts import FRENCH_CLOSERS, NEGATIONS
-from agentmem.guard.base import lazy_compile
 from agentmem.harvest import markers
 from agentmem.harvest.changes import content_words as _content_words
 from agentmem.harvest.changes import figures, turn_changes
@@ -55,6 +54,7 @@ from agentmem.harvest.changes import shared as _shared
 from agentmem.harvest.markers import Language, any_match, fold
 from agentmem.harvest.own import split_own
 from agentmem.harvest.providers.request import HarvestRequest, Outcome, RawAnswer
+from agentmem.lazyre import lazy_compile
 from agentmem.memory.records import split_entry
 from agentmem.proposals.conflicts import contradicted
 
