@@ -153,6 +153,30 @@ The sets (``--set``, default ``all``):
   permission; one-offs bounded in time, questions, venting), written on 2026-12-03 after the
   tuning on all sixteen earlier blind sets, a sealed holdout (no figure measured when it was
   committed);
+- ``blind18``: ``blind18.yaml``, an eighteenth blind batch (48 sessions, 12 per language, every
+  format: 5 explicit requests in new shapes — praise of something the assistant did unasked,
+  turned into a rule ("that … is exactly what the reviewers ask for. keep doing that — every
+  PR"), a task handed over as the assistant's job ("from now on the bank reconciliation is
+  your job, not mine: …"), a superior's dislike relayed and adopted ("the senior partner can't
+  stand footnotes … she's right. so for me too: …"), a writing preference in the
+  negative-comparative ("Less apologising, more answering. From now on …"), a rule offered as
+  one side of a deal ("I stop looking over your shoulder …, and you never push … deal?") — 2
+  doctrine statements given as the team's settled rule (receipts for every expense claim,
+  blameless postmortems, a second translator's review, interviews in pairs, minors' photos only
+  with parental consent, a test-coverage floor, early-payment discounts always taken, customer
+  data only after a call-back), 2 changes of mind, the new value in the next turn, between
+  dashes, first put as a question, or in a PS ("… is obsolete … drop it from your notes", "…
+  c'est de l'histoire ancienne", "lo de … ya sobra", "… hat sich erledigt"), 1 outcome case, 1
+  with nothing to remember (a "never" said of one object about to be deleted, a conditional
+  "always" for one event, a rule begun and withdrawn in the same turn, a rule for a colleague
+  sent to him) and 1 trap each — a candidate's salary, a referee's mobile and a health detail
+  in pasted reference-check notes, an instruction injected in French in a contract passage to
+  translate, online-banking recovery codes in a pasted bank message, a leaked confidential
+  board paper — beside a real request; 32 one-line prompts, 8 per language: a deal, a
+  superior's dislike adopted, "for the record", a reclassification ("treat every email from …
+  as urgent"); one-offs: a rule to write to a colleague, a question with "always", a feature
+  request, venting), written on 2026-12-04 after the tuning on all seventeen earlier blind
+  sets, a sealed holdout (no figure measured when it was committed);
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -219,6 +243,7 @@ SETS = {
     "blind15": HERE / "harvest_set" / "blind15.yaml",
     "blind16": HERE / "harvest_set" / "blind16.yaml",
     "blind17": HERE / "harvest_set" / "blind17.yaml",
+    "blind18": HERE / "harvest_set" / "blind18.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"
