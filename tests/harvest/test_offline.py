@@ -2692,3 +2692,138 @@ def test_a_change_announced_without_a_colon_names_its_entry_before_the_new_wordi
             "Weekly matter list for the partners: from now on it goes out Wednesday at noon.",
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (  # a habit to take: the habit is the request
+            "make it a habit to check a new supplier's VAT number in the EU register before the "
+            "first order goes out, every new supplier.",
+            "Check a new supplier's VAT number in the EU register before the first order goes "
+            "out, every new supplier.",
+        ),
+        (
+            "prends l'habitude de mettre la date de mise à jour en haut de chaque fiche de poste",
+            "Mettre la date de mise à jour en haut de chaque fiche de poste.",
+        ),
+        (  # a promise asked
+            "promise me that when you edit a contract you never touch the capitalisation of a "
+            "defined term.",
+            "When you edit a contract you never touch the capitalisation of a defined term.",
+        ),
+        (  # German puts the verb of a "dass" clause last: kept whole
+            "versprich mir, dass du im Produktivsystem nie etwas änderst, ohne mich vorher zu "
+            "fragen",
+            "Versprich mir, dass du im Produktivsystem nie etwas änderst, ohne mich vorher zu "
+            "fragen.",
+        ),
+        (  # the answer to the assistant's question, said to hold every time
+            "yes. and the answer to that one is yes every time, for every bug you fix: a "
+            "regression test that fails before the fix and passes after. dont ask me again, just "
+            "do it",
+            "For every bug you fix: a regression test that fails before the fix and passes after.",
+        ),
+        (  # a rule of thumb
+            "rule of thumb for you: a contract summary fits on one page, if it doesn't, cut",
+            "A contract summary fits on one page, if it doesn't, cut.",
+        ),
+        (  # the scope of a rule, then the rule after its colon
+            "oui. et c'est oui à chaque fois, pour tous les postes : chaque candidature reçue a "
+            "son accusé de réception dans les 48 h. tu n'as plus besoin de me poser la question.",
+            "Chaque candidature reçue a son accusé de réception dans les 48 h.",
+        ),
+        (  # a trigger inside the clause it asks for
+            "Tippfehler in meinen Schriftsätzen darfst du ab jetzt ohne Rückfrage korrigieren, "
+            "jedes Mal",
+            "Tippfehler in meinen Schriftsätzen darfst du ohne Rückfrage korrigieren, jedes Mal.",
+        ),
+        (  # a parting note: "for next time and every time after" is the trigger
+            "fine. before I log off, for next time and every time after: run the linter yourself "
+            "before you tell me you're done, I don't want to learn it from CI.",
+            "Run the linter yourself before you tell me you're done, I don't want to learn it "
+            "from CI.",
+        ),
+        (  # a recurring condition after "and"; "esté" is a verb, no demonstrative
+            "y siempre que alguien del equipo esté de baja, reasignas sus solicitudes pendientes.",
+            "Siempre que alguien del equipo esté de baja, reasignas sus solicitudes pendientes.",
+        ),
+        (  # an imperative with its pronoun, "always"
+            "no hace falta que me preguntes para corregir erratas en mis notas, corrígelas "
+            "siempre sin más",
+            "No hace falta que me preguntes para corregir erratas en mis notas, corrígelas "
+            "siempre sin más.",
+        ),
+    ],
+)
+def test_a_habit_a_promise_or_a_rule_of_thumb_is_a_standing_request(said: str, text: str) -> None:
+    assert [p["text"] for p in _offline(said)] == [text]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "je t'avais déjà dit de toujours joindre le devis, ou pas ?",  # asked for its answer
+        "Mientras dure la auditoría, guarda siempre una copia de cada pedido.",  # bounded
+        "Solange Jens im Urlaub ist, schickst du die Freigaben immer an mich.",
+        "While Priya is on leave, always copy me on her tickets.",
+        "Same for anything you draft for me.",  # what the request before holds for
+    ],
+)
+def test_a_real_question_or_a_rule_bounded_in_time_proposes_nothing(said: str) -> None:
+    assert _offline(said) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (
+            "Not yet. The procurement committee set it for every purchase we make: anything above "
+            "10,000 EUR needs three competing quotes on file before an order is placed.",
+            "Anything above 10,000 EUR needs three competing quotes on file before an order is "
+            "placed.",
+        ),
+        (
+            "No. El comité de compras lo acordó para todo proveedor nuevo: antes del primer "
+            "pedido, certificado de estar al corriente con Hacienda.",
+            "Antes del primer pedido, certificado de estar al corriente con Hacienda.",
+        ),
+    ],
+)
+def test_a_rule_a_named_body_of_the_team_set_is_doctrine(said: str, text: str) -> None:
+    assert [(p["route"], p["text"]) for p in _offline(said)] == [("doctrine", text)]
+
+
+@pytest.mark.parametrize(
+    ("entry", "said", "text"),
+    [
+        (  # the day changes, and the part of the day with it
+            "Send the open-tickets report to the support lead every Monday morning.",
+            "thursday afternoon from now on. that's for the weekly numbers you send the lead, "
+            "monday is too late.",
+            "Send the open-tickets report to the support lead every Thursday afternoon.",
+        ),
+        (  # the month changes, and the day of the month with it
+            "Recordar a los mánagers la revisión salarial el 1 de marzo.",
+            "te corrijo una cosa, la del aviso de las subidas a los jefes: en marzo ya no pueden "
+            "proponer nada. lo mandas el 15 de enero.",
+            "Recordar a los mánagers la revisión salarial el 15 de enero.",
+        ),
+    ],
+)
+def test_a_new_day_or_date_for_an_entry_is_a_modify(entry: str, said: str, text: str) -> None:
+    found = _short(_offline(said, memory=_memory(recurring=[entry])))
+    assert found == [("modify", "memory", "Recurring patterns", entry, text)]
+
+
+@pytest.mark.parametrize(
+    "said", ["Send the report on Friday now, please.", "send me the report on friday."]
+)
+def test_a_weekday_for_this_week_changes_no_entry(said: str) -> None:
+    entry = "Send the open-tickets report to the support lead every Monday morning."
+    assert _offline(said, memory=_memory(recurring=[entry])) == []
+
+
+def test_a_french_elision_tells_the_language() -> None:
+    folded = markers.fold("prends l'habitude de mettre la date en haut de chaque fiche")[0]
+    assert [lang.code for lang in markers.detect(folded)] == ["fr"]

@@ -11,6 +11,10 @@ their memory already settles, or say that it holds no longer:
   another value of the same setting;
 - "ya no firmamos como Departamento Legal, ahora es "Asesoría Jurídica"" — a quoted name of the
   entry is said again and a new quoted name given.
+- "thursday afternoon from now on" on "Send the report every Monday morning." — a weekday of
+  the entry gets another, with its part of the day, in a sentence that says it holds from now
+  on (a weekday alone is one-off: "send it Friday"); "lo mandas el 15 de enero" on "… el 1 de
+  marzo" — a month with its day of the month.
 
 :func:`turn_changes` reads one turn of the person's own words against the entries: each found
 change is a ``modify`` whose target is the entry's text (never its record) and whose text is
@@ -206,6 +210,102 @@ def _alternatives() -> dict[str, str]:
     return {w: v for lang in markers.languages() for w, v in lang.alternatives}
 
 
+#: The setting whose values are the days of the week (``alternatives``: "monday: day:mon"),
+#: and the one of the parts of a day ("morning: time:morning"), changed with its day only.
+_DAY = "day"
+_TIME = "time"
+#: The setting of the months ("marzo: month:03"); a month changes with its day of the month.
+_MONTH = "month"
+_DAY_BEFORE = re.compile(r"\b(?P<day>\d{1,2})(?:er|st|nd|rd|th|\.)?\s+(?:de\s+|of\s+)?$")
+_DAY_AFTER = re.compile(r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?\b")
+#: A time on the clock ("5 pm", "17h30", "17 Uhr", "9:00").
+_CLOCK = re.compile(r"\b\d{1,2}(?:[:.h]\d{2}|\s?(?:am|pm|h|uhr)\b)")
+
+
+def _day_number(folded: str, start: int, end: int) -> re.Match[str] | None:
+    """The day of the month said with the month at ``folded[start:end]`` ("15 de enero", "1er
+    mars", "3. März", "March 3rd"), or None."""
+    before = _DAY_BEFORE.search(folded[:start])
+    return before if before is not None else _DAY_AFTER.match(folded, end)
+
+
+def _with_day_of_month(
+    entry: str,
+    old: tuple[str, int, int],
+    found: tuple[str, set[int], str],
+    read: list[_Sentence],
+) -> tuple[str, set[int], str] | None:
+    """The month change ``found`` with the day of the month its sentence gives too ("lo mandas
+    el 15 de enero" on "… el 1 de marzo": "… el 15 de enero"); None when that sentence gives a
+    day the entry has no place for."""
+    text, said, kind = found
+    (at,) = said
+    sentence = read[at]
+    new_month = next(
+        (
+            w
+            for w in _alternative_words(sentence.folded)
+            if w[0].startswith(_MONTH + ":") and w[0] != old[0]
+        ),
+        None,
+    )
+    if new_month is None:
+        return found
+    day = _day_number(sentence.folded, new_month[1], new_month[2])
+    if day is None:
+        return found
+    folded, index = fold(text)
+    month = next((w for w in _alternative_words(folded) if w[0] == new_month[0]), None)
+    theirs = _day_number(folded, month[1], month[2]) if month is not None else None
+    if theirs is None:
+        return None
+    number = day.group("day")
+    b, e = index[theirs.start("day")], index[theirs.end("day")]
+    return text[:b] + number + text[e:], said, kind
+
+
+def _with_time_of_day(
+    entry: str, found: tuple[str, set[int], str], read: list[_Sentence]
+) -> tuple[str, set[int], str] | None:
+    """The day change ``found`` with the part of the day its sentence gives too ("thursday
+    afternoon from now on" on "… every Monday morning": "… every Thursday afternoon"); None
+    when that sentence gives a time the entry cannot take in one word ("on Wednesday at noon"
+    on "… every Thursday at 5 pm", "le lundi à midi" on "… chaque vendredi matin" is one when
+    "midi" replaces "matin"): another reading of the turn says it then."""
+    text, said, kind = found
+    (at,) = said
+    sentence = read[at]
+    clock = _CLOCK.search(sentence.folded)
+    if clock is not None and clock.group(0).replace(" ", "") not in fold(entry)[0].replace(" ", ""):
+        return None
+    new = {v for v, _b, _e in _alternative_words(sentence.folded) if v.startswith(_TIME + ":")}
+    folded = fold(text)[0]
+    old = [(v, b, e) for v, b, e in _alternative_words(folded) if v.startswith(_TIME + ":")]
+    if not new or new <= {v for v, _b, _e in old}:
+        return found
+    if len(new) != 1 or len({v for v, _b, _e in old}) != 1:
+        return None
+    timed = _other_value(text, old[0], read, [at], True)
+    return (timed[0], said, kind) if timed is not None else None
+
+
+def _holds_from_now(sentence: _Sentence) -> bool:
+    """True when ``sentence`` says what it asks holds from now on ("from now on", "every",
+    "désormais", "ab jetzt") or replaces something ("instead of", "plutôt que")."""
+    return any(
+        any_match(lang.standing, sentence.folded) or any_match(lang.replace, sentence.folded)
+        for lang in sentence.langs
+    )
+
+
+def _without_days(folded: str) -> str:
+    """``folded`` with each weekday blanked (the values of :data:`_DAY`)."""
+    for value, start, end in reversed(_alternative_words(folded)):
+        if value.split(":", 1)[0] == _DAY:
+            folded = folded[:start] + " " * (end - start) + folded[end:]
+    return folded
+
+
 def _alternative_words(folded: str) -> list[tuple[str, int, int]]:
     """``[(setting:value, start, end)]`` of the words of ``folded`` that are values of one
     setting (a word or its inflection: "anglaise", "englischen")."""
@@ -241,11 +341,22 @@ def turn_changes(
         and not any(any_match(lang.not_standing, s.folded) for lang in s.langs)
         and not any_match(one_off, s.folded)
     ]
-    if not usable:
+    # "thursday afternoon from now on" on "… every Monday morning": a weekday is one-off
+    # ("send it Friday") but for the day an entry settles, changed with a cue
+    dated = [
+        i
+        for i, s in enumerate(read)
+        if i not in usable
+        and "?" not in s.text
+        and "¿" not in s.text
+        and not any(any_match(lang.not_standing, _without_days(s.folded)) for lang in s.langs)
+        and not any_match(one_off, s.folded)
+    ]
+    if not usable and not dated:
         return []
     cue = any(
         any_match(lang.change_cues, read[i].folded) or any_match(lang.no_longer, read[i].folded)
-        for i in usable
+        for i in usable + dated
         for lang in every
     )
     out: list[Change] = []
@@ -253,7 +364,7 @@ def turn_changes(
         entry = spelled_figures(said_entry, every)
         change = (
             _figure_change(entry, read, usable, cue)
-            or _alternative_change(entry, read, usable, cue)
+            or _alternative_change(entry, read, usable, cue, dated)
             or _quoted_change(entry, read, usable)
         )
         if change is not None:
@@ -302,7 +413,7 @@ def _figure_change(
 
 
 def _alternative_change(
-    entry: str, read: list[_Sentence], usable: list[int], cue: bool
+    entry: str, read: list[_Sentence], usable: list[int], cue: bool, dated: list[int]
 ) -> tuple[str, set[int], str] | None:
     folded, index = fold(entry)
     olds = _alternative_words(folded)
@@ -310,7 +421,24 @@ def _alternative_change(
         setting = value.split(":", 1)[0]
         if len({v for v, _, _ in olds if v.split(":", 1)[0] == setting}) != 1:
             continue  # the entry names two values of that setting ("French or English")
-        found = _other_value(entry, (value, start, end), read, usable, cue)
+        if setting == _TIME:
+            continue  # a part of the day changes with its day only
+        if setting == _MONTH:
+            found = _other_value(entry, (value, start, end), read, usable, cue)
+            if found is not None:
+                found = _with_day_of_month(entry, (value, start, end), found, read)
+            if found is not None:
+                return found
+            continue
+        if setting == _DAY:
+            said = sorted(usable + dated)
+            if not any(_holds_from_now(read[i]) for i in said):
+                continue  # "send it Friday (now)": this week's, unless said to hold from now on
+            found = _other_value(entry, (value, start, end), read, said, cue)
+            if found is not None:
+                found = _with_time_of_day(entry, found, read)
+        else:
+            found = _other_value(entry, (value, start, end), read, usable, cue)
         if found is not None:
             return found
     return None

@@ -14,7 +14,8 @@ whose typos count (``fuzzy``), question tags, a request asked as a question (``p
 agent the person confirms (``offers``, ``confirm``); for a change of mind told by content
 (:mod:`agentmem.harvest.changes`), what says a value changed or holds from now on
 (``change_cues``), what says something holds no longer (``no_longer``), the words that are
-values of one setting (``alternatives``: a language, a spelling) and the units of a figure
+values of one setting (``alternatives``: a language, a spelling, a weekday with the part of
+the day, a month with its day) and the units of a figure
 (``units``); a short answer that assents (``assent``) and says "always", which makes the
 request before it standing; a norm said without a verb ("…, always", "three sentences max":
 ``norm``); what says a rule holds for the whole team ("that's the rule for all of us, not only
@@ -25,7 +26,10 @@ fechas así no": ``rejects``), an imperative asking for a piece of work on this
 session's documents ("go through … and list", "contesta a … que", ``tasks``); a thing
 this session made or is making ("for the new endpoint", "für den neuen Export": ``particular``,
 a request about it without a word that makes it standing is a piece of work); a wish about how the agent works ("I'd rather you…", "j'aimerais
-bien que tu…", "mir wäre lieber, du…": ``wishes``, a preference, standing unless about one thing);
+bien que tu…", "mir wäre lieber, du…", a habit to take, a promise asked: ``wishes``, a
+preference, standing unless about one thing; "versprich mir, dass …", asked and kept whole:
+``promises``); a question asked for its answer even after "I told you" ("…, ou pas ?":
+``open_questions``, never a request);
 what says the rule is known already ("same as always", "comme d'habitude", "wie immer":
 ``known``, with an entry or an active rule on the subject, a repeat); what the agent keeps
 doing in what it writes ("You hedge every sentence", "Tu mets des anglicismes partout", "Cada
@@ -79,6 +83,7 @@ _PATTERN_KEYS = (
     "profanity",
     "noise",
     "question_tags",
+    "open_questions",
     "polite",
     "hedges",
     "offers",
@@ -94,6 +99,7 @@ _PATTERN_KEYS = (
     "tasks",
     "particular",
     "wishes",
+    "promises",
     "known",
     "habits",
     "contrast",
@@ -131,6 +137,7 @@ class Language:
     profanity: tuple[re.Pattern[str], ...]
     noise: tuple[re.Pattern[str], ...]
     question_tags: tuple[re.Pattern[str], ...]
+    open_questions: tuple[re.Pattern[str], ...]
     polite: tuple[re.Pattern[str], ...]
     hedges: tuple[re.Pattern[str], ...]
     offers: tuple[re.Pattern[str], ...]
@@ -146,6 +153,7 @@ class Language:
     tasks: tuple[re.Pattern[str], ...]
     particular: tuple[re.Pattern[str], ...]
     wishes: tuple[re.Pattern[str], ...]
+    promises: tuple[re.Pattern[str], ...]
     known: tuple[re.Pattern[str], ...]
     habits: tuple[re.Pattern[str], ...]
     contrast: tuple[re.Pattern[str], ...]
@@ -390,6 +398,8 @@ def detect(folded: str) -> list[Language]:
     """The languages whose common words occur most in ``folded`` (every language on a tie at
     zero; the tied ones otherwise)."""
     words = _WORD.findall(folded)
+    # an elided article or pronoun counts as its word ("l'habitude": "l'", a French one)
+    words += [w[: w.index("'") + 1] for w in words if "'" in w]
     scores = [(sum(1 for w in words if w in lang.detect), lang) for lang in languages()]
     top = max(score for score, _ in scores)
     return [lang for score, lang in scores if score == top]

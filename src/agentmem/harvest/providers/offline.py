@@ -224,10 +224,13 @@ def _prepare(sentence: str, langs: list[Language]) -> _Prepared:
     ``rhetorical`` when it said it had been asked before or asked as a question ("could you
     …?"): its question mark is then no question; ``asked`` when a hedge ("maybe", "it would
     be great if you could") or the polite question was dropped. Idioms ("don't worry", "stop being …") are
-    dropped too: they ask nothing."""
+    dropped too: they ask nothing. A question that asks for its answer ("…, ou pas ?") stays
+    one, whatever said it had been asked before."""
     sentence = sentence.lstrip("¡ ")  # "¡NO PONGAS …!": the opening mark asks nothing
     sentence = _respell(sentence, tuple(w for lang in langs for w in lang.fuzzy))
     folded, index = fold(sentence)
+    if any_match(_patterns(langs, "open_questions"), folded):
+        return _Prepared(sentence, False, False)  # "je t'avais dit de …, ou pas ?": asked
     spans: list[tuple[int, int]] = []
     rhetorical = asked = False
     for pattern in _patterns(langs, "reproach"):
@@ -252,6 +255,8 @@ def _prepare(sentence: str, langs: list[Language]) -> _Prepared:
             asked = wished = True
             spans.append((begin, finish))
             break
+    if any_match(_patterns(langs, "promises"), folded):
+        asked = wished = True  # "versprich mir, dass du nie …": asked, and kept whole
     if "?" in sentence:
         opening = len(folded) - len(folded.lstrip("¿ "))  # "¿puedes dejar de …?"
         for pattern in _patterns(langs, "polite"):
@@ -340,6 +345,10 @@ def _section_for(text: str, sections: tuple[str, ...], langs: list[Language]) ->
 #: A dash (and "and") opening an aside in a longer sentence, and the dash closing it.
 _DASH_OPENS = _shape(r"\s[–—]\s+(?:{and}\s+)?$")
 _DASH = re.compile(r"\s[–—]\s")
+#: Where a clause ends before a trigger (a mark, or "and", "but", "so"): what follows it is the
+#: request alone.
+_CLAUSE_MARK = re.compile(r"[,;:()—–]|\s-\s")
+_OPEN_BEFORE = _shape(r"(?:[,;:.!?()—–-]|\b{and_but})\s*$")
 
 
 def _around(sentence: str, trigger: re.Match[str]) -> str:
@@ -357,6 +366,15 @@ def _around(sentence: str, trigger: re.Match[str]) -> str:
         and len(markers.words(folded[: trigger.start()])) >= 3
     ):
         return before  # "put the clause numbers in bold from now on, I skim for them": why
+    if (
+        len(after.strip(" .!,;:")) >= 8
+        and len(markers.words(folded[: trigger.start()])) >= 3
+        and not _CLAUSE_MARK.search(folded[: trigger.start()])
+        and not _OPEN_BEFORE.search(folded[: trigger.start()])
+    ):
+        # "Tippfehler in meinen Schriftsätzen darfst du ab jetzt ohne Rückfrage korrigieren":
+        # the trigger inside the sentence's first clause; the request is it without the trigger
+        return f"{before.rstrip()} {after.lstrip()}"
     if len(after.strip(" .!,;:")) >= 8:
         return after
     return before
@@ -1210,7 +1228,8 @@ _AND_BEFORE = _shape(r"\s{and}\s+$")
 #: thing ("if a change touches …,", "wenn eine Änderung … betrifft,"): what follows holds each
 #: time, a rule ("if it fails, …" is this session's one thing).
 _GENERAL_CONDITION = _shape(
-    r"^(?:{every_time_conditions}|{if_when}\s+(?:{indefinite_subjects}))\b[^,;:.!?]{3,}?,\s*"
+    r"^(?:{and_but}\s+)?(?:{every_time_conditions}|{if_when}\s+(?:{indefinite_subjects}))\b"
+    r"[^,;:.!?]{3,}?,\s*"
 )
 
 
@@ -1222,6 +1241,9 @@ _SCOPED_SHORT = _shape(r"^(?:{scope_prepositions})\s+[\w'-]+\s+[\w'-]+")
 #: defecto", "standardmäßig").
 #: ``lead``: one word and a comma before it ("nein, standardmäßig …"), not copied.
 _DEFAULT = _shape(r"^(?P<lead>[a-z]+\s*,\s*)?(?:{and_but}\s+)?(?:{defaults})\b\s*,?\s*")
+#: What follows a scope phrase when a rule is said after its colon ("… : un accusé de réception
+#: sous 48 h"): three words at least.
+_RULE_AFTER_COLON = re.compile(r"[^,:;.!?]{0,40}:\s*(?:[\w'-]+\W+){2,}[\w'-]+")
 
 
 def _directive(
@@ -1252,8 +1274,14 @@ def _directive(
         # unless said otherwise, a rule by its very words (its "it", "those" are the kind's)
         return sentence[index[default.end("lead")] :] if default.group("lead") else sentence
     extends = any_match(_patterns(langs, "extends"), folded)
-    if extends is not None and extends.start() == 0:
-        return None  # "Same for anything you draft for me.": what the request before holds for
+    if (
+        extends is not None
+        and extends.start() == 0
+        and not _RULE_AFTER_COLON.match(folded, extends.end())
+    ):
+        # "Same for anything you draft for me.": what the request before holds for ("pour
+        # tous les postes : un accusé de réception sous 48 h" says the rule after its colon)
+        return None
     if extends is not None:
         rest = folded[: extends.start()] + folded[extends.end() :]
         if len(markers.words(rest)) <= 2:
