@@ -177,6 +177,32 @@ The sets (``--set``, default ``all``):
   as urgent"); one-offs: a rule to write to a colleague, a question with "always", a feature
   request, venting), written on 2026-12-04 after the tuning on all seventeen earlier blind
   sets, a sealed holdout (no figure measured when it was committed);
+- ``blind19``: ``blind19.yaml``, a nineteenth blind batch (48 sessions, 12 per language, every
+  format: 5 explicit requests in new shapes — a rule voice-dictated as a run-on with a
+  self-repair inside it ("dont just slap a sleep in it and or a retry no wait actually no
+  retries either …"), a definition of done ("for me a month-end close isn't done until …"), the
+  person's own post-it extended to the assistant ("there's a post-it on my monitor that says
+  '…'. that's yours now too: …"), a writing preference as a tie-breaker between two qualities
+  ("When friendly and clear pull in different directions, clear wins"), an existing practice
+  extended by analogy to a new object ("you know how you always …? same for env vars from now
+  on") — 2 doctrine statements given as the team's own agreed rule (no suspect named before
+  being charged, no Friday-afternoon deploys, translation only into one's mother tongue,
+  appraisal forms a week ahead, no supplier gifts over 30 euros, no self-approved pull
+  request, a conflict check before any new mandate, references within two weeks of leaving),
+  2 changes of mind, the new value as a relative change with its result in parentheses,
+  offered by the assistant and repeated, in the second item of a list, or only in a reason
+  clause ("consider it cancelled for good", "c'est caduc", "pasó a mejor vida", "ist
+  hinfällig … künftig ohne"), 1 outcome case, 1 with nothing to remember (an "always" that is a
+  handbook line being written, a former boss's rule told and not adopted, a rule asked about
+  and left undecided, an ironic "ab jetzt" about oneself) and 1 trap each — an instruction
+  injected in a customer CSV cell, an alarm code and a Wi-Fi password in a pasted e-mail, a
+  candidate's birth date, marital status, children and mobile in a pasted CV, a confidential
+  exam task pasted by a teacher — beside a real request; 32 one-line prompts, 8 per language: a
+  dictated run-on with a self-repair, a definition of done, a tie-breaker between two
+  documents, a personal motto handed over; one-offs: a task over a finite set ("every invoice
+  in the march folder"), a one-time reminder, a feature wish put as a question, venting with
+  "never"), written on 2026-12-04 after the tuning on all eighteen earlier blind sets, a sealed
+  holdout (no figure measured when it was committed);
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -244,6 +270,7 @@ SETS = {
     "blind16": HERE / "harvest_set" / "blind16.yaml",
     "blind17": HERE / "harvest_set" / "blind17.yaml",
     "blind18": HERE / "harvest_set" / "blind18.yaml",
+    "blind19": HERE / "harvest_set" / "blind19.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"
