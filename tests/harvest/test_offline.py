@@ -2827,3 +2827,128 @@ def test_a_weekday_for_this_week_changes_no_entry(said: str) -> None:
 def test_a_french_elision_tells_the_language() -> None:
     folded = markers.fold("prends l'habitude de mettre la date en haut de chaque fiche")[0]
     assert [lang.code for lang in markers.detect(folded)] == ["fr"]
+
+
+@pytest.mark.parametrize(
+    ("items", "text"),
+    [
+        (  # "Retry …" opens one of them: no topic of its own, one more suggestion on it
+            [
+                ("Retry the payment webhook call with exponential backoff.", "ignored"),
+                ("Cap the webhook retries at five attempts.", "ignored"),
+                ("Log every retry attempt with its delay.", "ignored"),
+            ],
+            "Leave suggestions on retries aside unless asked: they are usually ignored.",
+        ),
+        (  # the topic with the noun "de" links it to
+            [
+                ("Ramener le délai de paiement à 30 jours fin de mois.", "ignored"),
+                ("Prévoir des pénalités en cas de dépassement du délai de paiement.", "ignored"),
+                ("Faire courir le délai de paiement à réception de la facture.", "ignored"),
+            ],
+            "Ne pas proposer de changements sur délai de paiement sans demande : ils sont "
+            "souvent ignorés.",
+        ),
+        (  # a German noun after its article is no name
+            [
+                ("Fachbegriffe immer aus dem Glossar des Kunden übernehmen.", "accepted"),
+                ("Begriffe, die im Glossar fehlen, am Ende auflisten.", "accepted"),
+                ("Vor jedem Auftrag prüfen, ob das Glossar aktuell ist.", "accepted"),
+            ],
+            "Vorschläge zu Glossar werden meist unverändert übernommen.",
+        ),
+    ],
+)
+def test_an_outcome_topic_is_read_across_its_suggestions(
+    items: list[tuple[str, str]], text: str
+) -> None:
+    assert [p["text"] for p in _outcomes(*((s, d, None) for s, d in items))] == [text]
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (  # a bargain: the person's half is not the entry
+            "no, wait. let's make a deal: i stop looking over your shoulder at every command you "
+            "run, and you never push anything without my ok. deal?",
+            "You never push anything without my ok.",
+        ),
+        (
+            "ok. on fait un deal : moi j'arrête de vérifier chaque lettrage derrière toi, et toi, "
+            "dès qu'un écart dépasse un euro, tu t'arrêtes et tu me le montres.",
+            "Dès qu'un écart dépasse un euro, tu t'arrêtes et tu me le montres.",
+        ),
+        (
+            "abgemacht: ich kontrolliere nicht mehr jede einzelne Buchung, und du buchst nie was "
+            "auf ein Privatkonto ohne Rückfrage",
+            "Du buchst nie was auf ein Privatkonto ohne Rückfrage.",
+        ),
+        (  # "less X, more Y"
+            "Weniger Substantive, mehr Verben.",
+            "Weniger Substantive, mehr Verben.",
+        ),
+        (
+            "for the record, i want every contract summary to open with the notice period",
+            "I want every contract summary to open with the notice period.",
+        ),
+        (  # what a request taken back leaves
+            "Forget it, from now on answer in French.",
+            "Answer in French.",
+        ),
+    ],
+)
+def test_a_bargain_a_comparison_or_a_want_is_a_standing_request(said: str, text: str) -> None:
+    assert [p["text"] for p in _offline(said)] == [text]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "write to Priya that from now on she has to rebase before she opens a PR",
+        "escríbele a Nuria que a partir de ahora tiene que poner siempre el pedido en el asunto",
+        "schreib Tim eine Nachricht: ab jetzt soll er die Lieferscheine immer am selben Tag "
+        "einscannen.",
+        "a partir de ahora pon siempre el IVA desglosado en las facturas... no, espera, "
+        "olvidalo, eso lo decide cada cliente.",
+        "Always cite the clause number. No wait, forget it, that's overkill.",
+    ],
+)
+def test_a_message_for_someone_else_or_a_request_taken_back_proposes_nothing(said: str) -> None:
+    assert _offline(said) == []
+
+
+def test_a_team_decision_at_a_named_body_still_stands_after_a_task_to_strike_that() -> None:
+    said = (
+        "Nein. Der Aufsichtsrat hat das für alle unsere Verträge beschlossen: wir unterschreiben "
+        "keine Meistbegünstigungsklausel, bei keinem Kunden. Streich das aus ihrem Entwurf."
+    )
+    assert [p["route"] for p in _offline(said)] == ["doctrine"]
+
+
+@pytest.mark.parametrize(
+    ("entry", "said", "found"),
+    [
+        (  # "history", and why after the colon
+            "Mettre le responsable qualité en copie de chaque réponse à une réclamation client.",
+            "la copie systématique au service qualité sur les réclamations, c'est de l'histoire "
+            "ancienne : il a son propre tableau de bord depuis octobre.",
+            ("remove", None),
+        ),
+        (  # a new time on the clock, asked as a question and assented to
+            "Mandar el boletín de titulares a los suscriptores a las 7:00.",
+            "oye, ¿y si el correo de la mañana con los titulares saliera a las 6:30? la gente lo "
+            "lee en el tren. si, venga, hagamoslo asi desde mañana.",
+            ("modify", "Mandar el boletín de titulares a los suscriptores a las 6:30."),
+        ),
+        (
+            "Send the daily digest at 9:00.",
+            "Send the daily digest at 8:30 from now on.",
+            ("modify", "Send the daily digest at 8:30."),
+        ),
+    ],
+)
+def test_a_change_of_mind_by_history_or_by_a_new_time(
+    entry: str, said: str, found: tuple[str, str | None]
+) -> None:
+    (proposal,) = _offline(said, memory=_memory(recurring=[entry]))
+    assert (proposal["action"], proposal["target"], proposal["text"]) == (found[0], entry, found[1])

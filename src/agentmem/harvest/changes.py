@@ -63,7 +63,7 @@ def content_words(text: str) -> set[str]:
 
 def same_word(a: str, b: str) -> bool:
     """True when two folded words are one word, inflection aside: a plural ("date" /
-    "dates"), a common start of at least
+    "dates", "retry" / "retries"), a common start of at least
     five letters (all but the last two of the shorter word), or eight letters; or the head of a
     compound ("berichte" ends "prufberichte", six letters or more)."""
     if a == b:
@@ -73,6 +73,12 @@ def same_word(a: str, b: str) -> bool:
     short, long_ = sorted((a, b), key=len)
     if len(short) >= 3 and long_ in (short + "s", short + "es"):
         return True  # a plural: "date" / "dates"
+    if (
+        len(short) >= 4
+        and short.endswith("y")
+        and long_ in (short[:-1] + "ies", short[:-1] + "ied")
+    ):
+        return True  # "retry" / "retries", "policy" / "policies"
     if len(short) >= 6 and long_.endswith(short):
         return True
     common = len(os.path.commonprefix([a, b]))
@@ -219,7 +225,7 @@ _MONTH = "month"
 _DAY_BEFORE = re.compile(r"\b(?P<day>\d{1,2})(?:er|st|nd|rd|th|\.)?\s+(?:de\s+|of\s+)?$")
 _DAY_AFTER = re.compile(r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?\b")
 #: A time on the clock ("5 pm", "17h30", "17 Uhr", "9:00").
-_CLOCK = re.compile(r"\b\d{1,2}(?:[:.h]\d{2}|\s?(?:am|pm|h|uhr)\b)")
+_CLOCK = re.compile(r"\b\d{1,2}(?:[:.h]\d{2}|\s?(?:am|pm|h|uhr)\b)", re.IGNORECASE)
 
 
 def _day_number(folded: str, start: int, end: int) -> re.Match[str] | None:
@@ -333,11 +339,18 @@ def turn_changes(
         s = spelled_figures(spelled_figures(s, every), langs, alone=True)
         folded = fold(s)[0]
         read.append(_Sentence(s, folded, langs, content_words(s)))
+    # "¿y si … saliera a las 6:30? la gente lo lee en el tren. si, venga, hagámoslo así": a
+    # question one of the next two sentences assents to says the change; the assent is its cue
+    confirmed = {
+        i
+        for i, s in enumerate(read)
+        if ("?" in s.text or "¿" in s.text)
+        and any(any_match(lang.assent, r.folded) for r in read[i + 1 : i + 3] for lang in every)
+    }
     usable = [
         i
         for i, s in enumerate(read)
-        if "?" not in s.text
-        and "¿" not in s.text
+        if (i in confirmed or ("?" not in s.text and "¿" not in s.text))
         and not any(any_match(lang.not_standing, s.folded) for lang in s.langs)
         and not any_match(one_off, s.folded)
     ]
@@ -354,7 +367,7 @@ def turn_changes(
     ]
     if not usable and not dated:
         return []
-    cue = any(
+    cue = bool(confirmed & set(usable)) or any(
         any_match(lang.change_cues, read[i].folded) or any_match(lang.no_longer, read[i].folded)
         for i in usable + dated
         for lang in every
@@ -363,7 +376,8 @@ def turn_changes(
     for index, said_entry in enumerate(entries):
         entry = spelled_figures(said_entry, every)
         change = (
-            _figure_change(entry, read, usable, cue)
+            _clock_change(entry, read, usable, cue)
+            or _figure_change(entry, read, usable, cue)
             or _alternative_change(entry, read, usable, cue, dated)
             or _quoted_change(entry, read, usable)
         )
@@ -372,6 +386,38 @@ def turn_changes(
             if text != entry:
                 out.append(Change(index, text, frozenset(said), kind))
     return out
+
+
+def _clock_change(
+    entry: str, read: list[_Sentence], usable: list[int], cue: bool
+) -> tuple[str, set[int], str] | None:
+    """The entry with its one time on the clock replaced by the one other time a sentence gives
+    ("a las 6:30" on "… a las 7:00"), with a cue or a word of the entry in that sentence."""
+    olds = list(_CLOCK.finditer(entry))
+    if len(olds) != 1:
+        return None
+    old = olds[0]
+    known = {w for w in content_words(entry) if not w.isdigit()}
+    new: dict[str, tuple[str, int]] = {}
+    for i in usable:
+        for m in _CLOCK.finditer(read[i].text):
+            if _clock_value(m.group(0)) != _clock_value(old.group(0)):
+                new.setdefault(_clock_value(m.group(0)), (m.group(0), i))
+    if len(new) != 1:
+        return None
+    ((said, at),) = new.values()
+    if not (cue or shared(read[at].words, known)):
+        return None
+    return entry[: old.start()] + said + entry[old.end() :], {at}, "clock"
+
+
+def _clock_value(said: str) -> str:
+    """A time on the clock as ``HH:MM`` ("6:30", "6h30", "6.30 am" → "06:30"; "5 pm" → "17:00")."""
+    digits = re.findall(r"\d+", said)
+    hour, minute = int(digits[0]), int(digits[1]) if len(digits) > 1 else 0
+    if "pm" in said.lower() and hour < 12:
+        hour += 12
+    return f"{hour:02d}:{minute:02d}"
 
 
 def _figure_change(

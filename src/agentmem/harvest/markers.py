@@ -29,7 +29,8 @@ a request about it without a word that makes it standing is a piece of work); a 
 bien que tu…", "mir wäre lieber, du…", a habit to take, a promise asked: ``wishes``, a
 preference, standing unless about one thing; "versprich mir, dass …", asked and kept whole:
 ``promises``); a question asked for its answer even after "I told you" ("…, ou pas ?":
-``open_questions``, never a request);
+``open_questions``, never a request); a request taken back in the same turn ("… no wait, forget
+it": ``withdrawals``, the turn's requests before it dropped);
 what says the rule is known already ("same as always", "comme d'habitude", "wie immer":
 ``known``, with an entry or an active rule on the subject, a repeat); what the agent keeps
 doing in what it writes ("You hedge every sentence", "Tu mets des anglicismes partout", "Cada
@@ -84,6 +85,7 @@ _PATTERN_KEYS = (
     "noise",
     "question_tags",
     "open_questions",
+    "withdrawals",
     "polite",
     "hedges",
     "offers",
@@ -138,6 +140,7 @@ class Language:
     noise: tuple[re.Pattern[str], ...]
     question_tags: tuple[re.Pattern[str], ...]
     open_questions: tuple[re.Pattern[str], ...]
+    withdrawals: tuple[re.Pattern[str], ...]
     polite: tuple[re.Pattern[str], ...]
     hedges: tuple[re.Pattern[str], ...]
     offers: tuple[re.Pattern[str], ...]

@@ -345,6 +345,15 @@ def _section_for(text: str, sections: tuple[str, ...], langs: list[Language]) ->
 #: A dash (and "and") opening an aside in a longer sentence, and the dash closing it.
 _DASH_OPENS = _shape(r"\s[–—]\s+(?:{and}\s+)?$")
 _DASH = re.compile(r"\s[–—]\s")
+#: A bargain: what the person will do, then what the agent is to ("moi j'arrête de …, et toi,
+#: …", "ich kontrolliere nicht mehr …, und du …").
+_BARGAIN = _shape(
+    r"^(?:{bargain_me})\b(?:\s+(?:{bargain_me}))?[^.;:]*?(?:,\s*|\s+){and}\s+(?=(?:{bargain_you})\b)"
+    r"(?:(?:{bargain_you})\s*,?\s*(?=(?:{bargain_you})\b)|(?:{bargain_you})\s*,\s*)?"
+)
+#: What another person is to be told ("write to Priya that …", "schreib Jonas, dass er …",
+#: "schreib Tim eine Nachricht: …").
+_REPORTED = _shape(r"\b{that_clause}(?:\s+[a-z]+)?\s*$|\b{that_clause}$|:\s*$")
 #: Where a clause ends before a trigger (a mark, or "and", "but", "so"): what follows it is the
 #: request alone.
 _CLAUSE_MARK = re.compile(r"[,;:()—–]|\s-\s")
@@ -587,6 +596,9 @@ class _Extractor:
             route, section = "memory", _SCOPE_SECTION if _SCOPE_SECTION in self.sections else None
             why = f"asked explicitly in {where}"
         elif trigger is not None:
+            before = folded[: trigger.start()]
+            if any_match(_patterns(langs, "tasks"), before) and _REPORTED.search(before):
+                return None  # "write to Priya that from now on she …": a message for another
             request = _around(sentence, trigger)
             route, section, why = "memory", None, f"asked explicitly in {where}"
         elif any(any_match(lang.doctrine_statements, folded) for lang in langs):
@@ -624,6 +636,12 @@ class _Extractor:
                 why += " (they had asked before)"
         else:
             return None
+        bargain_folded, bargain_index = fold(request)
+        bargain = _BARGAIN.match(bargain_folded)
+        if bargain is not None and bargain.end() < len(bargain_index):
+            # "i stop looking over your shoulder, and you never push …": the person's half of
+            # a bargain is not the entry
+            request = request[bargain_index[bargain.end()] :]
         text = _clean(request, language)
         if len(text) < 8 or self._repeats(text):
             return None
@@ -949,6 +967,9 @@ class _Extractor:
                 and len(markers.words(then)) >= 3
                 and any_match(_patterns(langs, "change_cues"), then) is not None
                 and not _negated(then)
+                and not _THIRD_PERSON.match(
+                    then.lstrip()
+                )  # "… : il a son propre tableau depuis …": why
             ):
                 # "Les montants arrondis, c'est fini : je veux les centimes maintenant"
                 return _Candidate(
@@ -979,6 +1000,8 @@ class _Extractor:
         return _Candidate("remove", "memory", entry.section, entry.text, None, why)
 
 
+#: A clause about someone else ("il a son propre tableau de bord depuis octobre"): a reason.
+_THIRD_PERSON = _shape(r"(?:{third_persons})\b")
 _CAPITALISED = re.compile(r"(?<=[\s(])[^\W\d_][\w-]*")
 
 
@@ -1953,6 +1976,20 @@ def _provisional(sentences: list[str], found: list[_Candidate | None]) -> list[_
     return out
 
 
+def _withdrawn(sentences: list[str], found: list[_Candidate | None]) -> list[_Candidate | None]:
+    """``found`` without the requests a later sentence of the turn takes back ("… pon siempre
+    el IVA desglosado… no, espera, olvídalo, eso lo decide cada cliente")."""
+    for i, sentence in enumerate(sentences):
+        folded = fold(sentence)[0]
+        withdrawals = _patterns(markers.detect(folded), "withdrawals")
+        if any_match(withdrawals, folded):
+            own = found[i]
+            if own is not None and any_match(withdrawals, fold(own.text or "")[0]):
+                own = None  # the taking back itself ("No wait, forget it, that's overkill.")
+            return [*([None] * i), own, *found[i + 1 :]]
+    return found
+
+
 def _near_reproach(sentences: list[str], i: int) -> bool:
     """True when sentence ``i`` or the one before it says the person asked before ("TE DIJE
     NO USAMOS EMOJIS"): what they had asked is there, not in every sentence of a long turn."""
@@ -2177,19 +2214,30 @@ def _topic_words(
 ) -> dict[str, str]:
     """``{folded: as written}`` of the words of a suggestion that may name its topic: not its
     first word (the verb), not a name (a capital inside the sentence; in German, where every
-    noun has one, only a short one), not a common or generic word, four letters or more."""
+    noun has one, only a short one without its article), not a common or generic word, four
+    letters or more."""
     common = _common_words()
     out: dict[str, str] = {}
+    previous = ""
     for i, m in enumerate(_OUTCOME_WORD.finditer(suggestion)):
         word = re.sub(r"^\w'", "", m.group(0)).strip("'-")  # l'exception → exception
         folded = fold(word)[0]
+        after, previous = previous, folded
         if i == 0 or len(word) < 4 or folded in common or folded in generic:
             continue
         named = word[0].isupper() and not suggestion[: m.start()].rstrip().endswith((".", ":"))
-        if named and not (nouns_capitalised and len(word) >= 10):
+        # in German a noun after its article is no name ("aus dem Glossar des Kunden")
+        noun = nouns_capitalised and (len(word) >= 10 or bool(_NOUN_DETERMINER.fullmatch(after)))
+        if named and not noun:
             continue
         out.setdefault(folded, word)
     return out
+
+
+#: A determiner before a noun, in a language whose nouns take a capital ("dem", "im", "ein").
+_NOUN_DETERMINER = _shape("{noun_determiners}")
+#: A word that links a noun to the one it qualifies ("délai de paiement", "period of notice").
+_NOUN_LINK = _shape("{noun_links}")
 
 
 def _topic_phrase(topic: str, said: list[Outcome]) -> str:
@@ -2205,10 +2253,19 @@ def _topic_phrase(topic: str, said: list[Outcome]) -> str:
         before, after = set(), set()
         for i, w in enumerate(folded):
             if _same_word(w, fold(topic)[0]):
-                if i > 0:
+                # "délai de paiement": the word next to it may be linked by "de", "of"
+                if i > 1 and _NOUN_LINK.fullmatch(folded[i - 1]):
+                    key = f"{folded[i - 2]} {folded[i - 1]}"
+                    before.add(key)
+                    written.setdefault(key, f"{words[i - 2]} {words[i - 1]}")
+                elif i > 0:
                     before.add(folded[i - 1])
                     written.setdefault(folded[i - 1], words[i - 1])
-                if i + 1 < len(folded):
+                if i + 2 < len(folded) and _NOUN_LINK.fullmatch(folded[i + 1]):
+                    key = f"{folded[i + 1]} {folded[i + 2]}"
+                    after.add(key)
+                    written.setdefault(key, f"{words[i + 1]} {words[i + 2]}")
+                elif i + 1 < len(folded):
                     after.add(folded[i + 1])
                     written.setdefault(folded[i + 1], words[i + 1])
         befores.append(before)
@@ -2218,10 +2275,13 @@ def _topic_phrase(topic: str, said: list[Outcome]) -> str:
         shared = {
             w
             for w in shared
-            if w not in common
-            and len(w) >= 3
-            and not w.isdigit()
-            and not (written[w][:1].isupper() and len(w) < 10)  # a name, a defined term
+            if (word := w.split()[0] if side == "before" else w.split()[-1]) not in common
+            and len(word) >= 3
+            and not word.isdigit()
+            # a name, a defined term
+            and not (
+                written[w].split()[0 if side == "before" else -1][:1].isupper() and len(word) < 10
+            )
         }
         if len(shared) == 1:
             (word,) = shared
@@ -2235,26 +2295,36 @@ def _topics(
     """The topics that at least two outcomes of ``group`` share, each with its outcomes, most
     shared first (a word and its inflections are one topic: a common start of five letters)."""
     words = [_topic_words(o.suggestion, generic, nouns_capitalised) for o in group]
+    firsts = [_first_word(o.suggestion) for o in group]
     left = set(range(len(group)))
     out: list[tuple[str, list[Outcome]]] = []
     while len(left) >= 2:
-        best: tuple[int, int, str, set[int]] | None = None
+        best: tuple[int, int, int, str, set[int]] | None = None
         for i in sorted(left):
             for key in words[i]:
                 holders = {j for j in left if any(_same_word(key, k) for k in words[j])}
                 if len(holders) < 2:
                     continue
+                # "Retry the call …" beside "Cap the retries …": a first word is no topic of
+                # its own (the verb, mostly), but it is one more suggestion on that topic
+                leading = {j for j in left - holders if _same_word(key, firsts[j])}
                 forms = [w for j in holders for k, w in words[j].items() if _same_word(key, k)]
                 longest = max(forms, key=len)
-                rank = (len(holders), len(longest))
-                if best is None or rank > best[:2]:
-                    best = (*rank, longest, holders)
+                rank = (len(holders) + len(leading), len(holders), len(longest))
+                if best is None or rank > best[:3]:
+                    best = (*rank, longest, holders | leading)
         if best is None:
             break
-        said = [group[j] for j in sorted(best[3])]
-        out.append((_topic_phrase(best[2], said), said))
-        left -= best[3]
+        said = [group[j] for j in sorted(best[4])]
+        out.append((_topic_phrase(best[3], said), said))
+        left -= best[4]
     return out
+
+
+def _first_word(suggestion: str) -> str:
+    """The folded first word of a suggestion ("" when it has none)."""
+    first = _OUTCOME_WORD.search(suggestion)
+    return fold(first.group(0))[0] if first is not None else ""
 
 
 def _outcome_language(outcomes: tuple[Outcome, ...], fallback: Language | None) -> Language:
@@ -2386,6 +2456,7 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         by_sentence = _under_heading(by_sentence, sentences, request.sections, where)
         by_sentence = _after_own_habit(by_sentence, sentences, extractor, where)
         by_sentence = _provisional(sentences, by_sentence)
+        by_sentence = _withdrawn(sentences, by_sentence)
         found += _with_their_object(by_sentence, sentences)
         confirmed = extractor.confirmed(offered, own.own, where, cues)
         if confirmed is None and not any(found):
