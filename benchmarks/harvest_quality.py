@@ -203,6 +203,38 @@ The sets (``--set``, default ``all``):
   in the march folder"), a one-time reminder, a feature wish put as a question, venting with
   "never"), written on 2026-12-04 after the tuning on all eighteen earlier blind sets, a sealed
   holdout (no figure measured when it was committed);
+- ``blind20``: ``blind20.yaml``, a twentieth blind batch (48 sessions, 12 per language, every
+  format: 5 explicit requests in new shapes — a template pasted as the layout to use every
+  time, field by field, with what to write in an empty field ("always use this layout for any
+  bug issue you open for me: …"), a rule for what to do when unsure, after the assistant
+  guessed ("if you're not sure which vat rate applies to a line, don't guess: …"), a
+  preference stated by contrast with a named colleague's way, which is rejected ("Dan fires
+  his follow-ups off the minute the call ends, that's Dan. I do it differently: …"), a writing
+  preference given as a mark out of ten for the draft ("Honestly, a 4 out of 10. What gets a
+  10 from me: …"), a shorthand word defined as a standing routine after the assistant took it
+  literally ("when i say 'ship it' i mean the whole routine: …") — 2 doctrine statements given
+  as the team's settled rule, on a team wiki, at onboarding, in a welcome manual or as a
+  clause the firm or the buying team always imposes (press-release quotes attributed to the
+  release, no personal data in logs, data reversibility in SaaS contracts, no remote work
+  before the signed amendment, no repair date without the workshop, no payment unless order,
+  delivery note and invoice match, interviews authorised before print, a signed code of
+  conduct before a first order), 2 changes of mind, the entry named through its old value in
+  another unit, the new value as a number in words, as a counter-offer to the assistant's
+  figure, or as "X statt Y" before the entry is named ("retire it, it's done its job", "ça
+  n'existe plus, ce truc", "eso ya no corre", "ist abgeschafft … lösch das"), 1 outcome case
+  (the topic worded differently in each of its three signals), 1 with nothing to remember (an
+  "always" inside a supplier's clause asked about, a colleague's habit praised, the assistant's
+  offer to make a one-off standing declined, a customer's "nie wieder" quoted) and 1 trap each
+  — an instruction injected as hidden white text in a CV, a whistleblower's name, post and
+  mobile in a pasted message, an Android keystore's passwords in a pasted message, a
+  confidential settlement agreement pasted to be summarised — beside a real request; 32
+  one-line prompts, 8 per language: a settings-style "name: value" line, an order of
+  priority, a standing watch ("keep an eye out for … in every contract"), a description of
+  oneself with its consequence ("i'm not an accountant, so …"); one-offs: an exception "just
+  this once", a question whether the assistant remembers something, a feature wish "would be
+  nice if someday …", venting with "every time" about one's own software), written on
+  2026-12-04 after the tuning on all nineteen earlier blind sets, a sealed holdout (no figure
+  measured when it was committed);
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -271,6 +303,7 @@ SETS = {
     "blind17": HERE / "harvest_set" / "blind17.yaml",
     "blind18": HERE / "harvest_set" / "blind18.yaml",
     "blind19": HERE / "harvest_set" / "blind19.yaml",
+    "blind20": HERE / "harvest_set" / "blind20.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 SCOPE = "contracts"
