@@ -2952,3 +2952,78 @@ def test_a_change_of_mind_by_history_or_by_a_new_time(
 ) -> None:
     (proposal,) = _offline(said, memory=_memory(recurring=[entry]))
     assert (proposal["action"], proposal["target"], proposal["text"]) == (found[0], entry, found[1])
+
+
+@pytest.mark.parametrize(
+    ("said", "route", "text"),
+    [
+        (  # what "done" means to the person
+            "for me a month-end close isn't done until the suspense account is at zero.",
+            "memory",
+            "For me a month-end close isn't done until the suspense account is at zero.",
+        ),
+        (
+            "nein. für mich ist eine Voranmeldung erst fertig, wenn du sie gegen die Summen- und "
+            "Saldenliste abgestimmt hast. vorher sagst du mir nicht, dass sie fertig ist.",
+            "memory",
+            "Für mich ist eine Voranmeldung erst fertig, wenn du sie gegen die Summen- und "
+            "Saldenliste abgestimmt hast.",
+        ),
+        (  # the team's agreement named before a colon
+            "no, not today. it's in the team charter, the one we all agreed on in the summer: no "
+            "production deploys after noon on a friday.",
+            "doctrine",
+            "No production deploys after noon on a friday.",
+        ),
+        (
+            "zu spät. das haben wir in der Teamvereinbarung festgehalten: jedes Arbeitszeugnis geht "
+            "spätestens zwei Wochen nach dem Austritt raus.",
+            "doctrine",
+            "Jedes Arbeitszeugnis geht spätestens zwei Wochen nach dem Austritt raus.",
+        ),
+    ],
+)
+def test_what_done_means_or_a_team_agreement_is_proposed(said: str, route: str, text: str) -> None:
+    assert [(p["route"], p["text"]) for p in _offline(said)] == [(route, text)]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Go through every invoice in the march folder and flag the ones without a VAT number.",
+        "Revisa cada factura de la carpeta de febrero y dime cuales no llevan el NIF.",
+        "add a line to the employee handbook under IT: 'staff must always lock their screen.'",
+        "gibt es einen Dark Mode? wenn nicht, wär das was.",
+    ],
+)
+def test_work_on_this_sessions_things_or_a_wish_after_a_question_is_no_request(said: str) -> None:
+    assert _offline(said) == []
+
+
+@pytest.mark.parametrize(
+    ("entry", "said", "found"),
+    [
+        (  # the figure of the unit the sentence gives, among the entry's figures
+            "Escalate a support ticket to tier 2 after 48 hours without a reply.",
+            "the two-day escalation, halve it (so 24 hours).",
+            ("modify", "Escalate a support ticket to tier 2 after 24 hours without a reply."),
+        ),
+        (  # "since …" after the colon is why it went, not what holds now
+            "Chaque vendredi, exporter pour la juriste la liste des contrats à échéance.",
+            "l'export du vendredi pour la juriste, c'est caduc : le nouveau logiciel lui envoie "
+            "les alertes tout seul depuis novembre.",
+            ("remove", None),
+        ),
+        (  # "desde el lunes" starts it: no one-off
+            "Hacer el cierre de caja de la tienda a las 21:00.",
+            "el cierre de caja que tienes apuntado, a partir de ahora a las 20:00, que desde el "
+            "lunes la tienda cierra antes.",
+            ("modify", "Hacer el cierre de caja de la tienda a las 20:00."),
+        ),
+    ],
+)
+def test_a_change_by_unit_by_obsolescence_or_from_a_day_on(
+    entry: str, said: str, found: tuple[str, str | None]
+) -> None:
+    (proposal,) = _offline(said, memory=_memory(recurring=[entry]))
+    assert (proposal["action"], proposal["target"], proposal["text"]) == (found[0], entry, found[1])

@@ -427,6 +427,13 @@ def _figure_change(
         return None
     langs = markers.languages()
     olds = figures(entry, langs)
+    said = [f for i in usable for f in figures(read[i].text, read[i].langs or langs) if f.unit]
+    by_unit = len(olds) > 1
+    if by_unit:
+        # "halve it (so 24 hours)" on "… to tier 2 after 48 hours …": the figure of that unit
+        olds = [
+            o for o in olds if o.unit and any(_unit_key(f.unit) == _unit_key(o.unit) for f in said)
+        ]
     if len(olds) != 1:
         return None
     old = olds[0]
@@ -435,6 +442,8 @@ def _figure_change(
     again: set[int] = set()
     for i in usable:
         for f in figures(read[i].text, read[i].langs or langs):
+            if by_unit and not f.unit:
+                continue
             if f.unit and old.unit and _unit_key(f.unit) != _unit_key(old.unit):
                 continue
             if f.value == old.value:

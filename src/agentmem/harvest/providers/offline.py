@@ -351,6 +351,9 @@ _BARGAIN = _shape(
     r"^(?:{bargain_me})\b(?:\s+(?:{bargain_me}))?[^.;:]*?(?:,\s*|\s+){and}\s+(?=(?:{bargain_you})\b)"
     r"(?:(?:{bargain_you})\s*,?\s*(?=(?:{bargain_you})\b)|(?:{bargain_you})\s*,\s*)?"
 )
+#: Each thing of one collection of this session's ("every invoice in the march folder",
+#: "chaque contrat du dossier Rivel", "cada factura de la carpeta de febrero").
+_OF_A_COLLECTION = _shape(r"\b(?:{quantifiers})\s+[\w-]+\s+(?:{definite_of})\s")
 #: What another person is to be told ("write to Priya that …", "schreib Jonas, dass er …",
 #: "schreib Tim eine Nachricht: …").
 _REPORTED = _shape(r"\b{that_clause}(?:\s+[a-z]+)?\s*$|\b{that_clause}$|:\s*$")
@@ -965,11 +968,14 @@ class _Extractor:
             if (
                 said is not None
                 and len(markers.words(then)) >= 3
-                and any_match(_patterns(langs, "change_cues"), then) is not None
+                and any(
+                    not _SINCE.fullmatch(m.group(0).strip())  # "… tout seul depuis novembre": why
+                    for p in _patterns(langs, "change_cues")
+                    for m in p.finditer(then)
+                )
                 and not _negated(then)
-                and not _THIRD_PERSON.match(
-                    then.lstrip()
-                )  # "… : il a son propre tableau depuis …": why
+                # "… : il a son propre tableau de bord …": why it goes, not what holds now
+                and not _THIRD_PERSON.match(then.lstrip())
             ):
                 # "Les montants arrondis, c'est fini : je veux les centimes maintenant"
                 return _Candidate(
@@ -1002,6 +1008,8 @@ class _Extractor:
 
 #: A clause about someone else ("il a son propre tableau de bord depuis octobre"): a reason.
 _THIRD_PERSON = _shape(r"(?:{third_persons})\b")
+#: "since" as a change cue: in what follows a remove, the reason it went ("… depuis novembre").
+_SINCE = _shape(r"\b(?:{since})\b")
 _CAPITALISED = re.compile(r"(?<=[\s(])[^\W\d_][\w-]*")
 
 
@@ -1285,6 +1293,14 @@ def _directive(
     that holds beyond this session unless it is about one thing of it."""
     if wished and _THING_SUBJECT.match(folded):
         return None  # a feature of the product wished for, not how the agent works
+    if (
+        _QUOTE.search(folded)
+        and _opens_on(_patterns(langs, "edit_verbs") + _patterns(langs, "tasks"), folded)
+        and not any_match(_patterns(langs, "standing"), _QUOTE.sub(" ", folded))
+    ):
+        # "add a line to the handbook: 'staff must always lock their screen'": the words put
+        # into this session's document, not a request
+        return None
     scoped = _SCOPED.match(folded) or _SCOPED_SHORT.match(folded)
     if scoped is not None and _deictic(scoped.group(0), langs):
         # "Pour la clôture de ce trimestre, tu arrondis toujours …", "Dans ce dossier-là, tu
@@ -1376,6 +1392,13 @@ def _directive(
         and _FREQUENCY.match(folded[cue.start() :])
     ):
         return None  # "estoy harto de este cliente, siempre cambia todo": that one's habit
+    if (
+        _opens_on(_patterns(langs, "tasks"), folded)
+        and _OF_A_COLLECTION.search(folded)
+        and not _FREQUENCY.search(folded)
+        and not cues.extends
+    ):
+        return None  # "Go through every invoice in the march folder and flag …": a piece of work
     if (
         any_match(_patterns(langs, "standing"), folded)
         or (
