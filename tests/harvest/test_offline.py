@@ -3027,3 +3027,48 @@ def test_a_change_by_unit_by_obsolescence_or_from_a_day_on(
 ) -> None:
     (proposal,) = _offline(said, memory=_memory(recurring=[entry]))
     assert (proposal["action"], proposal["target"], proposal["text"]) == (found[0], entry, found[1])
+
+
+def _conversation(memory: str, *turns: tuple[str, str]) -> list[dict]:
+    request = HarvestRequest(
+        person="alice",
+        transcript=Transcript(
+            Path("s.md"),
+            "text",
+            "s1",
+            [Turn(role, text, i) for i, (role, text) in enumerate(turns, start=1)],
+        ),
+        memory_text=memory,
+        doctrine_text="",
+        sections=SECTIONS,
+        max_proposals=6,
+        scope="contracts",
+        model="m",
+    )
+    return harvest(request).proposals
+
+
+def test_a_change_announced_asked_about_and_said_in_the_next_turn_is_one_modify() -> None:
+    entry = "Remind the line manager two weeks before a new hire's probation period ends."
+    found = _conversation(
+        _memory(recurring=[entry]),
+        ("user", "that nudge you send line managers before a new starter's trial period runs "
+         "out, it needs changing"),
+        ("assistant", "Sure. What should it become?"),
+        ("user", "a month before, not the current timing. two weeks is never enough."),
+    )  # fmt: skip
+    assert _short(found) == [
+        ("modify", "memory", "Recurring patterns", entry, "A month before, not the current timing.")
+    ]
+
+
+def test_an_announced_change_takes_the_short_value_after_it() -> None:
+    entry = "Fristen im Kanzleikalender mit einer Vorfrist von drei Tagen eintragen."
+    said = (
+        "zu den Warnungen, die du mir vor einem Fristablauf in den Kalender setzt: die kommen zu "
+        "spät, für eine Berufungsbegründung reicht das nie.\n\nPS: eine Woche vorher, nicht drei "
+        "Tage."
+    )
+    assert _short(_offline(said, memory=_memory(recurring=[entry]))) == [
+        ("modify", "memory", "Recurring patterns", entry, "Eine Woche vorher, nicht drei Tage.")
+    ]

@@ -1664,6 +1664,9 @@ def _then_what(found: list[_Candidate | None], sentences: list[str]) -> list[_Ca
                 text = _what_holds_now(sentences[k], None, turn)
                 if text is None and k == i + 1:
                     text = _same_subject(sentences[k], candidate.target or "", folded, turn)
+                if text is None and k == i + 1:
+                    # "… die kommen zu spät. PS: eine Woche vorher, nicht drei Tage."
+                    text = _new_value(sentences[k], turn)
                 if text is None:
                     continue  # a reason in between ("clients are tired of …")
                 # "… that needs changing. From now on it goes out Wednesday at noon.": a pronoun
@@ -1679,6 +1682,25 @@ def _then_what(found: list[_Candidate | None], sentences: list[str]) -> list[_Ca
                 out[k] = None
             break
     return out
+
+
+def _new_value(said: str, turn: list[Language]) -> str | None:
+    """``said`` as the new value an announced change asks for, when it is one short phrase
+    that puts it in place of the old ("a month before, not the current timing.", "Eine Woche
+    vorher, nicht drei Tage."): eight words at most, a contrast or a replacement in it, no
+    question. None otherwise."""
+    folded = fold(said)[0]
+    if "?" in said or "¿" in said or len(markers.words(folded)) > 8:
+        return None
+    if not any_match(_patterns(turn, "contrast") + _patterns(turn, "replace"), folded) and not (
+        _NOT_THE_OLD.search(folded)
+    ):
+        return None
+    return _clean(said, turn[0] if len(turn) == 1 else None)
+
+
+#: A short phrase closing on what it replaces (", not three days", ", nicht drei Tage").
+_NOT_THE_OLD = _shape(r",\s*(?:{negators})\s+[\w-]+(?:\s+[\w-]+){0,2}\s*[.!]*$")
 
 
 #: A new request opening on a pronoun for the thing ("it goes out …", "from now on it …").
@@ -2435,9 +2457,14 @@ def harvest(request: HarvestRequest) -> RawAnswer:
     seen: set[tuple[str, str]] = set()
     offered: str | None = None
     previous: str | None = None  # the person's previous turn
+    # "that nudge …, it needs changing" / "What should it become?" / "a month before": a change
+    # announced, asked about, and said in the next turn (the announcement and its proposal)
+    announced: tuple[str, dict[str, object]] | None = None
     for turn in request.transcript.turns:
         if turn.role == "assistant":
             offered = turn.text
+            if announced is not None and "?" not in turn.text:
+                announced = None
             continue
         if turn.role != "user":
             continue
@@ -2445,6 +2472,9 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         where = f"line {turn.line} of the session" if turn.line else "the session"
         cues = _turn_cues(own.own)
         sentences = _asides(_after_etc(_alone_adverbs(_sentences(own.own))))
+        carried, announced = announced, None
+        if carried is not None:
+            sentences = [carried[0], *sentences]
         changes, said = extractor.turn_changes(sentences, where)
         changed = {c.target for c in changes}
         found: list[_Candidate | None] = list(changes)
@@ -2487,14 +2517,25 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         found.append(confirmed)
         offered = None
         previous = own.own
-        for candidate in found:
-            if candidate is None or _said_otherwise(candidate, found):
-                continue
+        kept = [c for c in found if c is not None and not _said_otherwise(c, found)]
+        if carried is not None:
+            mine = carried[1]
+            if any(c.action == "modify" and c.target == mine["target"] for c in kept):
+                proposals.remove(mine)  # the announcement now carries what it becomes
+                seen.discard(("modify", fold(str(mine["text"] or ""))[0]))
+        for candidate in kept:
             key = (candidate.action, fold(candidate.text or candidate.target or "")[0])
             if key in seen:
                 continue
             seen.add(key)
             proposals.append(_proposal(candidate))
+            if (
+                candidate.action == "modify"
+                and len(kept) == 1
+                and sentences
+                and fold(candidate.text or "")[0].rstrip(".!") in fold(sentences[-1])[0]
+            ):
+                announced = (sentences[-1], proposals[-1])
     proposals.extend(
         _outcome_proposals(request.outcomes, request.sections, _session_language(request))
     )
