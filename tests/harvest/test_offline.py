@@ -3072,3 +3072,22 @@ def test_an_announced_change_takes_the_short_value_after_it() -> None:
     assert _short(_offline(said, memory=_memory(recurring=[entry]))) == [
         ("modify", "memory", "Recurring patterns", entry, "Eine Woche vorher, nicht drei Tage.")
     ]
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (
+            "eso, lo del changelog con el numero del issue, justo eso. hazlo asi siempre que "
+            "cierres un issue.",
+            "Lo del changelog con el numero del issue: hazlo asi siempre que cierres un issue.",
+        ),
+        (
+            "genau so, mit der Rechnungsnummer im Buchungstext. mach das ab jetzt immer so, bei "
+            "jeder Buchung.",
+            "Mit der Rechnungsnummer im Buchungstext: immer so, bei jeder Buchung.",
+        ),
+    ],
+)
+def test_keep_doing_that_takes_the_thing_praised_before_it(said: str, text: str) -> None:
+    assert [p["text"] for p in _offline(said)] == [text]

@@ -30,7 +30,9 @@ bien que tu…", "mir wäre lieber, du…", a habit to take, a promise asked: ``
 preference, standing unless about one thing; "versprich mir, dass …", asked and kept whole:
 ``promises``); a question asked for its answer even after "I told you" ("…, ou pas ?":
 ``open_questions``, never a request); a request taken back in the same turn ("… no wait, forget
-it": ``withdrawals``, the turn's requests before it dropped);
+it": ``withdrawals``, the turn's requests before it dropped); praise of what the agent just did,
+naming it ("genau so, mit der Rechnungsnummer im Buchungstext": ``praise``, the thing a "keep
+doing that" after it is about);
 what says the rule is known already ("same as always", "comme d'habitude", "wie immer":
 ``known``, with an entry or an active rule on the subject, a repeat); what the agent keeps
 doing in what it writes ("You hedge every sentence", "Tu mets des anglicismes partout", "Cada
@@ -86,6 +88,7 @@ _PATTERN_KEYS = (
     "question_tags",
     "open_questions",
     "withdrawals",
+    "praise",
     "polite",
     "hedges",
     "offers",
@@ -141,6 +144,7 @@ class Language:
     question_tags: tuple[re.Pattern[str], ...]
     open_questions: tuple[re.Pattern[str], ...]
     withdrawals: tuple[re.Pattern[str], ...]
+    praise: tuple[re.Pattern[str], ...]
     polite: tuple[re.Pattern[str], ...]
     hedges: tuple[re.Pattern[str], ...]
     offers: tuple[re.Pattern[str], ...]

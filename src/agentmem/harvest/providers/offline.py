@@ -2021,6 +2021,49 @@ def _provisional(sentences: list[str], found: list[_Candidate | None]) -> list[_
     return out
 
 
+#: A request that refers back to what the agent did ("hazlo así …", "mach das ab jetzt immer so").
+_BACK_REF = _shape(r"^(?:[a-z]+\s+){0,2}?(?:{back_refs})")
+
+
+def _with_praised_thing(
+    found: list[_Candidate | None], sentences: list[str]
+) -> list[_Candidate | None]:
+    """``found`` with a request that says to keep doing what the agent did ("hazlo así siempre
+    que cierres un issue") given the thing the sentence before praised, when that one named it
+    ("eso, lo del changelog con el número del issue, justo eso."): "Lo del changelog con el
+    número del issue: hazlo así siempre …"."""
+    out = list(found)
+    for i in range(1, len(out)):
+        candidate = out[i]
+        if candidate is None or candidate.action != "add" or out[i - 1] is not None:
+            continue
+        if ":" in (candidate.text or ""):
+            continue  # "continue comme ça, à chaque réponse : l'article …": it says its thing
+        praised = sentences[i - 1]
+        if "?" in praised or "¿" in praised:
+            continue
+        langs = markers.detect(fold(sentences[i])[0])
+        if not _BACK_REF.match(fold(sentences[i])[0]):
+            continue
+        folded, index = fold(praised)
+        spans = [
+            (index[m.start()], index[m.end()] if m.end() < len(index) else len(praised))
+            for p in _patterns(langs, "praise")
+            for m in p.finditer(folded)
+        ]
+        if not spans:
+            continue
+        thing = praised
+        for start, end in sorted(spans, reverse=True):
+            thing = thing[:start] + " " + thing[end:]
+        thing = " ".join(thing.split()).strip(" ,.;:!")
+        if len(markers.words(fold(thing)[0])) < 3:
+            continue
+        text = _joined(thing[:1].upper() + thing[1:], ": ", candidate.text or "")
+        out[i] = dataclasses.replace(candidate, text=text)
+    return out
+
+
 def _withdrawn(sentences: list[str], found: list[_Candidate | None]) -> list[_Candidate | None]:
     """``found`` without the requests a later sentence of the turn takes back ("… pon siempre
     el IVA desglosado… no, espera, olvídalo, eso lo decide cada cliente")."""
@@ -2510,6 +2553,7 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         by_sentence = _after_own_habit(by_sentence, sentences, extractor, where)
         by_sentence = _provisional(sentences, by_sentence)
         by_sentence = _withdrawn(sentences, by_sentence)
+        by_sentence = _with_praised_thing(by_sentence, sentences)
         found += _with_their_object(by_sentence, sentences)
         confirmed = extractor.confirmed(offered, own.own, where, cues)
         if confirmed is None and not any(found):
