@@ -3091,3 +3091,12 @@ def test_an_announced_change_takes_the_short_value_after_it() -> None:
 )
 def test_keep_doing_that_takes_the_thing_praised_before_it(said: str, text: str) -> None:
     assert [p["text"] for p in _offline(said)] == [text]
+
+
+def test_the_holdout_is_the_newest_blind_set_and_never_shown() -> None:
+    bench = _benchmark()
+    newest = max((n for n in bench.SETS if n.startswith("blind")), key=lambda n: int(n[5:] or 1))
+    assert newest == bench.HOLDOUT  # the helper writing the next set moves it
+    with pytest.raises(SystemExit) as refused:
+        bench.main(["--set", bench.HOLDOUT, "--show"])
+    assert refused.value.code == 2
