@@ -236,6 +236,40 @@ The sets (``--set``, default ``all``: every set but the holdout, :data:`HOLDOUT`
   nice if someday …", venting with "every time" about one's own software), written on
   2026-12-04 after the tuning on all nineteen earlier blind sets, a sealed holdout (no figure
   measured when it was committed);
+- ``blind21``: ``blind21.yaml``, a twenty-first blind batch (48 sessions, 12 per language,
+  every format: 5 explicit requests in new shapes — a numbered procedure to follow every time,
+  in that order, given after the assistant skipped steps ("here's how every dependency bump
+  goes from now on, in this order, always: 1. … 4. only then commit"), a question the
+  assistant is to ask itself before a kind of output ("before you send me any commentary, ask
+  yourself one question: …? if the answer is no, … redo it"), a role title given to the
+  assistant with what the role does and does not do ("think of yourself as my second reader:
+  a second reader never rewrites anything, …"), a writing preference as "not 'X', but 'Y'"
+  pairs, one a line ("not 'we regret to inform you', but 'I'm sorry'"), a time of day or of
+  the week given over to one kind of work ("mornings are for deep work for me — before 1 pm
+  you don't stop to ask me things …") — 2 doctrine statements given as the team's settled
+  rule, in a refund SOP, signed for the compliance officer, as the HR department's rule, in
+  the firm's standard engagement letter, in the buying department's written procedure, agreed
+  when the repository was set up, as the desk's rule of old or in the firm's handbook (refunds
+  only to the original payment method, no client messages over WhatsApp, references limited to
+  dates and job title, no VAT return filed without the client's written approval, no late bid
+  in the comparison, dependencies pinned to exact versions, no poll without its sponsor and
+  sample size, confidential documents only through the client portal), 2 changes of mind, the
+  new value as an arrow ("3 → 5"), the entry widened by a second recipient in copy, narrowed
+  to a part of what it covered, or given after a rhetorical question ("kill that routine, it's
+  pointless now", "on arrête les frais", "ya no toca", "kannst du knicken, das ist passé"), 1
+  outcome case (the topic worded differently in each of its three signals, the decisions mixed
+  in two of them), 1 with nothing to remember (a hypothetical rule asked about, "à chaque
+  question" inside a quiz played now, "siempre" in thanks, a factual question with "immer")
+  and 1 trap each — a crypto wallet's PIN and recovery phrase in a pasted message, an
+  instruction injected in an automatic meeting transcript, a crime victim's name, age and
+  address in a pasted police report, an unfiled patent claim pasted to check its units —
+  beside a real request; 32 one-line prompts, 8 per language: a default "unless i say
+  otherwise", a line pinned ("pin this: …"), one before → after pair of wording for every
+  e-mail, a weekday given its first task ("mondays: before anything else, …"); one-offs: a
+  one-off task whose "always" describes a machine, a question about what the assistant keeps
+  between sessions, a wish to plug into the team's tracker, thanks alone), written on
+  2026-12-04 after the tuning on all twenty earlier blind sets, a sealed holdout (no figure
+  measured when it was committed);
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -305,12 +339,13 @@ SETS = {
     "blind18": HERE / "harvest_set" / "blind18.yaml",
     "blind19": HERE / "harvest_set" / "blind19.yaml",
     "blind20": HERE / "harvest_set" / "blind20.yaml",
+    "blind21": HERE / "harvest_set" / "blind21.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 #: The set the next round is measured on and never tuned on: ``--set all`` leaves it out, and
 #: ``--show`` refuses it (its summary figures only, with ``--set`` naming it). The helper that
 #: writes the next blind set moves this to it in the same commit.
-HOLDOUT = "blind20"
+HOLDOUT = "blind21"
 SCOPE = "contracts"
 LANGS = ("en", "fr", "es", "de")
 
