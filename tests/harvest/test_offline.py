@@ -3100,3 +3100,45 @@ def test_the_holdout_is_the_newest_blind_set_and_never_shown() -> None:
     with pytest.raises(SystemExit) as refused:
         bench.main(["--set", bench.HOLDOUT, "--show"])
     assert refused.value.code == 2
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (  # "we" before a colon: what follows is the team's
+            "take the email out. it's literally the first thing we tell every new hire at "
+            "onboarding: no personal data in logs, ever.",
+            "No personal data in logs, ever.",
+        ),
+        (
+            "Au cabinet, c'est une clause qu'on impose dans tous les contrats SaaS, sans "
+            "exception : une clause de réversibilité, avec restitution des données.",
+            "Une clause de réversibilité, avec restitution des données.",
+        ),
+        (
+            "das ist eine Klausel, die wir als Einkaufsteam jedem Lieferanten in den Vertrag "
+            "schreiben: vor der ersten Bestellung ist unser Verhaltenskodex unterschrieben.",
+            "Vor der ersten Bestellung ist unser Verhaltenskodex unterschrieben.",
+        ),
+    ],
+)
+def test_a_rule_after_the_teams_we_and_a_colon_is_doctrine(said: str, text: str) -> None:
+    assert [(p["route"], p["text"]) for p in _offline(said)] == [("doctrine", text)]
+
+
+@pytest.mark.parametrize(
+    ("said", "routes"),
+    [
+        ("do you actually remember what i told you last week about the staging server?", []),
+        ("estaria bien que algun dia pudieras escuchar tambien los audios de whatsapp", []),
+        (  # a bargain is the person's, "wir" or not
+            "machen wir einen Deal: ich schau nicht mehr hin, und du fasst meine Überschriften "
+            "nie an.",
+            ["memory"],
+        ),
+    ],
+)
+def test_a_memory_question_a_someday_wish_or_a_bargain_is_no_team_rule(
+    said: str, routes: list[str]
+) -> None:
+    assert [p["route"] for p in _offline(said)] == routes
