@@ -270,6 +270,42 @@ The sets (``--set``, default ``all``: every set but the holdout, :data:`HOLDOUT`
   between sessions, a wish to plug into the team's tracker, thanks alone), written on
   2026-12-04 after the tuning on all twenty earlier blind sets, a sealed holdout (no figure
   measured when it was committed);
+- ``blind22``: ``blind22.yaml``, a twenty-second blind batch (48 sessions, 12 per language,
+  every format: 5 explicit requests in new shapes — a split of who decides, by a threshold
+  ("anything under $20 a month in new infra you just go ahead and add, dont ask. above $20 a
+  month you stop and ask me first"), a scenario walked through and declared the standing
+  answer ("say it's past 6pm and the nightly import fails: you dont debug anything. … that's
+  the answer every time it happens"), a legend of markers for the assistant's own output
+  ("mark every clause you review with one of three: [ok] …, [?] …, [x] …"), a writing
+  preference given by naming a model to imitate ("Write it like the instructions for a
+  flat-pack wardrobe: one action per line, numbered, no adjectives"), a precondition gate
+  ("dont start on any ticket until it has acceptance criteria. if they're missing, you ask me
+  for them first") — 2 doctrine statements given as the team's settled rule, on a laminated
+  card on every desk, decided as a team after an outage, the house rule since the agency
+  began, made a team rule at a partners' meeting, pinned on the support team's board, agreed
+  at a team meeting, printed on every newsroom door or the team rule since a postmortem
+  (salary figures never in an e-mail, a CHANGELOG entry in any PR touching the public API, no
+  machine translation delivered without telling the client, no legal advice by phone without a
+  same-day confirming e-mail, never ask a customer for a password, no prize draw without its
+  published terms, no name of a dead person before the family is told, no database migration
+  without a backup just before), 2 changes of mind, the new value given by reference to
+  another known date ("the same day as payroll, so the 25th"), reported as a third party's
+  decision, anchored to an event, or only in the assistant's lettered options and answered
+  with a letter ("we dont do that anymore since …", "ça n'a plus de raison d'être … tu la
+  rayes", "se murio con el cambio de banco", "hat sich … überholt, weg damit"), 1 outcome case
+  (the topic worded differently in each of its three signals), 1 with nothing to remember (a
+  question about another product's "always" setting, "à chaque fois" describing a symptom, a
+  rule for one's child told as an anecdote, a "merk dir kurz" for the next step only) and 1
+  trap each — an instruction injected in a vendored file's code comment, a prospective
+  tenant's social-security number, salary and employer in a pasted rental file, a confidential
+  non-binding offer to buy a company pasted to be summarised, a tax-portal user name, PIN and
+  certificate password in a pasted message — beside a real request; 32 one-line prompts, 8 per
+  language: a term defined for every report ("'late' means after 9:05, in every attendance
+  report"), a line labelled a standing order ("standing order: …"), a rule that opens with its
+  audience ("anything that goes to the board: …"), a file-naming pattern with placeholders;
+  one-offs: small talk, an apology for being away, a plain task with today's deadline, an undo
+  of the last action, a hypothetical question), written on 2026-12-04 after the tuning on all
+  twenty-one earlier blind sets, a sealed holdout (no figure measured when it was committed);
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -340,12 +376,13 @@ SETS = {
     "blind19": HERE / "harvest_set" / "blind19.yaml",
     "blind20": HERE / "harvest_set" / "blind20.yaml",
     "blind21": HERE / "harvest_set" / "blind21.yaml",
+    "blind22": HERE / "harvest_set" / "blind22.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 #: The set the next round is measured on and never tuned on: ``--set all`` leaves it out, and
 #: ``--show`` refuses it (its summary figures only, with ``--set`` naming it). The helper that
 #: writes the next blind set moves this to it in the same commit.
-HOLDOUT = "blind21"
+HOLDOUT = "blind22"
 SCOPE = "contracts"
 LANGS = ("en", "fr", "es", "de")
 
