@@ -39,11 +39,21 @@ def _memory(**sections: list[str]) -> str:
 
 
 def _offline(*said: str, memory: str = "", rules: tuple[str, ...] = ()) -> list[dict]:
-    turns = [Turn("user", text, i) for i, text in enumerate(said, start=1)]
+    """What the offline extractor proposes for the person's turns ``said`` (the assistant silent)."""
+    return _conversation(memory or _memory(), *(("user", text) for text in said), rules=rules)
+
+
+def _conversation(memory: str, *turns: tuple[str, str], rules: tuple[str, ...] = ()) -> list[dict]:
+    """What the offline extractor proposes for a session of ``(role, text)`` turns."""
     request = HarvestRequest(
         person="alice",
-        transcript=Transcript(Path("s.md"), "text", "s1", turns),
-        memory_text=memory or _memory(),
+        transcript=Transcript(
+            Path("s.md"),
+            "text",
+            "s1",
+            [Turn(role, text, i) for i, (role, text) in enumerate(turns, start=1)],
+        ),
+        memory_text=memory,
         doctrine_text="",
         sections=SECTIONS,
         max_proposals=6,
@@ -3027,25 +3037,6 @@ def test_a_change_by_unit_by_obsolescence_or_from_a_day_on(
 ) -> None:
     (proposal,) = _offline(said, memory=_memory(recurring=[entry]))
     assert (proposal["action"], proposal["target"], proposal["text"]) == (found[0], entry, found[1])
-
-
-def _conversation(memory: str, *turns: tuple[str, str]) -> list[dict]:
-    request = HarvestRequest(
-        person="alice",
-        transcript=Transcript(
-            Path("s.md"),
-            "text",
-            "s1",
-            [Turn(role, text, i) for i, (role, text) in enumerate(turns, start=1)],
-        ),
-        memory_text=memory,
-        doctrine_text="",
-        sections=SECTIONS,
-        max_proposals=6,
-        scope="contracts",
-        model="m",
-    )
-    return harvest(request).proposals
 
 
 def test_a_change_announced_asked_about_and_said_in_the_next_turn_is_one_modify() -> None:
