@@ -3133,3 +3133,97 @@ def test_a_memory_question_a_someday_wish_or_a_bargain_is_no_team_rule(
     said: str, routes: list[str]
 ) -> None:
     assert [p["route"] for p in _offline(said)] == routes
+
+
+@pytest.mark.parametrize(
+    ("said", "text", "section"),
+    [
+        (
+            "ok, for every new service we set up, in this order, from now on:\n"
+            "1. a health check endpoint\n2. the dashboards\n3. only then the alerts",
+            "For every new service we set up, in this order, from now on: 1. a health check"
+            " endpoint; 2. the dashboards; 3. only then the alerts.",
+            "Recurring patterns",
+        ),
+        (
+            "So nicht. Bei jedem neuen Server ab jetzt in dieser Reihenfolge:\n"
+            "1. zuerst die Firewall\n2. dann die Benutzer\n3. erst danach die Dienste",
+            "Bei jedem neuen Server ab jetzt in dieser Reihenfolge: 1. zuerst die Firewall;"
+            " 2. dann die Benutzer; 3. erst danach die Dienste.",
+            "Recurring patterns",
+        ),
+        (
+            "demasiado rigido. lo quiero asi, en todo lo que escribas para mí:\n"
+            "no «lamentamos comunicarle», sino «lo siento»\n"
+            "no «a la mayor brevedad», sino el dia concreto",
+            "Lo quiero asi, en todo lo que escribas para mí: no «lamentamos comunicarle»,"
+            " sino «lo siento»; no «a la mayor brevedad», sino el dia concreto.",
+            "Writing style",
+        ),
+    ],
+)
+def test_numbered_steps_or_lines_after_a_standing_colon_are_one_entry(
+    said: str, text: str, section: str
+) -> None:
+    assert _short(_offline(said)) == [("add", "memory", section, None, text)]
+
+
+@pytest.mark.parametrize(
+    ("task", "did", "said", "text"),
+    [
+        (
+            "write the release notes for 4.2",
+            "Here are the release notes, three pages covering every change.",
+            "way too long. release notes fit on one screen: you put the three biggest changes"
+            " first and link the rest. for every release, not just this one.",
+            "Release notes fit on one screen: you put the three biggest changes first and link"
+            " the rest. for every release, not just this one.",
+        ),
+        (
+            "revisa el presupuesto de la reforma",
+            "He cambiado dos partidas y he escrito al contratista.",
+            "para. tu eres mi revisor, no mi jefe de obra: un revisor no escribe a nadie, me"
+            " marca cada partida dudosa. ese es tu papel con todos los presupuestos que te pase.",
+            "Tu eres mi revisor, no mi jefe de obra: un revisor no escribe a nadie, me marca"
+            " cada partida dudosa. ese es tu papel con todos los presupuestos que te pase.",
+        ),
+        (
+            "answer the supplier about the late pallets",
+            "Done, I told them we accept the delay.",
+            "no. you never accept a delay in writing without asking me. you draft the reply and"
+            " leave it in my inbox. for every supplier, from now on.",
+            "You never accept a delay in writing without asking me. you draft the reply and"
+            " leave it in my inbox. for every supplier, from now on.",
+        ),
+    ],
+)
+def test_a_closing_widening_to_every_one_of_a_kind_makes_what_came_before_it_the_request(
+    task: str, did: str, said: str, text: str
+) -> None:
+    proposals = _conversation(_memory(), ("user", task), ("assistant", did), ("user", said))
+    assert [(p["action"], p["text"]) for p in proposals] == [("add", text)]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # the first turn of a session: the widening is the task's own ("à chaque question")
+        (
+            (
+                "user",
+                "je viens d'arriver. fais-moi un quiz de trois questions sur le module de paie."
+                " à chaque question tu attends ma réponse.",
+            ),
+        ),
+        # an occasion word ("à chaque fois") widens no request
+        (
+            ("user", "ouvre le logiciel de paie"),
+            ("assistant", "Ouvert."),
+            ("user", "il a encore planté. à chaque fois."),
+        ),
+    ],
+)
+def test_no_widening_without_the_agents_work_or_by_an_occasion_word(
+    turns: tuple[tuple[str, str], ...],
+) -> None:
+    assert _conversation(_memory(), *turns) == []

@@ -73,6 +73,7 @@ _SCOPE_SECTION = "Priorities & scope"
 # A sentence ends at . ! ? or a line end, except after an abbreviation or an initial.
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 _ABBREVIATIONS = _shape("{abbreviations}")
+_LIST_NUMBER = re.compile(r"\d{1,2}[.)]")
 #: Abbreviations that end no sentence only before a figure ("no. 5", "art. 3").
 _NUMBERED = _shape("{numbered_abbreviations}")
 #: A day's dot before its month ends no sentence ("Freitag, 18. Dezember 2026").
@@ -101,6 +102,8 @@ def _sentences(text: str) -> list[str]:
         pending = f"{pending} {piece}".strip() if pending else piece
         last = pending.rsplit(None, 1)[-1].rstrip(".").casefold()
         following = pieces[i + 1] if i + 1 < len(pieces) else ""
+        if _LIST_NUMBER.fullmatch(pending) and following:
+            continue  # "1. read the changelog": a step's number opens its line
         if _NUMBERED.fullmatch(last) and not following[:1].isdigit():
             pass
         elif pending.endswith(".") and (
@@ -1965,7 +1968,32 @@ def _after_own_habit(
     return out
 
 
-_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_BULLET = re.compile(r"^\s*(?:[-*•\u2023]|\d+[.)])\s+")
+#: An item of an ordered list, or a line of a list given one a line (:func:`_one_a_line`): the
+#: items make one entry together (steps in their order, a set of wording pairs).
+_TOGETHER = re.compile(r"^\s*(?:\u2023|\d+[.)])\s+")
+_LINE_MARK = "\u2023 "
+
+
+def _one_a_line(text: str) -> str:
+    """``text`` with the lines that follow a line ending in a colon marked as a list's items
+    ("Here's what I mean, for every reply:" + "not 'we regret …', but 'I'm sorry'" + …), when
+    there are two or more and none is marked already; a blank line ends the list."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        out.append(lines[i])
+        if lines[i].rstrip().endswith(":"):
+            j = i + 1
+            while j < len(lines) and lines[j].strip() and not _BULLET.match(lines[j]):
+                j += 1
+            if j - i > 2 and (j == len(lines) or not lines[j].strip()):
+                out.extend(_LINE_MARK + line.strip() for line in lines[i + 1 : j])
+                i = j
+                continue
+        i += 1
+    return "\n".join(out)
 
 
 def _under_heading(
@@ -1986,7 +2014,10 @@ def _under_heading(
             continue
         lead = _clean(said.rstrip(" :"), None)
         j = i + 1
-        while j < len(sentences) and _BULLET.match(sentences[j]):
+        together = all(_TOGETHER.match(s) for s in sentences[i + 1 : i + 3])
+        if together:
+            j = _together(out, sentences, i, lead, sections, where)
+        while not together and j < len(sentences) and _BULLET.match(sentences[j]):
             item = _BULLET.sub("", sentences[j]).strip()
             folded = fold(item)[0]
             candidate = out[j]
@@ -2001,6 +2032,100 @@ def _under_heading(
         before = out[i]
         if j > i + 1 and before is not None and before.action == "add":
             out[i] = None
+    return out
+
+
+def _together(
+    out: list[_Candidate | None],
+    sentences: list[str],
+    i: int,
+    lead: str,
+    sections: tuple[str, ...],
+    where: str,
+) -> int:
+    """The items after heading ``i`` as ONE entry (the heading's words, then the items in
+    their order), set on the first item in ``out``; the others say nothing of their own.
+    Returns the index after the last item."""
+    j = i + 1
+    items = []
+    while j < len(sentences) and _TOGETHER.match(sentences[j]):
+        item = sentences[j].strip()
+        if item.startswith(_LINE_MARK.strip()):
+            item = _BULLET.sub("", item)
+        items.append(item.rstrip(" .;,"))
+        out[j] = None
+        j += 1
+    text = _joined(lead, ": ", "; ".join(items) + ".")
+    # the heading says what the items are for ("1. … 2. then …" is no dependency of rules)
+    section = _section_for(lead, sections, markers.detect(fold(text)[0]))
+    if _WRITING in sections and sum(bool(_QUOTE.search(x)) for x in items) * 2 > len(items):
+        section = _WRITING  # "not 'we regret …', but 'I'm sorry'": wordings, one a line
+    out[i + 1] = _Candidate("add", "memory", section, None, text, f"asked in {where}")
+    return j
+
+
+#: What widens a turn's words to every one of a kind ("every morning", "todas las PR").
+_EVERY_ONE = _shape(r"\b(?:{quantifiers})\s+(?!(?:{time_words})\b)[\w-]+")
+
+
+def _closed_by_scope(
+    found: list[_Candidate | None],
+    sentences: list[str],
+    sections: tuple[str, ...],
+    where: str,
+    reacting: bool,
+) -> list[_Candidate | None]:
+    """``found`` with one request more when a turn that answers the agent's work
+    (``reacting``) closes on a short sentence widening what came just before it to every one
+    of a kind ("every morning, not just today", "para todas las PR que abras, siempre", "das
+    ist deine Rolle bei jedem Angebot, das ich dir gebe") and those sentences (two at most)
+    said no request of their own: they are the request, with the closing words; after a
+    request said just before them, they are its end ("Por defecto, … de usted. Solo si … le
+    tuteamos. Para todos los tickets, no solo este.")."""
+    last = len(sentences) - 1
+    if not reacting or last < 1:
+        return found
+    closer = sentences[last].strip()
+    folded = fold(closer)[0]
+    own = found[last]
+    if own is not None and not (
+        own.action == "add"
+        and len(markers.words(fold(own.text or "")[0])) <= 6
+        and fold(own.text or "")[0].rstrip(".!") in folded
+    ):
+        return found  # the closing sentence asks something of its own ("For every supplier.")
+    if (
+        "?" in closer
+        or len(markers.words(folded)) > 12
+        or not _EVERY_ONE.search(folded)
+        or _OF_A_COLLECTION.search(folded)
+        or any_match(_patterns(markers.detect(folded), "team"), folded)
+    ):
+        return found  # (what the team does, "wir arbeiten jetzt … für alle Verträge", is news)
+    block: list[int] = []
+    for k in (last - 1, last - 2):
+        if k < 0 or found[k] is not None:
+            break
+        if len(markers.words(fold(sentences[k])[0])) > 3:
+            block.insert(0, k)
+    start = block[0] if block else last
+    before = found[start - 1] if start > 0 else None
+    if not block and before is None:
+        return found
+    said = " ".join(sentences[k].strip() for k in [*block, last])
+    out = list(found)
+    out[last] = None
+    if before is not None and before.action == "add" and before.route == "memory" and before.text:
+        if folded.rstrip(" .!") in fold(before.text)[0]:
+            return found  # its words are in the request already
+        text = _clean(f"{before.text.rstrip('.!')}. {said}", None)
+        out[start - 1] = dataclasses.replace(before, text=text)
+        return out
+    if not block:
+        return found
+    text = _clean(said, None)
+    section = _section_for(text, sections, markers.detect(fold(text)[0]))
+    out[block[0]] = _Candidate("add", "memory", section, None, text, f"asked in {where}")
     return out
 
 
@@ -2514,7 +2639,7 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         own = split_own(turn.text)
         where = f"line {turn.line} of the session" if turn.line else "the session"
         cues = _turn_cues(own.own)
-        sentences = _asides(_after_etc(_alone_adverbs(_sentences(own.own))))
+        sentences = _asides(_after_etc(_alone_adverbs(_sentences(_one_a_line(own.own)))))
         carried, announced = announced, None
         if carried is not None:
             sentences = [carried[0], *sentences]
@@ -2551,6 +2676,9 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         by_sentence = _with_why_asked(_with_exception(by_sentence, sentences), sentences)
         by_sentence = _under_heading(by_sentence, sentences, request.sections, where)
         by_sentence = _after_own_habit(by_sentence, sentences, extractor, where)
+        by_sentence = _closed_by_scope(
+            by_sentence, sentences, request.sections, where, offered is not None
+        )
         by_sentence = _provisional(sentences, by_sentence)
         by_sentence = _withdrawn(sentences, by_sentence)
         by_sentence = _with_praised_thing(by_sentence, sentences)
