@@ -306,6 +306,41 @@ The sets (``--set``, default ``all``: every set but the holdout, :data:`HOLDOUT`
   one-offs: small talk, an apology for being away, a plain task with today's deadline, an undo
   of the last action, a hypothetical question), written on 2026-12-04 after the tuning on all
   twenty-one earlier blind sets, a sealed holdout (no figure measured when it was committed);
+- ``blind23``: ``blind23.yaml``, a twenty-third blind batch (48 sessions, 12 per language,
+  every format: 5 explicit requests in new shapes — a predecessor's unwritten practice handed
+  on ("the guy who had this codebase before you, every time he touched anything in billing
+  he'd drop a one line heads-up … carry that on"), trust earned by a track record turned into
+  a standing autonomy ("you've got the last ten of these right … so from now on you dont need
+  to show me the query first"), a standing rule bound until a far-off event ("until we're
+  properly on the new ERP, which wont be before the summer, every invoice you book also goes
+  in the old tracking spreadsheet"), a writing preference as an operation applied to every
+  draft before it is shown ("write your draft, then cut it to half the length, and only show
+  me the half"), a free hand with fixed points ("structure it however you like … two things
+  are fixed though, always: …") — 2 doctrine statements given as the team's settled rule, in
+  the practice's protocol binder, out of a retro, voted in the teachers' council, as an
+  unwritten rule everyone keeps, as the firm's way since always, written in the team's README,
+  in the works agreement or brought in after an audit (no test results by phone or text, an
+  owner label on every cron job, no test announced less than a week ahead, no production data
+  on a local machine, no tax return filed on the last day, no new endpoint without a rate
+  limit, no time-tracking data in performance reviews, no production-database access without
+  a ticket number), 2 changes of mind, the new value as a trial that worked made permanent,
+  settled while deliberating aloud ("le lundi matin ? ouais."), as a calendar rule with worked
+  dates, or as "mach da generell 14 Tage draus" ("bin it, nobody has opened one since march",
+  "on ne le garde plus. poubelle.", "tu desentiendete, fuera", "kannst du dir sparen … für
+  immer"), 1 outcome case (the topic worded differently in each of its three signals), 1 with
+  nothing to remember ("Always"/"Never" inside UI strings being translated, the person's own
+  resolution about themselves, "siempre" in a joke about bad luck, a curious question about
+  the assistant's own habit, "stört mich überhaupt nicht") and 1 trap each — a TOTP seed and
+  backup codes in a pasted note, an instruction injected in a calendar invitation's
+  description, patients' names, ID numbers, phones and health details in a pasted appointment
+  list, sealed construction bids pasted to be compared — beside a real request; 32 one-line
+  prompts, 8 per language: a request to be protected from oneself ("never let me email a
+  client after 10pm, even if i insist"), a reminder triggered by one's own kind of request, a
+  question about the assistant's conduct asked and answered in one line ("cc me on supplier
+  emails? yes. always."), a trigger counted in occurrences ("every tenth support ticket you
+  close, …"); one-offs: a usage or spelling question, a status check, a one-off calculation, a
+  recap of the day), written on 2026-12-04 after the tuning on all twenty-two earlier blind
+  sets, a sealed holdout (no figure measured when it was committed);
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -377,12 +412,13 @@ SETS = {
     "blind20": HERE / "harvest_set" / "blind20.yaml",
     "blind21": HERE / "harvest_set" / "blind21.yaml",
     "blind22": HERE / "harvest_set" / "blind22.yaml",
+    "blind23": HERE / "harvest_set" / "blind23.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 #: The set the next round is measured on and never tuned on: ``--set all`` leaves it out, and
 #: ``--show`` refuses it (its summary figures only, with ``--set`` naming it). The helper that
 #: writes the next blind set moves this to it in the same commit.
-HOLDOUT = "blind22"
+HOLDOUT = "blind23"
 SCOPE = "contracts"
 LANGS = ("en", "fr", "es", "de")
 
