@@ -3227,3 +3227,43 @@ def test_no_widening_without_the_agents_work_or_by_an_occasion_word(
     turns: tuple[tuple[str, str], ...],
 ) -> None:
     assert _conversation(_memory(), *turns) == []
+
+
+def test_a_scenario_closed_by_thats_the_answer_every_time_is_one_request() -> None:
+    proposals = _conversation(
+        _memory(),
+        ("user", "the backup job failed, what happened"),
+        ("assistant", "It timed out at 02:10. Want me to dig into the storage driver?"),
+        (
+            "user",
+            "no. say the backup fails at night: you dont dig into anything. you rerun it once"
+            " and if it fails again you page the on-call. that's the answer every time it happens.",
+        ),
+    )
+    assert [p["text"] for p in proposals] == [
+        "Say the backup fails at night: you dont dig into anything. you rerun it once and if it"
+        " fails again you page the on-call. that's the answer every time it happens."
+    ]
+
+
+def test_nothing_is_asked_when_every_time_only_says_what_happens() -> None:
+    turns = (("user", "open the payroll tool"), ("assistant", "Opened."))
+    said = ("user", "it crashed again. that's how it goes every time.")
+    assert _conversation(_memory(), *turns, said) == []
+
+
+def test_a_request_on_if_it_takes_the_sentence_that_names_it() -> None:
+    proposals = _conversation(
+        _memory(),
+        ("user", "mach die Abrechnung für März"),
+        ("assistant", "Fertig, Stand heute."),
+        (
+            "user",
+            "Stand heute hilft mir nicht. fang keine Abrechnung an, bevor du die Stundenliste"
+            " hast. wenn sie fehlt, fragst du mich zuerst, bevor du irgendwas rechnest.",
+        ),
+    )
+    assert [p["text"] for p in proposals] == [
+        "Fang keine Abrechnung an, bevor du die Stundenliste hast. Wenn sie fehlt, fragst du"
+        " mich zuerst, bevor du irgendwas rechnest."
+    ]

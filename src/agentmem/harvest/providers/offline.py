@@ -2066,6 +2066,11 @@ def _together(
 
 #: What widens a turn's words to every one of a kind ("every morning", "todas las PR").
 _EVERY_ONE = _shape(r"\b(?:{quantifiers})\s+(?!(?:{time_words})\b)[\w-]+")
+#: What points back at the words before it ("that's the answer …", "so machst du das …").
+_POINTS_BACK = _shape(r"^(?:{back_pointers})\b")
+_YOU = _shape(r"\b(?:{you})\b")
+#: A condition on what the sentence before named ("if they're missing", "s'il manque").
+_IF_IT = _shape(r"^(?:{if_it})")
 
 
 def _closed_by_scope(
@@ -2094,14 +2099,23 @@ def _closed_by_scope(
         and fold(own.text or "")[0].rstrip(".!") in folded
     ):
         return found  # the closing sentence asks something of its own ("For every supplier.")
-    if (
-        "?" in closer
-        or len(markers.words(folded)) > 12
-        or not _EVERY_ONE.search(folded)
-        or _OF_A_COLLECTION.search(folded)
-        or any_match(_patterns(markers.detect(folded), "team"), folded)
-    ):
-        return found  # (what the team does, "wir arbeiten jetzt … für alle Verträge", is news)
+    size = len(markers.words(folded))
+    langs = markers.detect(folded)
+    # (what the team does, "wir arbeiten jetzt … für alle Verträge", is news)
+    widening = (
+        size <= 12
+        and _EVERY_ONE.search(folded) is not None
+        and any_match(_patterns(langs, "team"), folded) is None
+    )
+    # "that's the answer every time it happens", "so machst du das jedes Mal": what the agent
+    # was just told to do, said to hold each time
+    pointing = (
+        size <= 14
+        and _POINTS_BACK.match(folded) is not None
+        and any_match(_patterns(langs, "standing"), folded) is not None
+    )
+    if "?" in closer or _OF_A_COLLECTION.search(folded) or not (widening or pointing):
+        return found
     block: list[int] = []
     for k in (last - 1, last - 2):
         if k < 0 or found[k] is not None:
@@ -2112,6 +2126,9 @@ def _closed_by_scope(
     before = found[start - 1] if start > 0 else None
     if not block and before is None:
         return found
+    told = [*block, start - 1] if before is not None else block
+    if not widening and not any(_YOU.search(fold(sentences[k])[0]) for k in [*told, last]):
+        return found  # "it crashed again. that's how it goes every time": nothing asked
     said = " ".join(sentences[k].strip() for k in [*block, last])
     out = list(found)
     out[last] = None
@@ -2126,6 +2143,37 @@ def _closed_by_scope(
     text = _clean(said, None)
     section = _section_for(text, sections, markers.detect(fold(text)[0]))
     out[block[0]] = _Candidate("add", "memory", section, None, text, f"asked in {where}")
+    return out
+
+
+def _with_what_it_names(
+    found: list[_Candidate | None], sentences: list[str]
+) -> list[_Candidate | None]:
+    """``found`` with a request that opens on a condition about what the sentence before it
+    named ("s'il manque, tu me le demandes d'abord", "wenn er fehlt, fragst du mich zuerst")
+    said together with that sentence, which names it ("tu ne commences aucune traduction
+    tant que tu n'as pas le glossaire du client")."""
+    out = list(found)
+    for i in range(1, len(sentences)):
+        candidate = out[i]
+        if candidate is None or candidate.action != "add" or not candidate.text:
+            continue
+        if not _IF_IT.match(fold(sentences[i].strip())[0]):
+            continue
+        before = out[i - 1]
+        if before is None:
+            said = sentences[i - 1].strip()
+            if "?" in said or len(markers.words(fold(said)[0])) <= 3:
+                continue
+            out[i - 1] = dataclasses.replace(
+                candidate, text=_clean(f"{said} {candidate.text}", None)
+            )
+        elif before.action == "add" and before.route == candidate.route and before.text:
+            text = _clean(f"{before.text.rstrip('.!')}. {candidate.text}", None)
+            out[i - 1] = dataclasses.replace(before, text=text)
+        else:
+            continue
+        out[i] = None
     return out
 
 
@@ -2427,8 +2475,8 @@ def _topic_words(
 ) -> dict[str, str]:
     """``{folded: as written}`` of the words of a suggestion that may name its topic: not its
     first word (the verb), not a name (a capital inside the sentence; in German, where every
-    noun has one, only a short one without its article), not a common or generic word, four
-    letters or more."""
+    noun has one, only a short one without its article), not a common or generic word, three
+    letters or more ("log", "API")."""
     common = _common_words()
     out: dict[str, str] = {}
     previous = ""
@@ -2436,7 +2484,7 @@ def _topic_words(
         word = re.sub(r"^\w'", "", m.group(0)).strip("'-")  # l'exception → exception
         folded = fold(word)[0]
         after, previous = previous, folded
-        if i == 0 or len(word) < 4 or folded in common or folded in generic:
+        if i == 0 or len(word) < 3 or folded in common or folded in generic:
             continue
         named = word[0].isupper() and not suggestion[: m.start()].rstrip().endswith((".", ":"))
         # in German a noun after its article is no name ("aus dem Glossar des Kunden")
@@ -2679,6 +2727,7 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         by_sentence = _closed_by_scope(
             by_sentence, sentences, request.sections, where, offered is not None
         )
+        by_sentence = _with_what_it_names(by_sentence, sentences)
         by_sentence = _provisional(sentences, by_sentence)
         by_sentence = _withdrawn(sentences, by_sentence)
         by_sentence = _with_praised_thing(by_sentence, sentences)
