@@ -3267,3 +3267,11 @@ def test_a_request_on_if_it_takes_the_sentence_that_names_it() -> None:
         "Fang keine Abrechnung an, bevor du die Stundenliste hast. Wenn sie fehlt, fragst du"
         " mich zuerst, bevor du irgendwas rechnest."
     ]
+
+
+def test_lines_under_a_plain_heading_stay_requests_of_their_own() -> None:
+    said = "Some notes:\nalways use tabs in the makefile\nnever put secrets in the yaml files"
+    assert [p["text"] for p in _offline(said)] == [
+        "Always use tabs in the makefile.",
+        "Never put secrets in the yaml files.",
+    ]

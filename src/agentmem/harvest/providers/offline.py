@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentmem.doctrine.conflicts import FRENCH_CLOSERS, NEGATIONS
@@ -1968,36 +1969,47 @@ def _after_own_habit(
     return out
 
 
-_BULLET = re.compile(r"^\s*(?:[-*•\u2023]|\d+[.)])\s+")
-#: An item of an ordered list, or a line of a list given one a line (:func:`_one_a_line`): the
-#: items make one entry together (steps in their order, a set of wording pairs).
-_TOGETHER = re.compile(r"^\s*(?:\u2023|\d+[.)])\s+")
-_LINE_MARK = "\u2023 "
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+#: An item of an ordered list: its items make one entry together (steps in their order), as
+#: the lines of a list given one a line do (:func:`_one_a_line`: a set of wording pairs).
+_NUMBERED_ITEM = re.compile(r"^\s*\d+[.)]\s+")
 
 
-def _one_a_line(text: str) -> str:
-    """``text`` with the lines that follow a line ending in a colon marked as a list's items
-    ("Here's what I mean, for every reply:" + "not 'we regret …', but 'I'm sorry'" + …), when
-    there are two or more and none is marked already; a blank line ends the list."""
+def _one_a_line(text: str) -> frozenset[str]:
+    """The lines of ``text`` that follow a line ending in a colon that says they hold from now
+    on (:func:`_standing_heading`), as a list's items ("Here's what I mean, for every reply:" +
+    "not 'we regret …', but 'I'm sorry'" + …), when there are two or more and none is marked
+    as an item already; a blank line ends the list."""
     lines = text.split("\n")
-    out: list[str] = []
-    i = 0
-    while i < len(lines):
-        out.append(lines[i])
-        if lines[i].rstrip().endswith(":"):
-            j = i + 1
-            while j < len(lines) and lines[j].strip() and not _BULLET.match(lines[j]):
-                j += 1
-            if j - i > 2 and (j == len(lines) or not lines[j].strip()):
-                out.extend(_LINE_MARK + line.strip() for line in lines[i + 1 : j])
-                i = j
-                continue
-        i += 1
-    return "\n".join(out)
+    out: set[str] = set()
+    for i, line in enumerate(lines):
+        if not line.rstrip().endswith(":") or not _standing_heading(line):
+            continue
+        j = i + 1
+        while j < len(lines) and lines[j].strip() and not _BULLET.match(lines[j]):
+            j += 1
+        if j - i > 2 and (j == len(lines) or not lines[j].strip()):
+            out.update(item.strip() for item in lines[i + 1 : j])
+    return frozenset(out)
+
+
+def _standing_heading(said: str) -> bool:
+    """True when a heading says what follows it holds from now on ("pour les migrations,
+    désormais :", "for every reply you write for me:")."""
+    folded = fold(said)[0]
+    langs = markers.detect(folded)
+    return (
+        any_match(_patterns(langs, "standing") + _patterns(langs, "change_cues"), folded)
+        is not None
+    )
 
 
 def _under_heading(
-    found: list[_Candidate | None], sentences: list[str], sections: tuple[str, ...], where: str
+    found: list[_Candidate | None],
+    sentences: list[str],
+    sections: tuple[str, ...],
+    where: str,
+    listed: frozenset[str] = frozenset(),
 ) -> list[_Candidate | None]:
     """``found`` with the items of a list under a heading that says they hold from now on
     ("pour les migrations, désormais :" + "- jamais de suppression …" + "- une migration = un
@@ -2006,17 +2018,23 @@ def _under_heading(
     out = list(found)
     for i, heading in enumerate(sentences[:-1]):
         said = heading.strip()
-        if not said.endswith(":") or not _BULLET.match(sentences[i + 1]):
+        following = sentences[i + 1]
+        if not said.endswith(":") or not (_BULLET.match(following) or following.strip() in listed):
             continue
-        folded = fold(said)[0]
-        langs = markers.detect(folded)
-        if not any_match(_patterns(langs, "standing") + _patterns(langs, "change_cues"), folded):
+        if not _standing_heading(said):
             continue
+        langs = markers.detect(fold(said)[0])
         lead = _clean(said.rstrip(" :"), None)
         j = i + 1
-        together = all(_TOGETHER.match(s) for s in sentences[i + 1 : i + 3])
+
+        def is_item(s: str) -> bool:
+            return bool(_NUMBERED_ITEM.match(s)) or s.strip() in listed
+
+        together = (
+            len(sentences) > i + 2 and is_item(sentences[i + 1]) and is_item(sentences[i + 2])
+        )
         if together:
-            j = _together(out, sentences, i, lead, sections, where)
+            j = _together(out, sentences, i, lead, sections, where, is_item)
         while not together and j < len(sentences) and _BULLET.match(sentences[j]):
             item = _BULLET.sub("", sentences[j]).strip()
             folded = fold(item)[0]
@@ -2042,17 +2060,15 @@ def _together(
     lead: str,
     sections: tuple[str, ...],
     where: str,
+    is_item: Callable[[str], bool],
 ) -> int:
     """The items after heading ``i`` as ONE entry (the heading's words, then the items in
     their order), set on the first item in ``out``; the others say nothing of their own.
     Returns the index after the last item."""
     j = i + 1
     items = []
-    while j < len(sentences) and _TOGETHER.match(sentences[j]):
-        item = sentences[j].strip()
-        if item.startswith(_LINE_MARK.strip()):
-            item = _BULLET.sub("", item)
-        items.append(item.rstrip(" .;,"))
+    while j < len(sentences) and is_item(sentences[j]):
+        items.append(sentences[j].strip().rstrip(" .;,"))
         out[j] = None
         j += 1
     text = _joined(lead, ": ", "; ".join(items) + ".")
@@ -2687,7 +2703,7 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         own = split_own(turn.text)
         where = f"line {turn.line} of the session" if turn.line else "the session"
         cues = _turn_cues(own.own)
-        sentences = _asides(_after_etc(_alone_adverbs(_sentences(_one_a_line(own.own)))))
+        sentences = _asides(_after_etc(_alone_adverbs(_sentences(own.own))))
         carried, announced = announced, None
         if carried is not None:
             sentences = [carried[0], *sentences]
@@ -2722,7 +2738,9 @@ def harvest(request: HarvestRequest) -> RawAnswer:
             by_sentence = extractor.team_rules(sentences, by_sentence, where)
         by_sentence = _with_what_was_rejected(_with_replacement(by_sentence, sentences), sentences)
         by_sentence = _with_why_asked(_with_exception(by_sentence, sentences), sentences)
-        by_sentence = _under_heading(by_sentence, sentences, request.sections, where)
+        by_sentence = _under_heading(
+            by_sentence, sentences, request.sections, where, _one_a_line(own.own)
+        )
         by_sentence = _after_own_habit(by_sentence, sentences, extractor, where)
         by_sentence = _closed_by_scope(
             by_sentence, sentences, request.sections, where, offered is not None
