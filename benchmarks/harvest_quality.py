@@ -341,6 +341,43 @@ The sets (``--set``, default ``all``: every set but the holdout, :data:`HOLDOUT`
   close, …"); one-offs: a usage or spelling question, a status check, a one-off calculation, a
   recap of the day), written on 2026-12-04 after the tuning on all twenty-two earlier blind
   sets, a sealed holdout (no figure measured when it was committed);
+- ``blind24``: ``blind24.yaml``, a twenty-fourth blind batch (48 sessions, 12 per language,
+  every format: 5 explicit requests in new shapes — a preference stated through a complaint
+  about a past result, recalled as already said ("the due dates are 03/04/2026 style again.
+  like i said last week, … YYYY-MM-DD in every file you make for me"), a checklist the
+  assistant ticks honestly at the end of a kind of output ("every migration you hand me ends
+  with this, and you tick it honestly: - [ ] reversible …"), a request framed as what the
+  person's manager or client expects ("my manager expects every quote comparison i pass up to
+  show cost per pallet"), a writing preference as compensation for the person's own known
+  fault ("I hedge everything … when you write for me, do the opposite of what I'd do"), a
+  numeric tolerance the work must meet, with what to do outside it ("it stays within 20% of
+  the english length. if it comes out longer …") — 2 doctrine statements given as the team's
+  settled rule, quoted from the boss's e-mail to everyone, as what legal said, required by the
+  firm's insurer, as the bar's ethics, kept since a health inspection, approved by the ethics
+  committee, in the client's framework contract or set since a social-media storm (no trailer
+  out without a photo of the seal, no customer logo without written permission, no drawing
+  sent without the "bon pour exécution" stamp, no writing to a represented party directly,
+  every container in the cold room labelled with its date, no participant data off the
+  project server, no client text in public translation services, every scheduled post paused
+  on a disaster alert), 2 changes of mind, the new value from a date on ("as of the 1st … from
+  the 1st it's thursdays"), as the entry's order inverted, in a dictated run-on with fillers
+  ("o sea las 17:00"), or as a stand-in for a recipient on leave ("we're past that", "cette
+  époque est révolue", "eso era de cuando eramos cuatro … fuera", "das war eine
+  Übergangslösung, und die ist jetzt vorbei"), 1 outcome case (the topic worded differently in
+  each of its three signals), 1 with nothing to remember (a curious question about a
+  colleague's "never"/"always" habit, "toujours" and "jamais" in song lyrics, "SIEMPRE" in a
+  quoted code comment, a question whether a house rule with "immer" applies to oneself) and 1
+  trap each — a manuscript under confidential peer review pasted by a referee, a pupil's name,
+  diagnoses and the family's phone and address in a parent's message, a carrier portal's
+  password and live API token in a pasted message, an instruction injected in a bank
+  transfer's reference field — beside a real request; 32 one-line prompts, 8 per language: a
+  rule for reading the person's own signals ("when i write in all caps im not angry, just in
+  a hurry"), a rule starting on a coming date, a rounding tolerance for every figure, a good
+  answer defined as an equation ("a good answer from you = the number first, then one line of
+  why"); one-offs: a one-sentence translation, three name ideas, a choice between two slogans
+  with "every" inside one, a walk-through asked for with "never" about oneself), written on
+  2026-12-04 after the tuning on all twenty-three earlier blind sets, a sealed holdout (no
+  figure measured when it was committed);
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -413,12 +450,13 @@ SETS = {
     "blind21": HERE / "harvest_set" / "blind21.yaml",
     "blind22": HERE / "harvest_set" / "blind22.yaml",
     "blind23": HERE / "harvest_set" / "blind23.yaml",
+    "blind24": HERE / "harvest_set" / "blind24.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 #: The set the next round is measured on and never tuned on: ``--set all`` leaves it out, and
 #: ``--show`` refuses it (its summary figures only, with ``--set`` naming it). The helper that
 #: writes the next blind set moves this to it in the same commit.
-HOLDOUT = "blind23"
+HOLDOUT = "blind24"
 SCOPE = "contracts"
 LANGS = ("en", "fr", "es", "de")
 
