@@ -3275,3 +3275,61 @@ def test_lines_under_a_plain_heading_stay_requests_of_their_own() -> None:
         "Always use tabs in the makefile.",
         "Never put secrets in the yaml files.",
     ]
+
+
+@pytest.mark.parametrize(
+    ("task", "did", "said", "text"),
+    [
+        (
+            "log the three leads from the fair",
+            "Logged all three in the CRM.",
+            "thanks. until we move to the new CRM, which wont be before spring, every lead you log"
+            " also goes in the old sheet, same day. both places, every time, till i tell you.",
+            "Until we move to the new CRM, which wont be before spring, every lead you log also"
+            " goes in the old sheet, same day. both places, every time, till i tell you.",
+        ),
+        (
+            "check the support inbox",
+            "I have drafts for the 5 billing questions. Shall I show them to you first?",
+            "you've answered the billing questions well for a month now, i never had to change"
+            " one. so from now on those you send yourself, no need to show me.",
+            "You've answered the billing questions well for a month now, i never had to change"
+            " one. Those you send yourself, no need to show me.",
+        ),
+        (
+            "close the ticket",
+            "Closed.",
+            "thanks. nobody told you this: my predecessor attached the invoice PDF to every closed"
+            " ticket. it's not written anywhere, but finance looks there. keep doing that, for"
+            " every ticket.",
+            "Nobody told you this: my predecessor attached the invoice PDF to every closed ticket."
+            " it's not written anywhere, but finance looks there. keep doing that, for every"
+            " ticket.",
+        ),
+    ],
+)
+def test_a_request_said_over_sentences_keeps_what_it_points_back_to(
+    task: str, did: str, said: str, text: str
+) -> None:
+    proposals = _conversation(_memory(), ("user", task), ("assistant", did), ("user", said))
+    assert [p["text"] for p in proposals] == [text]
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (
+            "should you ask me before renaming a branch? no. never, just do it.",
+            "Should you ask me before renaming a branch: no, never. Just do it.",
+        ),
+        ("cc me on supplier emails? yes. always.", "Cc me on supplier emails: yes, always."),
+    ],
+)
+def test_a_question_the_person_answers_themselves_for_good_is_a_request(
+    said: str, text: str
+) -> None:
+    assert [p["text"] for p in _offline(said)] == [text]
+
+
+def test_a_question_answered_for_now_only_is_none() -> None:
+    assert _offline("is this ok? yes. thanks.") == []

@@ -2082,11 +2082,11 @@ def _together(
 
 #: What widens a turn's words to every one of a kind ("every morning", "todas las PR").
 _EVERY_ONE = _shape(r"\b(?:{quantifiers})\s+(?!(?:{time_words})\b)[\w-]+")
-#: What points back at the words before it ("that's the answer …", "so machst du das …").
-_POINTS_BACK = _shape(r"^(?:{back_pointers})\b")
 _YOU = _shape(r"\b(?:{you})\b")
-#: A condition on what the sentence before named ("if they're missing", "s'il manque").
+#: A condition on what the sentence before named ("if they're missing", "s'il manque"), or a
+#: request opening on it ("esas las mandas tu directamente").
 _IF_IT = _shape(r"^(?:{if_it})")
+_THOSE = _shape(r"^(?:{those})\b")
 
 
 def _closed_by_scope(
@@ -2104,8 +2104,8 @@ def _closed_by_scope(
     request said just before them, they are its end ("Por defecto, … de usted. Solo si … le
     tuteamos. Para todos los tickets, no solo este.")."""
     last = len(sentences) - 1
-    if not reacting or last < 1:
-        return found
+    if not reacting or last < 1 or any(c is not None and c.action != "add" for c in found):
+        return found  # (a turn that changes an entry: its last words are about the change)
     closer = sentences[last].strip()
     folded = fold(closer)[0]
     own = found[last]
@@ -2123,14 +2123,15 @@ def _closed_by_scope(
         and _EVERY_ONE.search(folded) is not None
         and any_match(_patterns(langs, "team"), folded) is None
     )
-    # "that's the answer every time it happens", "so machst du das jedes Mal": what the agent
-    # was just told to do, said to hold each time
-    pointing = (
+    # "that's the answer every time it happens", "both places, every time, till i tell you":
+    # what the agent was just told to do, said to hold each time (the agent addressed)
+    # (a stop, "nie mehr", "tu ne le fais plus", ends a change of mind, not a request)
+    timed = (
         size <= 14
-        and _POINTS_BACK.match(folded) is not None
         and any_match(_patterns(langs, "standing"), folded) is not None
+        and any_match(_patterns(langs, "no_longer"), folded) is None
     )
-    if "?" in closer or _OF_A_COLLECTION.search(folded) or not (widening or pointing):
+    if "?" in closer or _OF_A_COLLECTION.search(folded) or not (widening or timed):
         return found
     block: list[int] = []
     for k in (last - 1, last - 2):
@@ -2166,21 +2167,30 @@ def _with_what_it_names(
     found: list[_Candidate | None], sentences: list[str]
 ) -> list[_Candidate | None]:
     """``found`` with a request that opens on a condition about what the sentence before it
-    named ("s'il manque, tu me le demandes d'abord", "wenn er fehlt, fragst du mich zuerst")
-    said together with that sentence, which names it ("tu ne commences aucune traduction
-    tant que tu n'as pas le glossaire du client")."""
+    named ("s'il manque, tu me le demandes d'abord", "wenn er fehlt, fragst du mich zuerst"),
+    on a demonstrative for it ("esas las mandas tu directamente") or on "keep doing that" ("mach
+    das bitte weiter so", after the habit and why it matters), said together with that
+    sentence, which names it ("tu ne commences aucune traduction tant que tu n'as pas le
+    glossaire du client", "llevas un mes contestando bien las de envios")."""
     out = list(found)
     for i in range(1, len(sentences)):
         candidate = out[i]
         if candidate is None or candidate.action != "add" or not candidate.text:
             continue
-        if not _IF_IT.match(fold(sentences[i].strip())[0]):
+        opening = fold(sentences[i].strip())[0]
+        kept_on = _BACK_REF.match(opening) is not None and ":" not in candidate.text
+        if not (_IF_IT.match(opening) or _THOSE.match(fold(candidate.text)[0]) or kept_on):
             continue
         before = out[i - 1]
         if before is None:
             said = sentences[i - 1].strip()
             if "?" in said or len(markers.words(fold(said)[0])) <= 3:
                 continue
+            langs = markers.detect(fold(said)[0])
+            if kept_on and any_match(_patterns(langs, "praise"), fold(said)[0]):
+                continue  # what was praised: :func:`_with_praised_thing`
+            if kept_on and i > 1 and out[i - 2] is None and "?" not in sentences[i - 2]:
+                said = f"{sentences[i - 2].strip()} {said}"  # the habit, then why it matters
             out[i - 1] = dataclasses.replace(
                 candidate, text=_clean(f"{said} {candidate.text}", None)
             )
@@ -2190,6 +2200,40 @@ def _with_what_it_names(
         else:
             continue
         out[i] = None
+    return out
+
+
+#: A yes or a no opening an answer ("yes. always.", "non. jamais, tu décales.").
+_ANSWER = _shape(r"^(?:{answers})\b")
+
+
+def _answered_itself(
+    found: list[_Candidate | None], sentences: list[str], sections: tuple[str, ...], where: str
+) -> list[_Candidate | None]:
+    """``found`` with a question the person answers themselves, yes or no, as holding from now
+    on ("cc me on supplier emails? yes. always.", "tu dois me demander avant de décaler une
+    réunion interne ? non. jamais, tu décales."): the question with its answer is the request."""
+    out = list(found)
+    for i in range(len(sentences) - 1):
+        asked = sentences[i].strip()
+        if not asked.endswith("?") or out[i] is not None:
+            continue
+        answer = sentences[i + 1 : i + 3]
+        said = " ".join(a.strip() for a in answer)
+        folded = fold(said)[0]
+        langs = markers.detect(fold(asked)[0])
+        if not _ANSWER.match(folded) or len(markers.words(folded)) > 8:
+            continue
+        if any_match(_patterns(langs, "standing"), folded) is None:
+            continue
+        if any(c is not None and c.action != "add" for c in out[i + 1 : i + 3]):
+            continue
+        question = asked.rstrip(" ?").lstrip("¿ ")
+        text = _clean(f"{question}: {said}", None)
+        section = _section_for(question, sections, langs)
+        out[i] = _Candidate("add", "memory", section, None, text, f"asked in {where}")
+        for k in range(i + 1, min(i + 3, len(out))):
+            out[k] = None
     return out
 
 
@@ -2743,9 +2787,10 @@ def harvest(request: HarvestRequest) -> RawAnswer:
         )
         by_sentence = _after_own_habit(by_sentence, sentences, extractor, where)
         by_sentence = _closed_by_scope(
-            by_sentence, sentences, request.sections, where, offered is not None
+            by_sentence, sentences, request.sections, where, offered is not None and not changes
         )
         by_sentence = _with_what_it_names(by_sentence, sentences)
+        by_sentence = _answered_itself(by_sentence, sentences, request.sections, where)
         by_sentence = _provisional(sentences, by_sentence)
         by_sentence = _withdrawn(sentences, by_sentence)
         by_sentence = _with_praised_thing(by_sentence, sentences)
