@@ -3333,3 +3333,20 @@ def test_a_question_the_person_answers_themselves_for_good_is_a_request(
 
 def test_a_question_answered_for_now_only_is_none() -> None:
     assert _offline("is this ok? yes. thanks.") == []
+
+
+def test_the_moment_or_a_reaction_before_a_widened_request_is_left_out() -> None:
+    proposals = _conversation(
+        _memory(),
+        ("user", "schedule the budget review"),
+        ("assistant", "Booked for Monday 9:00."),
+        (
+            "user",
+            "monday morning, no way. monday mornings are for client calls: before noon you book"
+            " no meetings for me, internal or external. every monday, not just this one.",
+        ),
+    )
+    assert [p["text"] for p in proposals] == [
+        "Monday mornings are for client calls: before noon you book no meetings for me, internal"
+        " or external. every monday, not just this one."
+    ]

@@ -2139,8 +2139,19 @@ def _closed_by_scope(
             break
         if len(markers.words(fold(sentences[k])[0])) > 3:
             block.insert(0, k)
+    if len(block) == 2 and _aside(sentences[block[0]]):
+        block = block[1:]  # "Es ist kurz nach vier.", "El lunes por la mañana no.": the moment
     start = block[0] if block else last
     before = found[start - 1] if start > 0 else None
+    reaction = (
+        block
+        and before is not None
+        and before.text is not None
+        and len(markers.words(fold(before.text)[0])) <= 3
+        and _aside(before.text)
+    )
+    if reaction:
+        before = None  # "Bloß nicht.": a reaction, not a request to end
     if not block and before is None:
         return found
     told = [*block, start - 1] if before is not None else block
@@ -2160,7 +2171,21 @@ def _closed_by_scope(
     text = _clean(said, None)
     section = _section_for(text, sections, markers.detect(fold(text)[0]))
     out[block[0]] = _Candidate("add", "memory", section, None, text, f"asked in {where}")
+    if reaction:
+        out[start - 1] = None
     return out
+
+
+def _aside(said: str) -> bool:
+    """True for a short sentence that neither addresses the agent nor says how long it holds
+    ("Es ist kurz nach vier.", "Bloß nicht."): the moment or a reaction, not a request."""
+    folded = fold(said)[0]
+    langs = markers.detect(folded)
+    return (
+        len(markers.words(folded)) <= 6
+        and _YOU.search(folded) is None
+        and any_match(_patterns(langs, "standing"), folded) is None
+    )
 
 
 def _with_what_it_names(
