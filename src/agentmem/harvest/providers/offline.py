@@ -2082,7 +2082,8 @@ def _together(
 
 #: What widens a turn's words to every one of a kind ("every morning", "todas las PR").
 _EVERY_ONE = _shape(r"\b(?:{quantifiers})\s+(?!(?:{time_words})\b)[\w-]+")
-_YOU = _shape(r"\b(?:{you})\b")
+#: The agent addressed anywhere in a sentence ("… you book", "tu me le demandes").
+_ADDRESSED = _shape(r"\b(?:{you})\b")
 #: A condition on what the sentence before named ("if they're missing", "s'il manque"), or a
 #: request opening on it ("esas las mandas tu directamente").
 _IF_IT = _shape(r"^(?:{if_it})")
@@ -2155,7 +2156,7 @@ def _closed_by_scope(
     if not block and before is None:
         return found
     told = [*block, start - 1] if before is not None else block
-    if not widening and not any(_YOU.search(fold(sentences[k])[0]) for k in [*told, last]):
+    if not widening and not any(_ADDRESSED.search(fold(sentences[k])[0]) for k in [*told, last]):
         return found  # "it crashed again. that's how it goes every time": nothing asked
     said = " ".join(sentences[k].strip() for k in [*block, last])
     out = list(found)
@@ -2163,7 +2164,7 @@ def _closed_by_scope(
     if before is not None and before.action == "add" and before.route == "memory" and before.text:
         if folded.rstrip(" .!") in fold(before.text)[0]:
             return found  # its words are in the request already
-        text = _clean(f"{before.text.rstrip('.!')}. {said}", None)
+        text = _then(before.text, said)
         out[start - 1] = dataclasses.replace(before, text=text)
         return out
     if not block:
@@ -2176,6 +2177,11 @@ def _closed_by_scope(
     return out
 
 
+def _then(first: str, said: str) -> str:
+    """``first``, then the sentences ``said`` after it, as one request's text."""
+    return _clean(f"{first.rstrip('.!')}. {said}", None)
+
+
 def _aside(said: str) -> bool:
     """True for a short sentence that neither addresses the agent nor says how long it holds
     ("Es ist kurz nach vier.", "Bloß nicht."): the moment or a reaction, not a request."""
@@ -2183,7 +2189,7 @@ def _aside(said: str) -> bool:
     langs = markers.detect(folded)
     return (
         len(markers.words(folded)) <= 6
-        and _YOU.search(folded) is None
+        and _ADDRESSED.search(folded) is None
         and any_match(_patterns(langs, "standing"), folded) is None
     )
 
@@ -2220,7 +2226,7 @@ def _with_what_it_names(
                 candidate, text=_clean(f"{said} {candidate.text}", None)
             )
         elif before.action == "add" and before.route == candidate.route and before.text:
-            text = _clean(f"{before.text.rstrip('.!')}. {candidate.text}", None)
+            text = _then(before.text, candidate.text)
             out[i - 1] = dataclasses.replace(before, text=text)
         else:
             continue
