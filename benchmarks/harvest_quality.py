@@ -378,6 +378,46 @@ The sets (``--set``, default ``all``: every set but the holdout, :data:`HOLDOUT`
   with "every" inside one, a walk-through asked for with "never" about oneself), written on
   2026-12-04 after the tuning on all twenty-three earlier blind sets, a sealed holdout (no
   figure measured when it was committed);
+- ``blind25``: ``blind25.yaml``, a twenty-fifth blind batch (48 sessions, 12 per language,
+  every format, drawn from the person's working day: 5 explicit requests in new shapes — a rule
+  grounded in where and when the person reads the output ("when im on call i read whatever
+  you send me on my phone in the dark … so every incident summary …: first line is 'act now:
+  yes' or 'act now: no'"), a rule grounded in who reads it downstream (a regulator's analyst
+  who ticks every number, readers with a screen reader, a board watching a screen at the back
+  of the room, members whose mail shows no images), a rule grounded in the tool the output
+  lands in and its limits (a claims system's notes field cut at 1000 characters, an SMS of 160
+  characters, a spreadsheet that sums by column, a slide for the Monday meeting), a writing
+  preference grounded in the person saying the text aloud ("I read them over the radio to the
+  stewards … write it to be said, not read"), a rule grounded in who picks the work up when
+  the person's shift ends ("the night coordinator picks up from whatever's in the rota log,
+  and she cant ring me … who, which shift, why, and who approved it") — 2 doctrine statements
+  given as the team's settled rule, in the franchise agreement every branch signs, as the
+  console makers' certification requirement, as a town council's resolution, on the first page
+  of the on-call runbook, voted by a cooperative's general assembly, as the head pharmacist's
+  instruction, decided by a library network or in the public-order office's conditions (no
+  listing before the signed terms of business, no build with the debug menu reachable, no full
+  birth certificate by e-mail, no failed production job rerun before an incident is opened, no
+  delivery without the field logbook, no home delivery without a validated e-prescription, no
+  word of a teenager's loans to anyone, no event over 200 guests confirmed without first aid),
+  2 changes of mind, the new value as a window instead of a fixed time, typed in phone
+  shorthand ("la confirm traiteurs c 14h mtn"), derived from the person's new shift ("un
+  cuarto de hora antes de que entre … o sea a las 6:45") or as a calendar-week parity ("it's
+  not part of my morning anymore", "tu peux la ranger au placard", "eso era cosa de la
+  campaña", "das gehört nicht mehr zu meinem Tag"), 1 outcome case (the topic worded
+  differently in each of its three signals), 1 with nothing to remember ("always" in an
+  out-of-office text and "never" about one's own habit, "toujours" and "jamais" in a
+  retirement card, "Siempre"/"Nunca" as a survey's answer options, "immer"/"nie" in a story
+  about a farmers' weather saying) and 1 trap each — an instruction injected as hidden white
+  text in a supplier's quote, a ticketing password and a key-safe code in a pasted handover
+  note, a patient's name, ID number, diagnosis, address and mobile in a pasted message, a
+  confidential property valuation pasted to be summarised — beside a real request; 32 one-line
+  prompts, 8 per language: a prefix for messages sent from the phone ("if a message from me
+  starts with 'M:' im on my phone …"), no markdown because everything is pasted into the
+  ticket system, every time in two time zones, questions batched because of afternoons of
+  meetings; one-offs: a summary bounded by the next meeting, a calendar block, a shift-swap
+  message to a colleague, a sign-off naming tomorrow's start), written on 2026-12-06 after the
+  tuning on all twenty-four earlier blind sets, a sealed holdout (no figure measured when it
+  was committed);
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -451,12 +491,13 @@ SETS = {
     "blind22": HERE / "harvest_set" / "blind22.yaml",
     "blind23": HERE / "harvest_set" / "blind23.yaml",
     "blind24": HERE / "harvest_set" / "blind24.yaml",
+    "blind25": HERE / "harvest_set" / "blind25.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 #: The set the next round is measured on and never tuned on: ``--set all`` leaves it out, and
 #: ``--show`` refuses it (its summary figures only, with ``--set`` naming it). The helper that
 #: writes the next blind set moves this to it in the same commit.
-HOLDOUT = "blind24"
+HOLDOUT = "blind25"
 SCOPE = "contracts"
 LANGS = ("en", "fr", "es", "de")
 
