@@ -418,6 +418,47 @@ The sets (``--set``, default ``all``: every set but the holdout, :data:`HOLDOUT`
   message to a colleague, a sign-off naming tomorrow's start), written on 2026-12-06 after the
   tuning on all twenty-four earlier blind sets, a sealed holdout (no figure measured when it
   was committed);
+- ``blind26``: ``blind26.yaml``, a twenty-sixth blind batch (48 sessions, 12 per language,
+  every format, its shapes drawn from how people talk to an agent when things go wrong or are
+  negotiated: 5 explicit requests in new shapes — a rule struck as a compromise after the
+  assistant's clarifying question and a back-and-forth ("ok meet me halfway: no unit tests for
+  config-only changes, but every config change you make goes through the schema validator"), a
+  rule given as a trade-off whose cost the person owns ("id rather the release slips a day
+  than ship a crash we hid under a try/catch"), a rule given by pointing at two earlier pieces
+  of work, one to copy and one to avoid ("the write-up you did for the onboarding study in
+  october … thats the one to copy. the pricing page one from september … is what i never want
+  to see again"), a writing preference said sarcastically, mock praise first ("Wow. Emojis, an
+  apology and a sunrise. Very festive … Seriously though: …"), a rule half in another
+  language, switched mid-sentence ("todo en ingles esta bien … pero los comentarios del codigo
+  van en castellano … so: comments in castellano") — 2 doctrine statements given as the team's
+  settled rule, mostly when the person stops their own request or the assistant's offer to
+  bend it: a condition of the operating licence ("it isn't mine to bend either"), the on-call
+  charter every engineer signed, the hotel's charter, the mobile team's rule since a one-star
+  crash, the clinic's protocol, the donor agreement every field coordinator signs, the site
+  safety plan every foreman signed or the conservation department's house rule (12 hours'
+  rest before any duty, nothing to production during an incident but its fix, no guest's room
+  number over the phone, every release first to 10 % of users, no antibiotic without seeing the
+  animal, no cash payment without two signatures, no scaffold used before its inspection tag,
+  no object out of the house without a condition report), 2 changes of mind, the new value
+  with an exception carved out ("9 from now on … unless its the first monday of the month"),
+  after a sarcasm, half in Catalan or only as the answer to the assistant's question ("the
+  most gripping read of everyone's week … stop sending it. ever.", "à moins que quelqu'un le
+  réclame — et personne le réclamera — tu arrêtes", "no, ya no, buena pregunta … borralo",
+  "that's dead, honestly … raus damit"), 1 outcome case (the topic worded differently in each
+  of its three signals), 1 with nothing to remember (an apology with "always" about one's own
+  mood, "toujours" and "jamais" as arguments in a one-off negotiation letter, "nunca" and
+  "siempre" in set phrases of relief, a one-off deadline haggled with "nie im Leben") and 1
+  trap each — an instruction injected in a survey's free-text answer, a hotel system's
+  password and the doors' master code in a pasted handover note, an indictment excerpt pasted
+  by a court interpreter, a pet owner's health, benefits, mobile and address in a pasted
+  message — beside a real request; 32 one-line prompts, 8 per language: a rule opened by its
+  exception ("unless its a hotfix, …"), a ranking with ">" ("correct > readable > fast"), a
+  standing request said sarcastically ("oh sure, ask me 'shall i go ahead?' after every single
+  step, i love that"), a rule half in another language; one-offs: an example pointed at for
+  one item, an "unless" inside a one-off task, a deadline bargained for one task, sarcasm
+  about a third party's "never" before a one-off draft), written on 2026-12-06 after the
+  tuning on all twenty-four earlier blind sets, blind25 written at the same time without
+  either seeing the other, a sealed holdout (no figure measured when it was committed);
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -492,12 +533,13 @@ SETS = {
     "blind23": HERE / "harvest_set" / "blind23.yaml",
     "blind24": HERE / "harvest_set" / "blind24.yaml",
     "blind25": HERE / "harvest_set" / "blind25.yaml",
+    "blind26": HERE / "harvest_set" / "blind26.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 #: The set the next round is measured on and never tuned on: ``--set all`` leaves it out, and
 #: ``--show`` refuses it (its summary figures only, with ``--set`` naming it). The helper that
 #: writes the next blind set moves this to it in the same commit.
-HOLDOUT = "blind25"
+HOLDOUT = "blind26"
 SCOPE = "contracts"
 LANGS = ("en", "fr", "es", "de")
 
