@@ -3350,3 +3350,122 @@ def test_the_moment_or_a_reaction_before_a_widened_request_is_left_out() -> None
         "Monday mornings are for client calls: before noon you book no meetings for me, internal"
         " or external. every monday, not just this one."
     ]
+
+
+@pytest.mark.parametrize(
+    ("entry", "said", "text"),
+    [
+        (
+            "Envoyer les bulletins de paie aux salariés le 27 de chaque mois.",
+            "pour les fiches de paie, à partir de maintenant ce sera le vingt-cinq. la banque"
+            " avance ses virements.",
+            "Les fiches de paie: ce sera le vingt-cinq.",
+        ),
+        (
+            "Avisar al cliente del envío al día siguiente de que salga su pedido.",
+            "lo del aviso de envio, a partir de ahora en cuanto salga el camion, no al dia"
+            " siguiente.",
+            "Aviso de envio: en cuanto salga el camion, no al dia siguiente.",
+        ),
+        (
+            "Enviar el boletín a los socios el día 1 de cada mes.",
+            "lo del boletin de los socios, pasa al segundo martes de cada mes, que el dia 1 se"
+            " nos junta con todo.",
+            "Boletin de los socios: pasa al segundo martes de cada mes, que el dia 1 se nos"
+            " junta con todo.",
+        ),
+    ],
+)
+def test_an_entry_named_as_a_topic_before_a_comma_then_changed_is_one_modify(
+    entry: str, said: str, text: str
+) -> None:
+    """ "lo del aviso de envio, a partir de ahora …": the topic named first (a marker or an
+    article, then the entry's words) and what holds now after the comma, on a change cue: one
+    modify, the topic without its marker before the new request."""
+    other = "Los correos a clientes van firmados con el nombre del equipo."
+    found = _short(_offline(said, memory=_memory(recurring=[entry], writing=[other])))
+    assert found == [("modify", "memory", "Recurring patterns", entry, text)]
+
+
+def test_a_topic_that_names_two_entries_by_one_word_changes_neither() -> None:
+    memory = _memory(
+        recurring=["Enviar el boletín a los socios el día 1 de cada mes."],
+        writing=["El boletín empieza con la agenda de actividades."],
+    )
+    found = _offline("lo del boletin, a partir de ahora en pdf.", memory=memory)
+    assert [p for p in found if p["action"] != "add"] == []
+
+
+def test_a_figure_turned_down_is_not_the_new_value() -> None:
+    """ "al 10 no, es demasiado. ocho.": the 10 is refused, the 8 is the new value (said again
+    in the sentence that names the entry)."""
+    entry = "Se puede ofrecer hasta un 5 % de descuento a clientes recurrentes sin consultar."
+    said = (
+        "al 10 no, es demasiado. ocho. lo del descuento que puedes dar sin preguntarme, a partir"
+        " de ahora hasta un ocho por ciento."
+    )
+    found = _short(_offline(said, memory=_memory(recurring=[entry])))
+    assert found == [("modify", "memory", "Recurring patterns", entry, entry.replace("5 %", "8 %"))]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Under no circumstances paste client data into ChatGPT.",
+        "Ne colle en aucun cas des données clients dans ChatGPT.",
+        "Bajo ningún concepto pegues datos de clientes en ChatGPT.",
+        "Kopiere auf keinen Fall Kundendaten in ChatGPT.",
+    ],
+)
+def test_an_emphatic_never_with_what_it_forbids_is_a_standing_request(said: str) -> None:
+    assert [p["text"] for p in _offline(said)] == [said]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "No, under no circumstances.",
+        "Non, en aucun cas.",
+        "No, bajo ningún concepto.",
+        "nein, auf keinen Fall.",
+    ],
+)
+def test_an_emphatic_never_alone_is_a_reaction(said: str) -> None:
+    proposals = _conversation(
+        _memory(), ("user", "plan the posts"), ("assistant", "Nine posts planned."), ("user", said)
+    )
+    assert proposals == []
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        ("YYYY-MM-DD in every file you make for me.", "YYYY-MM-DD in every file you make for me."),
+        (
+            "format français : virgule, deux décimales, partout où tu affiches un prix dans"
+            " l'appli",
+            "Format français: virgule, deux décimales, partout où tu affiches un prix dans"
+            " l'appli.",
+        ),
+        (
+            "fechas en formato ISO en cada archivo que me hagas",
+            "Fechas en formato ISO en cada archivo que me hagas.",
+        ),
+        (
+            "ISO-Daten in jeder Datei, die du mir machst.",
+            "ISO-Daten in jeder Datei, die du mir machst.",
+        ),
+    ],
+)
+def test_a_value_for_every_piece_of_work_the_agent_makes_is_a_request(said: str, text: str) -> None:
+    """A norm without a verb: the value, then every piece of work of a kind the agent makes
+    ("in every file you make for me", "partout où tu affiches un prix")."""
+    assert [p["text"] for p in _offline(said)] == [text]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["I found a typo in every file you made.", "Bei jedem Lektorat, das du für mich machst."],
+)
+def test_every_piece_of_work_alone_or_in_the_past_is_no_request(said: str) -> None:
+    assert _offline(said) == []

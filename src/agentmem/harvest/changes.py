@@ -199,6 +199,19 @@ def _negated_before(folded: str, at: int) -> bool:
 
 _NEGATIONS = frozenset("not never no nunca nie nicht kein ne pas jamais dont jamas".split())
 
+#: A figure turned down by the word after it, closing its clause ("al 10 no, es demasiado",
+#: "10 %? non", "zehn nicht"): not the new value.
+_TURNED_DOWN = re.compile(r"\s*(?:%|[^\W\d_]+)?\s*\b(?:no|non|not|nein|nicht)\b\s*(?:[,.;!?]|$)")
+
+
+def _turned_down(text: str, figure: Figure) -> bool:
+    """True when ``figure`` of ``text`` is refused by a negation that opens or closes its
+    clause ("not 10", "pas 10", "al 10 no,")."""
+    folded = fold(text)[0]
+    if len(folded) != len(text):
+        return False  # positions would not line up; read it as said
+    return _negated_before(folded, figure.start) or bool(_TURNED_DOWN.match(folded, figure.end))
+
 
 #: Endings a value word takes ("anglaise", "englischen", "tuteamos", "vouvoyons"), never a
 #: new word ("Deutschland" is no "deutsch").
@@ -448,7 +461,7 @@ def _figure_change(
                 continue
             if f.value == old.value:
                 again.add(i)
-            else:
+            elif not _turned_down(read[i].text, f):
                 new.setdefault(f.value, (f, i))
     if len(new) != 1:
         return None
@@ -458,7 +471,8 @@ def _figure_change(
     }
     linked = (
         bool(again)
-        or bool(shared(read[at].words, known))
+        # "ocho. lo del descuento …, hasta un ocho por ciento": any sentence giving the value
+        or any(shared(read[i].words, known) for i in at_all)
         or (bool(figure.unit) and _unit_key(figure.unit) == _unit_key(old.unit))
     )
     if not linked:

@@ -754,12 +754,18 @@ class _Extractor:
         for i, said in enumerate(sentences):
             folded, index = fold(said)
             colon = folded.find(":")
+            head_match = _TOPIC_HEAD.match(folded) if colon < 0 else None
+            topic = head_match is not None
+            if head_match is not None:
+                colon = head_match.end(1)  # "lo del aviso de envio, a partir de ahora …"
             if colon < 0 or "?" in said or "¿" in said:
                 continue
             colon_at = index[colon]
             head = said[:colon_at]
             entry, shared = self._best_entry(_content_words(head))
-            if entry is None or len(shared) < 2 or _named_span(head, shared) is None:
+            if entry is None or _named_span(head, shared) is None:
+                continue
+            if len(shared) < 2 and not (topic and shared and self._names_only(entry, head)):
                 continue
             after = said[colon_at + 1 :].strip()
             mine = found[i]
@@ -775,12 +781,22 @@ class _Extractor:
                 other, theirs = self._best_entry(_content_words(text))
                 if other is not None and other is not entry and len(theirs) >= 2:
                     break  # the new request is about another entry
-                new = _with_name(head, entry.text, text) or text
+                new = _with_name(head, entry.text, text) or (
+                    _with_topic(head, text) if topic else text
+                )
                 out = list(found)
                 out[j] = None
                 out[i] = _Candidate("modify", "memory", entry.section, entry.text, new, why)
                 return out
         return found
+
+    def _names_only(self, entry: _Entry, head: str) -> bool:
+        """True when ``entry`` is the one entry sharing a content word with ``head``."""
+        words = {w for w in _content_words(head) if not w.isdigit()}
+        return all(
+            other is entry or not _shared(words, _content_words(other.text))
+            for other in self.entries
+        )
 
     def named_then_dropped(
         self, sentences: list[str], found: list[_Candidate | None], where: str
@@ -1541,6 +1557,23 @@ def _with_name(head: str, target: str, text: str) -> str | None:
         return None
     sep = " : " if head.endswith((" ", "\u00a0")) else ": "  # « … : … »
     return f"{named[0].upper()}{named[1:]}{sep}{text[:1].lower()}{text[1:]}"
+
+
+#: A topic named first, then a comma ("lo del aviso de envio, a partir de ahora …", "pour les
+#: fiches de paie, à partir de maintenant …"): a noun phrase opening on a topic marker or an
+#: article, at most eight words.
+_TOPIC_HEAD = _shape(r"^((?:{topic_markers}|{articles})\b(?:\s*[\w'’-]+){1,8}?)\s*,\s*\S")
+_TOPIC_MARKER = _shape(r"^(?:{topic_markers})\s*")
+
+
+def _with_topic(head: str, text: str) -> str:
+    """``text``, the new wording of an entry, after the topic ``head`` that named it without its
+    marker ("Aviso de envio: en cuanto salga el camion, …")."""
+    folded, index = fold(head)
+    m = _TOPIC_MARKER.match(folded)
+    named = head[index[m.end()] :] if m and m.end() < len(index) else head
+    named = named.strip()
+    return f"{named[:1].upper()}{named[1:]}: {text[:1].lower()}{text[1:]}"
 
 
 def _named_first(sentence: str, target: str, text: str) -> str:
