@@ -3469,3 +3469,32 @@ def test_a_value_for_every_piece_of_work_the_agent_makes_is_a_request(said: str,
 )
 def test_every_piece_of_work_alone_or_in_the_past_is_no_request(said: str) -> None:
     assert _offline(said) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "round every figure you give me to the nearest thousand",
+        "starting monday, every PR you open targets the release-2 branch, not main",
+        "les montants que tu me donnes, arrondis à l'euro près",
+        "à partir du 1er mars, toutes les factures que tu prépares partent de l'adresse compta@",
+        "los porcentajes que me des, con un decimal como mucho",
+        "a partir del lunes, los presupuestos que prepares van con validez de 15 dias",
+        "Zeiten, die du mir ausrechnest, auf die Viertelstunde runden",
+        "ab nächstem Monat gehen alle Rechnungen, die du schreibst, mit Zahlungsziel 14 Tage raus",
+    ],
+)
+def test_a_rule_for_the_agents_work_of_a_kind_is_a_request_even_from_a_coming_day(
+    said: str,
+) -> None:
+    """ "the figures you give me", "les montants que tu me donnes", "Zeiten, die du mir
+    ausrechnest": what the agent makes of a kind, with what it must be, is a standing request;
+    a day it starts on ("starting monday", "a partir del lunes") makes it no one-off."""
+    assert [p["text"] for p in _offline(said)] == [said[:1].upper() + said[1:] + "."]
+
+
+@pytest.mark.parametrize(
+    "said", ["In every report you make for me.", "En cada informe que me hagas.", "send it monday"]
+)
+def test_a_scope_alone_or_a_day_for_this_once_is_no_request(said: str) -> None:
+    assert _offline(said) == []
