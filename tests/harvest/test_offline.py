@@ -3498,3 +3498,20 @@ def test_a_rule_for_the_agents_work_of_a_kind_is_a_request_even_from_a_coming_da
 )
 def test_a_scope_alone_or_a_day_for_this_once_is_no_request(said: str) -> None:
     assert _offline(said) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "« et jamais je ne rentrerai », j'ai ce refrain dans la tête depuis trois jours.",
+        "in unserer Hausordnung steht ‚Die Haustür ist ab 22 Uhr immer abzuschließen‘.",
+    ],
+)
+def test_always_or_never_said_only_inside_a_quotation_is_no_request(said: str) -> None:
+    assert _offline(said) == []
+
+
+def test_a_request_beside_a_quotation_is_still_one() -> None:
+    assert [p["text"] for p in _offline("Écris « Bien cordialement », toujours.")] == [
+        "Écris « Bien cordialement », toujours."
+    ]

@@ -177,7 +177,10 @@ def _common_words() -> frozenset[str]:
 
 
 #: A quoted span (kept as typed when the words around it are shouted).
-_QUOTED = r"""(?<!\w)'[^']{1,80}'(?!\w)|"[^"]{1,80}"|«[^»]{1,80}»|“[^”]{1,80}”|„[^“”]{1,80}[“”]"""
+_QUOTED = (
+    r"""(?<!\w)'[^']{1,80}'(?!\w)|"[^"]{1,80}"|«[^»]{1,80}»|“[^”]{1,80}”|„[^“”]{1,80}[“”]"""
+    r"|‚[^‘’']{1,80}[‘’']"  # German single quotes (fold straightens the closing one)
+)
 _QUOTE = re.compile(f"({_QUOTED})")
 #: A quoted span closing a text (then its closing quote is kept by :func:`_clean`).
 _QUOTE_CLOSES = re.compile(f"(?:{_QUOTED})$")
@@ -588,6 +591,8 @@ class _Extractor:
         folded, index = fold(sentence)
         if _OTHERWISE.match(folded):
             return None  # "Sonst stimmt die uv.lock nicht mehr.": why the request before holds
+        if _only_quoted_says_always(folded, langs):
+            return None  # "« et jamais je ne rentrerai », j'ai ce refrain dans la tête"
         for lang in langs:
             if self._one_off(lang, folded) or any_match(lang.document_facts, folded):
                 return None
@@ -2208,6 +2213,18 @@ def _closed_by_scope(
     if reaction:
         out[start - 1] = None
     return out
+
+
+def _only_quoted_says_always(folded: str, langs: list[Language]) -> bool:
+    """True when a sentence's words of time or frequency ("jamais", "immer") are all inside
+    what it quotes — a song, a house rule, a comment —, and outside the quotes it neither asks
+    nor forbids: the quoted words are someone else's (``folded``: :func:`fold`'s copy)."""
+    bare = _QUOTE.sub(" ", folded)
+    if bare == folded or any_match(_patterns(langs, "standing"), bare):
+        return False
+    if not any_match(_patterns(langs, "standing"), folded):
+        return False
+    return not any(any_match(_patterns(langs, key), bare) for key in ("mood", "general", "norm"))
 
 
 def _then(first: str, said: str) -> str:
