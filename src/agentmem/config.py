@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
 from agentmem.errors import ConfigError, InvalidMemoryError
 from agentmem.frozen import Frozen
@@ -23,6 +22,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from agentmem.store.hotcache import HotCache
+    from agentmem.store.root import StrPath
 
 DEFAULT_SECTIONS = (
     "Writing style",
@@ -467,13 +467,13 @@ def parse_config(data: Any, where: str) -> Config:
 
 
 def load_config(
-    root: Path, env: Mapping[str, str] | None = None, cache: HotCache | None = None
+    root: StrPath, env: Mapping[str, str] | None = None, cache: HotCache | None = None
 ) -> Config:
     """Load ``root/agentmem.yaml`` and apply ``AGENTMEM_MODEL`` / ``AGENTMEM_PROVIDER``.
     ``cache``: the hot path's (:mod:`agentmem.store.hotcache`), which spares parsing a text
     parsed before."""
     env = os.environ if env is None else env
-    data = load_yaml_file(root / CONFIG_FILE, CONFIG_FILE, cache=cache)
+    data = load_yaml_file(os.path.join(root, CONFIG_FILE), CONFIG_FILE, cache=cache)
     config = parse_config(data, CONFIG_FILE)
     harvest = config.harvest
     if env.get("AGENTMEM_MODEL"):

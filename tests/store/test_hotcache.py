@@ -23,31 +23,42 @@ from agentmem.store.yamlio import load_yaml_file, load_yaml_text
 
 # What the interpreter loaded before agentmem ran is left out: a site's .pth file may import
 # ``typing`` at startup (CI's interpreter does, through certifi), and that is not the hook's doing.
+#: What a warm hot command never loads (docs/design/code.md §Hot path): ``typing``, and
+#: ``pathlib`` with what it imports (the hot path works on ``str`` paths with ``os.path``).
+_NEVER_WARM = ("typing", "pathlib", "ntpath", "fnmatch")
 _RUN = (
     "import sys\n"
     "before = set(sys.modules)\n"
     "from agentmem.entry import run\n"
-    "code = run(['hook', 'session-start'])\n"
+    "code = run(sys.argv[1:])\n"
     "new = set(sys.modules) - before\n"
     "print('LOADED', sorted(m for m in ('yaml', 'agentmem.guard') if m in new), code)\n"
-    "print('typing' in new)\n"
+    f"print(sorted(m for m in {_NEVER_WARM!r} if m in new))\n"
 )
+
+
+def _hot(root: Path, *args: str, stdin: str = "") -> tuple[str, str, str]:
+    """A hot command's stdout, which of PyYAML and the guard it loaded (with its exit code),
+    and which of :data:`_NEVER_WARM` it loaded."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _RUN, *args], cwd=root, input=stdin, capture_output=True, text=True
+    )
+    *block, loaded, never = proc.stdout.rstrip("\n").split("\n")
+    return "\n".join(block), loaded, never
 
 
 def _session_start(root: Path) -> tuple[str, str]:
     """The hook's stdout, and which of PyYAML and the guard it loaded (with its exit code); a
-    warm start imports no ``typing`` either (docs/design/code.md §Hot path), asserted here."""
+    warm start imports no ``typing`` and no ``pathlib`` either, asserted here
+    (docs/design/code.md §Hot path)."""
     payload = json.dumps(
         {"session_id": "3f1c2a9e-0b7d-4e8a-9c51-2d6f7a8b9c0d", "transcript_path": "/t.jsonl",
          "cwd": str(root), "hook_event_name": "SessionStart"}
     )  # fmt: skip
-    proc = subprocess.run(
-        [sys.executable, "-c", _RUN], cwd=root, input=payload, capture_output=True, text=True
-    )
-    *block, loaded, typing_loaded = proc.stdout.rstrip("\n").split("\n")
+    block, loaded, never = _hot(root, "hook", "session-start", stdin=payload)
     if loaded == "LOADED ['agentmem.guard'] 0":  # a warm start: nothing parsed, nothing typed
-        assert typing_loaded == "False"
-    return "\n".join(block), loaded
+        assert never == "[]"
+    return block, loaded
 
 
 @pytest.mark.slow
@@ -79,6 +90,18 @@ def test_a_second_session_start_reads_no_yaml_and_loads_no_guard(
     # A broken cache is no cache: the same block, everything computed again.
     (memrepo / ".agentmem" / "hotcache.json").write_text("{not json", encoding="utf-8")
     assert _session_start(memrepo) == (third, "LOADED ['agentmem.guard', 'yaml'] 0")
+
+
+@pytest.mark.slow
+def test_a_warm_context_chat_loads_no_yaml_no_typing_and_no_pathlib(
+    memrepo: Path, runner: CliRunner
+) -> None:
+    assert invoke(runner, "remember", "Answer in French.").exit_code == 0
+    assert invoke(runner, "review", "--accept", "all").exit_code == 0
+    first, cold, _ = _hot(memrepo, "context", "chat")
+    assert "1. Answer in French." in first
+    assert cold == "LOADED ['agentmem.guard', 'yaml'] 0"
+    assert _hot(memrepo, "context", "chat") == (first, "LOADED ['agentmem.guard'] 0", "[]")
 
 
 def test_a_changed_settings_file_is_parsed_again(memrepo: Path) -> None:

@@ -121,4 +121,4 @@ def test_review_refuses_a_symlinked_memory_with_exit_1(
 
 
 def test_a_safe_path_is_returned(memrepo: Path) -> None:
-    assert check_relpath(memrepo, "memories/alice.md") == memrepo / "memories" / "alice.md"
+    assert check_relpath(memrepo, "memories/alice.md") == str(memrepo / "memories" / "alice.md")

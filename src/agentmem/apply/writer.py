@@ -136,7 +136,7 @@ def _checked(root: Path, changes: Sequence[FileChange]) -> list[FileChange]:
     paths = [c.path for c in changes]
     if len(set(paths)) != len(paths):
         raise ApplyConflictError(f"the same file appears twice in one change: {', '.join(paths)}")
-    listings: dict[Path, dict[str, list[str]]] = {}
+    listings: dict[str, dict[str, list[str]]] = {}
     for change in changes:
         check_relpath(root, change.path, listings)
     for change in changes:

@@ -106,7 +106,7 @@ def check(
             f"{'--since' if since else '--require-signed'} checks commits: add --history (or --history-only)"
         )
     report = run_check(
-        locate(),
+        Path(locate()),
         history=history,
         since=since,
         require_signed=require_signed or None,
@@ -161,7 +161,7 @@ def _server_root() -> Path:
     proc = run_git(here, ["rev-parse", "--is-bare-repository"], check=False)
     if proc.returncode == 0 and proc.stdout.strip() == "true":
         return Path(run_git(here, ["rev-parse", "--absolute-git-dir"]).stdout.strip())
-    return locate()
+    return Path(locate())
 
 
 def _pre_receive(fmt: CheckFormat) -> None:

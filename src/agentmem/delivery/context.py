@@ -22,7 +22,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from datetime import date
-from pathlib import Path
 
 from agentmem import governance
 from agentmem.delivery.folders import scope_for_folder as scope_for_folder
@@ -35,6 +34,7 @@ from agentmem.memory.records import scope_contains, today_iso
 
 TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from agentmem.config import Config
@@ -199,7 +199,7 @@ def chat_reader(repo: Repository, actor: Person, person: str | None) -> str:
     if repo.cache is not None:
         # a permission: roles.yaml is read from its file, never from the hot path's cache
         # (docs/design/served.md §Served view: caches are never authority)
-        repo = repo.replace(cache=None)
+        repo = repo.without_cache()
         actor = repo.actor()
     repo.person(person)
     governance.require_read(
@@ -283,7 +283,7 @@ def serve_memory(repo: Repository, person: str) -> ServedFile:
     the committed bytes of the owner's last decision, never the work tree."""
     relpath = repo.memory_relpath(person)
     try:
-        served = serve_file(repo.root, relpath, person, repo.cache, FIX_MEMORY)
+        served = serve_file(repo.top, relpath, person, repo.cache, FIX_MEMORY)
     finally:
         if repo.cache is not None:
             repo.cache.save()

@@ -297,7 +297,7 @@ def _globs(root: Path, folders: list[str], project: Path | None) -> tuple[tuple[
     found: set[str] = set()
     odd = ""
     for folder in folders:
-        path = resolved_folder(folder, root)
+        path = Path(resolved_folder(folder, root))
         if project not in path.parents:
             continue
         rel = path.relative_to(project).as_posix()

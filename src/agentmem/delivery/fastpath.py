@@ -14,7 +14,6 @@ payload's ``cwd``, else from the current folder.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from agentmem.errors import AgentmemError
 from agentmem.store.root import locate
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from agentmem.delivery.context import ChatContext
+    from agentmem.store.root import StrPath
 
 #: What a hot command prints: stdout, notes, warnings, and the usage line to write
 #: (:func:`agentmem.delivery.usagelog.chat_line`; None: nothing is logged).
@@ -64,11 +64,12 @@ class Printed:
         return f"Printed(stdout={stdout!r}, notes={notes!r}, warnings={warnings!r}, code={code!r})"
 
 
-def hook_root(payload_cwd: str | None) -> Path:
+def hook_root(payload_cwd: str | None) -> str:
     """``$AGENTMEM_REPO`` exactly, else upward from the payload's ``cwd``, else from here
     (:func:`agentmem.store.root.locate`)."""
-    near = Path(payload_cwd) if payload_cwd else None
-    return locate(near=near, hint="set AGENTMEM_REPO or pass --repo PATH in the hook's command")
+    return locate(
+        near=payload_cwd or None, hint="set AGENTMEM_REPO or pass --repo PATH in the hook's command"
+    )
 
 
 def _note(message: str) -> str:
@@ -158,7 +159,7 @@ def session_start(stdin: str | None) -> Printed:
     return Printed(block, tuple(notes))
 
 
-def _log(root: Path, usage: dict[str, Any]) -> str | None:
+def _log(root: StrPath, usage: dict[str, Any]) -> str | None:
     """Write a chat block's usage line (``usage`` with its run id and time):
     :func:`agentmem.delivery.usagelog.write_chat`."""
     # lazy: hot path: loaded only when a block was given
@@ -174,7 +175,7 @@ def _os_reason(exc: OSError) -> str:
     return f"the system refused a read ({exc.strerror or type(exc).__name__})"
 
 
-def _session_start(root: Path, cwd: str | None) -> Found:
+def _session_start(root: str, cwd: str | None) -> Found:
     """:func:`session_start` computed: the block (empty when there are no entries), the notes
     after the payload's, nothing, and the usage line to write (None: none)."""
     # lazy: hot path: each hook or chat line loads only what it runs
@@ -325,7 +326,7 @@ def chat(person: str | None, fmt: str, scope: str | None = None) -> Printed:
     return Printed(text, notes, warnings)
 
 
-def _chat(person: str | None, fmt: str, scope: str | None) -> tuple[Path, Found]:
+def _chat(person: str | None, fmt: str, scope: str | None) -> tuple[str, Found]:
     """:func:`chat` computed: the repository's root and what to print, with the usage line to
     write."""
     # lazy: hot path: each hook or chat line loads only what it runs
@@ -366,7 +367,7 @@ def _chat(person: str | None, fmt: str, scope: str | None) -> tuple[Path, Found]
         warnings.append(f"{ctx.path} is at {ctx.status.describe()}: remove or merge entries soon")
     warnings += left_out_warnings(ctx.path, ctx.left_out, ctx.due, ctx.elsewhere)
     found = (text, notes, tuple(warnings), chat_line(ctx, actor.id, "context chat"))
-    return repo.root, found
+    return repo.top, found
 
 
 def left_out_warnings(

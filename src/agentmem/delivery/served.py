@@ -21,7 +21,8 @@ judge is loaded only for a commit it has not judged before.
 
 from __future__ import annotations
 
-from pathlib import Path
+import contextlib
+import os
 
 from agentmem import trailers
 from agentmem.check.history.start import JUDGED_SETTINGS, strict, stricter
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 
     from agentmem.doctrine.model import Rule
     from agentmem.store.hotcache import HotCache
+    from agentmem.store.root import StrPath
 
 #: How many commits that changed a file are looked at for its last approved version.
 MAX_CANDIDATES = 50
@@ -114,7 +116,7 @@ WHOLE_FILE_ACTIONS = frozenset(("edit", "erase"))
 Candidate = tuple[str, tuple[str, ...], str | None, bool, bool]
 
 
-def _candidates(root: Path, relpath: str, owner: str) -> list[Candidate]:
+def _candidates(root: StrPath, relpath: str, owner: str) -> list[Candidate]:
     """``(commit, parents, blob, marks, whole)`` of the newest commits of ``HEAD``'s
     first-parent line that changed ``relpath`` (a merge: against its first parent), newest
     first; ``blob`` None when the commit deleted it; ``marks``: whether it carries the owner's
@@ -150,7 +152,7 @@ def _values(text: str) -> list[str]:
     return [v.strip() for v in text.split("\x1d") if v.strip()]
 
 
-def _judge(root: Path, commits: list[tuple[str, tuple[str, ...]]]) -> dict[str, bool]:
+def _judge(root: StrPath, commits: list[tuple[str, tuple[str, ...]]]) -> dict[str, bool]:
     """For each ``(commit, parents)`` (newest first), True when ``check --history`` has no
     error against it (and, for a merge, the commits it brought in): what the history judge's
     walk to it (its ``tip``) finds, never the commits after it — several in one walk where that
@@ -175,7 +177,7 @@ def _from_cache(cache: HotCache | None, commit: str, marks: bool) -> bool | None
 
 
 def verdicts_of(
-    root: Path, commits: list[tuple[str, tuple[str, ...], bool]], cache: HotCache | None
+    root: StrPath, commits: list[tuple[str, tuple[str, ...], bool]], cache: HotCache | None
 ) -> dict[str, bool]:
     """The judge's verdict on each ``(commit, parents, marks)`` (newest first). From ``cache``,
     a refusal always counts, an approval only when ``marks`` (the commit carries the owner's
@@ -216,7 +218,7 @@ _ACTIVATIONS = "doctrine.require_signed"
 
 
 def unsigned_as_required(
-    root: Path,
+    root: StrPath,
     commits: list[tuple[str, tuple[str, ...]]],
     merge: tuple[str, str] | None = None,
     activations: bool = True,
@@ -286,7 +288,7 @@ def unsigned_as_required(
     return found
 
 
-def _never_strict(root: Path, revs: list[str], names: list[str]) -> bool:
+def _never_strict(root: StrPath, revs: list[str], names: list[str]) -> bool:
     """True when no version of ``agentmem.yaml`` in the history of ``revs`` gives any of the
     settings ``names`` its strict value, nor do the defaults where the file was absent
     (:func:`~agentmem.check.history.start.stricter` finds none): then it is lenient at every
@@ -299,7 +301,7 @@ def _never_strict(root: Path, revs: list[str], names: list[str]) -> bool:
     (its bytes hold the word): the settings at the revs are read then, as they would be after
     this anyway. This decides nothing: False only means that the settings are read as before."""
     try:
-        read = regular.read_listed(root / CONFIG_FILE, CONFIG_FILE, MAX_YAML_BYTES)
+        read = regular.read_listed(os.path.join(root, CONFIG_FILE), CONFIG_FILE, MAX_YAML_BYTES)
     except (AgentmemError, OSError):
         return False
     work = read.data if read is not None else b""
@@ -308,7 +310,7 @@ def _never_strict(root: Path, revs: list[str], names: list[str]) -> bool:
     return not stricter(root, revs, names, [work] if read is not None else [])
 
 
-def _blob_text(root: Path, blob: str, work: bytes | None) -> str | None:
+def _blob_text(root: StrPath, blob: str, work: bytes | None) -> str | None:
     """The text of ``blob``: the work tree's bytes when they are that blob, else git's."""
     if work is not None and blob_of(work, blob) == blob:
         data = work
@@ -324,7 +326,7 @@ def _blob_text(root: Path, blob: str, work: bytes | None) -> str | None:
 
 
 def _served_version(
-    root: Path, candidates: list[Candidate], cache: HotCache | None
+    root: StrPath, candidates: list[Candidate], cache: HotCache | None
 ) -> tuple[tuple[str, str | None] | None, list[str]]:
     """``(commit, blob)`` of the newest version that may be served, with the commits the judge
     does not approve (newest first); None when no version may be.
@@ -356,7 +358,7 @@ def _served_version(
 
 
 def serve_file(
-    root: Path, relpath: str, owner: str, cache: HotCache | None, fix: str
+    root: StrPath, relpath: str, owner: str, cache: HotCache | None, fix: str
 ) -> ServedFile:
     """``relpath`` (a memory file of ``owner``) as the served view gives it (module docstring).
     ``fix``: the command that turns a work-tree change into a decision (named in the note).
@@ -414,16 +416,13 @@ ERASURES_SEEN = ".agentmem/erasures-seen.json"
 _ERASURES = "erasures.yaml"
 
 
-def erasure_records(root: Path) -> list[Any]:
+def erasure_records(root: StrPath) -> list[Any]:
     """The erasure records the served view honours (:class:`agentmem.store.erasures.Record`):
     ``HEAD``'s ``erasures.yaml`` (committed bytes) and every one this clone saw there before
     (:data:`ERASURES_SEEN`). No git process, nothing parsed, when the work tree has no record
     and none was ever seen (the common case on the hot path)."""
-    # lazy: the hot path imports nothing more for a repository that never erased
-    import os
-
-    seen_path = root / ERASURES_SEEN
-    if not os.path.lexists(root / _ERASURES) and not os.path.lexists(seen_path):
+    seen_path = os.path.join(root, ERASURES_SEEN)
+    if not os.path.lexists(os.path.join(root, _ERASURES)) and not os.path.lexists(seen_path):
         return []
     # lazy: a repository that has erased something pays for reading the record (YAML)
     import hashlib
@@ -432,7 +431,8 @@ def erasure_records(root: Path) -> list[Any]:
     from agentmem.store.erasures import parse_record
 
     try:
-        seen = json.loads(seen_path.read_text(encoding="utf-8"))
+        with open(seen_path, encoding="utf-8") as file:
+            seen = json.loads(file.read())
         texts: dict[str, str] = seen if isinstance(seen, dict) else {}
     except (OSError, ValueError):
         texts = {}
@@ -442,13 +442,7 @@ def erasure_records(root: Path) -> list[Any]:
         key = hashlib.sha256(head.encode("utf-8")).hexdigest()
         if texts.get(key) != head:
             texts[key] = head
-            tmp = seen_path.with_name(f"{seen_path.name}.tmp-{os.getpid()}")
-            try:
-                seen_path.parent.mkdir(exist_ok=True)
-                tmp.write_text(json.dumps(texts), encoding="utf-8")
-                os.replace(tmp, seen_path)
-            except OSError:
-                tmp.unlink(missing_ok=True)
+            _replace_text(seen_path, json.dumps(texts))
     records = []
     for text in texts.values():
         if not isinstance(text, str):
@@ -460,7 +454,7 @@ def erasure_records(root: Path) -> list[Any]:
     return records
 
 
-def erased_back(root: Path, records: list[Any]) -> list[str]:
+def erased_back(root: StrPath, records: list[Any]) -> list[str]:
     """The commits the records list (the first ones an erase rewrote) that ``HEAD`` reaches:
     the old history is back (:func:`agentmem.store.erasures.erased_history`)."""
     # lazy: only with a record
@@ -473,7 +467,7 @@ def erased_back(root: Path, records: list[Any]) -> list[str]:
 
 
 def erased_note(
-    root: Path,
+    root: StrPath,
     relpath: str,
     text: str | None,
     records: list[Any],
@@ -533,7 +527,7 @@ class ServedDoctrine:
 
     def __init__(
         self,
-        root: Path,
+        root: StrPath,
         head: str,
         tree: str,
         changed: dict[str, str],
@@ -648,7 +642,7 @@ class ServedDoctrine:
 Listing = tuple[dict[str, str], list[tuple[str, str]]]
 
 
-def _list_tree(root: Path, tree: str) -> Listing:
+def _list_tree(root: StrPath, tree: str) -> Listing:
     """The :data:`Listing` of the ``doctrine`` tree ``tree`` (one ``git ls-tree``)."""
     found: dict[str, str] = {}
     refused: list[tuple[str, str]] = []
@@ -682,7 +676,7 @@ class _Pattern:
 _RULE_FILE = _Pattern()
 
 
-def _head_and_tree(root: Path) -> tuple[str, str]:
+def _head_and_tree(root: StrPath) -> tuple[str, str]:
     """``HEAD``'s commit id and its ``doctrine`` tree id (``""`` for none; ``"!"`` and the id
     when ``doctrine`` is not a folder there), one git process."""
     proc = gitrun.run(root, ["cat-file", "--batch-check"], "HEAD\nHEAD:doctrine\n", None, text=True)
@@ -697,7 +691,7 @@ def _head_and_tree(root: Path) -> tuple[str, str]:
     return head, tree
 
 
-def _dirty(root: Path) -> tuple[list[str], list[str]]:
+def _dirty(root: StrPath) -> tuple[list[str], list[str]]:
     """The rule files whose work tree (or index) differs from ``HEAD``, and those git does not
     track: one ``git status`` of ``doctrine/`` (git's own stat test of changed files)."""
     args = ["status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all"]
@@ -749,7 +743,7 @@ def doctrine_marked(email: str, actions: list[str], actors: list[str], roles: li
     )
 
 
-def _marked_log(root: Path, rev: str) -> list[Marked]:
+def _marked_log(root: StrPath, rev: str) -> list[Marked]:
     """``(commit, parents, marks)`` of the commits of ``rev`` that changed a rule file, newest
     first (``rev`` a range: every commit of it; else ``rev``'s first-parent line, a merge
     against its first parent); ``marks``: :func:`doctrine_marked`. One ``git log``, no diff."""
@@ -771,7 +765,9 @@ def _marked_log(root: Path, rev: str) -> list[Marked]:
     return found
 
 
-def _doctrine_log(root: Path, rev: str) -> list[tuple[str, tuple[str, ...], dict[str, str | None]]]:
+def _doctrine_log(
+    root: StrPath, rev: str
+) -> list[tuple[str, tuple[str, ...], dict[str, str | None]]]:
     """``(commit, parents, {rule file: blob or None})`` of the commits of ``rev``'s first-parent
     line that changed a rule file (a merge: against its first parent), newest first. One
     ``git log`` process."""
@@ -807,7 +803,7 @@ _PER_RULE = frozenset({
 
 
 def _judge_range(
-    root: Path,
+    root: StrPath,
     since: str | None,
     tip: str,
     commits: list[tuple[str, tuple[str, ...]]],
@@ -850,18 +846,19 @@ def _judge_range(
 Verdict = bool | list[str]
 
 
-def _load_state(root: Path) -> dict[str, Verdict]:
+def _load_state(root: StrPath) -> dict[str, Verdict]:
     """The verdicts kept in :data:`DOCTRINE_STATE` (commit id → True, False or the rule files
     refused), ``{}`` when it is missing, damaged, not UTF-8 JSON, a symlink or of another
     format: the commits are judged again (it only saves work)."""
     # lazy: the served doctrine only (audits), never a chat block's hot path
     import json
 
-    path = root / DOCTRINE_STATE
+    path = os.path.join(root, DOCTRINE_STATE)
     try:
-        if path.is_symlink():
+        if os.path.islink(path):
             return {}
-        data = json.loads(path.read_bytes())
+        with open(path, "rb") as file:
+            data = json.loads(file.read())
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("format") != _STATE_FORMAT:
@@ -877,22 +874,29 @@ def _load_state(root: Path) -> dict[str, Verdict]:
     }
 
 
-def _save_state(root: Path, judged: dict[str, Verdict]) -> None:
+def _save_state(root: StrPath, judged: dict[str, Verdict]) -> None:
     """Write the verdicts (temporary file, then ``os.replace``, which replaces a symlink
     rather than follow it); failures are ignored: it only saves work."""
     # lazy: the served doctrine only (audits), never a chat block's hot path
     import json
-    import os
 
-    path = root / DOCTRINE_STATE
-    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    state = {"format": _STATE_FORMAT, "judged": judged}
+    _replace_text(os.path.join(root, DOCTRINE_STATE), json.dumps(state, separators=(",", ":")))
+
+
+def _replace_text(path: str, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path`` (its folder made if missing), then
+    ``os.replace`` it over ``path`` (which replaces a symlink rather than follow it); an
+    ``OSError`` leaves ``path`` as it was (a local record that only saves work)."""
+    tmp = f"{path}.tmp-{os.getpid()}"
     try:
-        path.parent.mkdir(exist_ok=True)
-        state = {"format": _STATE_FORMAT, "judged": judged}
-        tmp.write_text(json.dumps(state, separators=(",", ":")), encoding="utf-8")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as file:
+            file.write(text)
         os.replace(tmp, path)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
 
 
 class _Trusted:
@@ -906,7 +910,7 @@ class _Trusted:
     cache cannot say a commit is signed; one ``git log`` of what it brought in, only for a
     merge whose verdict decides what is served), else the judge decides it again."""
 
-    def __init__(self, root: Path, judged: dict[str, Verdict], log: list[Marked]) -> None:
+    def __init__(self, root: StrPath, judged: dict[str, Verdict], log: list[Marked]) -> None:
         self.root = root
         self.judged = judged
         self.parents = {c: p for c, p, _m in log}
@@ -946,7 +950,7 @@ class _Trusted:
 
 
 def _derive(
-    root: Path, log: list[tuple[str, tuple[str, ...], dict[str, str | None]]], verdict: _Trusted
+    root: StrPath, log: list[tuple[str, tuple[str, ...], dict[str, str | None]]], verdict: _Trusted
 ) -> tuple[dict[str, str], dict[str, list[str]]]:
     """``changed`` (rule file → the blob served instead of ``HEAD``'s, ``""``: none) and
     ``late`` (rule file → [its last change, the commit it is served as of, ``""``: none]) from
@@ -971,7 +975,7 @@ def _derive(
     return changed, late
 
 
-def read_ids(root: Path, names: list[tuple[str, str]]) -> dict[str, str]:
+def read_ids(root: StrPath, names: list[tuple[str, str]]) -> dict[str, str]:
     """``key → blob id`` of the objects named (``commit:path``), ONE ``cat-file --batch-check``."""
     if not names:
         return {}
@@ -1001,7 +1005,7 @@ def _late_notes(late: dict[str, list[str]]) -> list[str]:
     return notes
 
 
-def serve_doctrine(root: Path) -> ServedDoctrine:
+def serve_doctrine(root: StrPath) -> ServedDoctrine:
     """``doctrine/`` as the served view gives it (docs/design/served.md §Served doctrine):
     every rule file as committed at ``HEAD`` whose last change (on the first-parent line) is a
     decision ``check --history`` accepts — else as of its newest change that is, or not at

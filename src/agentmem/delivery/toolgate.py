@@ -33,7 +33,6 @@ import os
 import re
 import shlex
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 from agentmem.delivery.gatetable import HELP, PERSON_ONLY, ROOT_VALUES
 from agentmem.errors import AgentmemError
@@ -154,7 +153,7 @@ class _Line:
     def root(self) -> str | None:
         if self._root is False:
             try:
-                self._root = str(locate(near=Path(self.cwd)))
+                self._root = locate(near=self.cwd)
             except (AgentmemError, OSError):
                 self._root = None
         return self._root if isinstance(self._root, str) else None

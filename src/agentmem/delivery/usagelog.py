@@ -10,13 +10,13 @@ import fcntl
 import json
 import os
 from datetime import UTC, datetime
-from pathlib import Path
 
 TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
     from typing import Any
 
     from agentmem.delivery.context import ChatContext
+    from agentmem.store.root import StrPath
 
 USAGE_FILE = ".agentmem/usage.jsonl"
 ROTATED_FILE = ".agentmem/usage.1.jsonl"
@@ -26,13 +26,13 @@ USAGE_MAX_BYTES = 4 * 1024 * 1024
 CHAT_KIND = "chat"
 
 
-def append_line(root: Path, data: bytes, *, limit: int = USAGE_MAX_BYTES) -> None:
+def append_line(root: StrPath, data: bytes, *, limit: int = USAGE_MAX_BYTES) -> None:
     """Append one line (``data``, newline included) to the usage log in a single ``write`` on an
     ``O_APPEND`` descriptor held under ``flock`` (two writers never interleave their lines nor
     both rotate); when the line would take the log past ``limit`` bytes, the log first becomes
     ``usage.1.jsonl``. Raises OSError."""
-    path = root / USAGE_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = os.path.join(root, USAGE_FILE)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     for _attempt in range(10):
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
@@ -45,7 +45,7 @@ def append_line(root: Path, data: bytes, *, limit: int = USAGE_MAX_BYTES) -> Non
             if (current.st_ino, current.st_dev) != (held.st_ino, held.st_dev):
                 continue
             if held.st_size and held.st_size + len(data) > limit:
-                os.replace(path, root / ROTATED_FILE)
+                os.replace(path, os.path.join(root, ROTATED_FILE))
                 continue
             os.write(fd, data)
             return
@@ -92,7 +92,7 @@ def chat_line(ctx: ChatContext, actor: str, via: str) -> dict[str, Any]:
     }
 
 
-def write_chat(root: Path, record: dict[str, Any]) -> str | None:
+def write_chat(root: StrPath, record: dict[str, Any]) -> str | None:
     """Append a chat line (:func:`chat_line`) to the log (:func:`append_line`). Returns
     None, or the reason it could not be written: a chat block is still given (a session never
     breaks on its log) and the caller says so on stderr."""

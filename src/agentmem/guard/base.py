@@ -4,7 +4,6 @@ placeholders and :class:`Finding`."""
 from __future__ import annotations
 
 from importlib.util import find_spec
-from pathlib import Path
 
 from agentmem.frozen import Frozen
 
@@ -62,7 +61,7 @@ class Finding(Frozen):
         self._set(code=code, message=message, start=start, end=end, severity=severity)
 
 
-def package_folder(name: str) -> Path:
+def package_folder(name: str) -> str:
     """The folder of the installed top-level package ``name``, found as an import would find it
     but without importing it (or ``importlib.resources``, whose import costs the hot path more
     than the guard's look-ups: docs/design/code.md §Hot path). Raises ``ModuleNotFoundError``
@@ -71,4 +70,4 @@ def package_folder(name: str) -> Path:
     folders = spec.submodule_search_locations if spec is not None else None
     if not folders:
         raise ModuleNotFoundError(f"no package folder for {name!r}", name=name)
-    return Path(next(iter(folders)))
+    return str(next(iter(folders)))

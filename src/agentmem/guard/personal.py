@@ -14,9 +14,9 @@ from __future__ import annotations
 import functools
 import json
 import mmap
+import os
 import re
 import unicodedata
-from pathlib import Path
 
 from agentmem.guard.base import Finding, package_folder
 from agentmem.guard.secrets import _PLACEHOLDER_VALUE
@@ -412,19 +412,19 @@ def _windows(text: str, rx: re.Pattern[str], margin: int = 24) -> list[tuple[int
 # ----------------------------------------------------------------------------------------------
 
 LANGUAGES = ("en", "fr", "es", "de")
-_HERE = Path(__file__).parent
+_HERE = os.path.dirname(__file__)
 
 
-def _name_list_file() -> Path:
+def _name_list_file() -> str:
     """gender-guesser's ``nam_dict.txt``."""
-    return package_folder("gender_guesser") / "data" / "nam_dict.txt"
+    return os.path.join(package_folder("gender_guesser"), "data", "nam_dict.txt")
 
 
 @functools.cache
 def _vocabulary() -> dict[str, Any]:
     """``guard/data/personal.json``: health conditions and states, medications, person nouns
     (EN/FR/ES/DE), first names that are products, product words. Loaded on first use."""
-    with open(_HERE / "data" / "personal.json", encoding="utf-8") as file:
+    with open(os.path.join(_HERE, "data", "personal.json"), encoding="utf-8") as file:
         data = file.read()
     loaded: dict[str, Any] = json.loads(data)
     return loaded
@@ -474,7 +474,8 @@ def _word_list(lang: str) -> bytes:
     # lazy: slow to decompress the four lists, needed only when a name is in question
     import gzip
 
-    with open(package_folder("spellchecker") / "resources" / f"{lang}.json.gz", "rb") as file:
+    words = os.path.join(package_folder("spellchecker"), "resources", f"{lang}.json.gz")
+    with open(words, "rb") as file:
         return gzip.decompress(file.read())
 
 

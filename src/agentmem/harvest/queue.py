@@ -25,7 +25,6 @@ import json
 import os
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 
 from agentmem import trailers as tr
 from agentmem.errors import AgentmemError, UsageError
@@ -37,7 +36,10 @@ from agentmem.harvest.payload import parse_payload as parse_payload
 
 TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
+
+    from agentmem.store.root import StrPath
 
 LOCAL_DIR = ".agentmem"
 QUEUE_FILE = "queue.jsonl"
@@ -85,10 +87,10 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _append_line(path: Path, record: dict[str, Any]) -> None:
+def _append_line(path: StrPath, record: dict[str, Any]) -> None:
     """Append one JSON line with a single ``write`` on an ``O_APPEND`` descriptor, so that
     concurrent hooks never interleave their lines; fsync so a crash cannot lose it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -98,7 +100,7 @@ def _append_line(path: Path, record: dict[str, Any]) -> None:
         os.close(fd)
 
 
-def enqueue(root: Path, payload: HookPayload) -> QueuedSession:
+def enqueue(root: StrPath, payload: HookPayload) -> QueuedSession:
     """Append ``payload`` to ``root/.agentmem/queue.jsonl``; returns the line written."""
     entry = QueuedSession(
         payload.session_id,
@@ -108,15 +110,16 @@ def enqueue(root: Path, payload: HookPayload) -> QueuedSession:
         payload.event,
         _now(),
     )
-    _append_line(root / LOCAL_DIR / QUEUE_FILE, entry.to_dict())
+    _append_line(os.path.join(root, LOCAL_DIR, QUEUE_FILE), entry.to_dict())
     return entry
 
 
-def _read_lines(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
+def _read_lines(path: StrPath) -> tuple[list[dict[str, Any]], list[int]]:
     """The JSON objects of a JSONL file and the numbers of the lines that are not (a torn last
     line after a crash, a hand edit). Missing file: nothing."""
     try:
-        raw = path.read_text(encoding="utf-8", errors="replace")
+        with open(path, encoding="utf-8", errors="replace") as file:
+            raw = file.read()
     except FileNotFoundError:
         return [], []
     records: list[dict[str, Any]] = []
@@ -147,9 +150,9 @@ class QueueState:
     refused: list[str] = field(default_factory=list)
 
 
-def read_queue(root: Path) -> QueueState:
+def read_queue(root: StrPath) -> QueueState:
     """Every queued session of ``root/.agentmem/queue.jsonl``, harvested or not."""
-    records, bad = _read_lines(root / LOCAL_DIR / QUEUE_FILE)
+    records, bad = _read_lines(os.path.join(root, LOCAL_DIR, QUEUE_FILE))
     by_id: dict[str, QueuedSession] = {}
     refused: dict[str, None] = {}
     for record in records:
@@ -172,7 +175,7 @@ def read_queue(root: Path) -> QueueState:
     return QueueState(list(by_id.values()), bad, list(refused))
 
 
-def record_refused(root: Path, session_id: str, transcript_path: str, reason: str) -> None:
+def record_refused(root: StrPath, session_id: str, transcript_path: str, reason: str) -> None:
     """Take a queued session out of the queue because its transcript was refused (``reason``,
     the error's message, which shows no value of the file): one line in ``queue.jsonl``; a
     hook that queues the session again puts it back."""
@@ -182,12 +185,12 @@ def record_refused(root: Path, session_id: str, transcript_path: str, reason: st
         "refused": reason,
         "refused_at": _now(),
     }
-    _append_line(root / LOCAL_DIR / QUEUE_FILE, record)
+    _append_line(os.path.join(root, LOCAL_DIR, QUEUE_FILE), record)
 
 
-def harvested_ids(root: Path) -> set[str]:
+def harvested_ids(root: StrPath) -> set[str]:
     """Session ids recorded in ``harvested.jsonl`` (local; no git)."""
-    records, _bad = _read_lines(root / LOCAL_DIR / HARVESTED_FILE)
+    records, _bad = _read_lines(os.path.join(root, LOCAL_DIR, HARVESTED_FILE))
     return {r["session_id"] for r in records if isinstance(r.get("session_id"), str)}
 
 
@@ -208,7 +211,7 @@ def committed_session_ids(root: Path) -> set[str]:
     return found
 
 
-def waiting(root: Path, done: set[str] | None = None) -> list[QueuedSession]:
+def waiting(root: StrPath, done: set[str] | None = None) -> list[QueuedSession]:
     """Queued sessions not yet harvested, oldest first. ``done`` defaults to the local record
     only (cheap enough for ``agentmem inbox``); ``harvest --queue`` adds the commit trailers."""
     done = harvested_ids(root) if done is None else done
@@ -216,7 +219,7 @@ def waiting(root: Path, done: set[str] | None = None) -> list[QueuedSession]:
 
 
 def record_harvested(
-    root: Path,
+    root: StrPath,
     session_ids: list[str],
     transcript_path: str,
     actor: str,
@@ -239,10 +242,10 @@ def record_harvested(
             refused=dict(refused or {}) if n == 0 else {},
             invalid=invalid if n == 0 else 0,
         )
-        _append_line(root / LOCAL_DIR / HARVESTED_FILE, record.to_dict())
+        _append_line(os.path.join(root, LOCAL_DIR, HARVESTED_FILE), record.to_dict())
 
 
-def forget(root: Path, session_id: str, actor: str) -> QueuedSession:
+def forget(root: StrPath, session_id: str, actor: str) -> QueuedSession:
     """Drop a queued session without harvesting it (``harvest --forget``): a line in
     ``harvested.jsonl`` with ``forgotten: true`` and 0 proposals, so ``harvest --queue`` never
     tries it again (its transcript was deleted, or the session is not worth it). The queue
@@ -262,5 +265,5 @@ def forget(root: Path, session_id: str, actor: str) -> QueuedSession:
     if session_id in harvested_ids(root):
         raise AgentmemError(f"session {session_id} was already harvested or forgotten")
     record = HarvestRecord(session_id, session.transcript_path, _now(), actor, 0, None, True)
-    _append_line(root / LOCAL_DIR / HARVESTED_FILE, record.to_dict())
+    _append_line(os.path.join(root, LOCAL_DIR, HARVESTED_FILE), record.to_dict())
     return session

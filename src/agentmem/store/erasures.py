@@ -41,6 +41,8 @@ from agentmem.store.yamlio import dump_yaml, load_yaml_text
 if TYPE_CHECKING:
     import subprocess
 
+    from agentmem.store.root import StrPath
+
 HEADER = (
     "# Written by agentmem erase (docs/design/sync.md §Sync): hashes of erased values and the first\n"
     "# commits each erase rewrote, never the values. Only agentmem erase adds to it; check\n"
@@ -230,7 +232,9 @@ def lost(before: Record, after: Record) -> list[str]:
 
 
 # -- for the readers ------------------------------------------------------------------------------
-def _git(root: Path, args: list[str], data: str | None = None) -> subprocess.CompletedProcess[str]:
+def _git(
+    root: StrPath, args: list[str], data: str | None = None
+) -> subprocess.CompletedProcess[str]:
     return run_git(root, args, input_text=data, check=False)
 
 
@@ -252,7 +256,7 @@ def holds_erased(record: Record | None, text: str) -> bool:
     return record is not None and bool(record.matcher().find_all(text))
 
 
-def erased_history(root: Path, record: Record | None, rev: str = "HEAD") -> list[str]:
+def erased_history(root: StrPath, record: Record | None, rev: str = "HEAD") -> list[str]:
     """The commits the record lists (the first ones an erase rewrote) that ``rev`` reaches: a
     history that holds them brought erased data back (a stale clone's merge). ONE
     ``cat-file --batch-check``, then one ancestry test per listed commit this clone holds."""

@@ -19,16 +19,19 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentmem import trailers as trailer_names
 from agentmem.errors import GitError
 from agentmem.store import gitrun
 from agentmem.store.gitrun import user_email as user_email
 
+if TYPE_CHECKING:
+    from agentmem.store.root import StrPath
+
 
 def _run(
-    root: Path,
+    root: StrPath,
     args: Sequence[str],
     payload: str | bytes | None,
     env: dict[str, str] | None,
@@ -47,7 +50,7 @@ def _failed(args: Sequence[str], proc: subprocess.CompletedProcess[Any]) -> GitE
 
 
 def run_git(
-    root: Path,
+    root: StrPath,
     args: Sequence[str],
     *,
     input_text: str | None = None,
@@ -62,7 +65,7 @@ def run_git(
 
 
 def run_git_bytes(
-    root: Path, args: Sequence[str], *, input_bytes: bytes | None = None, check: bool = True
+    root: StrPath, args: Sequence[str], *, input_bytes: bytes | None = None, check: bool = True
 ) -> bytes:
     """Like :func:`run_git` for binary output (``cat-file --batch``, exact blob bytes)."""
     proc = _run(root, args, input_bytes, None, text=False)

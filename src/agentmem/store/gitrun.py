@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Sequence
-from pathlib import Path
 
 from agentmem.errors import GitError
 
@@ -18,9 +17,11 @@ TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
     from typing import Any
 
+    from agentmem.store.root import StrPath
+
 
 def run(
-    root: Path | str,
+    root: StrPath,
     args: Sequence[str],
     payload: str | bytes | None,
     env: dict[str, str] | None,
@@ -37,7 +38,7 @@ def run(
         full_env.setdefault("GIT_TERMINAL_PROMPT", "0")
     try:
         return subprocess.run(
-            ["git", "-C", str(root), *args],
+            ["git", "-C", os.fspath(root), *args],
             input=payload,
             capture_output=True,
             text=text,
@@ -51,7 +52,7 @@ def run(
         ) from None
 
 
-def user_email(root: Path | str) -> str:
+def user_email(root: StrPath) -> str:
     """``user.email`` of whoever runs the command (one git process: what finds the actor)."""
     email: str = run(root, ["config", "user.email"], None, None, text=True).stdout.strip()
     if not email:
@@ -62,7 +63,7 @@ def user_email(root: Path | str) -> str:
     return email
 
 
-def read_objects(root: Path, names: list[tuple[str, str]]) -> dict[str, bytes]:
+def read_objects(root: StrPath, names: list[tuple[str, str]]) -> dict[str, bytes]:
     """``key → bytes`` of the git objects named (``(key, object name)``: a blob id or
     ``commit:path``), read in ONE ``git cat-file --batch``; a name git does not find is left
     out. Raises :class:`GitError` when git fails (not a repository, a broken object store):

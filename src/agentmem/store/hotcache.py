@@ -24,7 +24,6 @@ import hashlib
 import json
 import os
 from importlib.util import find_spec
-from pathlib import Path
 
 from agentmem.errors import AgentmemError
 from agentmem.store import regular
@@ -32,6 +31,8 @@ from agentmem.store import regular
 TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
     from typing import Any
+
+    from agentmem.store.root import StrPath
 
 CACHE_FILE = "hotcache.json"
 #: The hot path's output memo an older agentmem wrote (it held memory text): ``erase`` deletes
@@ -69,8 +70,8 @@ def _same(a: Any, b: Any) -> bool:
 class HotCache:
     """The cache of one repository; :meth:`save` writes it back when something was added."""
 
-    def __init__(self, local_dir: Path) -> None:
-        self.path = local_dir / CACHE_FILE
+    def __init__(self, local_dir: StrPath) -> None:
+        self.path = os.path.join(local_dir, CACHE_FILE)
         self._kinds: dict[str, dict[str, Any]] | None = None
         self._dirty = False
 
@@ -79,7 +80,7 @@ class HotCache:
             kinds: dict[str, dict[str, Any]] = {}
             try:
                 # regular files only: a named pipe put there would block the session start
-                read = regular.read_listed(self.path, self.path.name)
+                read = regular.read_listed(self.path, CACHE_FILE)
                 data = json.loads(read.data) if read is not None else None
                 if isinstance(data, dict) and data.get("format") == _FORMAT:
                     kinds = {
@@ -112,28 +113,27 @@ class HotCache:
         failure leaves the cache as it was (it is only a cache)."""
         if not self._dirty or self._kinds is None:
             return
-        temp = self.path.with_name(f"{CACHE_FILE}.{os.getpid()}.tmp")
+        folder = os.path.dirname(self.path)
+        temp = os.path.join(folder, f"{CACHE_FILE}.{os.getpid()}.tmp")
         try:
-            self.path.parent.mkdir(exist_ok=True)
-            temp.write_text(
-                json.dumps({"format": _FORMAT, **self._kinds}, ensure_ascii=False),
-                encoding="utf-8",
-            )
+            os.makedirs(folder, exist_ok=True)
+            with open(temp, "w", encoding="utf-8") as file:
+                file.write(json.dumps({"format": _FORMAT, **self._kinds}, ensure_ascii=False))
             os.replace(temp, self.path)
             self._dirty = False
         except OSError:
             with contextlib.suppress(OSError):
-                temp.unlink()
+                os.unlink(temp)
 
 
-def purge(root: Path) -> list[str]:
+def purge(root: StrPath) -> list[str]:
     """Delete the cache (and an older version's memo); returns the relative paths removed
     (``erase``: the settings it parsed may name the person)."""
     removed = []
     for name in (CACHE_FILE, LEGACY_MEMO):
-        path = root / ".agentmem" / name
+        path = os.path.join(root, ".agentmem", name)
         try:
-            path.unlink()
+            os.unlink(path)
         except FileNotFoundError:
             continue
         removed.append(f".agentmem/{name}")

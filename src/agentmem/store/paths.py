@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 from agentmem.errors import AgentmemError, InvalidMemoryError, UsageError
 from agentmem.lazyre import lazy_compile
+
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
+if TYPE_CHECKING:
+    from agentmem.store.root import StrPath
 
 # \Z, not $: "$" would accept a trailing newline ("alice\n").
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?\Z")
@@ -57,9 +60,9 @@ class UnsafePathError(AgentmemError):
 
 
 def check_relpath(
-    root: Path, relpath: str, listings: dict[Path, dict[str, list[str]]] | None = None
-) -> Path:
-    """``root / relpath`` when it is safe to write, else :class:`UnsafePathError`.
+    root: StrPath, relpath: str, listings: dict[str, dict[str, list[str]]] | None = None
+) -> str:
+    """``root/relpath`` when it is safe to write, else :class:`UnsafePathError`.
 
     Refused: empty, absolute, ``..`` or ``.`` parts, backslashes, NUL and control characters,
     anything inside ``.git``; a symlink as the target or any folder between ``root`` and it; a
@@ -84,12 +87,12 @@ def check_relpath(
         raise refuse("'..', '.' or an empty part")
     if parts[0].casefold() == ".git":
         raise refuse("inside .git")
-    folder = root
-    for part in parts:
-        path = folder / part
-        if path.is_symlink():
-            raise refuse(f"{path.relative_to(root).as_posix()} is a symbolic link")
-        if folder.is_dir():
+    folder = os.fspath(root)
+    for number, part in enumerate(parts):
+        path = os.path.join(folder, part)
+        if os.path.islink(path):
+            raise refuse(f"{'/'.join(parts[: number + 1])} is a symbolic link")
+        if os.path.isdir(folder):
             names = listings.get(folder) if listings is not None else None
             if names is None:
                 names = _folded(folder)
@@ -97,13 +100,13 @@ def check_relpath(
                     listings[folder] = names
             twins = [n for n in names.get(part.casefold(), ()) if n != part]
             if twins:
-                where = (folder / twins[0]).relative_to(root).as_posix()
+                where = "/".join([*parts[:number], twins[0]])
                 raise refuse(f"{where} differs from it only by case")
         folder = path
-    return root / relpath
+    return os.path.join(root, relpath)
 
 
-def _folded(folder: Path) -> dict[str, list[str]]:
+def _folded(folder: str) -> dict[str, list[str]]:
     """The names in ``folder`` by their case-folded form."""
     found: dict[str, list[str]] = {}
     for name in os.listdir(folder):

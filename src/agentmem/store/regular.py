@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 from agentmem.errors import AgentmemError, DoctrineError, InvalidMemoryError, ProposalError
+
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
+if TYPE_CHECKING:
+    from agentmem.store.root import StrPath
 
 READS_ONLY = "agentmem reads only regular files"
 HINT = (
@@ -82,14 +85,14 @@ def refusal(refused: tuple[str, str]) -> AgentmemError:
     return error_class(refused[0])(message(refused), hint=HINT)
 
 
-def problem(root: Path, relpath: str, *, folder: bool = False) -> tuple[str, str] | None:
+def problem(root: StrPath, relpath: str, *, folder: bool = False) -> tuple[str, str] | None:
     """Why ``root/relpath`` cannot be read as an agentmem file or folder (``folder=True``):
     ``(the first offending part, reason)`` — a symlinked folder on the way counts; None when it
     is fine or does not exist. ``relpath`` uses ``/``; ``root`` is trusted."""
     parts = relpath.split("/")
-    path = root
+    path = os.fspath(root)
     for number, part in enumerate(parts, start=1):
-        path = path / part
+        path = os.path.join(path, part)
         try:
             mode = os.lstat(path).st_mode
         except (FileNotFoundError, NotADirectoryError):
@@ -107,13 +110,13 @@ def problem(root: Path, relpath: str, *, folder: bool = False) -> tuple[str, str
     return None
 
 
-def require_folder(root: Path, relpath: str) -> bool:
+def require_folder(root: StrPath, relpath: str) -> bool:
     """True when ``root/relpath`` is a real folder reached through real folders, False when it
     does not exist; raises the area's error (:func:`refusal`) when it is a symlink or a file."""
     found = problem(root, relpath, folder=True)
     if found is not None:
         raise refusal(found)
-    return (root / relpath).is_dir()
+    return os.path.isdir(os.path.join(root, relpath))
 
 
 class Read:
@@ -137,7 +140,7 @@ class Read:
         return f"Read(data={self.data!r}, size={self.size!r})"
 
 
-def read_capped(root: Path, relpath: str, limit: int | None = None) -> Read | None:
+def read_capped(root: StrPath, relpath: str, limit: int | None = None) -> Read | None:
     """Read ``root/relpath``, or None when it does not exist: no symlink followed (each part is
     checked, then the file is opened with ``O_NOFOLLOW``) and nothing but a regular file read
     (checked again on the open file). With ``limit``, at most ``limit + 1`` bytes are read (a
@@ -146,10 +149,10 @@ def read_capped(root: Path, relpath: str, limit: int | None = None) -> Read | No
     found = problem(root, relpath)
     if found is not None:
         raise refusal(found)
-    return read_listed(root / relpath, relpath, limit)
+    return read_listed(os.path.join(root, relpath), relpath, limit)
 
 
-def read_listed(path: Path, relpath: str, limit: int | None = None) -> Read | None:
+def read_listed(path: StrPath, relpath: str, limit: int | None = None) -> Read | None:
     """:func:`read_capped` for a file whose folders are already known to be real (one that
     :func:`listing` returned): only the file itself is checked, on the open descriptor."""
     try:
@@ -177,13 +180,13 @@ def read_listed(path: Path, relpath: str, limit: int | None = None) -> Read | No
     return Read(chunks[0] if len(chunks) == 1 else b"".join(chunks), info.st_size)
 
 
-def read_bytes(root: Path, relpath: str) -> bytes | None:
+def read_bytes(root: StrPath, relpath: str) -> bytes | None:
     """The bytes of ``root/relpath`` (see :func:`read_capped`), None when it does not exist."""
     read = read_capped(root, relpath)
     return None if read is None else read.data
 
 
-def read_text(root: Path, relpath: str, *, universal_newlines: bool = False) -> str | None:
+def read_text(root: StrPath, relpath: str, *, universal_newlines: bool = False) -> str | None:
     """The UTF-8 text of ``root/relpath`` (see :func:`read_capped`), None when it does not
     exist. Bytes as they are (no newline translation) unless ``universal_newlines`` (then
     ``\\r\\n`` and ``\\r`` read as ``\\n``, as ``Path.read_text`` does). Raises
@@ -201,7 +204,7 @@ def universal(text: str) -> str:
 
 
 def listing(
-    root: Path, relfolder: str, suffix: str, *, stem: bool = False
+    root: StrPath, relfolder: str, suffix: str, *, stem: bool = False
 ) -> tuple[list[str], list[tuple[str, str]]]:
     """The entries of folder ``root/relfolder`` whose name ends with ``suffix`` (after at least
     one character when ``stem``): ``(regular files, refusals)`` — the names of the regular files
@@ -216,7 +219,7 @@ def listing(
     names: list[str] = []
     refused: list[tuple[str, str]] = []
     try:
-        entries = os.scandir(root / relfolder)
+        entries = os.scandir(os.path.join(root, relfolder))
     except (FileNotFoundError, NotADirectoryError):
         return [], []
     with entries:
@@ -232,7 +235,7 @@ def listing(
     return sorted(names), sorted(refused)
 
 
-def subfolders(root: Path, relfolder: str) -> tuple[list[str], list[tuple[str, str]]]:
+def subfolders(root: StrPath, relfolder: str) -> tuple[list[str], list[tuple[str, str]]]:
     """The real sub-folders of ``root/relfolder`` (``inbox/<person>``), sorted, and a
     ``(relpath, reason)`` for each symlink among its entries (a link to a folder would be read
     as one); files are not listed. ``([], [])`` when the folder does not exist; a folder that
@@ -241,7 +244,7 @@ def subfolders(root: Path, relfolder: str) -> tuple[list[str], list[tuple[str, s
     if found is not None:
         return [], [found]
     try:
-        entries = os.scandir(root / relfolder)
+        entries = os.scandir(os.path.join(root, relfolder))
     except (FileNotFoundError, NotADirectoryError):
         return [], []
     names: list[str] = []
@@ -255,12 +258,12 @@ def subfolders(root: Path, relfolder: str) -> tuple[list[str], list[tuple[str, s
     return sorted(names), sorted(refused)
 
 
-def given_head(path: Path, size: int) -> bytes:
+def given_head(path: StrPath, size: int) -> bytes:
     """The first ``size`` bytes of a named file (:func:`given_bytes`' rules)."""
     return given_bytes(path, size)
 
 
-def given_bytes(path: Path, limit: int | None = None) -> bytes:
+def given_bytes(path: StrPath, limit: int | None = None) -> bytes:
     """The bytes of a file a person names on the command line (a transcript, an outcomes or
     proposals file: outside the repository, so a link to it is followed). A FIFO, socket,
     device or folder is refused by name, never opened for reading (a named pipe must not hang

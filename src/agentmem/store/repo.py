@@ -13,7 +13,7 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from pathlib import Path
+from functools import cached_property
 
 from agentmem.config import CONFIG_FILE, Config, load_config
 from agentmem.errors import (
@@ -39,7 +39,10 @@ from agentmem.store.yamlio import load_yaml_file
 
 TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agentmem.store.hotcache import HotCache
+    from agentmem.store.root import StrPath
 
 LOCK_TIMEOUT_SECONDS = 15.0
 #: Beside the lock while it is held: which command holds it (``agentmem review (pid 4242)``), so
@@ -74,10 +77,11 @@ def _holder_text() -> str:
     return f"{name} (pid {os.getpid()})"
 
 
-def lock_holder(root: Path) -> str | None:
+def lock_holder(root: StrPath) -> str | None:
     """The command that holds ``root``'s lock, as it wrote itself down (None when unknown)."""
     try:
-        text = (root / LOCAL_DIR / HOLDER_FILE).read_text(encoding="ascii")[:200].strip()
+        with open(os.path.join(root, LOCAL_DIR, HOLDER_FILE), encoding="ascii") as file:
+            text = file.read()[:200].strip()
     except (OSError, UnicodeDecodeError):
         return None
     return text if _HOLDER.fullmatch(text) else None
@@ -133,16 +137,34 @@ def parse_roles(data: object, where: str) -> dict[str, Person]:
 class Repository(Frozen):
     """An opened memory repository: ``root`` path and resolved ``config``; ``cache``, on the hot
     path, spares re-parsing ``roles.yaml`` (:mod:`agentmem.store.hotcache`); it is left out of
-    equality, hash and repr."""
+    equality, hash and repr. ``top`` is the root as a ``str``, what the hot path works on (with
+    ``os.path``): given a ``str``, the ``Path`` is made on first use of ``root``, so that
+    ``pathlib`` never loads on the hot path (docs/design/code.md §Hot path)."""
 
     _fields = ("root", "config", "cache")
     _compared = _shown = ("root", "config")
-    root: Path
+    top: str
     config: Config
     cache: HotCache | None
 
-    def __init__(self, root: Path, config: Config, cache: HotCache | None = None) -> None:
-        self._set(root=root, config=config, cache=cache)
+    def __init__(self, root: str | Path, config: Config, cache: HotCache | None = None) -> None:
+        if isinstance(root, str):
+            self._set(top=root, config=config, cache=cache)
+        else:
+            self._set(top=os.fspath(root), root=root, config=config, cache=cache)
+
+    @cached_property
+    def root(self) -> Path:
+        """The root folder as a ``Path`` (the one given, else made from :attr:`top` once)."""
+        # lazy: pathlib (~9 % of a session start) only for a caller that asks for a Path
+        from pathlib import Path
+
+        return Path(self.top)
+
+    def without_cache(self) -> Repository:
+        """The same repository reading every file itself (a permission never comes from the
+        hot path's cache)."""
+        return Repository(self.top, self.config)
 
     # -- layout -------------------------------------------------------------------------------
     def memory_path(self, person: str) -> Path:
@@ -162,15 +184,15 @@ class Repository(Frozen):
 
     # -- people -------------------------------------------------------------------------------
     def people(self) -> dict[str, Person]:
-        path = self.root / ROLES_FILE
-        if not path.exists():
+        path = os.path.join(self.top, ROLES_FILE)
+        if not os.path.exists(path):
             return {}
         return parse_roles(load_yaml_file(path, ROLES_FILE, cache=self.cache), ROLES_FILE)
 
     def actor(self) -> Person:
         """The person running the command, from the git identity (*actor*,
         docs/design/overview.md §Vocabulary, §Roles)."""
-        email = gitrun.user_email(self.root)
+        email = gitrun.user_email(self.top)
         for person in self.people().values():
             if person.email.lower() == email.lower():
                 return person
@@ -246,11 +268,11 @@ def _lock_timeout(explicit: float | None) -> float:
         raise ConfigError(f"AGENTMEM_LOCK_TIMEOUT={raw!r}: expected a number of seconds") from None
 
 
-def open_repository(explicit: Path | None = None, *, hot: bool = False) -> Repository:
+def open_repository(explicit: StrPath | None = None, *, hot: bool = False) -> Repository:
     """Open the repository at ``explicit`` (``--repo``), ``$AGENTMEM_REPO``, or found from cwd.
     ``hot``: with the hot path's cache (:func:`hot_repository`)."""
     root = locate(explicit)
-    if not any((folder / ".git").exists() for folder in (root, *root.parents)):
+    if not _in_work_tree(root):
         raise NotARepositoryError(
             f"{root} has {CONFIG_FILE} but is not in a git work tree",
             hint=f"run 'agentmem init {root}' (it runs git init and keeps your files)",
@@ -260,13 +282,24 @@ def open_repository(explicit: Path | None = None, *, hot: bool = False) -> Repos
     return repo
 
 
-def hot_repository(root: Path) -> Repository:
+def _in_work_tree(root: str) -> bool:
+    """True when ``root`` (resolved) or a folder above it holds ``.git``."""
+    folder = root
+    while not os.path.exists(os.path.join(folder, ".git")):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+    return True
+
+
+def hot_repository(root: str | Path) -> Repository:
     """The repository at ``root`` with the hot path's cache (``.agentmem/hotcache.json``) for
     its settings and roles; the caller saves the cache when done."""
     # lazy: only the hot path keeps a cache (and pays for hashlib)
     from agentmem.store.hotcache import HotCache
 
-    cache = HotCache(root / LOCAL_DIR)
+    cache = HotCache(os.path.join(root, LOCAL_DIR))
     return Repository(root, load_config(root, cache=cache), cache)
 
 
@@ -275,8 +308,10 @@ def _recover_if_pending(repo: Repository) -> None:
     pending; otherwise recovers under the lock if it is free now. Never blocks nor fails a read:
     when the lock is busy or git is mid-operation, the next mutating command recovers (or says
     why)."""
-    dot_git = repo.root / ".git"
-    if dot_git.is_dir() and not (dot_git / JOURNAL_DIR / JOURNAL_NAME).exists():
+    dot_git = os.path.join(repo.top, ".git")
+    if os.path.isdir(dot_git) and not os.path.exists(
+        os.path.join(dot_git, JOURNAL_DIR, JOURNAL_NAME)
+    ):
         return  # the common layout, one stat: the journal module is not even loaded
 
     # lazy: the SessionStart hook opens the repository without it (hot_repository)

@@ -11,9 +11,17 @@ library and :mod:`agentmem.errors`: the hot path (``hook …``, ``context chat``
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from agentmem.errors import NotARepositoryError
+
+TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    #: A path as the hot path takes it: a ``str`` or any ``os.PathLike`` (a ``Path``); the hot
+    #: path's modules work on ``str`` with ``os.path`` and never import ``pathlib``
+    #: (docs/design/code.md §Hot path).
+    StrPath: TypeAlias = str | os.PathLike[str]
 
 CONFIG_FILE = "agentmem.yaml"
 """The file that makes a folder a memory repository (its settings)."""
@@ -34,34 +42,44 @@ REPO_ENV = "AGENTMEM_REPO"
 INIT_HINT = "run 'agentmem init' to create one, or pass --repo PATH"
 
 
-def find_root(start: Path, *, hint: str = INIT_HINT) -> Path:
-    """The nearest folder from ``start`` upward holding ``agentmem.yaml`` (resolved). Raises
-    :class:`NotARepositoryError` with ``hint`` when there is none."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        if (folder / CONFIG_FILE).is_file():
+def find_root(start: StrPath, *, hint: str = INIT_HINT) -> str:
+    """The nearest folder from ``start`` upward holding ``agentmem.yaml`` (resolved: symlinks
+    followed, as ``Path.resolve``). Raises :class:`NotARepositoryError` with ``hint`` when
+    there is none."""
+    resolved = folder = os.path.realpath(start)
+    while True:
+        if os.path.isfile(os.path.join(folder, CONFIG_FILE)):
             return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
     raise NotARepositoryError(
-        f"not a memory repository: no {CONFIG_FILE} in {start} or any parent", hint=hint
+        f"not a memory repository: no {CONFIG_FILE} in {resolved} or any parent", hint=hint
     )
 
 
 def locate(
-    explicit: Path | None = None, *, near: Path | None = None, hint: str = INIT_HINT
-) -> Path:
+    explicit: StrPath | None = None, *, near: StrPath | None = None, hint: str = INIT_HINT
+) -> str:
     """The repository to work on: ``explicit`` (``--repo``), else ``$AGENTMEM_REPO`` — that very
     folder, not a parent —; else upward from ``near`` when it is a folder inside one; else
     upward from the current folder. Raises :class:`NotARepositoryError`."""
     if explicit is None and os.environ.get(REPO_ENV):
-        explicit = Path(os.environ[REPO_ENV])
+        explicit = os.environ[REPO_ENV]
     if explicit is not None:
         root = find_root(explicit, hint=hint)
-        if root != explicit.resolve():
-            raise NotARepositoryError(f"not a memory repository: no {CONFIG_FILE} in {explicit}")
+        if root != os.path.realpath(explicit):
+            # lazy: a refusal only: the folder is named as it always was, as ``Path`` writes it
+            from pathlib import Path
+
+            raise NotARepositoryError(
+                f"not a memory repository: no {CONFIG_FILE} in {Path(explicit)}"
+            )
         return root
-    if near is not None and near.is_dir():
+    if near is not None and os.path.isdir(near):
         try:
             return find_root(near, hint=hint)
         except NotARepositoryError:
             pass
-    return find_root(Path.cwd(), hint=hint)
+    return find_root(os.getcwd(), hint=hint)

@@ -5,9 +5,9 @@ Round-trip editing of doctrine files (comments kept) belongs to ruamel.yaml, not
 
 from __future__ import annotations
 
+import os
 import stat
 from functools import cache
-from pathlib import Path
 
 from agentmem.errors import ConfigError
 from agentmem.lazyre import lazy_compile
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from agentmem.store.hotcache import HotCache
+    from agentmem.store.root import StrPath
 
 MAX_YAML_BYTES = 1_000_000  # a hand-written settings or proposal file is never this large
 
@@ -82,7 +83,7 @@ def load_yaml_text(text: str, where: str, error: type[Exception] = ConfigError) 
 
 
 def load_yaml_file(
-    path: Path,
+    path: StrPath,
     where: str | None = None,
     error: type[Exception] = ConfigError,
     cache: HotCache | None = None,
@@ -93,18 +94,20 @@ def load_yaml_file(
     SHA-256 is the value this function returned for it (:mod:`agentmem.store.hotcache`).
     With ``read``, the bytes read are put in it under ``where`` (for a caller that needs them
     again: the inbox's provenance), and the text is the one ``read_text`` gives."""
-    where = where or str(path)
+    where = where or os.fspath(path)
     try:
-        status = path.stat()
+        status = os.stat(path)
         if not stat.S_ISREG(status.st_mode):
             raise error(f"{where}: not a regular file; put the YAML file itself in its place")
         size = status.st_size
         if size > MAX_YAML_BYTES:
             raise error(f"{where}:1: file is {size:,} bytes; the limit is {MAX_YAML_BYTES:,}")
         if read is None:
-            text = path.read_text(encoding="utf-8")
+            with open(path, encoding="utf-8") as file:
+                text = file.read()
         else:
-            data = path.read_bytes()
+            with open(path, "rb") as binary:
+                data = binary.read()
             text = data.decode("utf-8")
             if "\r" in text:  # universal newlines, as read_text decodes
                 text = text.replace("\r\n", "\n").replace("\r", "\n")

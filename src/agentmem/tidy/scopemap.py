@@ -98,7 +98,7 @@ def mapped_scope(repo: Repository, key: str) -> str | None:
 
 
 def _resolved(root: Path, folder: str) -> Path:
-    return resolved_folder(folder, root)
+    return Path(resolved_folder(folder, root))
 
 
 def session_scope_here(repo: Repository, key: str) -> str | None:

@@ -26,6 +26,7 @@ from agentmem.store.gitio import run_git
 
 if TYPE_CHECKING:
     from agentmem.check.findings import Finding
+    from agentmem.store.root import StrPath
 
 SSH_KEY_TYPES = (
     "ssh-ed25519",
@@ -114,7 +115,7 @@ def _allowed_signers(keys: Iterable[str]) -> str:
 
 
 def read_signatures(
-    root: Path, commits: Sequence[str], keys: Iterable[str]
+    root: StrPath, commits: Sequence[str], keys: Iterable[str]
 ) -> dict[str, Signature]:
     """``%G?``/``%GK`` of ``commits``, in ONE ``git log --no-walk --stdin`` process, with an
     allowed-signers file holding ``keys`` (every SSH key listed in any ``roles.yaml`` version).
@@ -153,7 +154,7 @@ _RECORD = "\x1e"
 _FIELD = "\x1f"
 
 
-def _roles_at(root: Path, rev: str) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+def _roles_at(root: StrPath, rev: str) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
     """``roles.yaml`` at ``rev``: e-mail (lower case) → person, and person → signing keys
     (both empty when the file is absent or unreadable)."""
     # lazy: the YAML reader only for a decision to verify
@@ -173,7 +174,7 @@ def _roles_at(root: Path, rev: str) -> tuple[dict[str, str], dict[str, tuple[str
 
 
 def verify_decisions(
-    root: Path,
+    root: StrPath,
     revisions: Sequence[str],
     entry: str | None = None,
     actions: Collection[str] | None = None,

@@ -16,8 +16,6 @@ the hot path, and the judge loads only in :func:`judge_range` and :func:`judge_e
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from agentmem import governance, trailers
 from agentmem.errors import GitError
 from agentmem.store import gitrun
@@ -31,6 +29,7 @@ if TYPE_CHECKING:
     from agentmem.check.findings import Finding
     from agentmem.check.history.gitread import CommitRecord
     from agentmem.check.history.walk import HistoryResult
+    from agentmem.store.root import StrPath
 
 __all__ = [
     "CONCERNS",
@@ -69,7 +68,7 @@ CONCERNS: dict[str, tuple[str, ...] | None] = {
 }
 
 
-def walk_start(root: Path, since: str | None, tip: str | None = None) -> str | None:
+def walk_start(root: StrPath, since: str | None, tip: str | None = None) -> str | None:
     """Where the judge's walk that judges the commits after ``since`` starts: ``since``, or
     the root (None) when a setting the judge applies (:data:`JUDGED_SETTINGS`) is lenient at
     ``since`` and some version of ``agentmem.yaml`` before was stricter (:func:`stricter`):
@@ -101,7 +100,7 @@ def _concerns(name: str, paths: set[str]) -> bool:
     return any(p.startswith(prefixes) or p.endswith("/.gitattributes") for p in paths)
 
 
-def _touched(root: Path, since: str, tip: str) -> set[str] | None:
+def _touched(root: StrPath, since: str, tip: str) -> set[str] | None:
     """Every path a commit of ``since..tip`` changes (a merge: against each parent), or None
     when git cannot say. One ``git log``."""
     args = ["-c", "core.quotePath=false", "log", "-m", "--name-only", "--no-renames", "-z"]
@@ -136,7 +135,7 @@ def strict(text: bytes | None, name: str) -> bool:
 
 
 def stricter(
-    root: Path, revs: list[str], names: list[str], known: Iterable[bytes] = ()
+    root: StrPath, revs: list[str], names: list[str], known: Iterable[bytes] = ()
 ) -> list[str]:
     """Those of the settings ``names`` (:data:`JUDGED_SETTINGS`) that some version of
     ``agentmem.yaml`` in the history of ``revs`` (every commit that changed it, merges and side
@@ -187,7 +186,9 @@ def _blob_ids(texts: Iterable[bytes], like: str) -> dict[str, bytes]:
     return {algorithm(b"blob %d\x00" % len(t) + t).hexdigest(): t for t in texts}
 
 
-def judge_range(root: Path, since: str | None, tip: str = "HEAD", **options: Any) -> HistoryResult:
+def judge_range(
+    root: StrPath, since: str | None, tip: str = "HEAD", **options: Any
+) -> HistoryResult:
     """:func:`~agentmem.check.history.walk.check_history` of the commits of ``since..tip``
     (all of ``tip``'s when ``since`` is None), walked from :func:`start_of`: when that is
     not ``since``, only the findings about the commits of ``since..tip`` are kept, and
@@ -223,7 +224,7 @@ INERT = ("memories/", "inbox/")
 
 
 def judge_each(
-    root: Path, commits: Sequence[tuple[str, tuple[str, ...]]]
+    root: StrPath, commits: Sequence[tuple[str, tuple[str, ...]]]
 ) -> dict[str, list[Finding]]:
     """For each ``(commit, parents)`` of ``commits`` (newest first), the findings naming a
     commit that :func:`judge_range` from its first parent to it gives — in fewer walks, and
@@ -272,7 +273,7 @@ def judge_each(
     return found
 
 
-def start_of(root: Path, since: str | None, tip: str) -> str | None:
+def start_of(root: StrPath, since: str | None, tip: str) -> str | None:
     """Where the walk that judges ``since..tip`` starts: :func:`walk_start`, or when that is
     the root, :func:`nearest_start` (None: the root)."""
     start = walk_start(root, since, tip)
@@ -285,7 +286,7 @@ def start_of(root: Path, since: str | None, tip: str) -> str | None:
 NEAREST_STEPS = 8
 
 
-def nearest_start(root: Path, since: str, tip: str) -> str | None:
+def nearest_start(root: StrPath, since: str, tip: str) -> str | None:
     """Where a walk that judges ``since..tip`` may start when :func:`walk_start` says not at
     ``since``: the newest commit of ``since``'s first-parent line where it says a walk may
     start, looked for from ``since`` back through the commits that made the versions of

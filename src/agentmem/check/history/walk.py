@@ -47,6 +47,7 @@ import gc
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentmem import governance as gov
 from agentmem import notices
@@ -71,6 +72,9 @@ from agentmem.doctrine.settings import adds_folders_only, governance_values
 from agentmem.errors import AgentmemError
 from agentmem.store.erasures import ERASURES_FILE, lost, parse_record
 from agentmem.store.repo import ROLES_FILE, Person
+
+if TYPE_CHECKING:
+    from agentmem.store.root import StrPath
 
 __all__ = ["HistoryResult", "Roles", "check_history", "parse_roles_text"]
 
@@ -114,7 +118,7 @@ def _wanted(commit: CommitRecord) -> list[str | None]:
 
 
 def check_history(
-    root: Path,
+    root: StrPath,
     *,
     since: str | None = None,
     require_signed: bool = False,
@@ -145,7 +149,7 @@ def check_history(
     gc.disable()
     try:
         return _walk(
-            root, since, require_signed, distinct_approver, tip, read, parse, parsed, walked
+            Path(root), since, require_signed, distinct_approver, tip, read, parse, parsed, walked
         )
     finally:
         if collecting:
