@@ -649,7 +649,7 @@ FUNCTION_IMPORTS = {
     "erase/scrub.py": 1,
     "frozen.py": 1,
     "guard/personal.py": 11,
-    "guard/structure.py": 1,
+    "guard/structure.py": 3,
     "guard/unicode.py": 1,
     "harvest/instructions.py": 1,
     "harvest/markers.py": 1,

@@ -23,9 +23,10 @@ from agentmem.store.yamlio import load_yaml_file, load_yaml_text
 
 # What the interpreter loaded before agentmem ran is left out: a site's .pth file may import
 # ``typing`` at startup (CI's interpreter does, through certifi), and that is not the hook's doing.
-#: What a warm hot command never loads (docs/design/code.md §Hot path): ``typing``, and
-#: ``pathlib`` with what it imports (the hot path works on ``str`` paths with ``os.path``).
-_NEVER_WARM = ("typing", "pathlib", "ntpath", "fnmatch")
+#: What a warm hot command never loads (docs/design/code.md §Hot path): ``typing``, ``pathlib``
+#: with what it imports (the hot path works on ``str`` paths with ``os.path``), and
+#: ``urllib.parse`` with ``ipaddress`` (the guard loads them for a text that holds a link).
+_NEVER_WARM = ("typing", "pathlib", "urllib.parse", "ipaddress", "ntpath", "fnmatch")
 _RUN = (
     "import sys\n"
     "before = set(sys.modules)\n"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from urllib.parse import parse_qsl, urlsplit
 
 from agentmem.guard.base import PROMPT_DELIMITERS
 from agentmem.guard.unicode import _is_invisible_cp
@@ -177,6 +176,10 @@ def _exfiltration_hits(det: str) -> Iterator[tuple[int, int, str]]:
                 yield m.start(), m.end(), label
     if "://" not in det:
         return
+    # The hot path scans every served entry at every start (docs/design/code.md §Hot path).
+    # lazy: urllib.parse (and the ipaddress it imports) only for a text that holds a link
+    from urllib.parse import parse_qsl, urlsplit
+
     if "](" in det:
         # docs/design/guard.md §Guard: a Markdown link carrying query data is refused whatever its length
         # — the rendered link sends it on a click; a bare URL is refused only for long query data.
@@ -296,6 +299,11 @@ def _decodes_to_text(part: str, *, base32: bool) -> bool:
 def _link_data_hits(text: str, spans: list[tuple[int, int]]) -> Iterator[tuple[int, int, str]]:
     """Links (raw ``spans``) whose host name or path carries text written in hex, base64 or
     base32: data smuggled out where the query checks do not look."""
+    if not spans:
+        return
+    # lazy: urllib.parse only for a text that holds a link (see _exfiltration_hits)
+    from urllib.parse import urlsplit
+
     for start, end in spans:
         url = text[start:end]
         if not url.isascii():  # read without invisible characters, as the other rules are
