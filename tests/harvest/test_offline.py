@@ -3515,3 +3515,18 @@ def test_a_request_beside_a_quotation_is_still_one() -> None:
     assert [p["text"] for p in _offline("Écris « Bien cordialement », toujours.")] == [
         "Écris « Bien cordialement », toujours."
     ]
+
+
+def test_an_entry_dropped_for_good_is_one_remove() -> None:
+    entry = "Chaque lundi, exporter les inscriptions du site vers le tableur partagé."
+    said = (
+        "l'export vers le tableur, cette époque est révolue, le CRM récupère les inscriptions"
+        " tout seul maintenant. tu laisses tomber, pour de bon"
+    )
+    found = _short(_offline(said, memory=_memory(recurring=[entry])))
+    assert found == [("remove", "memory", "Recurring patterns", entry, None)]
+
+
+def test_until_further_notice_is_standing() -> None:
+    said = "from the 1st of May, leave requests go to her deputy until further notice."
+    assert [p["text"] for p in _offline(said)] == [said[:1].upper() + said[1:]]

@@ -824,7 +824,10 @@ class _Extractor:
                 then = sentences[j]
                 folded = fold(then)[0]
                 langs = markers.detect(folded)
-                rest = {w for w in _content_words(then) if not _shared({w}, known)}
+                said = folded  # the words of the drop itself name nothing ("pour de bon")
+                for pattern in (p for lang in langs for p in lang.remove):
+                    said = pattern.sub(" ", said)
+                rest = {w for w in _content_words(said) if not _shared({w}, known)}
                 stops = _stops(folded, langs) or any(
                     any_match(lang.remove, folded) for lang in langs
                 )
