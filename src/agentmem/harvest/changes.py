@@ -1,4 +1,4 @@
-"""A change of mind told by content (docs/design/harvest.md §Harvest, offline provider).
+"""A change of mind told by content (docs/design/offline.md §Offline extractor).
 
 People rarely say "replace the entry …". They name the new value of something an entry of
 their memory already settles, or say that it holds no longer:

@@ -48,7 +48,7 @@ sentence are built from (:func:`word_class`: the reasons that open a clause, "an
 "here", "if", the pronouns and articles, "no X", "only", "never again", abbreviations …): the
 shape is code ("a reason starts after a comma: ``,\\s*{reasons}``"), its words are data. Every
 pattern is a regular expression matched on :func:`fold`'s copy of a sentence (lower case,
-accents removed, straight apostrophes). Adding a language is adding a file; no code changes. See docs/design/harvest.md §Harvest.
+accents removed, straight apostrophes). Adding a language is adding a file; no code changes. See docs/design/offline.md §Offline extractor.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The ``offline`` provider (docs/design/harvest.md §Harvest): deterministic, no network, no key.
+"""The ``offline`` provider (docs/design/offline.md §Offline extractor): deterministic, no network, no key.
 
 It reads only the person's own words (:mod:`agentmem.harvest.own`: no injected block, no
 quotation, no pasted document), sentence by sentence, with the markers of
