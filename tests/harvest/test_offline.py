@@ -3530,3 +3530,16 @@ def test_an_entry_dropped_for_good_is_one_remove() -> None:
 def test_until_further_notice_is_standing() -> None:
     said = "from the 1st of May, leave requests go to her deputy until further notice."
     assert [p["text"] for p in _offline(said)] == [said[:1].upper() + said[1:]]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "random question, ollie never rebases before he merges, always smashes the merge button.",
+        "petite question : Julie met toujours les dates en premier, c'est normal.",
+        "pregunta rápida, Marta siempre firma con el nombre del equipo.",
+        "ganz andere Frage: bei uns schließt immer der Letzte ab.",
+    ],
+)
+def test_a_sentence_said_to_be_a_question_is_no_request(said: str) -> None:
+    assert _offline(said) == []

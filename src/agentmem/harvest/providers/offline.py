@@ -589,6 +589,8 @@ class _Extractor:
         if "?" in sentence or "¿" in sentence or not sentence:
             return None  # a question, not a request
         folded, index = fold(sentence)
+        if any_match(_patterns(langs, "open_questions"), folded):
+            return None  # "random question, ollie never rebases …": a question, said so
         if _OTHERWISE.match(folded):
             return None  # "Sonst stimmt die uv.lock nicht mehr.": why the request before holds
         if _only_quoted_says_always(folded, langs):
