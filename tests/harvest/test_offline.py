@@ -3543,3 +3543,39 @@ def test_until_further_notice_is_standing() -> None:
 )
 def test_a_sentence_said_to_be_a_question_is_no_request(said: str) -> None:
     assert _offline(said) == []
+
+
+def test_what_holds_now_then_what_holds_no_longer_is_one_modify() -> None:
+    entry = "Den Wochenbericht freitags per E-Mail an die Geschäftsführung schicken."
+    said = (
+        "ab jetzt kommt der Freitagsbericht in den Teams-Kanal der Geschäftsführung, nicht mehr"
+        " ins Postfach."
+    )
+    found = _short(_offline(said, memory=_memory(recurring=[entry])))
+    assert found == [
+        (
+            "modify",
+            "memory",
+            "Recurring patterns",
+            entry,
+            "Ab jetzt kommt der Freitagsbericht in den Teams-Kanal der Geschäftsführung, nicht"
+            " mehr ins Postfach.",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (  # the verb came second: what opened the sentence stays
+            "ab sofort schreibst du sie als Übergabenotiz direkt ins Ticketsystem.",
+            "Ab sofort schreibst du sie als Übergabenotiz direkt ins Ticketsystem.",
+        ),
+        (  # an imperative stands without it
+            "Ab jetzt prüfe immer die Gewährleistungsklausel vor den Vertragsstrafen.",
+            "Prüfe immer die Gewährleistungsklausel vor den Vertragsstrafen.",
+        ),
+    ],
+)
+def test_a_german_statement_keeps_the_time_that_opened_it(said: str, text: str) -> None:
+    assert [p["text"] for p in _offline(said)] == [text]

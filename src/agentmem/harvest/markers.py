@@ -43,7 +43,8 @@ work); a preference said in the first person about a kind of thing ("the way I l
 the other side is …", "ce que je préfère, c'est …", "lo que me gusta es que …", "mir ist
 lieber, wenn …": ``preferences``, standing unless about one thing); and the wording of outcome-derived entries
 (``outcomes``, ``generic``); whether the language writes its nouns with a capital
-(``nouns_capitalised``: then a capital tells no name). Under ``grammar``, the word classes the extractor's shapes of a
+(``nouns_capitalised``: then a capital tells no name), and whether its verb comes right after an
+opening adverbial (``verb_second``: "ab jetzt kommt …" keeps what opened it). Under ``grammar``, the word classes the extractor's shapes of a
 sentence are built from (:func:`word_class`: the reasons that open a clause, "and"/"but", "now",
 "here", "if", the pronouns and articles, "no X", "only", "never again", abbreviations …): the
 shape is code ("a reason starts after a comma: ``,\\s*{reasons}``"), its words are data. Every
@@ -178,6 +179,7 @@ class Language:
     units: frozenset[str]
     grammar: tuple[tuple[str, tuple[str, ...]], ...]
     nouns_capitalised: bool
+    verb_second: bool
 
 
 def _strings(value: object, where: str) -> list[str]:
@@ -251,6 +253,9 @@ def parse_language(text: str, where: str) -> Language:
     capitalised = data.get("nouns_capitalised", False)
     if not isinstance(capitalised, bool):
         raise ConfigError(f"{where}: nouns_capitalised: expected true or false")
+    second = data.get("verb_second", False)
+    if not isinstance(second, bool):
+        raise ConfigError(f"{where}: verb_second: expected true or false")
     name = data.get("name", data["language"])
     if not isinstance(name, str):
         raise ConfigError(f"{where}: name: expected a string")
@@ -273,6 +278,7 @@ def parse_language(text: str, where: str) -> Language:
         units=frozenset(_strings(data.get("units", []), f"{where}: units")),
         grammar=_grammar(data.get("grammar", {}), f"{where}: grammar"),
         nouns_capitalised=capitalised,
+        verb_second=second,
         lead_ins=tuple(
             sorted(_strings(data.get("lead_ins", []), f"{where}: lead_ins"), key=len, reverse=True)
         ),

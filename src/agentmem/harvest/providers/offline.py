@@ -395,8 +395,32 @@ def _around(sentence: str, trigger: re.Match[str]) -> str:
         # the trigger inside the sentence's first clause; the request is it without the trigger
         return f"{before.rstrip()} {after.lstrip()}"
     if len(after.strip(" .!,;:")) >= 8:
+        if not markers.words(folded[: trigger.start()]) and _verb_second(folded, trigger):
+            return sentence  # "Ab jetzt kommt der Bericht …": its verb needs what opened it
         return after
     return before
+
+
+def _verb_second(folded: str, trigger: re.Match[str]) -> bool:
+    """True when the language of ``folded`` puts its verb right after an opening adverbial
+    (``verb_second``, German: "ab jetzt kommt …"), so that a trigger of time opening it cannot
+    be cut off; not when a comma or colon follows it ("Ab jetzt: keine Emojis"), nor for a
+    trigger that is a verb itself ("merk dir, dass …")."""
+    langs = markers.detect(folded)
+    rest = folded[trigger.end() :].lstrip()
+    said = folded[trigger.start() : trigger.end()]  # "ab jetzt", not "merk dir, dass …"
+    return (
+        bool(langs)
+        and all(lang.verb_second for lang in langs)
+        and not rest.startswith((",", ":"))
+        and any_match(_patterns(langs, "change_cues"), said) is not None
+        and _SUBJECT_SECOND.match(rest) is not None  # "kommt der …", "schreibst du …"
+    )
+
+
+#: A verb, then its subject ("kommt der Bericht", "schreibst du sie"): a statement whose verb
+#: came second; an imperative has no subject after it ("prüfe immer …").
+_SUBJECT_SECOND = _shape(r"[a-z]+\s+(?:{subjects})\b")
 
 
 def _figures(text: str, langs: list[Language]) -> str:
@@ -1011,7 +1035,9 @@ class _Extractor:
                 return _Candidate(
                     "modify", "memory", entry.section, entry.text, _clean(said, language), why
                 )
-        if replace or (stop and not remove and _alternative(folded, langs)):
+        if replace or (
+            stop and not remove and (_alternative(folded, langs) or _now_instead(folded, langs))
+        ):
             every = markers.languages()
             trigger = any_match(tuple(p for lang in every for p in lang.triggers), folded)
             request = _around(sentence, trigger) if trigger else sentence
@@ -1139,6 +1165,16 @@ def _alternative(folded: str, langs: list[Language]) -> bool:
     positive = any_match(_patterns(langs, "mood"), rest)
     negative = any_match(_patterns(langs, "general") + _patterns(langs, "cessation"), rest)
     return positive is not None and positive.start() == 0 and negative is None
+
+
+def _now_instead(folded: str, langs: list[Language]) -> bool:
+    """True when the sentence opens on what holds from now on and a later clause says what holds
+    no longer ("ab jetzt kommt der Bericht in den Teams-Kanal, nicht mehr ins Postfach")."""
+    if not _opens_on(_patterns(langs, "change_cues"), folded):
+        return False
+    first_end = _clause(folded, 0)[1]
+    fading = any_match(_patterns(langs, "no_longer"), folded[first_end:])
+    return fading is not None and not _negated(folded[:first_end])
 
 
 def _complaint(
