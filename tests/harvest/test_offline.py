@@ -3579,3 +3579,16 @@ def test_what_holds_now_then_what_holds_no_longer_is_one_modify() -> None:
 )
 def test_a_german_statement_keeps_the_time_that_opened_it(said: str, text: str) -> None:
     assert [p["text"] for p in _offline(said)] == [text]
+
+
+def test_a_list_named_by_its_heading_is_one_entry() -> None:
+    said = (
+        "désormais chaque PR que tu ouvres se termine par cette liste, cochée honnêtement :\n"
+        "- [ ] testé en local\n- [ ] captures avant/après si ça touche l'écran\n"
+        "- [ ] ticket lié dans la description"
+    )
+    assert [p["text"] for p in _offline(said)] == [
+        "Désormais chaque PR que tu ouvres se termine par cette liste, cochée honnêtement:"
+        " [ ] testé en local; [ ] captures avant/après si ça touche l'écran; [ ] ticket lié dans"
+        " la description."
+    ]

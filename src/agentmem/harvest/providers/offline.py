@@ -2049,6 +2049,7 @@ def _after_own_habit(
 
 
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_MARK = re.compile(r"^\s*[-*•]\s+")  # a bullet's mark, not a step's number
 #: An item of an ordered list: its items make one entry together (steps in their order), as
 #: the lines of a list given one a line do (:func:`_one_a_line`: a set of wording pairs).
 _NUMBERED_ITEM = re.compile(r"^\s*\d+[.)]\s+")
@@ -2112,6 +2113,13 @@ def _under_heading(
         together = (
             len(sentences) > i + 2 and is_item(sentences[i + 1]) and is_item(sentences[i + 2])
         )
+        if not together and _NAMES_A_LIST.search(fold(said)[0]):
+            # "… se termine par cette liste :" + "- [ ] …" lines: the list is ONE entry
+            bullets = len(sentences) > i + 2 and all(
+                _BULLET.match(s) for s in sentences[i + 1 : i + 3]
+            )
+            if bullets:
+                together, is_item = True, lambda s: bool(_BULLET.match(s))
         if together:
             j = _together(out, sentences, i, lead, sections, where, is_item)
         while not together and j < len(sentences) and _BULLET.match(sentences[j]):
@@ -2147,7 +2155,7 @@ def _together(
     j = i + 1
     items = []
     while j < len(sentences) and is_item(sentences[j]):
-        items.append(sentences[j].strip().rstrip(" .;,"))
+        items.append(_MARK.sub("", sentences[j]).strip().rstrip(" .;,"))  # "- [ ] …": "[ ] …"
         out[j] = None
         j += 1
     text = _joined(lead, ": ", "; ".join(items) + ".")
@@ -2159,6 +2167,8 @@ def _together(
     return j
 
 
+#: A heading naming the list that follows ("… ends with this checklist:", "cette liste :").
+_NAMES_A_LIST = _shape(r"\b(?:{list_words})\b")
 #: What widens a turn's words to every one of a kind ("every morning", "todas las PR").
 _EVERY_ONE = _shape(r"\b(?:{quantifiers})\s+(?!(?:{time_words})\b)[\w-]+")
 #: The agent addressed anywhere in a sentence ("… you book", "tu me le demandes").
