@@ -3592,3 +3592,13 @@ def test_a_list_named_by_its_heading_is_one_entry() -> None:
         " [ ] testé en local; [ ] captures avant/après si ça touche l'écran; [ ] ticket lié dans"
         " la description."
     ]
+
+
+def test_an_article_opening_a_sentence_names_no_entry_changed_in_the_next_one() -> None:
+    """ "The summary, great. From now on also add …": an article opens a topic for its own
+    sentence only; the request after it is an add, the entry stays."""
+    found = _offline(
+        "The summary, great. From now on also add a table of risks.",
+        memory=_memory(writing=["Summaries in French."]),
+    )
+    assert [(p["action"], p["text"]) for p in found] == [("add", "Add a table of risks.")]

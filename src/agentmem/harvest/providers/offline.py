@@ -803,6 +803,8 @@ class _Extractor:
             if mine is not None and fold(mine.text or "")[0].rstrip(".!") not in fold(after)[0]:
                 mine = None  # what the sentence asks is not (only) what follows its colon
             later = range(i + 1, min(i + 3, len(sentences)))
+            if topic and _TOPIC_MARKER.match(folded) is None:
+                later = range(0)  # "the summary, …": an article opens it; its own words only
             for j, then, candidate in [(i, after, mine)] + [
                 (j, sentences[j], found[j]) for j in later
             ]:
