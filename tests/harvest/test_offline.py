@@ -3602,3 +3602,25 @@ def test_an_article_opening_a_sentence_names_no_entry_changed_in_the_next_one() 
         memory=_memory(writing=["Summaries in French."]),
     )
     assert [(p["action"], p["text"]) for p in found] == [("add", "Add a table of risks.")]
+
+
+@pytest.mark.parametrize(
+    ("entry", "said", "text"),
+    [
+        (
+            "Send the report every Friday.",
+            "from now on the report goes out on mondays.",
+            "Send the report every Monday.",
+        ),
+        (
+            "Envoyer le rapport le vendredi.",
+            "désormais le rapport part les lundis.",
+            "Envoyer le rapport le lundi.",
+        ),
+    ],
+)
+def test_a_new_weekday_said_in_the_plural_takes_the_entrys_number(
+    entry: str, said: str, text: str
+) -> None:
+    found = _short(_offline(said, memory=_memory(recurring=[entry])))
+    assert found == [("modify", "memory", "Recurring patterns", entry, text)]

@@ -546,6 +546,8 @@ def _other_value(
                 said = said[:1].lower() + said[1:]
             if said.endswith(",") or said.endswith("."):
                 said = said.rstrip(",.")
+            if said[-1:] in "sS" and was[-1:] not in "sS" and fold(said[:-1])[0] in _alternatives():
+                said = said[:-1]  # "it's thursdays" on "every Friday": "every Thursday"
             return entry[: index[start]] + said + entry[index[end] :], {i}, "alternative"
     return None
 
