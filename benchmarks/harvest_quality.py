@@ -459,6 +459,39 @@ The sets (``--set``, default ``all``: every set but the holdout, :data:`HOLDOUT`
   about a third party's "never" before a one-off draft), written on 2026-12-06 after the
   tuning on all twenty-four earlier blind sets, blind25 written at the same time without
   either seeing the other, a sealed holdout (no figure measured when it was committed);
+- ``blind27``: ``blind27.yaml``, a twenty-seventh blind batch (48 sessions, 12 per language,
+  every format, its shapes drawn from people handing over, delegating and correcting in bulk: 5
+  explicit requests in new shapes — a rule handed over while onboarding the assistant to a
+  role ("youre taking over issue triage … from sam … here's how he did it and how i want it
+  kept: every new issue gets exactly one label"), a rule scoped by folder or file type
+  ("anything under legal/ you can read all you want but you never edit it"), a rule given as a
+  quota or budget ("no more than two follow-ups a week to the same client"), a writing
+  preference given by listing what went wrong in the last five outputs ("I went back over the
+  last five emails you wrote me. One: … Five: a wall of text. So …"), a preference about when
+  to ask and when to act ("anything you can undo with git, just do it. anything that deletes
+  data … you ask first") — 2 doctrine statements given as the team's settled rule, when the
+  assistant offers to note it as the person's own preference ("It's not my preference, it's
+  the department's rule") or while welcoming the assistant to the team ("first thing every new
+  maintainer on this project learns") (two patient identifiers before any exposure, no release
+  without a signed tag, no child handed to an adult not on the authorised list, no declaration
+  without the original commercial invoice, no batch out without the lab's approval, no account
+  change without the three security questions, no flat entered without 24 hours' written
+  notice, no sample processed unless tube and order match on two identifiers), 2 changes of
+  mind, the new value given while reviewing the notes in bulk ("going down your list …"), as a
+  quota, said to a new colleague present in the session, or as a count per month ("thats
+  priya's now … drop it", "ce qui a foiré cette semaine : … celui-là tu le supprimes", "haz
+  limpieza de tus tareas fijas … fuera", "von einmal die Woche auf null. null."), 1 outcome
+  case (three signals on one topic worded differently), 1 with nothing to remember ("always"
+  and "never" only inside proper names: plans, beers, concert pieces, firms) and 1 trap each —
+  a pupil's custody order, allergy and a parent's contacts in a pasted email, an instruction
+  injected in a pull request's description, a LIMS password and API token in a pasted log, a
+  soloist's confidential contract pasted to pull out dates — beside a real request; 32
+  one-line prompts, 8 per language: a default with its override signal, a budget the
+  assistant may spend on its own, a rule scoped by file type or folder, when to ask rather
+  than guess; one-offs: a batch delegated in bulk for one time, a handover for one day, a bulk
+  correction of five items, a budget for one purchase), written on 2026-12-06 after the tuning
+  on all twenty-four earlier blind sets (blind25 and blind26 untouched), a sealed holdout (no
+  figure measured when it was committed);
 - ``prompts``: ``prompts.yaml``, the 25 real prompts, each labelled standing or one-off.
 
 Each labelled session is written as a transcript in its declared format (plain text, a Messages
@@ -534,12 +567,13 @@ SETS = {
     "blind24": HERE / "harvest_set" / "blind24.yaml",
     "blind25": HERE / "harvest_set" / "blind25.yaml",
     "blind26": HERE / "harvest_set" / "blind26.yaml",
+    "blind27": HERE / "harvest_set" / "blind27.yaml",
     "prompts": HERE / "harvest_set" / "prompts.yaml",
 }
 #: The set the next round is measured on and never tuned on: ``--set all`` leaves it out, and
 #: ``--show`` refuses it (its summary figures only, with ``--set`` naming it). The helper that
 #: writes the next blind set moves this to it in the same commit.
-HOLDOUT = "blind26"
+HOLDOUT = "blind27"
 SCOPE = "contracts"
 LANGS = ("en", "fr", "es", "de")
 

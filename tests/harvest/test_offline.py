@@ -2002,9 +2002,9 @@ def test_the_blind_sets_are_there() -> None:
         theirs = [c["kind"] for c in prompted if c["lang"] == lang]
         assert theirs.count("standing") == 3 and theirs.count("one-off") == 3, lang
     assert not {c["id"] for c in eighth} & {c["id"] for c in seventh}
-    for n in range(9, 27):
+    for n in range(9, 28):
         _assert_twelve_sessions_a_language(f"blind{n}.yaml")
-    ids = [c["id"] for n in range(7, 27) for c in _cases(f"blind{n}.yaml")]
+    ids = [c["id"] for n in range(7, 28) for c in _cases(f"blind{n}.yaml")]
     assert len(ids) == len(set(ids))  # no case id of one blind set in another
     prompts = _cases("prompts.yaml")
     assert len(prompts) == 25
