@@ -34,7 +34,7 @@ from agentmem.store.root import INBOX_DIR as INBOX_DIR
 from agentmem.store.root import LOCAL_DIR as LOCAL_DIR
 from agentmem.store.root import MEMORY_DIR as MEMORY_DIR
 from agentmem.store.root import ROLES_FILE as ROLES_FILE
-from agentmem.store.root import locate
+from agentmem.store.root import locate, upward
 from agentmem.store.yamlio import load_yaml_file
 
 TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
@@ -284,13 +284,7 @@ def open_repository(explicit: StrPath | None = None, *, hot: bool = False) -> Re
 
 def _in_work_tree(root: str) -> bool:
     """True when ``root`` (resolved) or a folder above it holds ``.git``."""
-    folder = root
-    while not os.path.exists(os.path.join(folder, ".git")):
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return False
-        folder = parent
-    return True
+    return any(os.path.exists(os.path.join(folder, ".git")) for folder in upward(root))
 
 
 def hot_repository(root: str | Path) -> Repository:

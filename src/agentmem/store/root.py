@@ -16,6 +16,7 @@ from agentmem.errors import NotARepositoryError
 
 TYPE_CHECKING = False  # typing is not imported: docs/design/code.md §Hot path
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import TypeAlias
 
     #: A path as the hot path takes it: a ``str`` or any ``os.PathLike`` (a ``Path``); the hot
@@ -42,18 +43,26 @@ REPO_ENV = "AGENTMEM_REPO"
 INIT_HINT = "run 'agentmem init' to create one, or pass --repo PATH"
 
 
+def upward(start: str) -> Iterator[str]:
+    """``start`` and each folder above it, up to the file system's root (``start`` as given:
+    resolve it first for the folders it really sits in)."""
+    folder = start
+    while True:
+        yield folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
+
+
 def find_root(start: StrPath, *, hint: str = INIT_HINT) -> str:
     """The nearest folder from ``start`` upward holding ``agentmem.yaml`` (resolved: symlinks
     followed, as ``Path.resolve``). Raises :class:`NotARepositoryError` with ``hint`` when
     there is none."""
-    resolved = folder = os.path.realpath(start)
-    while True:
+    resolved = os.path.realpath(start)
+    for folder in upward(resolved):
         if os.path.isfile(os.path.join(folder, CONFIG_FILE)):
             return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
     raise NotARepositoryError(
         f"not a memory repository: no {CONFIG_FILE} in {resolved} or any parent", hint=hint
     )
@@ -70,11 +79,8 @@ def locate(
     if explicit is not None:
         root = find_root(explicit, hint=hint)
         if root != os.path.realpath(explicit):
-            # lazy: a refusal only: the folder is named as it always was, as ``Path`` writes it
-            from pathlib import Path
-
             raise NotARepositoryError(
-                f"not a memory repository: no {CONFIG_FILE} in {Path(explicit)}"
+                f"not a memory repository: no {CONFIG_FILE} in {os.fspath(explicit)}"
             )
         return root
     if near is not None and os.path.isdir(near):
